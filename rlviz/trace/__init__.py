@@ -1,0 +1,12 @@
+"""Recording: plain event records, bounded per-process buffers, and the Trace they make.
+
+This layer knows nothing of Ray or matplotlib; everything here is plain data
+that can be saved as JSON and read anywhere.
+"""
+from rlviz.trace.event import DRIVER, OUTCOMES, Event, Node
+from rlviz.trace.recorder import Recorder, get_recorder
+from rlviz.trace.session import LiveTrace, add_collector, record
+from rlviz.trace.trace import Trace, TraceFormatError
+
+__all__ = ["Event", "Node", "Trace", "TraceFormatError", "Recorder", "LiveTrace",
+           "get_recorder", "record", "add_collector", "OUTCOMES", "DRIVER"]

@@ -1,0 +1,63 @@
+"""One recorded ``next()`` call, and the dataflow node that made it.
+
+Plain data only: this module imports nothing from Ray, matplotlib or the rest
+of rlviz, so traces can be read anywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Event", "Node", "OUTCOMES", "DRIVER"]
+
+#: What a ``next()`` call can end in, in the order of their numeric codes.
+OUTCOMES = ("item", "not_ready", "stop", "error")
+
+#: The ``where`` of everything that runs in the driver process.
+DRIVER = "driver"
+
+
+@dataclass(frozen=True)
+class Node:
+    """A dataflow node: one step of an iterator chain, placed on one process.
+
+    ``parents`` are the op_ids this node pulls from, so a set of nodes is a
+    plain description of the dataflow graph.
+    """
+
+    op_id: str
+    op: str
+    label: str
+    where: str = DRIVER
+    parents: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The node as JSON-ready data."""
+        return {"op_id": self.op_id, "op": self.op, "label": self.label,
+                "where": self.where, "parents": list(self.parents)}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One ``next()`` call on one dataflow node.
+
+    Times are epoch nanoseconds on the driver's clock; ``item`` is a short
+    summary of the value produced, ``item_id`` names that value so its
+    consumers can list it in ``inputs``.
+    """
+
+    op: str
+    label: str
+    op_id: str
+    where: str
+    pid: int
+    start_ns: int
+    end_ns: int
+    outcome: str
+    item: str | None = None
+    item_id: int | None = None
+    inputs: tuple[int, ...] = field(default=())
+
+    @property
+    def duration_ns(self) -> int:
+        """How long the call took."""
+        return self.end_ns - self.start_ns

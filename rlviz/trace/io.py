@@ -1,0 +1,120 @@
+"""Saving and loading traces as JSON: data only, never code (no pickle).
+
+Loading checks every field, so a corrupt or foreign file fails with a
+``TraceFormatError`` naming the file and what is wrong.  No Ray, no matplotlib.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from rlviz.trace.event import OUTCOMES, Node
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT
+from rlviz.trace.trace import COLUMNS, Trace, TraceFormatError
+
+__all__ = ["save_trace", "load_trace", "FORMAT", "VERSION"]
+
+FORMAT = "rlviz-trace"
+VERSION = 1
+
+
+def save_trace(trace: Trace, path: str | Path) -> None:
+    """Write ``trace`` to ``path`` as columnar JSON."""
+    columns = {name: trace.columns[name].tolist() for name in (*COLUMNS, "input_offsets", "input_ids")}
+    document = {"format": FORMAT, "version": VERSION, "dropped": trace.dropped,
+                "nodes": [node.to_dict() for node in trace.nodes], "texts": trace.texts,
+                "columns": columns}
+    Path(path).write_text(json.dumps(document, separators=(",", ":")))
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Read a trace written by ``save_trace``.
+
+    Raises
+    ------
+    TraceFormatError
+        If the file is not JSON, not an rlviz trace, or inconsistent.
+    """
+    try:
+        document = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise TraceFormatError(f"{path}: cannot read as JSON ({err}); "
+                               f"expected a file written by Trace.save") from err
+    try:
+        return _parse(document)
+    except TraceFormatError as err:
+        raise TraceFormatError(f"{path}: {err}") from None
+
+
+def _parse(document: object) -> Trace:
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise TraceFormatError(f"not an rlviz trace (no \"format\": \"{FORMAT}\" field)")
+    if document.get("version") != VERSION:
+        raise TraceFormatError(f"trace format version {document.get('version')!r} is not "
+                               f"supported; this rlviz reads version {VERSION}")
+    nodes = [_parse_node(raw, i) for i, raw in enumerate(_field(document, "nodes", list))]
+    texts = _field(document, "texts", list)
+    if not all(isinstance(t, str) for t in texts):
+        raise TraceFormatError("\"texts\" must be a list of strings")
+    raw_columns = _field(document, "columns", dict)
+    columns = {name: _column(raw_columns, name, dtype) for name, dtype in
+               {**COLUMNS, "input_offsets": np.int64, "input_ids": np.int64}.items()}
+    _check_consistent(columns, len(nodes), len(texts))
+    dropped = document.get("dropped", 0)
+    if not isinstance(dropped, int) or dropped < 0:
+        raise TraceFormatError(f"\"dropped\" must be a non-negative int, got {dropped!r}")
+    return Trace(nodes, columns, texts, dropped)
+
+
+def _field(document: dict, key: str, kind: type):
+    value = document.get(key)
+    if not isinstance(value, kind):
+        raise TraceFormatError(f"field \"{key}\" must be a {kind.__name__}, "
+                               f"got {type(value).__name__}")
+    return value
+
+
+def _parse_node(raw: object, index: int) -> Node:
+    keys = ("op_id", "op", "label", "where")
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in keys):
+        raise TraceFormatError(f"node {index} must be an object with string fields "
+                               f"{', '.join(keys)}")
+    parents = raw.get("parents", [])
+    if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
+        raise TraceFormatError(f"node {index} has parents {parents!r}; expected a list of op_ids")
+    return Node(raw["op_id"], raw["op"], raw["label"], raw["where"], tuple(parents))
+
+
+def _column(raw: dict, name: str, dtype) -> np.ndarray:
+    values = raw.get(name)
+    if not isinstance(values, list) or not all(type(v) is int for v in values):
+        raise TraceFormatError(f"column \"{name}\" must be a list of integers")
+    try:
+        return np.array(values, dtype=np.int64).astype(dtype)
+    except OverflowError as err:
+        raise TraceFormatError(f"column \"{name}\" has a value out of range") from err
+
+
+def _check_consistent(columns: dict, n_nodes: int, n_texts: int) -> None:
+    n = len(columns["node"])
+    for name in COLUMNS:
+        if len(columns[name]) != n:
+            raise TraceFormatError(f"column \"{name}\" has {len(columns[name])} entries, "
+                                   f"\"node\" has {n}")
+    offsets = columns["input_offsets"]
+    if (len(offsets) != n + 1 or (n and offsets[0] != 0) or np.any(np.diff(offsets) < 0)
+            or offsets[-1] != len(columns["input_ids"])):
+        raise TraceFormatError("\"input_offsets\" does not index \"input_ids\" "
+                               "(needs n + 1 rising offsets ending at len(input_ids))")
+    if n and (columns["node"].min() < 0 or columns["node"].max() >= n_nodes):
+        raise TraceFormatError(f"column \"node\" refers to a node outside the {n_nodes} listed")
+    if n and columns["outcome"].max() >= len(OUTCOMES):
+        raise TraceFormatError(f"column \"outcome\" has a code outside 0..{len(OUTCOMES) - 1}")
+    kinds, numbers = columns["item_kind"], columns["item_num"]
+    text_refs = np.concatenate((numbers[kinds == KIND_TEXT], numbers[kinds == KIND_SIZED] & ((1 << 24) - 1)))
+    if len(text_refs) and (text_refs.min() < 0 or text_refs.max() >= n_texts):
+        raise TraceFormatError("an item summary refers to a text outside \"texts\"")
+    if n and np.any(columns["end_ns"] < columns["start_ns"]):
+        raise TraceFormatError("an event ends before it starts (end_ns < start_ns)")

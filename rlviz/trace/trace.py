@@ -1,0 +1,298 @@
+"""``Trace``: the recorded events of one ``rlviz.record()`` block, held as columns.
+
+Columns are numpy arrays (one entry per event), so large traces are drawn and
+analysed without building a Python object per event; ``events`` and
+``to_records()`` materialise them on request.  No Ray, no matplotlib.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlviz.trace.event import OUTCOMES, Event, Node
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, TextTable, format_summary
+from rlviz.trace.recorder import FIELDS, ID_SHIFT
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["Trace", "TraceFormatError", "COLUMNS"]
+
+#: The per-event columns and their dtypes.
+COLUMNS = {
+    "node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
+    "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64,
+}
+_RECORD_KEYS = ("op", "label", "op_id", "where", "pid", "start_ns", "end_ns", "outcome")
+
+
+class TraceFormatError(ValueError):
+    """A trace file or record list is not a valid rlviz trace."""
+
+
+class Trace:
+    """Recorded events plus the dataflow nodes that made them.
+
+    Parameters
+    ----------
+    nodes : list of Node
+        The dataflow nodes; the ``node`` column indexes this list.
+    columns : dict of str to ndarray
+        One array per name in ``COLUMNS``, all the same length, plus the CSR
+        pair ``input_offsets`` (length n + 1) and ``input_ids``.
+    texts : list of str
+        Interned item summaries, indexed by ``item_num`` for text kinds.
+    dropped : int
+        Events the bounded buffers evicted before this trace was taken.
+    """
+
+    def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
+                 texts: Sequence[str] = (), dropped: int = 0) -> None:
+        self.nodes = list(nodes)
+        self.columns = columns
+        self.texts = list(texts)
+        self.dropped = int(dropped)
+        self._events: list[Event] | None = None
+
+    # -- construction ------------------------------------------------------
+    @classmethod
+    def empty(cls) -> "Trace":
+        """A trace with no events."""
+        columns = {name: np.zeros(0, dtype) for name, dtype in COLUMNS.items()}
+        columns["input_offsets"] = np.zeros(1, np.int64)
+        columns["input_ids"] = np.zeros(0, np.int64)
+        return cls([], columns)
+
+    @classmethod
+    def from_exports(cls, exports: Iterable[dict]) -> "Trace":
+        """Merge ``Recorder.export()`` results from several processes."""
+        builder = _Builder()
+        for export in exports:
+            builder.add_export(export)
+        return builder.build()
+
+    @classmethod
+    def from_records(cls, records: Iterable[dict], nodes: Iterable[Node] = ()) -> "Trace":
+        """Build a trace from ``to_records()``-style dicts (one per event).
+
+        Raises
+        ------
+        TraceFormatError
+            If a record lacks a field or has a value of the wrong kind.
+        """
+        builder = _Builder()
+        for node in nodes:
+            builder.node_index(node)
+        for position, record in enumerate(records):
+            builder.add_record(record, position)
+        return builder.build()
+
+    # -- reading -----------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.columns["node"])
+
+    def __repr__(self) -> str:
+        processes = len(np.unique(self.columns["pid"]))
+        return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
+                f"{processes} processes, {self.dropped} dropped)")
+
+    @property
+    def events(self) -> list[Event]:
+        """The events as ``Event`` objects, ordered by start time."""
+        if self._events is None:
+            self._events = [self._event(i) for i in range(len(self))]
+        return self._events
+
+    def to_records(self) -> list[dict]:
+        """The events as plain dicts, the inverse of ``from_records``."""
+        records = []
+        for event in self.events:
+            record = dict(event.__dict__)
+            record["inputs"] = list(event.inputs)
+            records.append(record)
+        return records
+
+    def item_summary(self, index: int) -> str | None:
+        """The short text of event ``index``'s item, or None."""
+        c = self.columns
+        return format_summary(int(c["item_kind"][index]), int(c["item_num"][index]), self.texts)
+
+    def inputs_of(self, index: int) -> tuple[int, ...]:
+        """Ids of the values event ``index`` consumed."""
+        offsets = self.columns["input_offsets"]
+        return tuple(int(v) for v in self.columns["input_ids"][offsets[index]:offsets[index + 1]])
+
+    @property
+    def start_ns(self) -> int:
+        """Start of the earliest event (0 for an empty trace)."""
+        starts = self.columns["start_ns"]
+        return int(starts.min()) if len(starts) else 0
+
+    def links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Producer and consumer event indices for every value passed on.
+
+        A value is linked when both the event that produced it and an event
+        that consumed it are in the trace.
+        """
+        c = self.columns
+        counts = np.diff(c["input_offsets"])
+        consumers = np.repeat(np.arange(len(self)), counts)
+        wanted = c["input_ids"]
+        ids = c["item_id"]
+        order = np.argsort(ids, kind="stable")
+        sorted_ids = ids[order]
+        slots = np.searchsorted(sorted_ids, wanted)
+        slots = np.clip(slots, 0, max(len(sorted_ids) - 1, 0))
+        found = (sorted_ids[slots] == wanted) if len(sorted_ids) else np.zeros(len(wanted), bool)
+        return order[slots[found]], consumers[found]
+
+    # -- views and exports (each lives in its own module) ------------------
+    def save(self, path: str) -> None:
+        """Write the trace as JSON (never pickle)."""
+        from rlviz.trace.io import save_trace
+        save_trace(self, path)
+
+    @classmethod
+    def load(cls, path: str) -> "Trace":
+        """Read a trace written by ``save``; raises ``TraceFormatError`` if it is not one."""
+        from rlviz.trace.io import load_trace
+        return load_trace(path)
+
+    def to_chrome(self, path: str) -> None:
+        """Write Chrome trace-event JSON that Perfetto and chrome://tracing open."""
+        from rlviz.trace.chrome import write_chrome
+        write_chrome(self, path)
+
+    def graph(self) -> "nx.DiGraph":
+        """The dataflow graph annotated with what the trace saw (networkx)."""
+        from rlviz.trace.analysis import trace_graph
+        return trace_graph(self)
+
+    def sequence(self, ops: Iterable[str] | None = None) -> list[str]:
+        """Labels of item-producing events in completion order.
+
+        ``ops`` keeps only nodes whose op name, label or op_id is listed.
+        """
+        from rlviz.trace.analysis import item_sequence
+        return item_sequence(self, ops)
+
+    def op_stats(self) -> list[dict]:
+        """Per-node counts and busy time, one dict per node."""
+        from rlviz.trace.analysis import op_stats
+        return op_stats(self)
+
+    def summary(self) -> str:
+        """A printable per-node table: calls, items, not-ready, errors, time."""
+        from rlviz.trace.analysis import summary_table
+        return summary_table(self)
+
+    # -- helpers -----------------------------------------------------------
+    def _event(self, i: int) -> Event:
+        c = self.columns
+        node = self.nodes[c["node"][i]]
+        item_id = int(c["item_id"][i])
+        return Event(op=node.op, label=node.label, op_id=node.op_id, where=node.where,
+                     pid=int(c["pid"][i]), start_ns=int(c["start_ns"][i]), end_ns=int(c["end_ns"][i]),
+                     outcome=OUTCOMES[c["outcome"][i]], item=self.item_summary(i),
+                     item_id=item_id if item_id >= 0 else None, inputs=self.inputs_of(i))
+
+
+class _Builder:
+    """Collects events from exports or records, then sorts them into a Trace."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.index: dict[str, int] = {}
+        self.texts = TextTable(capacity=1 << 24)
+        self.parts: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
+        self.inputs: list[list[int]] = []
+        self.dropped = 0
+
+    def node_index(self, node: Node) -> int:
+        index = self.index.get(node.op_id)
+        if index is None:
+            index = self.index[node.op_id] = len(self.nodes)
+            self.nodes.append(node)
+        elif node.parents and not self.nodes[index].parents:
+            self.nodes[index] = node
+        return index
+
+    def add_export(self, export: dict) -> None:
+        rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
+        n = len(rows)
+        self.dropped += int(export.get("dropped", 0))
+        node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
+                                                 tuple(d["parents"]))) for d in export["nodes"]]
+                            or [0], np.int32)
+        text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
+        outcome = (rows[:, 3] & 3).astype(np.uint8)
+        kind = (rows[:, 3] >> 2).astype(np.uint8)
+        number = rows[:, 4].copy()
+        is_text = kind == KIND_TEXT
+        number[is_text] = text_map[number[is_text]]
+        is_sized = kind == KIND_SIZED
+        mask = (1 << 24) - 1
+        number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
+        seqs = export["first_seq"] + np.arange(n, dtype=np.int64)
+        item_id = np.where(outcome == 0, (int(export["tag"]) << ID_SHIFT) | seqs, -1)
+        offset = int(export.get("offset_ns", 0))
+        self._append(node=node_map[rows[:, 0]], pid=np.full(n, export["pid"]),
+                     start_ns=rows[:, 1] + offset, end_ns=rows[:, 2] + offset,
+                     outcome=outcome, item_kind=kind, item_num=number, item_id=item_id)
+        more = {int(k): v for k, v in export["more_inputs"].items()}
+        first = rows[:, 5]
+        for row, seq in enumerate(seqs.tolist()):
+            if seq in more:
+                self.inputs.append(list(more[seq]))
+            else:
+                self.inputs.append([int(first[row])] if first[row] != -1 else [])
+
+    def add_record(self, record: dict, position: int) -> None:
+        _check_record(record, position)
+        node = Node(record["op_id"], record["op"], record["label"], record["where"])
+        outcome = OUTCOMES.index(record["outcome"])
+        item = record.get("item")
+        item_id = record.get("item_id")
+        self._append(node=[self.node_index(node)], pid=[record["pid"]],
+                     start_ns=[record["start_ns"]], end_ns=[record["end_ns"]], outcome=[outcome],
+                     item_kind=[KIND_TEXT if item is not None else 0],
+                     item_num=[self.texts.intern(str(item)) if item is not None else 0],
+                     item_id=[item_id if item_id is not None else -1])
+        self.inputs.append([int(v) for v in record.get("inputs", ())])
+
+    def build(self) -> Trace:
+        columns = {name: (np.concatenate(parts).astype(COLUMNS[name]) if parts
+                          else np.zeros(0, COLUMNS[name]))
+                   for name, parts in self.parts.items()}
+        order = np.lexsort((columns["end_ns"], columns["start_ns"]))
+        columns = {name: values[order] for name, values in columns.items()}
+        inputs = [self.inputs[i] for i in order.tolist()]
+        counts = np.array([len(x) for x in inputs], np.int64)
+        columns["input_offsets"] = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        columns["input_ids"] = np.array([v for x in inputs for v in x], np.int64)
+        return Trace(self.nodes, columns, self.texts.texts, self.dropped)
+
+    def _append(self, **values) -> None:
+        for name, value in values.items():
+            self.parts[name].append(np.asarray(value))
+
+
+def _check_record(record: object, position: int) -> None:
+    if not isinstance(record, dict):
+        raise TraceFormatError(f"record {position} is a {type(record).__name__}, expected a dict "
+                               f"with keys {', '.join(_RECORD_KEYS)}")
+    missing = [key for key in _RECORD_KEYS if key not in record]
+    if missing:
+        raise TraceFormatError(f"record {position} lacks {', '.join(missing)}; "
+                               f"every record needs {', '.join(_RECORD_KEYS)}")
+    if record["outcome"] not in OUTCOMES:
+        raise TraceFormatError(f"record {position} has outcome {record['outcome']!r}; "
+                               f"expected one of {', '.join(OUTCOMES)}")
+    for key in ("pid", "start_ns", "end_ns"):
+        if not isinstance(record[key], int) or isinstance(record[key], bool):
+            raise TraceFormatError(f"record {position} has {key}={record[key]!r}; expected an int")
+    for key in ("op", "label", "op_id", "where"):
+        if not isinstance(record[key], str):
+            raise TraceFormatError(f"record {position} has {key}={record[key]!r}; expected a str")
