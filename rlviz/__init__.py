@@ -1,0 +1,24 @@
+"""rlviz: watch Ray/RLlib-style execution plans run.
+
+``rlviz.iter`` re-creates ParallelIterator / LocalIterator on Ray actors and
+records every ``next()`` call; ``rlviz.record()`` collects those records into a
+``Trace`` that ``rlviz.viz`` draws.  Importing ``rlviz`` is cheap: Ray,
+torch and matplotlib load only when a subpackage that needs them is used.
+"""
+from __future__ import annotations
+
+import importlib
+
+from rlviz.runtime import init
+from rlviz.trace import Trace, record
+
+__version__ = "0.1.0"
+__all__ = ["init", "record", "Trace", "__version__"]
+
+_SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace"}
+
+
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"rlviz.{name}")
+    raise AttributeError(f"module 'rlviz' has no attribute {name!r}")

@@ -1,0 +1,55 @@
+"""Starting or joining Ray: an embedded local instance by default, a cluster with ``address=``.
+
+The one place that calls ``ray.init``; everything else assumes Ray is up.
+"""
+from __future__ import annotations
+
+import logging
+import os
+
+__all__ = ["init", "ensure_ray"]
+
+
+def init(address: str | None = None, **ray_kwargs) -> str:
+    """Start an embedded local Ray (quiet, no dashboard) or join ``address``.
+
+    Idempotent: if Ray is already running in this process it is left as it is.
+
+    Parameters
+    ----------
+    address : str, optional
+        A running cluster's address (``"auto"`` or ``"host:port"``); None
+        starts a local instance on this machine.
+    **ray_kwargs
+        Passed to ``ray.init`` (for example ``num_cpus=8``).
+
+    Returns
+    -------
+    str
+        The address of the Ray cluster in use.
+
+    Examples
+    --------
+    >>> import rlviz
+    >>> address = rlviz.init()
+    >>> rlviz.init() == address
+    True
+    """
+    import ray
+
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+        options = {"include_dashboard": False, "logging_level": logging.ERROR,
+                   "configure_logging": True, **ray_kwargs}
+        if address is not None:
+            options["address"] = address
+        ray.init(**options)
+    return ray.get_runtime_context().gcs_address
+
+
+def ensure_ray() -> None:
+    """Start an embedded local Ray if none is running (what iterators call first)."""
+    import ray
+
+    if not ray.is_initialized():
+        init()

@@ -1,0 +1,80 @@
+"""``span()``: record one call that is not an iterator step (a worker's ``sample()``,
+a weight sync, a learn step) on this process's recorder.
+
+Costs one attribute read when recording is off.  No Ray, no matplotlib.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rlviz.trace.event import Node
+from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
+
+__all__ = ["span", "Span"]
+
+_UNSET = object()
+
+
+class Span:
+    """The handle ``span()`` yields: say what the call produced and consumed."""
+
+    __slots__ = ("value", "inputs", "item_id")
+
+    def __init__(self) -> None:
+        self.value: object = _UNSET
+        self.inputs: tuple[int, ...] | None = None
+        self.item_id = -1
+
+    def produced(self, value: object) -> None:
+        """The call produced ``value``; the event shows its summary."""
+        self.value = value
+
+    def consumed(self, *item_ids: int) -> None:
+        """The call consumed the values with these ids."""
+        self.inputs = item_ids
+
+
+@contextmanager
+def span(op: str, label: str | None = None, where: str | None = None) -> Iterator[Span]:
+    """Record the enclosed block as one event of node ``op`` on this process.
+
+    Parameters
+    ----------
+    op : str
+        The call's name, e.g. ``"sample"``; also the node's op.
+    label : str, optional
+        A longer description for the node (defaults to ``op``).
+    where : str, optional
+        The lane to show it on (defaults to this process's recorder label).
+
+    Examples
+    --------
+    >>> from rlviz.trace import record, span
+    >>> with record() as trace:
+    ...     with span("sample") as call:
+    ...         call.produced([1, 2, 3])
+    >>> trace.events[0].item
+    'list[3]'
+    """
+    recorder = get_recorder()
+    handle = Span()
+    if not recorder.enabled:
+        yield handle
+        return
+    place = where or recorder.where
+    node = recorder.register(Node(f"{op}@{place}", op, label or op, place))
+    start = time.time_ns()
+    try:
+        yield handle
+    except StopIteration:
+        recorder.record(node, start, time.time_ns(), STOP, inputs=handle.inputs)
+        raise
+    except BaseException:
+        recorder.record(node, start, time.time_ns(), ERROR, inputs=handle.inputs)
+        raise
+    if handle.value is _UNSET:
+        handle.item_id = recorder.record(node, start, time.time_ns(), ITEM, inputs=handle.inputs)
+    else:
+        handle.item_id = recorder.record(node, start, time.time_ns(), ITEM, handle.value, handle.inputs)
