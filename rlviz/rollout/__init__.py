@@ -1,0 +1,35 @@
+"""Rollouts: environments and policies sampling experience, locally or on Ray actors.
+
+``RolloutWorker`` samples ``SampleBatch``es; ``WorkerSet`` runs one local and N
+remote workers.  Imports rlviz.trace and rlviz.iter only (never ops, plans,
+viz or widgets); torch loads only when a torch policy is used.
+"""
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["SampleBatch", "MultiAgentBatch", "concat_samples", "DEFAULT_POLICY_ID",
+           "Policy", "RandomPolicy", "PGPolicy", "PGConfig", "A2CPolicy", "A2CConfig",
+           "DQNPolicy", "DQNConfig", "MultiAgentEnv", "MultiAgentArena", "make_env_creator",
+           "RolloutConfig", "RolloutWorker", "EpisodeMetrics", "WorkerSet", "WorkerCrashedError"]
+
+_WHERE = {
+    "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
+    "DEFAULT_POLICY_ID": "sample_batch", "Policy": "policy", "RandomPolicy": "random_policy",
+    "PGPolicy": "pg_policy", "PGConfig": "pg_policy", "A2CPolicy": "pg_policy", "A2CConfig": "pg_policy",
+    "DQNPolicy": "dqn_policy", "DQNConfig": "dqn_policy", "MultiAgentEnv": "env",
+    "make_env_creator": "env", "MultiAgentArena": "arena", "RolloutConfig": "config",
+    "RolloutWorker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
+    "WorkerCrashedError": "worker_set",
+}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rlviz.rollout' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"rlviz.rollout.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,128 @@
+"""Typed settings for rollout workers, and the one helper that turns dicts into config dataclasses.
+
+Unknown keys fail with the closest valid name.  Imports only the standard
+library; must not import ray, torch or any other rlviz layer.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+__all__ = ["RolloutConfig", "make_config"]
+
+C = TypeVar("C")
+
+
+@dataclass
+class RolloutConfig:
+    """How each rollout worker samples, and how a ``WorkerSet`` runs its workers.
+
+    Examples
+    --------
+    >>> RolloutConfig(rollout_fragment_length=10).num_envs_per_worker
+    1
+    """
+
+    num_envs_per_worker: int = 1
+    """Sub-environments each worker steps together (one gymnasium SyncVectorEnv)."""
+    rollout_fragment_length: int = 200
+    """Steps taken in every sub-env per ``sample()``; a batch has this times num_envs_per_worker rows."""
+    env_config: dict = field(default_factory=dict)
+    """Keyword arguments for the env creator (``gymnasium.make(id, **env_config)``)."""
+    policy_mapping_fn: Callable[[str], str] | None = None
+    """Multi-agent only: agent id -> policy id (default: every agent uses the only policy)."""
+    policies_to_train: tuple[str, ...] | None = None
+    """Policy ids that learn_on_batch updates (None: all of them)."""
+    seed: int | None = None
+    """Base seed; worker i seeds its envs and policies with seed + 1000 * i."""
+    num_cpus_per_worker: float = 0
+    """CPUs each remote worker actor reserves (0 lets several share a small machine)."""
+    recreate_failed_workers: bool = False
+    """Replace a remote worker that died (restoring its weights) instead of raising."""
+
+    def __post_init__(self) -> None:
+        _check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
+        _check_int("rollout_fragment_length", self.rollout_fragment_length, minimum=1)
+        if self.seed is not None:
+            _check_int("seed", self.seed, minimum=0)
+        if not isinstance(self.env_config, Mapping):
+            raise TypeError(f"env_config must be a dict of keyword arguments, not "
+                            f"{type(self.env_config).__name__}")
+        if self.policy_mapping_fn is not None and not callable(self.policy_mapping_fn):
+            raise TypeError(f"policy_mapping_fn must be a callable agent_id -> policy_id, not "
+                            f"{type(self.policy_mapping_fn).__name__}")
+        if isinstance(self.policies_to_train, str):
+            raise TypeError(f"policies_to_train must be a list of policy ids, not the string "
+                            f"{self.policies_to_train!r}; write [{self.policies_to_train!r}]")
+        if self.policies_to_train is not None:
+            self.policies_to_train = tuple(self.policies_to_train)
+        if isinstance(self.num_cpus_per_worker, bool) or not isinstance(self.num_cpus_per_worker, (int, float)) \
+                or self.num_cpus_per_worker < 0:
+            raise ValueError(f"num_cpus_per_worker must be a number >= 0, got {self.num_cpus_per_worker!r}")
+
+
+def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:
+    """Build a ``config_cls`` dataclass from None, an instance or a dict, plus keyword overrides.
+
+    Parameters
+    ----------
+    config_cls : type
+        A dataclass type such as ``RolloutConfig``.
+    value : config_cls, dict or None
+        The starting point: an instance (copied), a dict of field values, or
+        None for the defaults.
+    **overrides
+        Field values that replace those in ``value``.
+
+    Returns
+    -------
+    config_cls
+        A new instance; ``value`` is not changed.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither None, a dict nor a ``config_cls``.
+    ValueError
+        For an unknown key, naming the closest valid one.
+
+    Examples
+    --------
+    >>> make_config(RolloutConfig, {"rollout_fragment_length": 5}).rollout_fragment_length
+    5
+    >>> make_config(RolloutConfig, {"rollout_fragment_lenght": 5})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown RolloutConfig key 'rollout_fragment_lenght'; did you mean 'rollout_fragment_length'? ...
+    """
+    if value is None:
+        settings: dict[str, Any] = {}
+    elif isinstance(value, config_cls):
+        settings = {f.name: getattr(value, f.name) for f in dataclasses.fields(config_cls)}
+    elif isinstance(value, Mapping):
+        settings = dict(value)
+    else:
+        raise TypeError(f"config must be a {config_cls.__name__}, a dict or None, not {type(value).__name__}")
+    settings.update(overrides)
+    valid = [f.name for f in dataclasses.fields(config_cls)]
+    for key in settings:
+        if key not in valid:
+            raise ValueError(_unknown_key_message(config_cls.__name__, key, valid))
+    return config_cls(**settings)
+
+
+# -- helpers ------------------------------------------------------------------
+def _unknown_key_message(owner: str, key: str, valid: list[str]) -> str:
+    close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown {owner} key {key!r}; {hint}valid keys are {valid}"
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__} ({value!r})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")

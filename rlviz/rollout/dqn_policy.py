@@ -1,0 +1,167 @@
+"""``DQNPolicy``: an epsilon-greedy Q network with a target network, Huber loss and optional double-Q.
+
+Epsilon decays linearly with the global timestep a trainer broadcasts.
+Imports torch and numpy; must not import ray or any other rlviz layer.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from rlviz.rollout.policy import check_box_obs, check_discrete_actions
+from rlviz.rollout.sample_batch import SampleBatch
+from rlviz.rollout.torch_policy import TorchPolicy, mlp, seeded_init
+
+__all__ = ["DQNPolicy", "DQNConfig", "linear_schedule"]
+
+
+@dataclass
+class DQNConfig:
+    """Settings of DQNPolicy."""
+
+    lr: float = 5e-4
+    """Adam learning rate."""
+    gamma: float = 0.99
+    """Discount factor."""
+    hidden_sizes: tuple[int, ...] = (64,)
+    """Hidden layer sizes of the Q network."""
+    double_q: bool = True
+    """Pick the next action with the online net, value it with the target net."""
+    initial_epsilon: float = 1.0
+    """Exploration rate at timestep 0."""
+    final_epsilon: float = 0.02
+    """Exploration rate after epsilon_timesteps."""
+    epsilon_timesteps: int = 10_000
+    """Timesteps over which epsilon decays linearly."""
+    grad_clip: float | None = 10.0
+    """Clip the gradient norm to this (None: no clipping)."""
+
+
+class DQNPolicy(TorchPolicy):
+    """Q-learning on Box-observation, Discrete-action envs.
+
+    Parameters
+    ----------
+    observation_space : gymnasium.spaces.Box
+        1-D observations.
+    action_space : gymnasium.spaces.Discrete
+        The actions.
+    config : DQNConfig or dict, optional
+        Settings (defaults: ``DQNConfig()``).
+    seed : int, optional
+        Seeds the network initialisation and exploration.
+
+    Raises
+    ------
+    ValueError
+        If a space is not supported (the message names it).
+
+    Examples
+    --------
+    >>> import gymnasium, numpy as np
+    >>> env = gymnasium.make("CartPole-v1")
+    >>> policy = DQNPolicy(env.observation_space, env.action_space, {"epsilon_timesteps": 100}, seed=0)
+    >>> policy.on_global_var_update({"timestep": 50})
+    >>> round(policy.epsilon(), 2)
+    0.51
+    >>> actions, extra = policy.compute_actions(np.zeros((2, 4), np.float32))
+    >>> extra["q_values"].shape
+    (2, 2)
+    """
+
+    config_class = DQNConfig
+
+    def __init__(self, observation_space: Any, action_space: Any, config: Any = None,
+                 seed: int | None = None) -> None:
+        super().__init__(observation_space, action_space, config, seed)
+        name = type(self).__name__
+        n_obs = check_box_obs(name, observation_space)
+        self.num_actions = check_discrete_actions(name, action_space)
+        sizes = [n_obs, *self.config.hidden_sizes, self.num_actions]
+        self._build(seeded_init(seed, lambda: mlp(sizes)), self.config.lr)
+        self.target_model = copy.deepcopy(self.model).requires_grad_(False)
+        self.num_target_updates = 0
+
+    def epsilon(self) -> float:
+        """The exploration rate at ``global_timestep``."""
+        cfg = self.config
+        return linear_schedule(cfg.initial_epsilon, cfg.final_epsilon, cfg.epsilon_timesteps, self.global_timestep)
+
+    def compute_actions(self, obs_batch: np.ndarray, explore: bool = True) -> tuple[np.ndarray, dict]:
+        """Greedy actions, each replaced by a random one with probability ``epsilon()`` when exploring.
+
+        Returns ``q_values`` (rows x actions) as the extra column.
+        """
+        with torch.no_grad():
+            q_values = self.model(torch.as_tensor(np.asarray(obs_batch), dtype=torch.float32)).numpy()
+        actions = q_values.argmax(axis=1)
+        if explore:
+            n = len(actions)
+            explore_rows = self.rng.random(n) < self.epsilon()
+            actions = np.where(explore_rows, self.rng.integers(self.num_actions, size=n), actions)
+            self.global_timestep += n
+        return actions, {SampleBatch.Q_VALUES: q_values}
+
+    def update_target(self) -> None:
+        """Copy the online network's weights into the target network."""
+        self.target_model.load_state_dict(self.model.state_dict())
+        self.num_target_updates += 1
+
+    def loss(self, batch: SampleBatch) -> tuple[torch.Tensor, dict]:
+        """Huber loss between Q(s, a) and r + gamma * (1 - terminated) * Q_target(s', a')."""
+        q_taken, target = self._q_and_target(batch)
+        loss = nn.functional.smooth_l1_loss(q_taken, target)
+        return loss, {"mean_q": float(q_taken.mean().detach()),
+                      "mean_td_error": float((q_taken - target).abs().mean().detach()),
+                      "epsilon": self.epsilon()}
+
+    def compute_td_error(self, batch: SampleBatch) -> np.ndarray:
+        """Per-row TD errors ``Q(s, a) - target`` (for prioritized replay), without learning."""
+        with torch.no_grad():
+            q_taken, target = self._q_and_target(batch)
+        return (q_taken - target).numpy()
+
+    def compute_gradients(self, batch: SampleBatch) -> tuple[list[np.ndarray], dict]:
+        """As ``TorchPolicy.compute_gradients``, with the gradient norm clipped to ``grad_clip``."""
+        self.optimizer.zero_grad()
+        loss, info = self.loss(batch)
+        loss.backward()
+        if self.config.grad_clip is not None:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        grads = [p.grad.detach().numpy().copy() for p in self.model.parameters()]
+        info["loss"] = float(loss.detach())
+        return grads, info
+
+    def _q_and_target(self, batch: SampleBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        obs = self._tensor(batch, SampleBatch.OBS)
+        new_obs = self._tensor(batch, SampleBatch.NEXT_OBS)
+        actions = self._tensor(batch, SampleBatch.ACTIONS, torch.int64)
+        rewards = self._tensor(batch, SampleBatch.REWARDS)
+        not_done = 1.0 - self._tensor(batch, SampleBatch.TERMINATEDS)
+        q_taken = self.model(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
+        with torch.no_grad():
+            q_next_target = self.target_model(new_obs)
+            if self.config.double_q:
+                best = self.model(new_obs).argmax(dim=1, keepdim=True)
+                q_next = q_next_target.gather(1, best).squeeze(1)
+            else:
+                q_next = q_next_target.max(dim=1).values
+            target = rewards + self.config.gamma * not_done * q_next
+        return q_taken, target
+
+
+def linear_schedule(start: float, end: float, duration: int, t: int) -> float:
+    """Linear interpolation from ``start`` to ``end`` over ``duration`` steps, then ``end``.
+
+    Examples
+    --------
+    >>> linear_schedule(1.0, 0.0, 10, 5), linear_schedule(1.0, 0.0, 10, 50)
+    (0.5, 0.0)
+    """
+    fraction = min(max(t, 0) / max(duration, 1), 1.0)
+    return start + fraction * (end - start)

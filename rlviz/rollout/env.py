@@ -1,0 +1,150 @@
+"""Making environments: from a gymnasium id or a callable, plus the multi-agent env interface.
+
+Unknown ids fail at construction with the closest registered names.  Imports
+gymnasium and numpy; must not import ray, torch or any other rlviz layer.
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["MultiAgentEnv", "make_env_creator", "is_multi_agent", "register_env"]
+
+
+
+def _arena(**config: Any) -> Any:
+    from rlviz.rollout.arena import MultiAgentArena
+
+    return MultiAgentArena(**config)
+
+
+_RLVIZ_ENVS: dict[str, Callable[..., Any]] = {"MultiAgentArena": _arena}
+
+
+class MultiAgentEnv:
+    """Interface of a multi-agent env: dicts keyed by agent id in, dicts out.
+
+    Subclasses set ``possible_agents`` (a list of agent ids) and the dicts
+    ``observation_spaces`` and ``action_spaces`` (agent id -> gymnasium
+    space), and implement ``reset`` and ``step``.  ``step`` returns
+    ``(obs, rewards, terminateds, truncateds, infos)``; ``terminateds`` and
+    ``truncateds`` carry an extra key ``"__all__"`` that says whether the whole
+    episode is over.  Only agents present in ``obs`` act on the next step.
+    """
+
+    possible_agents: list[str] = []
+    observation_spaces: dict[str, Any] = {}
+    action_spaces: dict[str, Any] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Start an episode; return ``(obs, infos)`` keyed by agent id."""
+        raise NotImplementedError
+
+    def step(self, actions: dict) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply one action per acting agent; return the five dicts."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release resources (nothing by default)."""
+
+
+def register_env(name: str, creator: Callable[..., Any]) -> None:
+    """Make ``name`` usable wherever an env id is accepted.
+
+    Parameters
+    ----------
+    name : str
+        The id, e.g. ``"MultiAgentArena"``.
+    creator : callable
+        Called with the ``env_config`` keywords; returns the env.
+
+    Examples
+    --------
+    >>> register_env("TinyArena", lambda **cfg: None)
+    >>> "TinyArena" in _RLVIZ_ENVS
+    True
+    """
+    if not callable(creator):
+        raise TypeError(f"creator must be callable, not {type(creator).__name__}")
+    _RLVIZ_ENVS[name] = creator
+
+
+def make_env_creator(env: str | Callable[..., Any], env_config: Mapping[str, Any] | None = None
+                     ) -> Callable[[], Any]:
+    """A zero-argument function that makes one env, checked now rather than on first use.
+
+    Parameters
+    ----------
+    env : str or callable
+        A gymnasium id (``"CartPole-v1"``), an id registered with
+        ``register_env`` (``"MultiAgentArena"``), or a callable returning a
+        ``gymnasium.Env`` or a ``MultiAgentEnv``.
+    env_config : dict, optional
+        Keyword arguments for ``gymnasium.make`` or the callable.
+
+    Returns
+    -------
+    callable
+        ``creator()`` returns a new env each time.
+
+    Raises
+    ------
+    TypeError
+        If ``env`` is neither a string nor callable.
+    ValueError
+        If ``env`` is an unknown id; the message lists close matches.
+
+    Examples
+    --------
+    >>> make_env_creator("CartPole-v1")().spec.id
+    'CartPole-v1'
+    >>> make_env_creator("CartPol-v1")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown env id 'CartPol-v1'; close matches: ['CartPole-v1', ...
+    """
+    config = dict(env_config or {})
+    if isinstance(env, str):
+        if env in _RLVIZ_ENVS:
+            return _bind(_RLVIZ_ENVS[env], config)
+        import gymnasium
+
+        if env not in gymnasium.registry:
+            known = [*gymnasium.registry.keys(), *_RLVIZ_ENVS]
+            close = difflib.get_close_matches(env, known, n=3, cutoff=0.6)
+            hint = f"close matches: {close}" if close else "no close match"
+            raise ValueError(f"unknown env id {env!r}; {hint}. Pass a registered gymnasium id, "
+                             f"one of rlviz's {sorted(_RLVIZ_ENVS)}, or a callable returning an env")
+        return _bind(gymnasium.make, config, env)
+    if callable(env):
+        return _bind(env, config)
+    raise TypeError(f"env must be a gymnasium id string or a callable returning an env, "
+                    f"not {type(env).__name__}")
+
+
+def is_multi_agent(env: object) -> bool:
+    """Whether ``env`` follows the ``MultiAgentEnv`` dict interface.
+
+    Raises
+    ------
+    TypeError
+        If ``env`` is neither a ``gymnasium.Env`` nor a ``MultiAgentEnv``.
+    """
+    import gymnasium
+
+    if isinstance(env, MultiAgentEnv):
+        return True
+    if isinstance(env, gymnasium.Env):
+        return False
+    raise TypeError(f"the env creator returned a {type(env).__name__}; it must return a "
+                    f"gymnasium.Env or an rlviz.rollout.MultiAgentEnv")
+
+
+# -- helpers ------------------------------------------------------------------
+def _bind(fn: Callable[..., Any], config: dict, *args: Any) -> Callable[[], Any]:
+    def creator() -> Any:
+        return fn(*args, **config)
+
+    creator.__qualname__ = f"env_creator[{args[0] if args else getattr(fn, '__name__', 'env')}]"
+    return creator
