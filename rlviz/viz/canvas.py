@@ -1,0 +1,116 @@
+"""Figure plumbing shared by the views: new axes, notes on empty figures, input checks.
+
+matplotlib is imported inside the functions, so importing this is cheap; must
+not import ray.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rlviz.trace import Trace
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["new_axes", "draw_note", "check_trace", "check_axes"]
+
+
+def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
+    """``ax`` itself, or the axes of a new pyplot figure of ``figsize`` inches.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes or None
+        Axes to draw on; None makes a new figure.
+    figsize : tuple of float
+        Width and height in inches of the new figure.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is neither None nor a matplotlib Axes.
+    """
+    check_axes(ax)
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def check_axes(ax: object) -> None:
+    """Raise ``TypeError`` unless ``ax`` is None or a matplotlib Axes.
+
+    Parameters
+    ----------
+    ax : object
+        The value passed as ``ax=``.
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is something else.
+    """
+    if ax is None:
+        return
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, not {type(ax).__name__}; "
+                        f"hint: fig, ax = plt.subplots(), then pass ax=ax")
+
+
+def check_trace(trace: object, view: str) -> Trace:
+    """Return ``trace`` if it is a ``Trace``, else raise a ``TypeError`` naming ``view``.
+
+    Parameters
+    ----------
+    trace : object
+        The value passed as the trace.
+    view : str
+        The calling function's name, for the message.
+
+    Returns
+    -------
+    Trace
+
+    Raises
+    ------
+    TypeError
+        If ``trace`` is not an ``rlviz.trace.Trace``.
+    """
+    if not isinstance(trace, Trace):
+        raise TypeError(f"{view}(trace=...) needs an rlviz.trace.Trace, not {type(trace).__name__}; "
+                        f"hint: `with rlviz.record() as trace:` or Trace.load(path)")
+    return trace
+
+
+def draw_note(ax: "Axes", text: str, where: str = "center") -> None:
+    """Write ``text`` on ``ax`` in axes coordinates (centre, or top-left corner).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        The axes to write on.
+    text : str
+        The note (for empty figures, dropped events, thinned flows).
+    where : {"center", "top"}, default "center"
+        Centred in the axes, or in the top-left corner.
+
+    Raises
+    ------
+    ValueError
+        If ``where`` is another value.
+    """
+    spots = {"center": ((0.5, 0.5), "center", "center"), "top": ((0.005, 0.995), "left", "top")}
+    if where not in spots:
+        raise ValueError(f"where must be one of {', '.join(spots)}, got {where!r}")
+    (x, y), ha, va = spots[where]
+    ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va, fontsize=9, color="#444444",
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "#fffbe6", "edgecolor": "#d9c27a"},
+            zorder=10, gid="rlviz-note")

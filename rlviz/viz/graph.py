@@ -1,0 +1,296 @@
+"""``plot_graph``: the dataflow graph, left to right, actors stacked and coloured by process.
+
+Draws a Trace (annotated with calls, items per edge, busy time, not-ready
+counts), an iterator or plan (anything with ``.dataflow()``), or a list of
+``Node``.  matplotlib and networkx are imported inside functions; must not import ray.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rlviz.trace import Node, Trace
+from rlviz.viz.canvas import check_axes, draw_note
+from rlviz.viz.layout import Layout, graph_layout
+from rlviz.viz.palette import ERROR_COLOR, natural_key, short_text, where_colors
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_graph", "dataflow_graph", "NODE_GID"]
+
+#: SVG id of node i's box is ``NODE_GID.format(i)`` (i indexes the graph's nodes),
+#: so an HTML report can attach the long label as a tooltip.
+NODE_GID = "rlviz-node-{}"
+
+# Sizes in inches: one data unit is one inch on a figure made here.
+_COL_GAP = 2.6
+_BOX_W = 2.0
+_BOX_H = {True: 0.68, False: 0.36}      # with / without trace statistics
+_ROW_GAP = {True: 1.12, False: 0.78}
+_GROUP_PAD = (0.1, 0.24)                # sides/bottom, top (room for the actor's name)
+_MARGIN = 0.3
+_TITLE_H = 0.45
+_LEGEND_ROW_H = 0.3
+
+
+def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = None) -> "Axes":
+    """Draw a dataflow graph left to right, one colour per process.
+
+    Nodes on actors (``where`` other than ``"driver"``) are drawn in a box per
+    actor, stacked, with their edges fanning in to the node that gathers them.
+    Each node shows its short op name; the full label is kept for tooltips
+    (SVG id ``NODE_GID.format(i)``) and report tables.
+
+    Parameters
+    ----------
+    obj : Trace, object with ``.dataflow()``, or list of Node
+        A recorded ``rlviz.trace.Trace`` (nodes are annotated with calls,
+        items, busy time and not-ready counts, edges with the items seen
+        passing along them), an iterator or plan whose ``dataflow()``
+        returns a list of ``Node``, or such a list itself.
+    ax : matplotlib Axes, optional
+        Axes to draw on; by default a new figure sized so that ~30 nodes
+        stay readable (one data unit = one inch).
+    title : str, optional
+        Title; by default a count of nodes and processes.  ``""`` for none.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is none of the accepted kinds, or ``ax`` is not an Axes.
+
+    Examples
+    --------
+    >>> from rlviz.trace import Node
+    >>> nodes = [Node("a", "from_range", "from_range[0:4]", "shard-0"),
+    ...          Node("b", "from_range", "from_range[4:8]", "shard-1"),
+    ...          Node("c", "gather_sync", "ParallelIterator.gather_sync()", parents=("a", "b"))]
+    >>> ax = plot_graph(nodes)
+    >>> sorted(t.get_text() for t in ax.texts if t.get_gid() == "rlviz-op")
+    ['from_range', 'from_range', 'gather_sync']
+    """
+    check_axes(ax)
+    graph = dataflow_graph(obj)
+    stats = isinstance(obj, Trace)
+    layout = graph_layout(graph, row_gap=_ROW_GAP[stats])
+    ax = _axes(ax, graph, layout, stats)
+    if title is None:
+        title = _default_title(graph, obj)
+    if title:
+        ax.set_title(title, fontsize=11, loc="left")
+        ax.title.set_x(0.12 / ax.get_figure().get_figwidth())
+    if graph.number_of_nodes() == 0:
+        draw_note(ax, "no dataflow nodes to draw (empty trace or plan)")
+        return ax
+    colors = where_colors(graph.nodes[n]["where"] for n in graph.nodes)
+    _draw_groups(ax, graph, layout, colors, stats)
+    _draw_edges(ax, graph, layout, stats)
+    _draw_nodes(ax, graph, layout, colors, stats)
+    _draw_legend(ax, graph, colors)
+    return ax
+
+
+def dataflow_graph(obj: object) -> "nx.DiGraph":
+    """The dataflow of ``obj`` as a networkx graph (edge u -> v: v pulls from u).
+
+    Parameters
+    ----------
+    obj : Trace, object with ``.dataflow()``, or list of Node
+        See ``plot_graph``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes are op_ids with attributes op, label, where (and for a Trace
+        calls, items, not_ready, errors, busy_ns; edges carry ``items``).
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is none of the accepted kinds.
+    """
+    import networkx as nx
+
+    if isinstance(obj, Trace):
+        return obj.graph()
+    nodes = _nodes_of(obj)
+    graph = nx.DiGraph()
+    for node in nodes:
+        graph.add_node(node.op_id, op=node.op, label=node.label, where=node.where)
+    for node in nodes:
+        graph.add_edges_from((p, node.op_id) for p in node.parents if p in graph)
+    return graph
+
+
+# -- input ------------------------------------------------------------------
+def _nodes_of(obj: object) -> list[Node]:
+    accepted = ("an rlviz.trace.Trace, an iterator or plan with a .dataflow() method, "
+                "or a list of rlviz.trace.Node")
+    dataflow = getattr(obj, "dataflow", None)
+    if callable(dataflow):
+        nodes = dataflow()
+        if not _is_node_list(nodes):
+            raise TypeError(f"plot_graph: {type(obj).__name__}.dataflow() returned "
+                            f"{type(nodes).__name__}, expected a list of rlviz.trace.Node")
+        return list(nodes)
+    if _is_node_list(obj):
+        return list(obj)
+    raise TypeError(f"plot_graph(obj) accepts {accepted}; got {type(obj).__name__}")
+
+
+def _is_node_list(value: object) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(v, Node) for v in value)
+
+
+def _default_title(graph: "nx.DiGraph", obj: object) -> str:
+    wheres = {graph.nodes[n]["where"] for n in graph.nodes}
+    text = f"Dataflow: {graph.number_of_nodes()} nodes on {len(wheres)} processes"
+    if isinstance(obj, Trace):
+        text += f"  ·  {len(obj):,} calls recorded"
+        if obj.dropped:
+            text += f"  ·  {obj.dropped:,} events dropped"
+    return text
+
+
+# -- geometry ---------------------------------------------------------------
+def _xy(layout: Layout, node: str) -> tuple[float, float]:
+    return layout.column[node] * _COL_GAP, -layout.row[node]
+
+
+def _axes(ax: "Axes | None", graph: "nx.DiGraph", layout: Layout, stats: bool) -> "Axes":
+    """Set limits so one data unit is one inch when the figure is made here."""
+    columns = max(len(layout.columns), 1)
+    rows = max(layout.row.values(), default=0.0)
+    width = (columns - 1) * _COL_GAP + _BOX_W + 2 * (_MARGIN + _GROUP_PAD[0])
+    height = rows + _BOX_H[stats] + 2 * _MARGIN + sum(_GROUP_PAD)
+    n_where = len({graph.nodes[n]["where"] for n in graph.nodes})
+    legend_rows = -(-n_where // max(1, int(width // 1.7)))
+    fig_w, fig_h = max(width, 4.0), height + _TITLE_H + legend_rows * _LEGEND_ROW_H
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(fig_w, max(fig_h, 2.0)))
+        ax = fig.add_axes((0, legend_rows * _LEGEND_ROW_H / fig.get_figheight(), 1,
+                           height / fig.get_figheight()))
+    left = -_BOX_W / 2 - _MARGIN - _GROUP_PAD[0] - (fig_w - width) / 2
+    ax.set_xlim(left, left + fig_w)
+    top = _BOX_H[stats] / 2 + _MARGIN + _GROUP_PAD[1]
+    ax.set_ylim(top - height, top)
+    ax.set_axis_off()
+    return ax
+
+
+# -- drawing ----------------------------------------------------------------
+def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, stats: bool) -> None:
+    """One rounded box per actor around its nodes, named at its top-left."""
+    from matplotlib.patches import FancyBboxPatch
+
+    actors: dict[str, list[str]] = {}
+    for node in graph.nodes:
+        if graph.nodes[node]["where"] != "driver":
+            actors.setdefault(graph.nodes[node]["where"], []).append(node)
+    half_w, half_h = _BOX_W / 2, _BOX_H[stats] / 2
+    side, top_pad = _GROUP_PAD
+    for where in sorted(actors, key=natural_key):
+        xs, ys = zip(*(_xy(layout, n) for n in actors[where]))
+        x0, y0 = min(xs) - half_w - side, min(ys) - half_h - side
+        x1, y1 = max(xs) + half_w + side, max(ys) + half_h + top_pad
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0,rounding_size=0.08",
+                                    facecolor=colors[where], alpha=0.1, edgecolor=colors[where],
+                                    linewidth=1.0, zorder=0))
+        ax.text(x0 + 0.08, y1 - 0.04, short_text(where, 30), ha="left", va="top", fontsize=7,
+                color=colors[where], fontweight="bold", zorder=1, gid="rlviz-actor")
+
+
+def _draw_edges(ax: "Axes", graph: "nx.DiGraph", layout: Layout, stats: bool) -> None:
+    """Arrows from a producer's right side to its consumer's left side; item counts on top."""
+    from matplotlib.patches import FancyArrowPatch
+
+    counts = [graph.edges[e].get("items", 0) for e in graph.edges]
+    most = max(counts, default=0) or 1
+    back = set(layout.back_edges)
+    for (u, v), count in zip(graph.edges, counts):
+        (xu, yu), (xv, yv) = _xy(layout, u), _xy(layout, v)
+        cut = (u, v) in back or u == v
+        start, end = (xu + _BOX_W / 2, yu), (xv - _BOX_W / 2, yv)
+        if cut:
+            start, end = (xu, yu - _BOX_H[stats] / 2), (xv, yv - _BOX_H[stats] / 2)
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9,
+                                     linewidth=0.8 + 2.2 * count / most if stats else 1.0,
+                                     color="#555555", linestyle="--" if cut else "-",
+                                     connectionstyle="arc3,rad=0.4" if cut else "arc3",
+                                     shrinkA=0, shrinkB=0, zorder=1))
+        if stats and not cut:
+            _edge_label(ax, start, end, count)
+
+
+def _edge_label(ax: "Axes", start: tuple, end: tuple, count: int) -> None:
+    """The item count in the gap just right of the producer's column."""
+    (x0, y0), (x1, y1) = start, end
+    x = x0 + (_COL_GAP - _BOX_W) / 2
+    y = y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 != x0 else (y0 + y1) / 2
+    ax.text(x, y, _compact(count), ha="center", va="center", fontsize=7, color="#333333", zorder=2,
+            gid="rlviz-edge-count",
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
+
+
+def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, stats: bool) -> None:
+    """A rounded box per node: short op name, then (for a trace) what it did."""
+    from matplotlib.patches import FancyBboxPatch
+
+    w, h = _BOX_W, _BOX_H[stats]
+    for i, node in enumerate(graph.nodes):
+        data = graph.nodes[node]
+        x, y = _xy(layout, node)
+        idle = stats and data.get("calls", 0) == 0
+        edge = ERROR_COLOR if data.get("errors") else colors[data["where"]]
+        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.06",
+                                    facecolor="white", edgecolor=edge, linewidth=1.6,
+                                    alpha=0.5 if idle else 1.0, zorder=3, gid=NODE_GID.format(i)))
+        name_y = y + h / 2 - 0.2 if stats else y
+        name = short_text(data["op"], 24)
+        ax.text(x, name_y, name, ha="center", va="center", fontsize=9 if len(name) < 20 else 8,
+                fontweight="bold", color="#222222", zorder=4, gid="rlviz-op")
+        if stats:
+            ax.text(x, y - 0.1, _stats_text(data), ha="center", va="center", fontsize=7,
+                    color="#444444", linespacing=1.25, zorder=4, gid="rlviz-stats")
+
+
+def _stats_text(data: dict) -> str:
+    line1 = f"{_compact(data['calls'])} calls · {_compact(data['items'])} items"
+    extras = [f"{data['busy_ns'] / 1e6:.3g} ms busy"]
+    if data["not_ready"]:
+        extras.append(f"{_compact(data['not_ready'])} not ready")
+    if data["errors"]:
+        extras.append(f"{_compact(data['errors'])} errors")
+    return line1 + "\n" + " · ".join(extras)
+
+
+def _draw_legend(ax: "Axes", graph: "nx.DiGraph", colors: dict) -> None:
+    from matplotlib.patches import Patch
+
+    present = {graph.nodes[n]["where"] for n in graph.nodes}
+    names = sorted(present, key=lambda w: (w != "driver", natural_key(w)))
+    handles = [Patch(facecolor="white", edgecolor=colors[w], linewidth=1.6, label=short_text(w, 24))
+               for w in names]
+    width_in = ax.get_figure().get_figwidth()
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
+              ncol=max(1, min(len(handles), int(width_in // 1.7))), fontsize=8,
+              handlelength=1.2, columnspacing=1.2, borderaxespad=0.1)
+
+
+def _compact(value: int) -> str:
+    """12, 1.2k, 3.4M: short counts for small labels."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if value >= 10 * size:
+            return f"{value / size:.0f}{suffix}"
+        if value >= size:
+            return f"{value / size:.1f}{suffix}"
+    return str(value)
+

@@ -1,0 +1,250 @@
+"""``plot_order``: the round-robin strip, one cell per item in the order items completed.
+
+The figure of how Concurrently and union interleave their children: colours
+by op, weights next to the measured ratio.  matplotlib is imported inside
+functions; must not import ray.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlviz.trace import Trace
+from rlviz.viz.canvas import check_axes, check_trace, draw_note
+from rlviz.viz.palette import key_colors, short_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_order", "order_cells", "Cells", "MAX_ITEMS"]
+
+#: Cells drawn at most; later items are counted in the ratio but not drawn.
+MAX_ITEMS = 2000
+_ONE_ROW = 60            # strips up to this long stay on one row
+_ROW = 50                # otherwise wrap near this many cells per row
+_ITEM = 0
+
+
+@dataclass
+class Cells:
+    """The strip's data: ``category[k]`` is the group of the k-th item to complete.
+
+    ``names`` label the groups, ``counts`` are items per group over the
+    whole trace (including items past ``MAX_ITEMS``).
+    """
+
+    category: np.ndarray
+    names: list[str]
+    counts: np.ndarray
+
+
+def plot_order(trace: Trace, ops: Iterable[str] | None = None,
+               weights: Sequence[float | str] | None = None, ax: "Axes | None" = None, *,
+               max_items: int = MAX_ITEMS, title: str | None = None) -> "Axes":
+    """Draw one cell per item produced by the selected nodes, in completion order.
+
+    Reading left to right, then row by row, shows which child a union or
+    ``Concurrently`` pulled from at each step; the title sets the weights
+    beside the ratio of item counts actually measured.
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+    ops : iterable of str, optional
+        One group per entry, each selecting nodes by op name, label or op_id
+        (the rule of ``Trace.sequence``).  By default every node that
+        produced items is its own group.
+    weights : sequence of float or "*", optional
+        The round-robin weights, one per group, shown next to the measured ratio.
+    ax : matplotlib Axes, optional
+        Axes to draw on; by default a new figure.
+    max_items : int, default 2000
+        Cells drawn at most (the ratio still counts every item).
+    title : str, optional
+        Title; by default item counts, weights and measured ratio.  ``""`` for none.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        If ``trace`` is not a Trace, ``ops`` is a single string, or ``ax`` is not an Axes.
+    ValueError
+        If an ``ops`` entry matches no node, ``weights`` has the wrong length
+        or a bad entry, or ``max_items`` is below 1.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import concurrently_trace
+    >>> ax = plot_order(concurrently_trace((1, 2)), ops=["store", "train"], weights=[1, 2])
+    >>> "weights 1 : 2" in ax.get_title(loc="left")
+    True
+    """
+    trace = check_trace(trace, "plot_order")
+    check_axes(ax)
+    if not isinstance(max_items, int) or max_items < 1:
+        raise ValueError(f"max_items must be an int >= 1, got {max_items!r}")
+    cells = order_cells(trace, ops)
+    weights = _check_weights(weights, len(cells.names))
+    shown = cells.category[:max_items]
+    length = _row_length(len(shown), weights)
+    rows = max(1, -(-len(shown) // length))
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        width = min(13.0, max(6.0, 0.26 * length + 2.5))
+        _, ax = plt.subplots(figsize=(width, 1.5 + rows * (width - 2.5) / length), layout="constrained")
+    if title is None:
+        title = _title(cells, weights)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    _frame(ax, length, rows)
+    if len(trace) == 0:
+        draw_note(ax, "empty trace: no items to order")
+    elif len(shown) == 0:
+        draw_note(ax, "the selected nodes produced no items")
+    else:
+        _draw_cells(ax, cells, shown, length)
+        if len(cells.category) > len(shown):
+            ax.set_xlabel(f"completion order (first {len(shown):,} of {len(cells.category):,} items "
+                          f"drawn; the ratio counts all)")
+    return ax
+
+
+def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
+    """Group item events and list their groups in completion (end time) order.
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+    ops : iterable of str, optional
+        See ``plot_order``.
+
+    Returns
+    -------
+    Cells
+
+    Raises
+    ------
+    TypeError
+        If ``ops`` is a single string.
+    ValueError
+        If an ``ops`` entry matches no node of a non-empty trace.
+    """
+    c = trace.columns
+    group, names = _groups(trace, ops)
+    is_item = c["outcome"] == _ITEM
+    cat = group[c["node"]] if len(group) else np.zeros(len(trace), np.int64)
+    picked = np.flatnonzero(is_item & (cat >= 0))
+    picked = picked[np.argsort(c["end_ns"][picked], kind="stable")]
+    category = cat[picked]
+    counts = np.bincount(category, minlength=len(names))
+    if ops is None:                          # keep only nodes that produced something
+        keep = np.flatnonzero(counts)
+        remap = np.full(len(names), -1)
+        remap[keep] = np.arange(len(keep))
+        category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
+    return Cells(category, names, counts)
+
+
+def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str]]:
+    """Group index per node (-1 = not selected) and the group names."""
+    nodes = trace.nodes
+    if ops is None:
+        names = [short_text(n.op, 24) + ("" if n.where == "driver" else f" @ {n.where}") for n in nodes]
+        return np.arange(len(nodes)), names
+    if isinstance(ops, str):
+        raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
+                        f"hint: ops=[{ops!r}]")
+    wanted = list(ops)
+    group = np.full(len(nodes), -1)
+    for k, entry in enumerate(wanted):
+        hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
+        if not hits and nodes:
+            known = sorted({n.op for n in nodes} | {n.op_id for n in nodes})
+            raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; "
+                             f"ops and op_ids in this trace: {', '.join(known)}")
+        group[hits] = k
+    return group, [short_text(str(entry), 24) for entry in wanted]
+
+
+def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
+    if weights is None:
+        return None
+    if isinstance(weights, str) or not isinstance(weights, Sequence):
+        raise TypeError(f"weights must be a list of numbers or \"*\", not {type(weights).__name__}")
+    bad = [w for w in weights if not (w == "*" or (isinstance(w, Real) and not isinstance(w, bool) and w > 0))]
+    if bad:
+        raise ValueError(f"weights entries must be numbers > 0 or \"*\", got {bad[0]!r} in {list(weights)!r}")
+    if len(weights) != groups:
+        raise ValueError(f"weights has {len(weights)} entries but there are {groups} groups of items; "
+                         f"give one weight per ops entry (in the same order)")
+    return list(weights)
+
+
+def _row_length(count: int, weights: list | None) -> int:
+    """One row for short strips; otherwise a width that is a whole number of rounds."""
+    if count <= _ONE_ROW:
+        return max(count, 1)
+    if weights and all(isinstance(w, int) for w in weights):
+        cycle = sum(weights)
+        return cycle * max(1, round(_ROW / cycle))
+    return _ROW
+
+
+def _title(cells: Cells, weights: list | None) -> str:
+    counts = cells.counts.tolist()
+    head = f"Completion order: {sum(counts):,} items from {len(counts)} groups"
+    if not counts or counts[0] == 0:
+        return head
+    measured = f"measured {' : '.join(f'{n:,}' for n in counts)}"
+    if len(counts) > 1:
+        measured += f" = 1 : {' : '.join(f'{n / counts[0]:.2f}' for n in counts[1:])}"
+    if weights:
+        return f"{head}\nweights {' : '.join(str(w) for w in weights)}  ·  {measured}"
+    return f"{head}\n{measured}"
+
+
+def _frame(ax: "Axes", length: int, rows: int) -> None:
+    ax.set_xlim(-0.1, length + 0.1)
+    ax.set_ylim(rows + 0.05, -0.05)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_yticks([])
+    ax.set_xlabel("completion order \u2192 (left to right, then row by row)")
+    if length <= _ONE_ROW and rows == 1:
+        ticks = [t for t in range(0, length, 5)]
+        ax.set_xticks([t + 0.5 for t in ticks], [str(t + 1) for t in ticks], fontsize=7)
+    else:
+        ax.set_xticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def _draw_cells(ax: "Axes", cells: Cells, shown: np.ndarray, length: int) -> None:
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgba_array
+    from matplotlib.patches import Patch
+
+    colors = key_colors(cells.names)
+    table = to_rgba_array([colors[n] for n in cells.names])
+    k = np.arange(len(shown))
+    x, y = (k % length).astype(float), (k // length).astype(float)
+    verts = np.empty((len(k), 4, 2))
+    verts[:, 0, 0] = verts[:, 3, 0] = x + 0.05
+    verts[:, 1, 0] = verts[:, 2, 0] = x + 0.95
+    verts[:, 0, 1] = verts[:, 1, 1] = y + 0.05
+    verts[:, 2, 1] = verts[:, 3, 1] = y + 0.95
+    ax.add_collection(PolyCollection(verts, facecolors=table[shown], linewidths=0,
+                                     gid="rlviz-order-cells"), autolim=False)
+    handles = [Patch(color=colors[n], label=f"{n} ({count:,})") for n, count in
+               zip(cells.names, cells.counts.tolist())]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False, borderaxespad=0.0)
