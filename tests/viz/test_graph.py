@@ -1,0 +1,159 @@
+"""plot_graph: accepted inputs, layout, colours, trace annotations, readable labels."""
+import networkx as nx
+import pytest
+from matplotlib.colors import to_hex
+from viz_helpers import texts_overlapping
+
+from rlviz.trace import Node, Trace
+from rlviz.viz import plot_graph
+from rlviz.viz.examples import apex_nodes, concurrently_trace, sharded_trace
+from rlviz.viz.graph import NODE_GID, dataflow_graph
+from rlviz.viz.layout import graph_layout
+from rlviz.viz.palette import DRIVER_COLOR, where_colors
+
+SHARDED = [Node("a", "from_range", "from_range(8)[0]", "shard-0"),
+           Node("b", "from_range", "from_range(8)[1]", "shard-1"),
+           Node("c", "gather_sync", "ParallelIterator[from_range].gather_sync()", parents=("a", "b")),
+           Node("d", "for_each", "LocalIterator[...].for_each(<lambda>)", parents=("c",))]
+
+
+def _texts(ax, gid):
+    return [t.get_text() for t in ax.texts if t.get_gid() == gid]
+
+
+def _node_boxes(ax):
+    return {p.get_gid(): p for p in ax.patches if (p.get_gid() or "").startswith("rlviz-node-")}
+
+
+def test_node_list_shows_short_op_names_and_actor_groups():
+    ax = plot_graph(SHARDED)
+    assert sorted(_texts(ax, "rlviz-op")) == ["for_each", "from_range", "from_range", "gather_sync"]
+    assert sorted(_texts(ax, "rlviz-actor")) == ["shard-0", "shard-1"]
+    assert not any("ParallelIterator" in t.get_text() for t in ax.texts)   # long label kept out
+    assert ax.get_title(loc="left") == "Dataflow: 4 nodes on 3 processes"
+
+
+def test_nodes_coloured_by_where_with_legend():
+    ax = plot_graph(SHARDED)
+    colors = where_colors(["driver", "shard-0", "shard-1"])
+    boxes = _node_boxes(ax)
+    for i, node in enumerate(SHARDED):
+        assert to_hex(boxes[NODE_GID.format(i)].get_edgecolor()) == colors[node.where]
+    assert colors["driver"] == DRIVER_COLOR and colors["shard-0"] != colors["shard-1"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["driver", "shard-0", "shard-1"]
+
+
+def test_layout_runs_left_to_right_with_gather_between_its_shards():
+    layout = graph_layout(dataflow_graph(SHARDED))
+    assert layout.column == {"a": 0, "b": 0, "c": 1, "d": 2}
+    assert layout.row["a"] < layout.row["c"] < layout.row["b"]
+    assert layout.row["c"] == pytest.approx((layout.row["a"] + layout.row["b"]) / 2)
+    assert layout.row["d"] == pytest.approx(layout.row["c"])
+
+
+def test_sources_sit_next_to_their_first_consumer():
+    nodes = [Node("a", "src", "a"), Node("b", "map", "b", parents=("a",)),
+             Node("c", "map", "c", parents=("b",)), Node("late", "src", "late"),
+             Node("u", "union", "u", parents=("c", "late"))]
+    layout = graph_layout(dataflow_graph(nodes))
+    assert layout.column["late"] == layout.column["u"] - 1 == 2
+
+
+def test_cycle_is_drawn_with_a_dashed_back_edge():
+    nodes = [Node("a", "x", "a", parents=("b",)), Node("b", "y", "b", parents=("a",))]
+    layout = graph_layout(dataflow_graph(nodes))
+    assert len(layout.back_edges) == 1
+    ax = plot_graph(nodes)
+    styles = [p.get_linestyle() for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]
+    assert sorted(styles) == ["-", "--"]
+
+
+def test_object_with_dataflow_method_is_accepted():
+    class Plan:
+        def dataflow(self):
+            return list(SHARDED)
+
+    ax = plot_graph(Plan())
+    assert len(_texts(ax, "rlviz-op")) == 4
+
+
+@pytest.mark.parametrize("bad", [42, "nodes", [1, 2], {"a": SHARDED[0]}, None])
+def test_other_inputs_are_a_type_error_naming_what_is_accepted(bad):
+    with pytest.raises(TypeError, match=r"accepts an rlviz.trace.Trace, an iterator or plan"):
+        plot_graph(bad)
+
+
+def test_dataflow_returning_something_else_is_a_type_error():
+    class Broken:
+        def dataflow(self):
+            return "not nodes"
+
+    with pytest.raises(TypeError, match=r"Broken.dataflow\(\) returned str"):
+        plot_graph(Broken())
+
+
+def test_bad_ax_is_a_type_error():
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+        plot_graph(SHARDED, ax="left")
+
+
+def test_trace_annotates_calls_items_busy_and_not_ready():
+    trace = sharded_trace(items=12, shards=2, not_ready=2)
+    ax = plot_graph(trace)
+    stats = dict(zip(_texts(ax, "rlviz-op"), _texts(ax, "rlviz-stats")))
+    assert stats["gather_sync"].startswith("25 calls · 24 items")     # 24 items + 1 stop
+    assert "2 not ready" in stats["batch"]
+    assert "ms busy" in stats["for_each"]
+    # items passed along each edge: 12 per shard edge, 24 from gather to batch
+    assert sorted(_texts(ax, "rlviz-edge-count")) == ["12", "12", "12", "12", "24"]
+    assert "81 calls recorded" in ax.get_title(loc="left")
+
+
+def test_edge_width_grows_with_items_passed():
+    ax = plot_graph(sharded_trace(items=12))
+    widths = sorted(p.get_linewidth() for p in ax.patches if type(p).__name__ == "FancyArrowPatch")
+    assert widths[0] < widths[-1]
+
+
+def test_errors_outline_the_node_in_red():
+    records = [{"op": "boom", "label": "boom", "op_id": "b", "where": "driver", "pid": 1,
+                "start_ns": 0, "end_ns": 5, "outcome": "error"}]
+    ax = plot_graph(Trace.from_records(records))
+    assert to_hex(_node_boxes(ax)[NODE_GID.format(0)].get_edgecolor()) == "#d62728"
+    assert "1 errors" in _texts(ax, "rlviz-stats")[0]
+
+
+@pytest.mark.parametrize("obj", [apex_nodes(), concurrently_trace(), sharded_trace(shards=6)])
+def test_big_plans_have_no_overlapping_labels(obj):
+    ax = plot_graph(obj)
+    if isinstance(obj, list):
+        assert len(obj) >= 28
+    assert texts_overlapping(ax) == []
+    renderer = ax.figure.canvas.get_renderer()
+    figure_box = ax.figure.bbox
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1, text.get_text()
+
+
+def test_op_names_fit_inside_their_boxes():
+    ax = plot_graph(apex_nodes())
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = _node_boxes(ax)
+    names = [t for t in ax.texts if t.get_gid() == "rlviz-op"]
+    assert len(names) == len(boxes)
+    for name, box in zip(names, boxes.values()):
+        assert box.get_window_extent(renderer).contains(*name.get_window_extent(renderer).p0)
+        assert box.get_window_extent(renderer).contains(*name.get_window_extent(renderer).p1)
+
+
+@pytest.mark.parametrize("empty", [Trace.empty(), []])
+def test_empty_input_draws_a_note(empty):
+    ax = plot_graph(empty)
+    assert _texts(ax, "rlviz-note") == ["no dataflow nodes to draw (empty trace or plan)"]
+    assert ax.get_title(loc="left").startswith("Dataflow: 0 nodes")
+
+
+def test_row_gap_must_be_positive():
+    with pytest.raises(ValueError, match="row_gap"):
+        graph_layout(nx.DiGraph(), row_gap=0)
