@@ -278,6 +278,8 @@ class RolloutWorker(ParallelIteratorWorker):
         self.sampler.close()
 
     def __repr__(self) -> str:
+        if not hasattr(self, "sampler"):              # Ray may ask before __init__ finished
+            return "RolloutWorker(starting)"
         kind = "multi-agent " if self.multi_agent else ""
         return (f"RolloutWorker({self.worker_index}, {kind}policies={list(self.policy_map)}, "
                 f"envs={self.config.num_envs_per_worker}, fragment={self.config.rollout_fragment_length})")

@@ -107,7 +107,7 @@ class TorchPolicy(Policy):
         if set(weights) != set(own):
             raise ValueError(f"weights have keys {sorted(weights)} but {type(self).__name__} expects "
                              f"{sorted(own)}; were they taken from the same policy class?")
-        self.model.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()})
+        self.model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
 
     def _tensor(self, batch: SampleBatch, key: str, dtype: Any = torch.float32) -> torch.Tensor:
         return torch.as_tensor(np.asarray(batch[key]), dtype=dtype)

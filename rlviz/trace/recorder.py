@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 from array import array
 from collections import deque
 
@@ -51,6 +52,7 @@ class Recorder:
         self._chunk = array("q")
         self._first_seq = 0
         self._more_inputs: dict[int, tuple[int, ...]] = {}
+        self._lock = threading.Lock()   # export may run on another thread than recording
 
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
@@ -100,10 +102,14 @@ class Recorder:
         The result is what ``Trace.from_exports`` reads; it crosses process
         boundaries cheaply (one bytes blob for the numbers).
         """
-        first = max(since, self._first_seq)
+        with self._lock:
+            chunks = (*self._full, self._chunk[:])
+            first = max(since, self._first_seq)
+            seq = self._first_seq
+            nodes = list(self.nodes)
+            more = dict(self._more_inputs)
         data = array("q")
-        seq = self._first_seq
-        for chunk in (*self._full, self._chunk):
+        for chunk in chunks:
             n = len(chunk) // FIELDS
             if seq + n > first:
                 data.extend(chunk[max(0, first - seq) * FIELDS:])
@@ -111,9 +117,9 @@ class Recorder:
         return {
             "tag": self.tag, "pid": self.pid, "where": self.where,
             "first_seq": first, "next_seq": self.seq, "dropped": first - since,
-            "nodes": [n.to_dict() for n in self.nodes], "texts": list(self.texts.texts),
+            "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
             "data": data.tobytes(),
-            "more_inputs": {s: ins for s, ins in self._more_inputs.items() if s >= first},
+            "more_inputs": {s: ins for s, ins in more.items() if s >= first},
             "offset_ns": 0,
         }
 
@@ -133,14 +139,15 @@ class Recorder:
     # -- helpers ------------------------------------------------------------
     def _roll(self) -> None:
         """Close the current chunk; evict the oldest while over capacity."""
-        self._full.append(self._chunk)
-        self._chunk = array("q")
-        room_for_next = self._chunk_len // FIELDS
-        while self._full and self.held + room_for_next > self.capacity:
-            evicted = len(self._full.popleft()) // FIELDS
-            self.dropped += evicted
-            self._first_seq += evicted
-            self._forget_inputs_before(self._first_seq)
+        with self._lock:
+            self._full.append(self._chunk)
+            self._chunk = array("q")
+            room_for_next = self._chunk_len // FIELDS
+            while self._full and self.held + room_for_next > self.capacity:
+                evicted = len(self._full.popleft()) // FIELDS
+                self.dropped += evicted
+                self._first_seq += evicted
+                self._forget_inputs_before(self._first_seq)
 
     def _forget_inputs_before(self, seq: int) -> None:
         more = self._more_inputs

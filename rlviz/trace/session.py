@@ -70,12 +70,13 @@ class _Session:
         self.capacity = capacity
         self.active = False
         self.cursor = 0
+        self.start_ns = time.time_ns()
 
     def collect(self) -> Trace:
         exports = [get_recorder().export(since=self.cursor)]
         for collector in _COLLECTORS:
             exports.extend(collector.collect())
-        return Trace.from_exports(exports)
+        return Trace.from_exports(exports, since_ns=self.start_ns)
 
 
 @contextmanager
@@ -110,6 +111,7 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     session = _Session(capacity)
     trace = LiveTrace(session)
     session.cursor = recorder.seq
+    session.start_ns = time.time_ns()
     was_enabled = recorder.enabled
     for collector in _COLLECTORS:
         collector.begin(capacity)

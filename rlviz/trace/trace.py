@@ -66,11 +66,14 @@ class Trace:
         return cls([], columns)
 
     @classmethod
-    def from_exports(cls, exports: Iterable[dict]) -> "Trace":
-        """Merge ``Recorder.export()`` results from several processes."""
+    def from_exports(cls, exports: Iterable[dict], since_ns: int = 0) -> "Trace":
+        """Merge ``Recorder.export()`` results from several processes.
+
+        Events that started before ``since_ns`` (driver clock) are left out.
+        """
         builder = _Builder()
         for export in exports:
-            builder.add_export(export)
+            builder.add_export(export, since_ns)
         return builder.build()
 
     @classmethod
@@ -219,8 +222,12 @@ class _Builder:
             self.nodes[index] = node
         return index
 
-    def add_export(self, export: dict) -> None:
+    def add_export(self, export: dict, since_ns: int = 0) -> None:
+        offset = int(export.get("offset_ns", 0))
         rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
+        seqs = export["first_seq"] + np.arange(len(rows), dtype=np.int64)
+        keep = rows[:, 1] + offset >= since_ns
+        rows, seqs = rows[keep], seqs[keep]
         n = len(rows)
         self.dropped += int(export.get("dropped", 0))
         node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
@@ -235,9 +242,7 @@ class _Builder:
         is_sized = kind == KIND_SIZED
         mask = (1 << 24) - 1
         number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
-        seqs = export["first_seq"] + np.arange(n, dtype=np.int64)
         item_id = np.where(outcome == 0, (int(export["tag"]) << ID_SHIFT) | seqs, -1)
-        offset = int(export.get("offset_ns", 0))
         self._append(node=node_map[rows[:, 0]], pid=np.full(n, export["pid"]),
                      start_ns=rows[:, 1] + offset, end_ns=rows[:, 2] + offset,
                      outcome=outcome, item_kind=kind, item_num=number, item_id=item_id)
@@ -272,7 +277,25 @@ class _Builder:
         counts = np.array([len(x) for x in inputs], np.int64)
         columns["input_offsets"] = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         columns["input_ids"] = np.array([v for x in inputs for v in x], np.int64)
-        return Trace(self.nodes, columns, self.texts.texts, self.dropped)
+        nodes, remap = self._seen_nodes(columns["node"])
+        columns["node"] = remap[columns["node"]].astype(np.int32) if len(remap) else columns["node"]
+        return Trace(nodes, columns, self.texts.texts, self.dropped)
+
+    def _seen_nodes(self, used: np.ndarray) -> tuple[list[Node], np.ndarray]:
+        """Nodes that have events, plus everything upstream of them; and the index remap."""
+        by_id = {node.op_id: i for i, node in enumerate(self.nodes)}
+        keep = set(np.unique(used).tolist()) if self.parts["node"] else set(range(len(self.nodes)))
+        frontier = list(keep)
+        while frontier:
+            for parent in self.nodes[frontier.pop()].parents:
+                index = by_id.get(parent)
+                if index is not None and index not in keep:
+                    keep.add(index)
+                    frontier.append(index)
+        ordered = sorted(keep)
+        remap = np.zeros(len(self.nodes), np.int64)
+        remap[ordered] = np.arange(len(ordered))
+        return [self.nodes[i] for i in ordered], remap
 
     def _append(self, **values) -> None:
         for name, value in values.items():

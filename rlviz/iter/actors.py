@@ -1,0 +1,146 @@
+"""Actors that run rlviz code: naming their lanes, and collecting their recordings.
+
+``track_actor`` registers an actor (a shard, a rollout worker) so that every
+``rlviz.record()`` block switches its recorder on and gathers its events.
+Collection happens at the end of a block or when a live trace is read.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+import weakref
+from collections.abc import Callable
+
+import ray
+
+from rlviz.iter.worker import CONTROL_GROUP
+from rlviz.trace.session import add_collector
+
+__all__ = ["track_actor", "actor_label", "next_label", "ActorCollector", "COLLECTOR"]
+
+_LABEL_COUNTERS: dict[str, itertools.count] = {}
+_BEGIN_TIMEOUT_S = 2.0     # an actor busy in its default queue answers later; the time window covers it
+_COLLECT_TIMEOUT_S = 10.0
+
+
+def next_label(prefix: str) -> str:
+    """A fresh lane label: ``shard-0``, ``shard-1``, ... per prefix."""
+    counter = _LABEL_COUNTERS.setdefault(prefix, itertools.count())
+    return f"{prefix}-{next(counter)}"
+
+
+class ActorCollector:
+    """Switches tracked actors' recorders on and off and gathers their exports.
+
+    Handles are held weakly, except during a recording block, when they are
+    pinned so that an actor whose iterator was dropped still hands in its events.
+    """
+
+    def __init__(self) -> None:
+        self.labels: dict[object, str] = {}
+        self.grouped: set[str] = set()
+        self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.active = False
+        self.capacity: int | None = None
+        self.cursors: dict[str, int] = {}
+        self.offsets: dict[str, int] = {}
+        self.pinned: list = []
+
+    def track(self, handle, label: str, control_group: bool) -> None:
+        """Register ``handle`` under ``label`` and tell it its lane name."""
+        self.handles[label] = handle
+        self.labels[handle._actor_id] = label
+        if control_group:
+            self.grouped.add(label)
+        before = time.time_ns()
+        actor_ns = ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
+        self.offsets[label] = (before + time.time_ns()) // 2 - actor_ns
+        if self.active:
+            self.cursors[label] = 0
+            self.pinned.append(handle)
+
+    def begin(self, capacity: int | None) -> None:
+        self.capacity = capacity
+        self.active = True
+        self.pinned = list(self.handles.values())
+        self.cursors = self._call_all("_rlviz_set_recording", lambda label: (True, capacity), _BEGIN_TIMEOUT_S)
+
+    def collect(self) -> list[dict]:
+        exports = []
+        for label, (export, _) in self._call_all(
+                "_rlviz_export", lambda label: (self.cursors.get(label, 0),), _COLLECT_TIMEOUT_S).items():
+            export["offset_ns"] = self.offsets.get(label, 0)
+            exports.append(export)
+        return exports
+
+    def end(self) -> None:
+        self.active = False
+        for handle in list(self.handles.values()):
+            self._control(handle, "_rlviz_set_recording").remote(False)
+        self.pinned = []
+
+    def _control(self, handle, method: str):
+        """``handle.method``, in the control concurrency group if the actor has one."""
+        bound = getattr(handle, method)
+        return bound.options(concurrency_group=CONTROL_GROUP) if self.labels.get(handle._actor_id) in self.grouped else bound
+
+    def _call_all(self, method: str, args: Callable[[str], tuple], timeout: float) -> dict[str, object]:
+        """Call ``method`` on every live tracked actor; dead or busy ones are skipped."""
+        refs = {label: self._control(handle, method).remote(*args(label))
+                for label, handle in list(self.handles.items())}
+        results = {}
+        deadline = time.monotonic() + timeout
+        for label, ref in refs.items():
+            try:
+                results[label] = ray.get(ref, timeout=max(0.0, deadline - time.monotonic()))
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                continue
+        return results
+
+
+COLLECTOR = ActorCollector()
+add_collector(COLLECTOR)
+
+
+def label_of(handle) -> str:
+    """The lane label of a tracked actor."""
+    return COLLECTOR.labels[handle._actor_id]
+
+
+def actor_label(handle) -> str | None:
+    """The lane label of ``handle``, or None if it is not tracked."""
+    return COLLECTOR.labels.get(handle._actor_id)
+
+
+def track_actor(handle, label: str | None = None, control_group: bool = False) -> str:
+    """Record what actor ``handle`` does in every ``rlviz.record()`` block.
+
+    The actor's class must subclass ``ParallelIteratorWorker``.  Tracking an
+    actor twice keeps its first label.
+
+    Parameters
+    ----------
+    handle : ray.actor.ActorHandle
+        The actor.
+    label : str, optional
+        Its lane name in traces (default: its class name and a number).
+    control_group : bool
+        True if the actor class was declared with
+        ``ray.remote(concurrency_groups=rlviz.iter.CONCURRENCY_GROUPS)``; then
+        recordings are collected even while the actor streams.  Leave False
+        otherwise: calling an undeclared group kills the actor.
+
+    Returns
+    -------
+    str
+        The label in use.
+    """
+    known = actor_label(handle)
+    if known is not None:
+        return known
+    if not hasattr(handle, "_rlviz_attach"):
+        raise TypeError(f"actor {handle!r} cannot be tracked: its class must subclass "
+                        f"rlviz.iter.ParallelIteratorWorker")
+    label = label or next_label(handle._ray_actor_creation_function_descriptor.class_name)
+    COLLECTOR.track(handle, label, control_group)
+    return label

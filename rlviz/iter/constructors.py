@@ -1,0 +1,146 @@
+"""Making ParallelIterators: from items, a range, generators, or existing actors.
+
+Every constructor ends in ``from_actors``-style shard sets, each with a
+readable name that becomes the trace label.  Arguments are checked before
+any actor starts.
+"""
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import ray
+
+from rlviz.iter.actors import next_label, track_actor
+from rlviz.iter.instrument import new_node_id
+from rlviz.iter.parallel import ActorSet, ParallelIterator
+from rlviz.iter.validate import check_batch_ms, check_positive_int
+from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
+from rlviz.runtime import ensure_ray
+
+__all__ = ["from_items", "from_range", "from_iterators", "from_actors", "repartition"]
+
+_ShardActor = ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ShardWorker)
+
+
+def from_items(items: Sequence, num_shards: int = 2, repeat: bool = False) -> ParallelIterator:
+    """Shard a list of items: item ``i`` goes to shard ``i % num_shards``.
+
+    Examples
+    --------
+    >>> from_items([1, 2, 3, 4], num_shards=2).gather_sync().take(4)
+    [1, 2, 3, 4]
+    """
+    check_positive_int("num_shards", num_shards)
+    items = list(items)
+    shards = [items[i::num_shards] for i in range(num_shards)]
+    kind = type(items[0]).__name__ if items else "empty"
+    name = f"from_items[{kind}, {len(items)}, shards={num_shards}{', repeat=True' if repeat else ''}]"
+    return _from_shards(shards, repeat, name, "from_items")
+
+
+def from_range(n: int, num_shards: int = 2, repeat: bool = False) -> ParallelIterator:
+    """Shard ``range(n)`` into contiguous chunks of ``n // num_shards``; the last takes the rest.
+
+    Examples
+    --------
+    >>> from_range(5, num_shards=2).get_shard(1).take(5)
+    [2, 3, 4]
+    """
+    check_positive_int("n", n, allow_zero=True)
+    check_positive_int("num_shards", num_shards)
+    size = n // num_shards
+    shards = [range(i * size, n if i == num_shards - 1 else (i + 1) * size) for i in range(num_shards)]
+    name = f"from_range[{n}, shards={num_shards}{', repeat=True' if repeat else ''}]"
+    return _from_shards(shards, repeat, name, "from_range")
+
+
+def from_iterators(generators: Sequence[Iterable | Callable[[], Iterable]], repeat: bool = False,
+                   name: str | None = None) -> ParallelIterator:
+    """One shard actor per entry: an iterable, or a zero-argument callable returning one.
+
+    Raises
+    ------
+    TypeError
+        For a generator object (it cannot be sent to an actor): pass a lambda.
+    ValueError
+        For ``repeat=True`` with a one-shot iterator.
+    """
+    generators = list(generators)
+    if not generators:
+        raise ValueError("generators is empty; give at least one iterable or callable")
+    for index, entry in enumerate(generators):
+        if isinstance(entry, types.GeneratorType):
+            raise TypeError(f"generators[{index}] is a generator object, which cannot be sent to an "
+                            f"actor; pass a function that makes it instead, e.g. lambda: gen()")
+        if repeat and iter(entry) is entry if not callable(entry) else False:
+            raise ValueError(f"generators[{index}] is a one-shot iterator and cannot repeat; "
+                             f"pass the iterable or a lambda returning a fresh iterator")
+        if not callable(entry) and not isinstance(entry, Iterable):
+            raise TypeError(f"generators[{index}] is a {type(entry).__name__}; expected an iterable "
+                            f"or a zero-argument callable returning one")
+    label = name or f"from_iterators[shards={len(generators)}{', repeat=True' if repeat else ''}]"
+    return _from_shards(generators, repeat, label, "from_iterators")
+
+
+def from_actors(actors: Sequence, name: str | None = None) -> ParallelIterator:
+    """Use existing actors whose class subclasses ``ParallelIteratorWorker`` as shards.
+
+    Raises
+    ------
+    TypeError
+        If an entry is not an actor handle of a ParallelIteratorWorker subclass.
+    """
+    actors = list(actors)
+    if not actors:
+        raise ValueError("actors is empty; give at least one actor handle")
+    for index, actor in enumerate(actors):
+        if not hasattr(actor, "_rlviz_init"):
+            raise TypeError(f"actors[{index}] ({actor!r}) is not an actor of a "
+                            f"ParallelIteratorWorker subclass; subclass rlviz.iter.ParallelIteratorWorker "
+                            f"and call its __init__(item_generator, repeat)")
+    ensure_ray()
+    labels = tuple(track_actor(actor) for actor in actors)
+    class_name = actors[0]._ray_actor_creation_function_descriptor.class_name
+    label = name or f"from_actors[{class_name} x{len(actors)}]"
+    source = ActorSet(tuple(actors), labels, "from_actors", new_node_id(), f"ParallelIterator[{label}]")
+    return ParallelIterator([source], f"ParallelIterator[{label}]")
+
+
+def repartition(parallel: ParallelIterator, num_partitions: int, batch_ms: float) -> ParallelIterator:
+    """New shard actors; partition ``i`` pulls every ``num_partitions``-th item (offset ``i``) of each old shard."""
+    check_positive_int("num_partitions", num_partitions)
+    check_batch_ms(batch_ms)
+    old = parallel._start_shards()
+    shards = [_partition_items(old, num_partitions, i, batch_ms) for i in range(num_partitions)]
+    name = f"{parallel}.repartition[num_partitions={num_partitions}]"
+    result = _from_shards(shards, False, name, "repartition", wrap=False)
+    result.parent_iterators.append(parallel)
+    return result
+
+
+def _from_shards(shards: list, repeat: bool, name: str, op: str, wrap: bool = True) -> ParallelIterator:
+    """Start one shard actor per entry and describe them as one actor set."""
+    ensure_ray()
+    actors = tuple(_ShardActor.remote(shard, repeat) for shard in shards)
+    labels = tuple(track_actor(actor, next_label("shard"), control_group=True) for actor in actors)
+    label = f"ParallelIterator[{name}]" if wrap else name
+    return ParallelIterator([ActorSet(actors, labels, op, new_node_id(), label)], label)
+
+
+def _partition_items(actors: list, step: int, start: int, batch_ms: float) -> Callable[[], Any]:
+    """The item generator of one new partition: slices of every old shard, as they arrive."""
+    def items():
+        pending = {a._rlviz_slice_batch.remote(step, start, batch_ms): a for a in actors}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                actor = pending.pop(ref)
+                try:
+                    _, batch = ray.get(ref)
+                except StopIteration:
+                    continue
+                pending[actor._rlviz_slice_batch.remote(step, start, batch_ms)] = actor
+                yield from batch
+    return items

@@ -1,0 +1,171 @@
+"""How the driver pulls from shard actors: the sources behind the gather methods.
+
+``batch_across_shards`` is a lock-step barrier of plain calls; ``gather_sync``,
+``gather_async`` and ``get_shard`` use one Ray streaming call per shard whose
+back-pressure bounds how far a shard runs ahead.  Each source lists the ids
+of the values it received, so traces link shard events to driver events.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import ray
+
+from rlviz.iter.chain import Source
+from rlviz.iter.instrument import new_node_id
+from rlviz.iter.local import LocalIterator
+from rlviz.iter.metrics import SharedMetrics
+from rlviz.iter.sentinel import NOT_READY
+
+if TYPE_CHECKING:
+    from rlviz.iter.parallel import ParallelIterator
+
+__all__ = ["batch_across_shards", "gather_sync", "gather_async", "get_shard"]
+
+
+def batch_across_shards(parallel: "ParallelIterator") -> LocalIterator:
+    """A list per round: one ``par_iter_next`` per live shard, all awaited together."""
+    gather_id = new_node_id()
+    serve = f"{gather_id}:par_iter_next"
+
+    def open_barrier(timeout, consumed: list) -> Iterator:
+        actors = parallel._start_shards()
+        futures = [a._rlviz_next.remote(serve) for a in actors]
+        while actors:
+            ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+            if len(ready) < len(futures):
+                yield NOT_READY
+                continue
+            batch, live = [], []
+            for actor, future in zip(actors, futures):
+                try:
+                    item_id, item = ray.get(future)
+                except StopIteration:
+                    continue
+                consumed.append(item_id)
+                batch.append(item)
+                live.append(actor)
+            actors = live
+            if batch:
+                yield batch
+            if timeout is not None:
+                yield NOT_READY
+            futures = [a._rlviz_next.remote(serve) for a in actors]
+
+    return _gathered(parallel, "batch_across_shards", gather_id, serve, open_barrier, SharedMetrics())
+
+
+def gather_sync(parallel: "ParallelIterator", prefetch: int) -> LocalIterator:
+    """Items in strict round robin across shards, each shard streaming ``prefetch`` at a time."""
+    gather_id = new_node_id()
+    serve = f"{gather_id}:par_iter_next_batch"
+
+    def open_round_robin(timeout, consumed: list) -> Iterator:
+        streams = [_stream(a, serve, 0, prefetch, 1) for a in parallel._start_shards()]
+        buffers = [deque() for _ in streams]
+        active = list(range(len(streams)))
+        turn = 0
+        while active:
+            turn %= len(active)
+            shard = active[turn]
+            if not buffers[shard]:
+                state = _refill(streams[shard], buffers[shard], timeout)
+                if state is _ENDED:
+                    active.pop(turn)
+                    continue
+                if state is _NOT_READY:
+                    yield NOT_READY
+                    continue
+            item_id, item = buffers[shard].popleft()
+            consumed.append(item_id)
+            yield item
+            turn += 1
+
+    return _gathered(parallel, "gather_sync", gather_id, serve, open_round_robin, SharedMetrics())
+
+
+def gather_async(parallel: "ParallelIterator", batch_ms: float, num_async: int) -> LocalIterator:
+    """Items as they arrive from any shard; ``num_async`` batches in flight per shard."""
+    gather_id = new_node_id()
+    serve = f"{gather_id}:par_iter_next_batch"
+    shared = SharedMetrics()
+
+    def open_as_ready(timeout, consumed: list) -> Iterator:
+        actors = parallel._start_shards()
+        owner = {_stream(a, serve, batch_ms, 1, num_async): a for a in actors}
+        while owner:
+            ready, _ = ray.wait(list(owner), num_returns=1, timeout=timeout)
+            for stream in ready:
+                try:
+                    ids, items = ray.get(next(stream))
+                except StopIteration:
+                    del owner[stream]
+                    continue
+                shared.get().current_actor = owner[stream]
+                for item_id, item in zip(ids, items):
+                    consumed.append(item_id)
+                    yield item
+            if timeout is not None:
+                yield NOT_READY
+
+    return _gathered(parallel, "gather_async", gather_id, serve, open_as_ready, shared)
+
+
+def get_shard(parallel: "ParallelIterator", index: int, batch_ms: float, num_async: int) -> LocalIterator:
+    """The items of one shard, in order."""
+    gather_id = new_node_id()
+    serve = f"{gather_id}:par_iter_next_batch"
+
+    def open_one(timeout, consumed: list) -> Iterator:
+        actor = parallel._start_shards([index])[0]
+        stream = _stream(actor, serve, batch_ms, 1, num_async)
+        buffer: deque = deque()
+        while True:
+            if not buffer:
+                state = _refill(stream, buffer, timeout)
+                if state is _ENDED:
+                    return
+                if state is _NOT_READY:
+                    yield NOT_READY
+                    continue
+            item_id, item = buffer.popleft()
+            consumed.append(item_id)
+            yield item
+
+    return _gathered(parallel, f"get_shard[{index}]", gather_id, serve, open_one, SharedMetrics(),
+                     shards=[index])
+
+
+def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: SharedMetrics,
+              shards: list[int] | None = None) -> LocalIterator:
+    """A LocalIterator whose source node ``op`` pulls through serving nodes on the shards."""
+    def upstream():
+        return parallel._shard_nodes(serve, shards)
+
+    label = f"{parallel}.{op}()" if not op.startswith("get_shard") else f"{parallel}.shard[{shards[0]}]"
+    return LocalIterator._create(Source(op, gather_id, label, open_fn, upstream), shared)
+
+
+def _stream(actor, serve: str, batch_ms: float, chunk: int, in_flight: int):
+    """Start one streaming call: the shard yields ``(ids, items)`` batches."""
+    return actor._rlviz_stream.options(_generator_backpressure_num_objects=in_flight).remote(
+        serve, batch_ms, chunk)
+
+
+_FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
+
+
+def _refill(stream, buffer: deque, timeout) -> str:
+    """Move the stream's next batch into ``buffer``; say whether it came, isn't ready, or ended."""
+    if timeout is not None:
+        ready, _ = ray.wait([stream], num_returns=1, timeout=timeout)
+        if not ready:
+            return _NOT_READY
+    try:
+        ids, items = ray.get(next(stream))
+    except StopIteration:
+        return _ENDED
+    buffer.extend(zip(ids, items))
+    return _FILLED

@@ -1,0 +1,239 @@
+"""``LocalIterator``: a lazy, chainable iterator that records every ``next()``.
+
+Each transform returns a new iterator holding the same source plus one more
+step; nothing runs until the first ``next()``.  Built chains wrap every stage
+in ``instrument`` so a ``rlviz.record()`` block sees each call.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from rlviz.iter import transforms
+from rlviz.iter.chain import Source, Step, localize
+from rlviz.iter.instrument import Tap, instrument, new_node_id
+from rlviz.iter.metrics import MetricsContext, SharedMetrics, current_metrics
+from rlviz.iter.validate import check_positive_int, check_concurrency
+from rlviz.trace.event import DRIVER, Node
+from rlviz.trace.recorder import get_recorder
+
+__all__ = ["LocalIterator"]
+
+
+class LocalIterator:
+    """An iterator over one stream of items, transformed lazily on this process.
+
+    Parameters
+    ----------
+    base_iterator : callable
+        ``base_iterator(timeout)`` returns the iterable to start from.  A
+        callable (not an iterator) keeps the LocalIterator serialisable.
+    shared_metrics : SharedMetrics, optional
+        The metrics context shared along the chain (a new one by default).
+    local_transforms : list of callable, optional
+        Functions ``iterator -> iterator`` applied on top of the base.
+    timeout : float, optional
+        Passed to the source: None blocks; a number makes waits non-blocking
+        and a ``NextValueNotReady`` is yielded after each wait round.
+    name : str, optional
+        The chain's readable name, shown by ``repr`` and in traces.
+
+    Examples
+    --------
+    >>> it = LocalIterator(lambda timeout: range(6)).for_each(lambda x: x * 10).batch(4)
+    >>> it
+    LocalIterator[source].for_each().batch(4)
+    >>> list(it)
+    [[0, 10, 20, 30], [40, 50]]
+    """
+
+    def __init__(self, base_iterator: Callable[[Any], Iterable], shared_metrics: SharedMetrics | None = None,
+                 local_transforms: list[Callable] | None = None, timeout: float | None = None,
+                 name: str | None = None) -> None:
+        if not callable(base_iterator):
+            raise TypeError(f"base_iterator must be a callable taking a timeout and returning an "
+                            f"iterable, not {type(base_iterator).__name__}; wrap it: lambda timeout: items")
+        label = name or "LocalIterator[source]"
+        source = Source("source", new_node_id(), label, lambda timeout, consumed: iter(base_iterator(timeout)))
+        steps: tuple[Step, ...] = ()
+        for fn in local_transforms or ():
+            steps += (_as_step(fn, steps[-1].label if steps else label),)
+        self._init(source, shared_metrics or SharedMetrics(), steps, timeout)
+
+    @classmethod
+    def _create(cls, source: Source, shared_metrics: SharedMetrics | None = None,
+                steps: tuple[Step, ...] = (), timeout: float | None = None) -> "LocalIterator":
+        """A LocalIterator over ``source`` (how rlviz's own sources make one)."""
+        it = cls.__new__(cls)
+        it._init(source, shared_metrics or SharedMetrics(), steps, timeout)
+        return it
+
+    def _init(self, source: Source, shared: SharedMetrics, steps: tuple[Step, ...],
+              timeout: float | None) -> None:
+        self._source = source
+        self._steps = steps
+        self.shared_metrics = shared
+        self.timeout = timeout
+        self._built: Iterator | None = None
+
+    # -- identity ----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The readable name of the whole chain."""
+        return self._steps[-1].label if self._steps else self._source.label
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def dataflow(self, where: str = DRIVER) -> list[Node]:
+        """The dataflow graph feeding this iterator, as plain ``Node``s (nothing runs)."""
+        upstream, _ = self._source.upstream()
+        return upstream + self._chain_nodes(where)
+
+    # -- iteration ---------------------------------------------------------
+    def __iter__(self) -> Iterator:
+        self._build_once()
+        return self._built
+
+    def __next__(self) -> Any:
+        if self._built is None:
+            self._build_once()
+        return next(self._built)
+
+    def take(self, n: int) -> list:
+        """The next ``n`` items (fewer if the stream ends)."""
+        check_positive_int("n", n, allow_zero=True)
+        out: list = []
+        if n == 0:
+            return out
+        for item in self:
+            out.append(item)
+            if len(out) >= n:
+                break
+        return out
+
+    def show(self, n: int = 20) -> None:
+        """Print the next ``n`` items."""
+        for item in self.take(n):
+            print(item)
+
+    @staticmethod
+    def get_metrics() -> MetricsContext:
+        """The metrics context of the iterator function running now.
+
+        Raises
+        ------
+        ValueError
+            Outside a function called by an iterator (for_each, filter, ...).
+        """
+        return current_metrics()
+
+    # -- transforms: each returns a new iterator with one more step ----------
+    def for_each(self, fn: Callable, max_concurrency: int = 1,
+                 resources: dict | None = None) -> "LocalIterator":
+        """Apply ``fn`` to each item (``max_concurrency != 1``: as Ray tasks, 0 = unbounded)."""
+        check_concurrency(max_concurrency)
+        if max_concurrency == 1:
+            return self._then_fn("for_each", ".for_each()",
+                                 lambda up, shared: transforms.for_each(up, fn, shared))
+        return self._then_fn("for_each", f".for_each(max_concurrency={max_concurrency})",
+                             lambda up, shared: transforms.for_each_concurrent(
+                                 up, fn, max_concurrency, resources))
+
+    def filter(self, fn: Callable[[Any], bool]) -> "LocalIterator":
+        """Keep items for which ``fn(item)`` is true."""
+        return self._then_fn("filter", ".filter()",
+                             lambda up, shared: transforms.filter_items(up, fn, shared))
+
+    def batch(self, n: int) -> "LocalIterator":
+        """Group items into lists of ``n`` (the last list may be shorter)."""
+        check_positive_int("n", n)
+        return self._then_fn("batch", f".batch({n})", lambda up, shared: transforms.batch(up, n))
+
+    def flatten(self) -> "LocalIterator":
+        """Yield the elements of each (iterable) item."""
+        return self._then_fn("flatten", ".flatten()", lambda up, shared: transforms.flatten(up))
+
+    def shuffle(self, shuffle_buffer_size: int, seed: int | None = None) -> "LocalIterator":
+        """Shuffle through a buffer of ``shuffle_buffer_size`` items."""
+        check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+        return self._then_fn("shuffle", f".shuffle(shuffle_buffer_size={shuffle_buffer_size}, seed={seed})",
+                             lambda up, shared: transforms.shuffle(up, shuffle_buffer_size, seed))
+
+    def transform(self, fn: Callable[[Iterator], Iterator]) -> "LocalIterator":
+        """Apply ``fn`` to the whole iterator (``fn(iterator) -> iterator``)."""
+        return self._then_fn("transform", ".transform()", lambda up, shared: iter(fn(up)))
+
+    def combine(self, fn: Callable[[Any], Iterable]) -> "LocalIterator":
+        """``fn(item)`` returns a list; yield its elements (for_each + flatten as one step)."""
+        return self._then_fn("combine", ".combine()", lambda up, shared: transforms.flatten(
+            transforms.for_each(up, fn, shared)))
+
+    def zip_with_source_actor(self) -> "LocalIterator":
+        """Pair each item with the actor that produced it (only gather_async knows it)."""
+        return self._then_fn("zip_with_source_actor", ".zip_with_source_actor()",
+                             lambda up, shared: transforms.for_each(up, _zip_with_source, shared))
+
+    def duplicate(self, n: int) -> list["LocalIterator"]:
+        """``n`` iterators over one shared stream; one that is ahead waits (yields not-ready)."""
+        from rlviz.iter.union import duplicate
+        return duplicate(self, n)
+
+    def union(self, *others: "LocalIterator", deterministic: bool = False,
+              round_robin_weights: list | None = None) -> "LocalIterator":
+        """Interleave this iterator with ``others`` (see ``rlviz.iter.union``)."""
+        from rlviz.iter.union import union
+        return union([self, *others], deterministic=deterministic,
+                     round_robin_weights=round_robin_weights)
+
+    # -- building ----------------------------------------------------------
+    def _then(self, step: Step) -> "LocalIterator":
+        return LocalIterator._create(self._source, self.shared_metrics, self._steps + (step,), self.timeout)
+
+    def _then_fn(self, op: str, suffix: str, build: Callable) -> "LocalIterator":
+        return self._then(Step(op, new_node_id(), self.name + suffix, build))
+
+    def _rebuilt(self, timeout: float | None, shared: SharedMetrics) -> "LocalIterator":
+        """The same chain, unbuilt, with another timeout and metrics (for union)."""
+        return LocalIterator._create(self._source, shared, self._steps, timeout)
+
+    def _chain_nodes(self, where: str) -> list[Node]:
+        """Source and step nodes as placed on ``where``."""
+        _, parents = self._source.upstream()
+        nodes = [Node(localize(self._source.node_id, where), self._source.op, self._source.label,
+                      where, tuple(parents))]
+        for step in self._steps:
+            nodes.append(Node(localize(step.node_id, where), step.op, step.label, where,
+                              (nodes[-1].op_id,)))
+        return nodes
+
+    def _build_once(self, consumer: list | None = None) -> None:
+        """Build the generator chain; ids of the values it yields go to ``consumer``."""
+        if self._built is not None:
+            return
+        recorder = get_recorder()
+        taps = [Tap(recorder, recorder.register(node), None) for node in self._chain_nodes(recorder.where)]
+        for tap, after in zip(taps, taps[1:]):
+            tap.downstream = after.pending
+        taps[-1].downstream = consumer
+        built = instrument(iter(self._source.open(self.timeout, taps[0].pending)), taps[0])
+        for step, tap in zip(self._steps, taps[1:]):
+            built = instrument(iter(step.build(built, self.shared_metrics)), tap)
+        self._built = built
+
+
+def _as_step(fn: Callable, label: str) -> Step:
+    """A user's ``iterator -> iterator`` function as a step."""
+    if isinstance(fn, Step):
+        return fn
+    return Step("transform", new_node_id(), label + ".transform()", lambda up, shared: iter(fn(up)))
+
+
+def _zip_with_source(item: Any) -> tuple:
+    actor = current_metrics().current_actor
+    if actor is None:
+        raise ValueError("zip_with_source_actor() found no source actor for this item: only "
+                         "gather_async() records which shard sent an item; gather with it first")
+    return actor, item

@@ -1,0 +1,238 @@
+"""``ParallelIteratorWorker``: the actor mixin that serves one shard of a ParallelIterator.
+
+A shard actor holds an item generator and the transforms the driver sent;
+the driver pulls items with plain calls (``par_iter_next``) or through one
+streaming call per shard (``_rlviz_stream``, Ray's streaming generators, with
+back-pressure bounding how far the shard runs ahead).  Recording happens in
+the actor's own bounded recorder; the driver collects it through control
+calls that run in their own concurrency group where the class declares one.
+"""
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from rlviz.iter.chain import Source, Step, serve_node
+from rlviz.iter.local import LocalIterator
+from rlviz.iter.metrics import SharedMetrics
+from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
+
+__all__ = ["ParallelIteratorWorker", "ShardWorker", "ShardSpec", "CONTROL_GROUP", "CONCURRENCY_GROUPS"]
+
+#: The concurrency group rlviz's control calls (recording on/off, export) use, so
+#: they are answered even while a stream on the same actor waits for the driver.
+CONTROL_GROUP = "rlviz"
+
+#: Pass as ``ray.remote(concurrency_groups=CONCURRENCY_GROUPS)`` for worker classes,
+#: then ``track_actor(handle, control_group=True)``.
+CONCURRENCY_GROUPS = {CONTROL_GROUP: 1}
+
+
+class ShardSpec:
+    """What the driver sends a shard: the source's op and id, and the steps to apply."""
+
+    def __init__(self, source_op: str, source_id: str, source_label: str, steps: tuple[Step, ...]) -> None:
+        self.source_op = source_op
+        self.source_id = source_id
+        self.source_label = source_label
+        self.steps = steps
+
+
+class ParallelIteratorWorker:
+    """Mixin for actors that serve a shard; subclasses must call this ``__init__``.
+
+    Parameters
+    ----------
+    item_generator : iterable or callable
+        The shard's items, or a zero-argument callable returning them (a
+        callable keeps the actor's arguments serialisable).
+    repeat : bool
+        Cycle over the items forever.  A one-shot iterator cannot repeat.
+
+    Raises
+    ------
+    ValueError
+        If ``repeat`` is set for an iterator that can only be read once.
+    """
+
+    def __init__(self, item_generator: Iterable | Callable[[], Iterable], repeat: bool) -> None:
+        if repeat and isinstance(item_generator, Iterator):
+            raise ValueError(f"repeat=True needs something that can be iterated again, but "
+                             f"{item_generator!r} is a one-shot iterator; pass the iterable "
+                             f"or a lambda returning a fresh iterator")
+        self._rlviz_items = _cycle(item_generator) if repeat else _open(item_generator)
+        self._rlviz_local: Iterator | None = None
+
+    # -- Ray's public worker interface --------------------------------------
+    def par_iter_init(self, transforms: list[Callable]) -> None:
+        """Start a fresh local chain over the item generator with ``transforms``."""
+        it = LocalIterator._create(self._rlviz_source("item_generator", "items", "items"), SharedMetrics())
+        for fn in transforms:
+            it = fn(it)
+        self._rlviz_set_chain(it)
+
+    def par_iter_next(self) -> Any:
+        """The shard's next item; raises ``StopIteration`` at the end."""
+        return self._rlviz_serve_one("par_iter_next")[1]
+
+    def par_iter_next_batch(self, batch_ms: float) -> list:
+        """Items gathered for ``batch_ms`` milliseconds (0: exactly one)."""
+        return self._rlviz_serve_batch("par_iter_next_batch", batch_ms)[1]
+
+    def par_iter_slice(self, step: int, start: int) -> Any:
+        """Every ``step``-th item starting at ``start`` (for repartition)."""
+        return self._rlviz_slice("par_iter_slice", step, start)[1]
+
+    def par_iter_slice_batch(self, step: int, start: int, batch_ms: float) -> list:
+        """``par_iter_slice`` batched for ``batch_ms`` milliseconds."""
+        return self._rlviz_slice_batch(step, start, batch_ms)[1]
+
+    # -- what rlviz's driver calls: same work, values paired with their ids --
+    def _rlviz_init(self, spec: ShardSpec) -> None:
+        it = LocalIterator._create(self._rlviz_source(spec.source_op, spec.source_id, spec.source_label),
+                                   SharedMetrics(), spec.steps)
+        self._rlviz_set_chain(it)
+
+    def _rlviz_next(self, serve_id: str) -> tuple[int, Any]:
+        return self._rlviz_serve_one(serve_id)
+
+    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int):
+        """Stream ``(ids, items)`` batches until the shard ends (one Ray call per shard)."""
+        while True:
+            try:
+                yield self._rlviz_serve_batch(serve_id, batch_ms, chunk)
+            except StopIteration:
+                return
+
+    def _rlviz_slice_batch(self, step: int, start: int, batch_ms: float) -> tuple[list, list]:
+        return _collect(lambda: self._rlviz_slice("par_iter_slice", step, start), batch_ms, 1)
+
+    def _rlviz_attach(self, label: str, recording: bool, capacity: int | None) -> int:
+        """Name this process's lane, set recording, and report the clock (ns)."""
+        recorder = get_recorder()
+        recorder.where = label
+        self._rlviz_set_recording(recording, capacity)
+        return time.time_ns()
+
+    def _rlviz_set_recording(self, on: bool, capacity: int | None = None) -> int:
+        recorder = get_recorder()
+        if capacity is not None:
+            recorder.set_capacity(capacity)
+        recorder.enabled = on
+        return recorder.seq
+
+    def _rlviz_export(self, since: int) -> tuple[dict, int]:
+        return get_recorder().export(since), time.time_ns()
+
+    def _rlviz_clock(self) -> int:
+        return time.time_ns()
+
+    # -- helpers -------------------------------------------------------------
+    def _rlviz_source(self, op: str, source_id: str, label: str) -> Source:
+        items = self._rlviz_items
+        return Source(op, source_id, label, lambda timeout, consumed: items)
+
+    def _rlviz_set_chain(self, it: LocalIterator) -> None:
+        """Serve ``it`` from now on; its values' ids wait in one list for the next serving call."""
+        self._rlviz_chain = it
+        self._rlviz_consumed: list[int] = []
+        self._rlviz_serve = {}
+        self._rlviz_slices = None
+        it._build_once(consumer=self._rlviz_consumed)
+        self._rlviz_local = it._built
+
+    def _rlviz_serve_node(self, serve_id: str) -> int:
+        """The recorder index of serving node ``serve_id`` (e.g. ``n7:par_iter_next``)."""
+        node = self._rlviz_serve.get(serve_id)
+        if node is None:
+            recorder = get_recorder()
+            last = self._rlviz_chain._chain_nodes(recorder.where)[-1]
+            node = self._rlviz_serve[serve_id] = recorder.register(serve_node(serve_id, last))
+        return node
+
+    def _rlviz_serve_one(self, serve_id: str) -> tuple[int, Any]:
+        if self._rlviz_local is None:
+            raise RuntimeError("par_iter_init() must be called before pulling items from this shard")
+        node = self._rlviz_serve_node(serve_id)
+        consumed = self._rlviz_consumed
+        recorder = get_recorder()
+        start = time.time_ns()
+        try:
+            item = next(self._rlviz_local)
+        except StopIteration:
+            if recorder.enabled:
+                recorder.record(node, start, time.time_ns(), STOP, inputs=_drain(consumed))
+            raise
+        except BaseException:
+            if recorder.enabled:
+                recorder.record(node, start, time.time_ns(), ERROR, inputs=_drain(consumed))
+            raise
+        if not recorder.enabled:
+            consumed.clear()
+            return -1, item
+        return recorder.record(node, start, time.time_ns(), ITEM, item, _drain(consumed)), item
+
+    def _rlviz_serve_batch(self, serve_id: str, batch_ms: float, chunk: int = 1) -> tuple[list, list]:
+        return _collect(lambda: self._rlviz_serve_one(serve_id), batch_ms, chunk)
+
+    def _rlviz_slice(self, serve_id: str, step: int, start: int) -> tuple[int, Any]:
+        if self._rlviz_slices is None:
+            self._rlviz_slices = collections.defaultdict(collections.deque)
+        buffers = self._rlviz_slices
+        if not buffers[start]:
+            for index in range(step):
+                try:
+                    buffers[index].append(self._rlviz_serve_one(f"{serve_id}"))
+                except StopIteration:
+                    break
+            if not buffers[start]:
+                raise StopIteration
+        return buffers[start].popleft()
+
+
+def _collect(pull: Callable[[], tuple[int, Any]], batch_ms: float, chunk: int) -> tuple[list, list]:
+    """Pull ``(id, item)`` pairs: ``chunk`` of them, or for ``batch_ms`` if > 0."""
+    ids: list[int] = []
+    items: list = []
+    deadline = time.monotonic() + batch_ms / 1000 if batch_ms > 0 else None
+    while True:
+        try:
+            item_id, item = pull()
+        except StopIteration:
+            if not items:
+                raise
+            break
+        ids.append(item_id)
+        items.append(item)
+        if deadline is None:
+            if len(items) >= chunk:
+                break
+        elif time.monotonic() >= deadline:
+            break
+    return ids, items
+
+
+def _drain(consumed: list) -> tuple | None:
+    if not consumed:
+        return None
+    taken = tuple(consumed)
+    consumed.clear()
+    return taken
+
+
+def _open(item_generator) -> Iterator:
+    return iter(item_generator() if callable(item_generator) else item_generator)
+
+
+def _cycle(item_generator) -> Iterator:
+    while True:
+        yield from _open(item_generator)
+
+
+class ShardWorker(ParallelIteratorWorker):
+    """The actor behind ``from_items``/``from_range``/``from_iterators``: just a shard."""
+
+    def __init__(self, item_generator: Iterable | Callable[[], Iterable], repeat: bool) -> None:
+        super().__init__(item_generator, repeat)
