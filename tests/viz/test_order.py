@@ -1,0 +1,100 @@
+"""plot_order: one cell per item in completion order, colours per group, weights vs measured ratio."""
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+from viz_helpers import record
+
+from rlviz.trace import Trace
+from rlviz.viz import plot_order
+from rlviz.viz.examples import concurrently_trace, sharded_trace
+from rlviz.viz.order import order_cells
+from rlviz.viz.palette import key_colors
+
+
+def _cells(ax):
+    (cells,) = [c for c in ax.collections if c.get_gid() == "rlviz-order-cells"]
+    return cells
+
+
+def _notes(ax):
+    return [t.get_text() for t in ax.texts if t.get_gid() == "rlviz-note"]
+
+
+def test_one_cell_per_item_in_completion_order():
+    trace = concurrently_trace((1, 2), rounds=12, warmup=3)
+    ax = plot_order(trace, ops=["store", "train"], weights=[1, 2])
+    colors = key_colors(["store", "train"])
+    by_color = {colors["store"]: "store", colors["train"]: "train"}
+    drawn = [by_color[to_hex(c)] for c in _cells(ax).get_facecolors()]
+    expected = ["store" if "StoreToReplayBuffer" in label else "train"
+                for label in trace.sequence(["store", "train"])]
+    assert drawn == expected
+    assert len(drawn) == 12 + 2 * (12 - 3)
+    assert drawn[-6:] == ["store", "train", "train"] * 2          # the 1 : 2 rhythm after warm-up
+
+
+def test_title_sets_weights_beside_measured_ratio():
+    ax = plot_order(concurrently_trace((1, 2), rounds=12, warmup=3), ops=["store", "train"],
+                    weights=[1, 2])
+    title = ax.get_title(loc="left")
+    assert title == ("Completion order: 30 items from 2 groups\n"
+                     "weights 1 : 2  ·  measured 12 : 18 = 1 : 1.50")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["store (12)", "train (18)"]
+
+
+def test_ops_match_op_name_label_or_op_id():
+    trace = sharded_trace(items=5, shards=2)
+    by_id = order_cells(trace, ["map0", "map1"])
+    by_op = order_cells(trace, ["for_each"])
+    assert by_id.counts.tolist() == [5, 5]
+    assert by_op.counts.tolist() == [10]
+    label = trace.nodes[0].label
+    assert order_cells(trace, [label]).counts.tolist() == [5]
+
+
+def test_default_groups_are_the_nodes_that_produced_items():
+    trace = Trace.from_records([record("a", 0, 1, item_id=1), record("b", 1, 2, outcome="not_ready"),
+                                record("c", 2, 3, item_id=2, where="shard-0"), record("a", 3, 4, item_id=3)])
+    cells = order_cells(trace)
+    assert cells.names == ["a", "c @ shard-0"]
+    assert cells.category.tolist() == [0, 1, 0]
+
+
+def test_long_strips_wrap_in_whole_rounds_and_cap_at_max_items():
+    trace = concurrently_trace((1, 3), rounds=40, warmup=0)
+    ax = plot_order(trace, ops=["store", "train"], weights=[1, 3], max_items=100)
+    verts = np.array([p.vertices[0] for p in _cells(ax).get_paths()])
+    assert len(verts) == 100
+    row_length = int(verts[:, 0].max() + 0.95)
+    assert row_length % 4 == 0                        # a whole number of 1 + 3 rounds per row
+    assert "first 100 of 160 items" in ax.get_xlabel()
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"ops": "store"}, TypeError, "not the string"),
+    ({"ops": ["nope"]}, ValueError, "matches no node"),
+    ({"ops": ["store", "train"], "weights": [1]}, ValueError, "one weight per ops entry"),
+    ({"ops": ["store", "train"], "weights": [1, 0]}, ValueError, "numbers > 0"),
+    ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a list"),
+    ({"max_items": 0}, ValueError, "max_items"),
+])
+def test_bad_arguments_are_rejected(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        plot_order(concurrently_trace(), **kwargs)
+
+
+def test_star_weight_is_accepted():
+    ax = plot_order(concurrently_trace(), ops=["store", "train"], weights=[1, "*"])
+    assert "weights 1 : *" in ax.get_title(loc="left")
+
+
+def test_empty_trace_draws_a_note():
+    ax = plot_order(Trace.empty(), ops=["anything"])
+    assert _notes(ax) == ["empty trace: no items to order"]
+    assert ax.get_title(loc="left") == "Completion order: 0 items from 1 groups"
+
+
+def test_selection_without_items_draws_a_note():
+    trace = Trace.from_records([record("a", 0, 1, outcome="not_ready")])
+    ax = plot_order(trace, ops=["a"])
+    assert _notes(ax) == ["the selected nodes produced no items"]

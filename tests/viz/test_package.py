@@ -1,0 +1,30 @@
+"""The viz package: cheap to import, no Ray, and its docstring examples run."""
+import doctest
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+MODULES = ["canvas", "examples", "graph", "layout", "order", "palette", "report", "timeline"]
+
+
+def test_import_loads_no_matplotlib_networkx_or_ray():
+    code = ("import sys, rlviz.viz; "
+            "print(sorted(m for m in ('matplotlib', 'networkx', 'ray') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_has_docstring_and_all(name):
+    module = importlib.import_module(f"rlviz.viz.{name}")
+    assert "must not import ray" in " ".join(module.__doc__.split())
+    assert all(hasattr(module, n) for n in module.__all__)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(f"rlviz.viz.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

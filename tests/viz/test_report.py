@@ -1,0 +1,107 @@
+"""write_report / report_main: a self-contained, escaped HTML page and the CLI around it."""
+import re
+
+import pytest
+from viz_helpers import record
+
+from rlviz.trace import Trace
+from rlviz.viz import report_main, write_report
+from rlviz.viz.examples import concurrently_trace
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _evil_trace():
+    return Trace.from_records([
+        record("source", 0, 10, op_id="s", label=EVIL, item_id=1),
+        record("<b>op</b>", 20, 30, op_id="m", label="map & <i>x</i>", item_id=2, inputs=[1],
+               where="shard-0"),
+    ])
+
+
+def test_trace_text_is_escaped(tmp_path):
+    page = write_report(_evil_trace(), tmp_path / "r.html", title="<title> & co").read_text()
+    assert "<script" not in page and "<b>op" not in page and "<i>x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "map &amp; &lt;i&gt;x&lt;/i&gt;" in page
+    assert "<h1>&lt;title&gt; &amp; co</h1>" in page
+
+
+def test_page_is_self_contained(tmp_path):
+    page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert not re.search(r"url\((?!#)", page) and "<link" not in page and "@import" not in page
+    assert page.count("<svg") == 1
+    assert page.count('src="data:image/png;base64,') == 2
+
+
+def test_summary_table_has_a_row_per_node_and_graph_has_tooltips(tmp_path):
+    trace = concurrently_trace()
+    page = write_report(trace, tmp_path / "r.html").read_text()
+    table = page[page.index("<table>"):page.index("</table>")]
+    assert table.count("<tr>") == 1 + len(trace.nodes)
+    tooltips = re.findall(r'<g id="rlviz-node-\d+"><title>([^<]*)</title>', page)
+    assert sorted(tooltips) == sorted(n.label.replace("'", "&#x27;") for n in trace.nodes)
+
+
+def test_order_strip_uses_the_last_merge_node_inputs(tmp_path):
+    page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
+    assert "Cells are items of store, train" in page
+
+
+def test_dropped_events_are_reported(tmp_path):
+    trace = _evil_trace()
+    trace.dropped = 7
+    page = write_report(trace, tmp_path / "r.html").read_text()
+    assert "7 events were dropped" in page
+
+
+def test_empty_trace_report(tmp_path):
+    page = write_report(Trace.empty(), tmp_path / "r.html").read_text()
+    assert "empty trace: nothing was recorded" in page
+
+
+def test_not_a_trace_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="write_report"):
+        write_report({"events": []}, tmp_path / "r.html")
+
+
+def test_cli_writes_the_report(tmp_path, capsys):
+    saved = tmp_path / "run.json"
+    concurrently_trace().save(saved)
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    assert report_main([str(saved), "-o", str(out)]) == 0
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert f"wrote {out}" in capsys.readouterr().out
+
+
+def test_cli_default_output_is_next_to_the_trace(tmp_path):
+    saved = tmp_path / "run.json"
+    concurrently_trace().save(saved)
+    assert report_main([str(saved)]) == 0
+    assert "rlviz report: run.json" in (tmp_path / "run.html").read_text()
+
+
+@pytest.mark.parametrize("content", ["not json", '{"format": "something-else"}', None])
+def test_cli_bad_trace_file_exits_2_with_a_message(tmp_path, capsys, content):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    assert report_main([str(path), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rlviz report: cannot read the trace: ") and "bad.json" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_unwritable_output_exits_1(tmp_path, capsys):
+    saved = tmp_path / "run.json"
+    _evil_trace().save(saved)
+    assert report_main([str(saved), "-o", str(tmp_path / "missing" / "r.html")]) == 1
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_cli_usage_errors_and_help(capsys):
+    assert report_main([]) == 2
+    assert report_main(["--help"]) == 0
+    assert "rlviz report" in capsys.readouterr().out
