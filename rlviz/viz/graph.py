@@ -83,7 +83,8 @@ def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = Non
     if title is None:
         title = _default_title(graph, obj)
     if title:
-        ax.set_title(title, fontsize=11, loc="left")
+        # a fixed y skips matplotlib's title placement, which lays out the hidden ticks
+        ax.set_title(title, fontsize=11, loc="left", y=1.0, pad=8)
         ax.title.set_x(0.12 / ax.get_figure().get_figwidth())
     if graph.number_of_nodes() == 0:
         draw_note(ax, "no dataflow nodes to draw (empty trace or plan)")
@@ -188,7 +189,9 @@ def _axes(ax: "Axes | None", graph: "nx.DiGraph", layout: Layout, stats: bool) -
 
 # -- drawing ----------------------------------------------------------------
 def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, stats: bool) -> None:
-    """One rounded box per actor around its nodes, named at its top-left."""
+    """One rounded box per actor around its nodes (one collection), named at its top-left."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.colors import to_rgb
     from matplotlib.patches import FancyBboxPatch
 
     actors: dict[str, list[str]] = {}
@@ -197,37 +200,61 @@ def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, 
             actors.setdefault(graph.nodes[node]["where"], []).append(node)
     half_w, half_h = _BOX_W / 2, _BOX_H[stats] / 2
     side, top_pad = _GROUP_PAD
+    boxes = []
     for where in sorted(actors, key=natural_key):
         xs, ys = zip(*(_xy(layout, n) for n in actors[where]))
         x0, y0 = min(xs) - half_w - side, min(ys) - half_h - side
         x1, y1 = max(xs) + half_w + side, max(ys) + half_h + top_pad
-        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0,rounding_size=0.08",
-                                    facecolor=colors[where], alpha=0.1, edgecolor=colors[where],
-                                    linewidth=1.0, zorder=0))
+        boxes.append(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0,rounding_size=0.08",
+                                    facecolor=(*to_rgb(colors[where]), 0.1), edgecolor=colors[where],
+                                    linewidth=1.0))
         ax.text(x0 + 0.08, y1 - 0.04, short_text(where, 30), ha="left", va="top", fontsize=7,
                 color=colors[where], fontweight="bold", zorder=1, gid="rlviz-actor")
+    if boxes:
+        ax.add_collection(PatchCollection(boxes, match_original=True, zorder=0, gid="rlviz-actor-boxes"))
 
 
 def _draw_edges(ax: "Axes", graph: "nx.DiGraph", layout: Layout, stats: bool) -> None:
-    """Arrows from a producer's right side to its consumer's left side; item counts on top."""
+    """Lines (one collection) from a producer's right side to its consumer's left side, with
+    arrowheads (one collection) and item counts; edges that close a cycle are dashed arcs."""
+    from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import FancyArrowPatch
 
     counts = [graph.edges[e].get("items", 0) for e in graph.edges]
     most = max(counts, default=0) or 1
     back = set(layout.back_edges)
+    lines, heads, widths = [], [], []
     for (u, v), count in zip(graph.edges, counts):
         (xu, yu), (xv, yv) = _xy(layout, u), _xy(layout, v)
-        cut = (u, v) in back or u == v
+        if (u, v) in back or u == v:
+            ax.add_patch(FancyArrowPatch((xu, yu - _BOX_H[stats] / 2), (xv, yv - _BOX_H[stats] / 2),
+                                         arrowstyle="-|>", mutation_scale=9, color="#555555",
+                                         linestyle="--", connectionstyle="arc3,rad=0.4", zorder=1,
+                                         gid="rlviz-back-edge"))
+            continue
         start, end = (xu + _BOX_W / 2, yu), (xv - _BOX_W / 2, yv)
-        if cut:
-            start, end = (xu, yu - _BOX_H[stats] / 2), (xv, yv - _BOX_H[stats] / 2)
-        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9,
-                                     linewidth=0.8 + 2.2 * count / most if stats else 1.0,
-                                     color="#555555", linestyle="--" if cut else "-",
-                                     connectionstyle="arc3,rad=0.4" if cut else "arc3",
-                                     shrinkA=0, shrinkB=0, zorder=1))
-        if stats and not cut:
+        head, neck = _arrowhead(start, end)
+        lines.append((start, neck))
+        heads.append(head)
+        widths.append(0.8 + 2.2 * count / most if stats else 1.0)
+        if stats:
             _edge_label(ax, start, end, count)
+    if lines:
+        ax.add_collection(LineCollection(lines, linewidths=widths, colors="#555555", zorder=1,
+                                         gid="rlviz-edges", capstyle="butt"))
+        ax.add_collection(PolyCollection(heads, facecolors="#555555", linewidths=0, zorder=1,
+                                         gid="rlviz-arrowheads"))
+
+
+def _arrowhead(start: tuple, end: tuple, length: float = 0.11, half: float = 0.045) -> tuple:
+    """A triangle with its tip at ``end``, and the point where the line should stop."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    norm = (dx * dx + dy * dy) ** 0.5 or 1.0
+    ux, uy = dx / norm, dy / norm
+    bx, by = x1 - ux * length, y1 - uy * length
+    triangle = [(x1, y1), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)]
+    return triangle, (x1 - ux * length * 0.7, y1 - uy * length * 0.7)
 
 
 def _edge_label(ax: "Axes", start: tuple, end: tuple, count: int) -> None:

@@ -64,8 +64,10 @@ def test_cycle_is_drawn_with_a_dashed_back_edge():
     layout = graph_layout(dataflow_graph(nodes))
     assert len(layout.back_edges) == 1
     ax = plot_graph(nodes)
-    styles = [p.get_linestyle() for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]
-    assert sorted(styles) == ["-", "--"]
+    (back,) = [p for p in ax.patches if p.get_gid() == "rlviz-back-edge"]
+    assert back.get_linestyle() == "--"
+    (edges,) = [c for c in ax.collections if c.get_gid() == "rlviz-edges"]
+    assert len(edges.get_segments()) == 1
 
 
 def test_object_with_dataflow_method_is_accepted():
@@ -111,7 +113,10 @@ def test_trace_annotates_calls_items_busy_and_not_ready():
 
 def test_edge_width_grows_with_items_passed():
     ax = plot_graph(sharded_trace(items=12))
-    widths = sorted(p.get_linewidth() for p in ax.patches if type(p).__name__ == "FancyArrowPatch")
+    (edges,) = [c for c in ax.collections if c.get_gid() == "rlviz-edges"]
+    (heads,) = [c for c in ax.collections if c.get_gid() == "rlviz-arrowheads"]
+    assert len(edges.get_segments()) == len(heads.get_paths()) == 5
+    widths = sorted(edges.get_linewidths())
     assert widths[0] < widths[-1]
 
 
