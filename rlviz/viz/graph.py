@@ -24,7 +24,7 @@ __all__ = ["plot_graph", "dataflow_graph", "NODE_GID"]
 NODE_GID = "rlviz-node-{}"
 
 # Sizes in inches: one data unit is one inch on a figure made here.
-_COL_GAP = 2.6
+_COL_GAP = 2.4
 _BOX_W = 2.0
 _BOX_H = {True: 0.68, False: 0.36}      # with / without trace statistics
 _ROW_GAP = {True: 1.12, False: 0.78}
@@ -84,8 +84,8 @@ def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = Non
         title = _default_title(graph, obj)
     if title:
         # a fixed y skips matplotlib's title placement, which lays out the hidden ticks
-        ax.set_title(title, fontsize=11, loc="left", y=1.0, pad=8)
-        ax.title.set_x(0.12 / ax.get_figure().get_figwidth())
+        ax.set_title(title, fontsize=11, loc="left", y=1.0, pad=8,
+                     x=0.12 / ax.get_figure().get_figwidth())
     if graph.number_of_nodes() == 0:
         draw_note(ax, "no dataflow nodes to draw (empty trace or plan)")
         return ax

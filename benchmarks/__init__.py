@@ -1,0 +1,1 @@
+"""Benchmarks: each module exposes run() -> dict and runs as python -m benchmarks.<name>."""
