@@ -1,0 +1,136 @@
+"""ParallelIterator on real Ray actors: constructors, gathers, shard sets, errors."""
+import pytest
+import ray
+from ray.util import iter as ray_iter
+
+from rlviz.iter import (LocalIterator, NextValueNotReady, ParallelIteratorWorker, from_actors,
+                        from_items, from_iterators, from_range)
+
+pytestmark = pytest.mark.usefixtures("ray_local")
+
+
+def test_from_items_deals_item_i_to_shard_i_mod_n():
+    it = from_items(list(range(7)), num_shards=3)
+    assert [list(s) for s in it.shards()] == [[0, 3, 6], [1, 4], [2, 5]]
+
+
+def test_from_range_chunks_with_remainder_on_last_shard():
+    it = from_range(10, num_shards=3)
+    assert [list(s) for s in it.shards()] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
+
+
+def test_gather_sync_order_matches_ray():
+    ours = from_range(11, num_shards=3).for_each(lambda x: x * 2).gather_sync()
+    theirs = ray_iter.from_range(11, num_shards=3).for_each(lambda x: x * 2).gather_sync()
+    assert list(ours) == list(theirs)
+
+
+def test_batch_across_shards_drops_exhausted_shards_with_a_partial_round():
+    rounds = list(from_items([0, 1, 2, 3, 4], num_shards=2).batch_across_shards())
+    assert rounds == [[0, 1], [2, 3], [4]]
+
+
+def test_gather_async_yields_everything_and_names_the_source_actor():
+    it = from_range(20, num_shards=2)
+    gathered = it.gather_async(num_async=2).zip_with_source_actor()
+    pairs = list(gathered)
+    assert sorted(item for _, item in pairs) == list(range(20))
+    shard_of = {item: actor for actor, item in pairs}
+    actors = it.actor_sets[0].actors
+    assert all(shard_of[i] == actors[0] for i in range(10))
+    assert all(shard_of[i] == actors[1] for i in range(10, 20))
+
+
+def test_gather_async_with_batch_ms_still_yields_all_items():
+    assert sorted(from_range(30, num_shards=2).gather_async(batch_ms=5).take(30)) == list(range(30))
+
+
+def test_remote_transforms_run_per_shard():
+    it = from_range(8, num_shards=2).filter(lambda x: x % 2 == 0).batch(2)
+    assert [list(s) for s in it.shards()] == [[[0, 2]], [[4, 6]]]
+    # a shard's items are used up once read, as in Ray: a new gather continues, it does not restart
+    assert list(it.gather_sync()) == []
+    again = from_range(8, num_shards=2).filter(lambda x: x % 2 == 0).batch(2)
+    assert sorted(again.flatten().combine(lambda x: [x, x]).gather_sync()) == [0, 0, 2, 2, 4, 4, 6, 6]
+    assert sorted(from_range(6, 2).local_shuffle(3, seed=0).gather_sync()) == list(range(6))
+
+
+def test_for_each_with_max_concurrency_runs_ray_tasks():
+    out = list(from_range(6, 2).for_each(lambda x: x + 100, max_concurrency=2).gather_sync())
+    assert sorted(out) == list(range(100, 106))
+
+
+def test_repartition_deals_items_round_robin_to_new_shards():
+    it = from_range(8, num_shards=2).repartition(3)
+    assert it.num_shards() == 3
+    shards = [sorted(s) for s in it.shards()]
+    assert shards == [[0, 3, 4, 7], [1, 5], [2, 6]]
+
+
+def test_union_select_shards_and_names():
+    a, b = from_range(4, 2), from_items(["x", "y"], 1)
+    both = a.union(b)
+    assert both.num_shards() == 3
+    assert sorted(both.gather_sync(), key=str) == [0, 1, 2, 3, "x", "y"]
+    assert repr(both) == "ParallelUnion[ParallelIterator[from_range[4, shards=2]], ParallelIterator[from_items[str, 2, shards=1]]]"
+    assert list(from_range(4, 2).select_shards([1]).gather_sync()) == [2, 3]
+    assert repr(a.for_each(str).batch(2)) == "ParallelIterator[from_range[4, shards=2]].for_each().batch(2)"
+
+
+def test_from_iterators_with_callables_and_repeat():
+    it = from_iterators([lambda: iter([1, 2]), [10]], repeat=True)
+    assert it.gather_sync().take(6) == [1, 10, 2, 10, 1, 10]
+
+
+def test_iterating_a_parallel_iterator_explains_what_to_do():
+    it = from_range(4, 2)
+    with pytest.raises(TypeError, match="gather_sync.*gather_async"):
+        iter(it)
+    with pytest.raises(TypeError, match="par_iter_next"):
+        next(it)
+
+
+def test_errors_in_shards_keep_their_type():
+    def boom(x):
+        if x == 3:
+            raise KeyError("three")
+        return x
+
+    with pytest.raises(KeyError):
+        list(from_range(6, 2).for_each(boom).gather_sync())
+    with pytest.raises(KeyError):
+        list(from_range(6, 2).for_each(boom).gather_async())
+
+
+@ray.remote(num_cpus=0)
+class Counter(ParallelIteratorWorker):
+    def __init__(self, start):
+        super().__init__(lambda: iter(range(start, start + 3)), repeat=False)
+
+
+def test_from_actors_uses_custom_workers():
+    it = from_actors([Counter.remote(0), Counter.remote(100)])
+    assert repr(it) == "ParallelIterator[from_actors[Counter x2]]"
+    assert list(it.gather_sync()) == [0, 100, 1, 101, 2, 102]
+
+
+def test_par_iter_next_raises_stop_iteration_at_the_end():
+    actor = Counter.remote(5)
+    ray.get(actor.par_iter_init.remote([]))
+    assert [ray.get(actor.par_iter_next.remote()) for _ in range(3)] == [5, 6, 7]
+    with pytest.raises(StopIteration):
+        ray.get(actor.par_iter_next.remote())
+
+
+def test_timeout_makes_gather_non_blocking():
+    import time
+
+    def slow(x):
+        time.sleep(0.2)
+        return x
+
+    it = from_range(2, 1).for_each(slow).gather_async()
+    fast = LocalIterator._create(it._source, it.shared_metrics, it._steps, timeout=0.01)
+    first = next(fast)
+    assert isinstance(first, NextValueNotReady)
+    assert [x for x in fast if not isinstance(x, NextValueNotReady)] == [0, 1]

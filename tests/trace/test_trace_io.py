@@ -1,0 +1,95 @@
+"""Traces as data: records, JSON files (never pickle), Chrome export, analysis."""
+import json
+
+import pytest
+
+from rlviz.trace import Trace, TraceFormatError
+
+
+def _records():
+    return [
+        {"op": "from_range", "label": "P.from_range", "op_id": "s@shard-0", "where": "shard-0", "pid": 11,
+         "start_ns": 100, "end_ns": 200, "outcome": "item", "item": "int 0", "item_id": 7, "inputs": []},
+        {"op": "gather_sync", "label": "P.gather_sync()", "op_id": "g", "where": "driver", "pid": 10,
+         "start_ns": 150, "end_ns": 300, "outcome": "item", "item": "int 0", "item_id": 8, "inputs": [7]},
+        {"op": "gather_sync", "label": "P.gather_sync()", "op_id": "g", "where": "driver", "pid": 10,
+         "start_ns": 310, "end_ns": 400, "outcome": "stop", "item": None, "item_id": None, "inputs": []},
+    ]
+
+
+def test_records_round_trip():
+    trace = Trace.from_records(_records())
+    assert trace.to_records() == _records()
+
+
+def test_save_and_load_round_trip(tmp_path):
+    trace = Trace.from_records(_records())
+    path = tmp_path / "t.json"
+    trace.save(path)
+    assert Trace.load(path).to_records() == _records()
+
+
+@pytest.mark.parametrize("content, match", [
+    ("not json at all", "cannot read as JSON"),
+    (json.dumps({"traceEvents": []}), "not an rlviz trace"),
+    (json.dumps({"format": "rlviz-trace", "version": 99}), "version 99"),
+    (json.dumps({"format": "rlviz-trace", "version": 1, "nodes": [], "texts": [],
+                 "columns": {"node": [0]}}), "column"),
+])
+def test_corrupt_or_foreign_files_name_file_and_problem(tmp_path, content, match):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(TraceFormatError, match=match) as info:
+        Trace.load(path)
+    assert "bad.json" in str(info.value)
+
+
+def test_node_index_out_of_range_is_caught(tmp_path):
+    trace = Trace.from_records(_records())
+    path = tmp_path / "t.json"
+    trace.save(path)
+    document = json.loads(path.read_text())
+    document["columns"]["node"][0] = 42
+    path.write_text(json.dumps(document))
+    with pytest.raises(TraceFormatError, match="node"):
+        Trace.load(path)
+
+
+@pytest.mark.parametrize("record, match", [
+    ({"op": "x"}, "lacks"),
+    ({**_records()[0], "outcome": "maybe"}, "outcome"),
+    ({**_records()[0], "start_ns": "soon"}, "start_ns"),
+])
+def test_bad_records_are_rejected(record, match):
+    with pytest.raises(TraceFormatError, match=match):
+        Trace.from_records([record])
+
+
+def test_chrome_export_has_tracks_and_flows(tmp_path):
+    trace = Trace.from_records(_records())
+    path = tmp_path / "chrome.json"
+    trace.to_chrome(path)
+    events = json.loads(path.read_text())["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    assert len(complete) == 3
+    names = {e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert names == {"shard-0", "driver"}
+    flows = [e for e in events if e["ph"] in "sf"]
+    assert [e["ph"] for e in flows] == ["s", "f"]
+    assert flows[0]["pid"] == 11 and flows[1]["pid"] == 10
+
+
+def test_graph_sequence_and_summary():
+    trace = Trace.from_records(_records())
+    graph = trace.graph()
+    assert graph.edges["s@shard-0", "g"]["items"] == 1
+    assert graph.nodes["g"]["calls"] == 2 and graph.nodes["g"]["items"] == 1
+    assert trace.sequence() == ["P.from_range", "P.gather_sync()"]
+    assert trace.sequence(ops=["gather_sync"]) == ["P.gather_sync()"]
+    assert "gather_sync" in trace.summary()
+
+
+def test_empty_trace_is_usable():
+    trace = Trace.empty()
+    assert len(trace) == 0 and trace.sequence() == [] and trace.graph().number_of_nodes() == 0
+    assert "0 events" in trace.summary()
