@@ -1,0 +1,83 @@
+"""What rlviz.record() sees from real shards: lanes, ops, links between processes, bounds."""
+import pytest
+
+import rlviz
+from rlviz.iter import LocalIterator, from_range
+
+pytestmark = pytest.mark.usefixtures("ray_local")
+
+
+def test_record_collects_driver_and_shard_events_with_links():
+    with rlviz.record() as trace:
+        out = from_range(6, num_shards=2).for_each(lambda x: x + 1).gather_sync().for_each(lambda x: x * 2).take(6)
+    assert out == [2, 8, 4, 10, 6, 12]
+    events = trace.events
+    lanes = {e.where for e in events}
+    assert "driver" in lanes and len(lanes - {"driver"}) == 2
+    ops = {(e.where != "driver", e.op) for e in events}
+    assert {(True, "from_range"), (True, "for_each"), (True, "par_iter_next_batch"),
+            (False, "gather_sync"), (False, "for_each")} <= ops
+    gathered = [e for e in events if e.op == "gather_sync" and e.outcome == "item"]
+    assert [e.item for e in gathered] == ["int 1", "int 4", "int 2", "int 5", "int 3", "int 6"]
+    producers = {e.item_id: e for e in events if e.item_id is not None}
+    # every value the driver gathered was produced by a shard's serving call
+    for event in gathered:
+        (source,) = event.inputs
+        assert producers[source].op == "par_iter_next_batch" and producers[source].where != "driver"
+    graph = trace.graph()
+    gather = next(n for n, d in graph.nodes(data=True) if d["op"] == "gather_sync")
+    assert sum(graph.edges[u, gather]["items"] for u in graph.predecessors(gather)) == 6
+
+
+def test_local_events_carry_item_summaries_and_times():
+    with rlviz.record() as trace:
+        list(LocalIterator(lambda t: range(4)).batch(3))
+    batches = [e for e in trace.events if e.op == "batch" and e.outcome == "item"]
+    assert [e.item for e in batches] == ["list[3]", "list[1]"]
+    assert all(e.end_ns >= e.start_ns > 0 for e in trace.events)
+    assert trace.events[-1].outcome == "stop"
+
+
+def test_nothing_is_recorded_outside_a_block():
+    list(LocalIterator(lambda t: range(3)).for_each(str))
+    with rlviz.record() as trace:
+        pass
+    assert len(trace) == 0
+
+
+def test_live_trace_fills_while_the_block_runs():
+    it = LocalIterator(lambda t: range(10)).for_each(str)
+    with rlviz.record() as trace:
+        next(it)
+        seen_early = len(trace)
+        list(it)
+    assert 0 < seen_early < len(trace)
+
+
+def test_capacity_keeps_the_newest_and_counts_drops():
+    with rlviz.record(capacity=400) as trace:
+        list(LocalIterator(lambda t: range(2000)).for_each(str))
+    assert len(trace) <= 400
+    assert trace.dropped >= 4000 - 400
+    assert "dropped" in trace.summary()
+    rlviz.trace.get_recorder().set_capacity(1_000_000)
+
+
+def test_sequence_shows_the_union_order():
+    a = LocalIterator(lambda t: iter(["a"] * 4), name="A")
+    b = LocalIterator(lambda t: iter(["b"] * 4), name="B")
+    with rlviz.record() as trace:
+        list(a.union(b, round_robin_weights=[1, 2]))
+    assert trace.sequence(ops=["A", "B"]) == ["A", "B", "B", "A", "B", "B", "A", "A"]
+
+
+def test_dataflow_is_available_before_running():
+    it = from_range(4, num_shards=2).for_each(str).gather_sync().batch(2)
+    nodes = it.dataflow()
+    by_where = {}
+    for node in nodes:
+        by_where.setdefault(node.where, []).append(node.op)
+    assert by_where["driver"] == ["gather_sync", "batch"]
+    assert sorted(len(ops) for where, ops in by_where.items() if where != "driver") == [3, 3]
+    ids = {n.op_id for n in nodes}
+    assert all(parent in ids for n in nodes for parent in n.parents)
