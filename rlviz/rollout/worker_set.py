@@ -113,6 +113,7 @@ class WorkerSet:
         ensure_ray()
         first = max(self._remote, default=0) + 1
         started = {i: self._start_actor(i) for i in range(first, first + num_workers)}
+        ray.get([handle.ping.remote() for handle in started.values()])  # construct in parallel, then track
         for i, handle in started.items():
             track_actor(handle, _label(i))
         self._remote.update(started)
@@ -296,6 +297,7 @@ class WorkerSet:
                 pass
             self._in_flight = {ref: i for ref, i in self._in_flight.items() if i != index}
             handle = self._start_actor(index)
+            ray.get(handle.ping.remote())
             track_actor(handle, label)
             weights = ray.put(self._local.get_weights())
             ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
