@@ -11,8 +11,8 @@ from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import MetricsContext, SharedMetrics
 from rlviz.iter.parallel import ParallelIterator
 from rlviz.iter.sentinel import NextValueNotReady
-from rlviz.iter.worker import ParallelIteratorWorker
+from rlviz.iter.worker import CONCURRENCY_GROUPS, ParallelIteratorWorker
 
 __all__ = ["from_items", "from_range", "from_iterators", "from_actors", "ParallelIterator",
            "LocalIterator", "ParallelIteratorWorker", "SharedMetrics", "MetricsContext",
-           "NextValueNotReady", "track_actor"]
+           "NextValueNotReady", "track_actor", "CONCURRENCY_GROUPS"]

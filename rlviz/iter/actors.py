@@ -52,9 +52,8 @@ class ActorCollector:
         self.labels[handle._actor_id] = label
         if control_group:
             self.grouped.add(label)
-        before = time.time_ns()
-        actor_ns = ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
-        self.offsets[label] = (before + time.time_ns()) // 2 - actor_ns
+        ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
+        self.offsets[label] = self._clock_offset(handle)
         if self.active:
             self.cursors[label] = 0
             self.pinned.append(handle)
@@ -78,6 +77,17 @@ class ActorCollector:
         for handle in list(self.handles.values()):
             self._control(handle, "_rlviz_set_recording").remote(False)
         self.pinned = []
+
+    def _clock_offset(self, handle, pings: int = 3) -> int:
+        """Driver clock minus actor clock, from the quickest of a few pings (NTP-style)."""
+        best = None
+        for _ in range(pings):
+            before = time.time_ns()
+            actor_ns = ray.get(self._control(handle, "_rlviz_clock").remote())
+            after = time.time_ns()
+            if best is None or after - before < best[0]:
+                best = (after - before, (before + after) // 2 - actor_ns)
+        return best[1]
 
     def _control(self, handle, method: str):
         """``handle.method``, in the control concurrency group if the actor has one."""

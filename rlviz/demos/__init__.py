@@ -1,0 +1,1 @@
+"""Runnable demos, one linear file each (CleanRL style); ``rlviz demo`` runs them."""

@@ -1,0 +1,31 @@
+"""The rlviz command: the demo runs tiny and writes loadable outputs; report reads them."""
+import json
+
+import pytest
+
+from rlviz import Trace
+from rlviz.cli import main
+
+pytestmark = pytest.mark.usefixtures("ray_local")
+
+
+def test_demo_writes_trace_chrome_and_report(tmp_path, capsys):
+    assert main(["demo", "--items", "8", "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "gather_sync" in printed and "wrote" in printed
+    trace = Trace.load(tmp_path / "pipeline.trace.json")
+    lanes = {e.where for e in trace.events}
+    assert "driver" in lanes and len(lanes) == 5  # driver + 2 shards for each of the 2 sources
+    chrome = json.loads((tmp_path / "pipeline.chrome.json").read_text())
+    assert any(e["ph"] == "X" for e in chrome["traceEvents"])
+    assert (tmp_path / "pipeline.report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_command_reads_a_trace_and_rejects_a_bad_file(tmp_path):
+    assert main(["demo", "--items", "4", "--out", str(tmp_path)]) == 0
+    out = tmp_path / "again.html"
+    assert main(["report", str(tmp_path / "pipeline.trace.json"), "-o", str(out)]) == 0
+    assert out.exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert main(["report", str(bad), "-o", str(tmp_path / "x.html")]) == 2
