@@ -1,0 +1,129 @@
+"""WorkerSet on local Ray: weight sync, async calls, crashes and recreation, recording, gather_async."""
+import numpy as np
+import pytest
+import ray
+
+import rlviz
+from rlviz.rollout.pg_policy import PGPolicy
+from rlviz.rollout.random_policy import RandomPolicy
+from rlviz.rollout.worker_set import WorkerCrashedError, WorkerSet
+
+
+@pytest.fixture(scope="module")
+def pg_workers(ray_local):
+    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=8,
+                        num_envs_per_worker=2, seed=0)
+    yield workers
+    workers.stop()
+
+
+def _first_bias(weights):
+    return weights["default_policy"]["pi.0.bias"].copy()
+
+
+def test_every_worker_samples(pg_workers):
+    batches = pg_workers.foreach_worker(lambda w: w.sample())
+    assert [b.count for b in batches] == [16, 16, 16]
+    ids = pg_workers.foreach_worker_with_id(lambda i, w: (i, w.worker_index))
+    assert ids == [(0, 0), (1, 1), (2, 2)]
+    assert pg_workers.foreach_worker(lambda w: w.ping(), local_worker=False) == ["pong", "pong"]
+
+
+def test_sync_weights_reaches_every_remote_worker(pg_workers):
+    local = pg_workers.local_worker()
+    local.get_policy().model["pi"][0].bias.data += 0.5
+    wanted = _first_bias(local.get_weights())
+    assert not np.allclose(_first_bias(ray.get(pg_workers.remote_workers()[0].get_weights.remote())), wanted)
+    pg_workers.sync_weights(global_vars={"timestep": 77})
+    for weights in pg_workers.foreach_worker(lambda w: w.get_weights()):
+        assert np.allclose(_first_bias(weights), wanted)
+    assert pg_workers.foreach_worker(lambda w: w.get_policy().global_timestep) == [77, 77, 77]
+
+
+def test_async_requests(pg_workers):
+    assert pg_workers.foreach_worker_async(lambda w: w.sample().count) == 2
+    results = []
+    while pg_workers.num_in_flight_async_reqs():
+        results += pg_workers.fetch_ready_async_reqs(timeout_seconds=10)
+    assert sorted(results) == [(1, 16), (2, 16)]
+
+
+def test_remote_errors_keep_their_type(pg_workers):
+    def fail(worker):
+        raise ValueError("bad worker input")
+
+    with pytest.raises(ValueError, match="bad worker input"):
+        pg_workers.foreach_worker(fail, local_worker=False)
+
+
+def test_bad_settings_fail_before_any_actor_starts(ray_local):
+    with pytest.raises(ValueError, match="did you mean 'recreate_failed_workers'"):
+        WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, recreate_failed_worker=True)
+    with pytest.raises(ValueError, match="num_workers must be an int >= 0"):
+        WorkerSet("CartPole-v1", RandomPolicy, num_workers=-1)
+
+
+@pytest.mark.slow  # starts and kills torch actors: ~15 s on 2 cores
+def test_killed_worker_raises_a_clear_error_then_probe_replaces_it(ray_local):
+    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4)
+    try:
+        ray.kill(workers.remote_workers()[1])
+        with pytest.raises(WorkerCrashedError, match=r"RolloutWorker-2 died: .*recreate_failed_workers=True") as info:
+            workers.foreach_worker(lambda w: w.sample())
+        assert info.value.worker_index == 2 and info.value.results[1].count == 4, "live results are kept"
+        assert workers.num_healthy_remote_workers() == 1
+        assert len(workers.foreach_worker(lambda w: w.ping())) == 2
+        assert workers.probe_unhealthy_workers() == [2]
+        assert workers.num_healthy_remote_workers() == 2
+    finally:
+        workers.stop()
+
+
+@pytest.mark.slow  # starts and kills torch actors: ~15 s on 2 cores
+def test_killed_worker_is_recreated_with_weights_and_recorded(ray_local):
+    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4,
+                        recreate_failed_workers=True)
+    try:
+        workers.local_worker().get_policy().model["pi"][0].bias.data += 1.0
+        workers.sync_weights()
+        wanted = _first_bias(workers.local_worker().get_weights())
+        collected = [b for b in workers.foreach_worker(lambda w: w.sample())]
+        ray.kill(workers.remote_workers()[0])
+        with rlviz.record() as trace:
+            during = workers.foreach_worker(lambda w: w.sample())
+            after = workers.foreach_worker(lambda w: w.sample())
+        collected += during + after
+        assert len(during) == 2 and len(after) == 3, "the crash costs one batch, later calls get all three"
+        assert all(b.count == 4 for b in collected)
+        assert workers.num_restarts == 1 and workers.num_healthy_remote_workers() == 2
+        for weights in workers.foreach_worker(lambda w: w.get_weights()):
+            assert np.allclose(_first_bias(weights), wanted)
+        restarts = [e for e in trace.events if e.op == "worker_restarted"]
+        assert len(restarts) == 1 and restarts[0].where == "driver" and "RolloutWorker-1" in restarts[0].item
+    finally:
+        workers.stop()
+
+
+def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
+    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    try:
+        with rlviz.record() as trace:
+            workers.foreach_worker(lambda w: w.sample())
+        samples = {(e.where, e.item) for e in trace.events if e.op == "sample"}
+        assert samples == {(where, "SampleBatch(5: obs, actions, rewards, ...)")
+                           for where in ("driver", "RolloutWorker-1", "RolloutWorker-2")}
+    finally:
+        workers.stop()
+
+
+def test_gather_async_over_remote_workers(ray_local):
+    from rlviz.iter import from_actors
+
+    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    try:
+        batches = from_actors(workers.remote_workers()).gather_async().take(6)
+        assert [b.count for b in batches] == [5] * 6
+        eps = {int(b["eps_id"][0]) for b in batches}
+        assert len(eps) >= 2, "both workers contribute"
+    finally:
+        workers.stop()
