@@ -7,6 +7,7 @@ in ``instrument`` so a ``rlviz.record()`` block sees each call.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from rlviz.iter import transforms
@@ -132,9 +133,22 @@ class LocalIterator:
 
     # -- transforms: each returns a new iterator with one more step ----------
     def for_each(self, fn: Callable, max_concurrency: int = 1,
-                 resources: dict | None = None) -> "LocalIterator":
-        """Apply ``fn`` to each item (``max_concurrency != 1``: as Ray tasks, 0 = unbounded)."""
+                 resources: dict | None = None, *, name: str | None = None) -> "LocalIterator":
+        """Apply ``fn`` to each item (``max_concurrency != 1``: as Ray tasks, 0 = unbounded).
+
+        The step's node is named ``name``, else ``fn.__rlviz_op__`` (execution
+        ops such as ``TrainOneStep`` set it), else ``"for_each"``.
+
+        Examples
+        --------
+        >>> LocalIterator(lambda timeout: range(3)).for_each(abs, name="Abs")
+        LocalIterator[source].for_each(Abs)
+        """
         check_concurrency(max_concurrency)
+        op = _op_name(fn, name)
+        if op is not None and max_concurrency == 1:
+            return self._then_fn(op, f".for_each({op})",
+                                 lambda up, shared: transforms.for_each(up, fn, shared))
         if max_concurrency == 1:
             return self._then_fn("for_each", ".for_each()",
                                  lambda up, shared: transforms.for_each(up, fn, shared))
@@ -166,10 +180,14 @@ class LocalIterator:
         """Apply ``fn`` to the whole iterator (``fn(iterator) -> iterator``)."""
         return self._then_fn("transform", ".transform()", lambda up, shared: iter(fn(up)))
 
-    def combine(self, fn: Callable[[Any], Iterable]) -> "LocalIterator":
-        """``fn(item)`` returns a list; yield its elements (for_each + flatten as one step)."""
-        return self._then_fn("combine", ".combine()", lambda up, shared: transforms.flatten(
-            transforms.for_each(up, fn, shared)))
+    def combine(self, fn: Callable[[Any], Iterable], *, name: str | None = None) -> "LocalIterator":
+        """``fn(item)`` returns a list; yield its elements (for_each + flatten as one step).
+
+        Named like ``for_each``: ``name``, else ``fn.__rlviz_op__``, else ``"combine"``.
+        """
+        op = _op_name(fn, name)
+        return self._then_fn(op or "combine", f".combine({op})" if op else ".combine()",
+                             lambda up, shared: transforms.flatten(transforms.for_each(up, fn, shared)))
 
     def zip_with_source_actor(self) -> "LocalIterator":
         """Pair each item with the actor that produced it (only gather_async knows it)."""
@@ -187,6 +205,27 @@ class LocalIterator:
         from rlviz.iter.union import union
         return union([self, *others], deterministic=deterministic,
                      round_robin_weights=round_robin_weights)
+
+    def named(self, op: str, label: str | None = None) -> "LocalIterator":
+        """The same chain with its last node shown as ``op`` (and ``label``) in graphs and traces.
+
+        For ops built from other pieces, e.g. ``Concurrently`` (a union) or
+        ``Replay`` (a source): nothing else changes.
+
+        Examples
+        --------
+        >>> it = LocalIterator(lambda timeout: range(3)).named("Replay", "Replay(local_buffer)")
+        >>> it, it.dataflow()[-1].op
+        (Replay(local_buffer), 'Replay')
+        """
+        if not isinstance(op, str) or not op:
+            raise TypeError(f"op must be a non-empty str, got {op!r}")
+        if self._steps:
+            last = self._steps[-1]
+            steps = self._steps[:-1] + (replace(last, op=op, label=label or last.label),)
+            return LocalIterator._create(self._source, self.shared_metrics, steps, self.timeout)
+        source = replace(self._source, op=op, label=label or self._source.label)
+        return LocalIterator._create(source, self.shared_metrics, (), self.timeout)
 
     # -- building ----------------------------------------------------------
     def _then(self, step: Step) -> "LocalIterator":
@@ -229,6 +268,14 @@ def _as_step(fn: Callable, label: str) -> Step:
     if isinstance(fn, Step):
         return fn
     return Step("transform", new_node_id(), label + ".transform()", lambda up, shared: iter(fn(up)))
+
+
+def _op_name(fn: Callable, name: str | None) -> str | None:
+    """The node name for ``fn``: ``name``, else ``fn.__rlviz_op__``, else None (generic)."""
+    op = name if name is not None else getattr(fn, "__rlviz_op__", None)
+    if op is not None and (not isinstance(op, str) or not op):
+        raise TypeError(f"name must be a non-empty str, got {op!r}")
+    return op
 
 
 def _zip_with_source(item: Any) -> tuple:
