@@ -1,8 +1,11 @@
 """Recording each stage of a chain: one wrapper times every ``next()`` and links values.
 
 Each stage's generator is wrapped by ``instrument``: it records one event per
-call (item, not-ready, stop or error), hands the new value's id to the stage
-downstream, and lists the ids its own stage consumed.  Imports no Ray.
+call (item, not-ready, stop or error) through the stage's own ``Writer``,
+hands the new value's id to the stage downstream, and lists the ids its own
+stage consumed.  The common case (an item, at most one input) is written
+inline, without a function call, because it runs for every item of every
+stage.  Imports no Ray.
 """
 from __future__ import annotations
 
@@ -11,11 +14,15 @@ import time
 from collections.abc import Iterator
 
 from rlviz.iter.sentinel import NextValueNotReady
-from rlviz.trace.recorder import ERROR, ITEM, NOT_READY, STOP, Recorder
+from rlviz.trace.items import KIND_INT, summarize
+from rlviz.trace.recorder import CHUNK_EVENTS, CONTINUATION, ERROR, FIELDS, ITEM, NOT_READY, STOP, Recorder
 
 __all__ = ["Tap", "instrument", "new_node_id"]
 
 _NODE_IDS = itertools.count(1)
+_CHUNK_LEN = CHUNK_EVENTS * FIELDS
+_INT_ITEM = ITEM | (KIND_INT << 2)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def new_node_id() -> str:
@@ -31,24 +38,25 @@ class Tap:
     stage's values (None if nobody records consumption).
     """
 
-    __slots__ = ("recorder", "node", "pending", "downstream", "last_id")
+    __slots__ = ("recorder", "node", "writer", "pending", "downstream")
 
     def __init__(self, recorder: Recorder, node: int, downstream: list | None) -> None:
         self.recorder = recorder
         self.node = node
+        self.writer = recorder.writer(node)
         self.pending: list[int] = []
         self.downstream = downstream
-        self.last_id = -1
 
 
 def instrument(stage: Iterator, tap: Tap) -> Iterator:
     """Yield what ``stage`` yields, recording one event per ``next()`` call."""
-    recorder = tap.recorder
-    pending = tap.pending
-    downstream = tap.downstream
-    node = tap.node
+    recorder, writer, node = tap.recorder, tap.writer, tap.node
+    pending, downstream = tap.pending, tap.downstream
+    texts, rows = recorder.texts, writer.rows
     now = time.time_ns
     pull = stage.__next__
+    low, high = _INT64
+    next_id = id_end = 0           # this stage's id block, kept in locals on the hot path
     while True:
         if not recorder.enabled:
             try:
@@ -62,18 +70,53 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         try:
             item = pull()
         except StopIteration:
-            recorder.record(node, start, now(), STOP, inputs=_take(pending))
+            writer.record(start, now(), STOP, inputs=_take(pending))
             return
         except BaseException:
-            recorder.record(node, start, now(), ERROR, inputs=_take(pending))
+            writer.record(start, now(), ERROR, inputs=_take(pending))
             raise
-        if isinstance(item, NextValueNotReady):
-            recorder.record(node, start, now(), NOT_READY, inputs=_take(pending))
+        end = now()
+        kind = type(item)
+        if kind is NextValueNotReady:
+            writer.next_id, writer.id_end = next_id, id_end
+            outcome = NOT_READY if kind is NextValueNotReady else ITEM
+            item_id = writer.record(start, end, outcome, item if outcome == ITEM else None, _take(pending))
+            next_id, id_end = writer.next_id, writer.id_end
+            if item_id < 0:
+                yield item
+                continue
         else:
-            item_id = tap.last_id = recorder.record(node, start, now(), ITEM, item, _take(pending))
-            if downstream is not None:
-                downstream.append(item_id)
+            if kind is int and low <= item <= high:
+                code, number = _INT_ITEM, item
+            else:
+                summary_kind, number = summarize(item, texts)
+                code = ITEM | (summary_kind << 2)
+            if next_id >= id_end:
+                next_id = writer.take_ids()
+                id_end = writer.id_end
+            item_id = next_id
+            next_id += 1
+            if len(pending) > 1:
+                rows.extend((node, start, end, code, number, pending[0], item_id))
+                _continue_inputs(rows, pending)
+            else:
+                rows.extend((node, start, end, code, number, pending.pop() if pending else -1, item_id))
+            if len(rows) >= _CHUNK_LEN:
+                writer.hand_over()
+        if downstream is not None:
+            downstream.append(item_id)
         yield item
+
+
+def _continue_inputs(rows: list, pending: list) -> None:
+    """Append continuation rows carrying ``pending[1:]``, then empty ``pending``."""
+    width = FIELDS - 1
+    for at in range(1, len(pending), width):
+        part = pending[at:at + width]
+        rows.append(CONTINUATION)
+        rows.extend(part)
+        rows.extend([-1] * (width - len(part)))
+    pending.clear()
 
 
 def _take(pending: list) -> tuple | int | None:

@@ -1,38 +1,107 @@
 """The per-process event buffer: cheap to append to, bounded, exportable.
 
 Every process that runs rlviz iterators (the driver and each actor) has one
-``Recorder``.  An event is six int64s appended to a chunk; when the held
-events pass ``capacity`` the oldest chunk is dropped and counted, never an
-unbounded list (viztracer's lesson).  No Ray, no matplotlib.
+``Recorder``.  Each recorded stage writes through its own ``Writer``: one
+row of seven ints per event into a short private list (appending to a list
+is ten times cheaper than to an array), packed into an int64 array and
+handed to the recorder every ``CHUNK_EVENTS`` events.  Past ``capacity`` held events the oldest chunks are dropped and
+counted, never an unbounded list (viztracer's lesson).  No Ray, no matplotlib.
 """
 from __future__ import annotations
 
 import os
 import random
 import threading
+import weakref
 from array import array
 from collections import deque
 
 from rlviz.trace.event import DRIVER, OUTCOMES, Node
 from rlviz.trace.items import TextTable, summarize
 
-__all__ = ["Recorder", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
-           "DEFAULT_CAPACITY", "ID_SHIFT"]
+__all__ = ["Recorder", "Writer", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
+           "DEFAULT_CAPACITY", "FIELDS", "CONTINUATION", "CHUNK_EVENTS"]
 
 ITEM, NOT_READY, STOP, ERROR = range(len(OUTCOMES))
 DEFAULT_CAPACITY = 1_000_000
-FIELDS = 6            # node, start_ns, end_ns, outcome | kind << 2, number, first input
-ID_SHIFT = 40         # item_id = (process tag << 40) | event sequence number
-_MAX_CHUNK = 32768
+#: A row: node, start_ns, end_ns, outcome | kind << 2, summary number, first input id, item id.
+FIELDS = 7
+#: ``node`` of a row that carries more input ids of the event just before it (-1 pads).
+CONTINUATION = -1
+#: Events a writer collects before packing them and handing them to the recorder.
+CHUNK_EVENTS = 1024
+_ID_BLOCK = 1024
+_ID_SHIFT = 40
 _NO_VALUE = object()
 
 
-class Recorder:
-    """A bounded, append-only buffer of this process's events.
+class Writer:
+    """One stage's private rows and block of item ids (owned by a single thread).
 
-    ``enabled`` is the one switch the hot path reads.  ``seq`` counts every
-    event ever recorded and survives eviction, so readers can ask for
-    everything since a cursor.
+    ``rows`` (a flat list, ``FIELDS`` ints per event) and ``next_id``/``id_end``
+    are advanced directly by ``rlviz.iter.instrument`` on the hot path;
+    ``record`` is the general path.  A writer that is garbage-collected
+    hands its last rows over, so a finished chain loses nothing.
+    """
+
+    __slots__ = ("recorder", "node", "rows", "next_id", "id_end", "__weakref__")
+
+    def __init__(self, recorder: "Recorder", node: int) -> None:
+        self.recorder = recorder
+        self.node = node
+        self.rows: list[int] = []
+        self.next_id = self.id_end = 0
+
+    def __del__(self) -> None:
+        if self.rows:
+            self.hand_over()
+
+    def take_ids(self) -> int:
+        """Reserve a fresh block of ids; return the first."""
+        self.next_id, self.id_end = self.recorder.reserve_ids(_ID_BLOCK)
+        return self.next_id
+
+    def record(self, start_ns: int, end_ns: int, outcome: int, value: object = _NO_VALUE,
+               inputs: int | tuple | list | None = None) -> int:
+        """Append one event; return the new value's id (-1 if the call produced none)."""
+        if value is _NO_VALUE:
+            kind = number = 0
+        else:
+            kind, number = summarize(value, self.recorder.texts)
+        if outcome == ITEM:
+            if self.next_id >= self.id_end:
+                self.take_ids()
+            item_id = self.next_id
+            self.next_id = item_id + 1
+        else:
+            item_id = -1
+        if inputs is None or type(inputs) is int:
+            first, more = (-1 if inputs is None else inputs), ()
+        else:
+            first, more = (inputs[0] if inputs else -1), tuple(inputs[1:])
+        rows = self.rows
+        rows.extend((self.node, start_ns, end_ns, outcome | (kind << 2), number, first, item_id))
+        for at in range(0, len(more), FIELDS - 1):
+            part = more[at:at + FIELDS - 1]
+            rows.extend((CONTINUATION, *part, *([-1] * (FIELDS - 1 - len(part)))))
+        if len(rows) >= CHUNK_EVENTS * FIELDS:
+            self.hand_over()
+        return item_id
+
+    def hand_over(self) -> None:
+        """Pack the collected rows into an int64 chunk and give it to the recorder."""
+        rows = self.rows
+        count = len(rows)
+        chunk = array("q")
+        chunk.fromlist(rows[:count])
+        del rows[:count]
+        self.recorder.adopt(chunk)
+
+
+class Recorder:
+    """A bounded buffer of this process's events, written through per-stage ``Writer``s.
+
+    ``enabled`` is the one switch the hot path reads.
     """
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY, where: str = DRIVER) -> None:
@@ -42,17 +111,16 @@ class Recorder:
         self.enabled = False
         self.pid = os.getpid()
         self.tag = random.getrandbits(22) | (1 << 21)   # nonzero, so ids never collide with -1
-        self.seq = 0
         self.dropped = 0
         self.texts = TextTable()
         self.nodes: list[Node] = []
         self._node_index: dict[str, int] = {}
-        self._chunk_len = FIELDS * max(1, min(_MAX_CHUNK, capacity // 8))
+        self._ids = 0
         self._full: deque[array] = deque()
-        self._chunk = array("q")
-        self._first_seq = 0
-        self._more_inputs: dict[int, tuple[int, ...]] = {}
-        self._lock = threading.Lock()   # export may run on another thread than recording
+        self._full_events = 0
+        self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
+        self._node_writers: dict[int, Writer] = {}
+        self._lock = threading.RLock()   # export may run on another thread; __del__ may re-enter
 
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
@@ -64,102 +132,81 @@ class Recorder:
             self._node_index[node.op_id] = index
         return index
 
-    # -- the hot path -------------------------------------------------------
+    def writer(self, node: int) -> Writer:
+        """A new private writer for one stage of node ``node``."""
+        writer = Writer(self, node)
+        self._writers.add(writer)
+        return writer
+
+    def reserve_ids(self, count: int) -> tuple[int, int]:
+        """A block of ``count`` fresh item ids, as ``(first, end)``."""
+        with self._lock:
+            first = self._ids
+            self._ids += count
+        base = self.tag << _ID_SHIFT
+        return base | first, base | (first + count)
+
+    # -- the general path -----------------------------------------------------
     def record(self, node: int, start_ns: int, end_ns: int, outcome: int,
                value: object = _NO_VALUE, inputs: int | tuple | list | None = None) -> int:
-        """Append one event; return the new value's id (or -1 if no item)."""
-        seq = self.seq
-        self.seq = seq + 1
-        if value is _NO_VALUE:
-            kind = number = 0
-        else:
-            kind, number = summarize(value, self.texts)
-        if inputs is None:
-            first = -1
-        elif type(inputs) is int:
-            first = inputs
-        else:
-            first = inputs[0] if inputs else -1
-            if len(inputs) > 1:
-                self._more_inputs[seq] = tuple(inputs)
-        chunk = self._chunk
-        chunk.extend((node, start_ns, end_ns, outcome | (kind << 2), number, first))
-        if len(chunk) >= self._chunk_len:
-            self._roll()
-        return (self.tag << ID_SHIFT) | seq if outcome == ITEM else -1
+        """Append one event of node ``node``; return the new value's id (or -1)."""
+        writer = self._node_writers.get(node)
+        if writer is None:
+            writer = self._node_writers[node] = self.writer(node)
+        return writer.record(start_ns, end_ns, outcome, value, inputs)
+
+    def adopt(self, chunk: array) -> None:
+        """Take a writer's full chunk; evict the oldest chunks while over capacity."""
+        with self._lock:
+            self._full.append(chunk)
+            self._full_events += len(chunk) // FIELDS
+            while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
+                evicted = len(self._full.popleft()) // FIELDS
+                self._full_events -= evicted
+                self.dropped += evicted
 
     # -- reading ------------------------------------------------------------
     @property
     def held(self) -> int:
-        """How many events the buffer holds now."""
-        return (sum(len(c) for c in self._full) + len(self._chunk)) // FIELDS
+        """How many rows (events and continuation rows) the buffer holds now."""
+        return self._full_events + sum(len(w.rows) for w in list(self._writers)) // FIELDS
 
-    def export(self, since: int = 0) -> dict:
-        """Everything held with sequence number >= ``since``, as plain data.
+    def export(self) -> dict:
+        """Everything held, as plain data that ``Trace.from_exports`` reads.
 
-        ``dropped`` counts the events since the cursor that eviction lost.
-
-        The result is what ``Trace.from_exports`` reads; it crosses process
-        boundaries cheaply (one bytes blob for the numbers).
+        One bytes blob carries the numbers, so it crosses process boundaries cheaply.
         """
         with self._lock:
-            chunks = (*self._full, self._chunk[:])
-            first = max(since, self._first_seq)
-            seq = self._first_seq
+            chunks = [*self._full, *(array("q", w.rows[:len(w.rows) - len(w.rows) % FIELDS])
+                                     for w in list(self._writers))]
             nodes = list(self.nodes)
-            more = dict(self._more_inputs)
+            dropped = self.dropped
         data = array("q")
         for chunk in chunks:
-            n = len(chunk) // FIELDS
-            if seq + n > first:
-                data.extend(chunk[max(0, first - seq) * FIELDS:])
-            seq += n
-        return {
-            "tag": self.tag, "pid": self.pid, "where": self.where,
-            "first_seq": first, "next_seq": self.seq, "dropped": first - since,
-            "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
-            "data": data.tobytes(),
-            "more_inputs": {s: ins for s, ins in more.items() if s >= first},
-            "offset_ns": 0,
-        }
+            data.extend(chunk)
+        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped,
+                "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
+                "data": data.tobytes(), "offset_ns": 0}
 
     def set_capacity(self, capacity: int) -> None:
-        """Change the bound; takes effect from the next chunk on."""
+        """Change the bound (the oldest chunks go at the next hand-over)."""
         _check_capacity(capacity)
         self.capacity = capacity
-        self._chunk_len = FIELDS * max(1, min(_MAX_CHUNK, capacity // 8))
 
     def clear(self) -> None:
-        """Forget held events (the node table and id counter stay)."""
-        self._full.clear()
-        self._chunk = array("q")
-        self._more_inputs.clear()
-        self._first_seq = self.seq
-
-    # -- helpers ------------------------------------------------------------
-    def _roll(self) -> None:
-        """Close the current chunk; evict the oldest while over capacity."""
+        """Forget held events (the node table and the id counter stay)."""
         with self._lock:
-            self._full.append(self._chunk)
-            self._chunk = array("q")
-            room_for_next = self._chunk_len // FIELDS
-            while self._full and self.held + room_for_next > self.capacity:
-                evicted = len(self._full.popleft()) // FIELDS
-                self.dropped += evicted
-                self._first_seq += evicted
-                self._forget_inputs_before(self._first_seq)
-
-    def _forget_inputs_before(self, seq: int) -> None:
-        more = self._more_inputs
-        for key in [k for k in more if k < seq]:
-            del more[key]
+            self._full.clear()
+            self._full_events = 0
+            for writer in list(self._writers):
+                del writer.rows[:]
 
 
 def _check_capacity(capacity: object) -> None:
     if not isinstance(capacity, int) or isinstance(capacity, bool):
         raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
-    if capacity < 1:
-        raise ValueError(f"capacity must be >= 1 event, got {capacity}; "
+    if capacity < 2 * CHUNK_EVENTS:
+        raise ValueError(f"capacity must be >= {2 * CHUNK_EVENTS} events (two chunks), got {capacity}; "
                          f"the default is {DEFAULT_CAPACITY:,}")
 
 

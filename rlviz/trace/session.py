@@ -51,7 +51,7 @@ class LiveTrace(Trace):
 
     def _current(self) -> Trace:
         if self._session.active:
-            stamp = (get_recorder().seq, int(time.monotonic() / _REFRESH_S))
+            stamp = (get_recorder().held, int(time.monotonic() / _REFRESH_S))
             if stamp != self._stamp:
                 self._adopt(self._session.collect(), stamp)
         return self._snapshot
@@ -69,11 +69,13 @@ class _Session:
     def __init__(self, capacity: int | None) -> None:
         self.capacity = capacity
         self.active = False
-        self.cursor = 0
+        self.dropped_before = 0
         self.start_ns = time.time_ns()
 
     def collect(self) -> Trace:
-        exports = [get_recorder().export(since=self.cursor)]
+        local = get_recorder().export()
+        local["dropped"] -= self.dropped_before
+        exports = [local]
         for collector in _COLLECTORS:
             exports.extend(collector.collect())
         return Trace.from_exports(exports, since_ns=self.start_ns)
@@ -86,8 +88,8 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     Parameters
     ----------
     capacity : int, optional
-        Bound on the events each process holds (default 1,000,000); past it
-        the oldest are dropped and counted in ``trace.dropped``.
+        Bound on the events each process holds (default 1,000,000, at least
+        8192); past it the oldest are dropped and counted in ``trace.dropped``.
 
     Yields
     ------
@@ -110,7 +112,7 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
         recorder.set_capacity(capacity)
     session = _Session(capacity)
     trace = LiveTrace(session)
-    session.cursor = recorder.seq
+    session.dropped_before = recorder.dropped
     session.start_ns = time.time_ns()
     was_enabled = recorder.enabled
     for collector in _COLLECTORS:

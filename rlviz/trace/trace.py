@@ -13,7 +13,7 @@ import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, TextTable, format_summary
-from rlviz.trace.recorder import FIELDS, ID_SHIFT
+from rlviz.trace.recorder import CONTINUATION, FIELDS
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -223,12 +223,13 @@ class _Builder:
         return index
 
     def add_export(self, export: dict, since_ns: int = 0) -> None:
-        offset = int(export.get("offset_ns", 0))
+        """Add one process's rows: continuation rows become inputs; old events are left out."""
         rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
-        seqs = export["first_seq"] + np.arange(len(rows), dtype=np.int64)
+        rows, inputs = _split_continuations(rows)
+        offset = int(export.get("offset_ns", 0))
         keep = rows[:, 1] + offset >= since_ns
-        rows, seqs = rows[keep], seqs[keep]
-        n = len(rows)
+        rows = rows[keep]
+        inputs = [ins for ins, kept in zip(inputs, keep.tolist()) if kept]
         self.dropped += int(export.get("dropped", 0))
         node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
                                                  tuple(d["parents"]))) for d in export["nodes"]]
@@ -242,17 +243,11 @@ class _Builder:
         is_sized = kind == KIND_SIZED
         mask = (1 << 24) - 1
         number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
-        item_id = np.where(outcome == 0, (int(export["tag"]) << ID_SHIFT) | seqs, -1)
+        n = len(rows)
         self._append(node=node_map[rows[:, 0]], pid=np.full(n, export["pid"]),
                      start_ns=rows[:, 1] + offset, end_ns=rows[:, 2] + offset,
-                     outcome=outcome, item_kind=kind, item_num=number, item_id=item_id)
-        more = {int(k): v for k, v in export["more_inputs"].items()}
-        first = rows[:, 5]
-        for row, seq in enumerate(seqs.tolist()):
-            if seq in more:
-                self.inputs.append(list(more[seq]))
-            else:
-                self.inputs.append([int(first[row])] if first[row] != -1 else [])
+                     outcome=outcome, item_kind=kind, item_num=number, item_id=rows[:, 6])
+        self.inputs.extend(inputs)
 
     def add_record(self, record: dict, position: int) -> None:
         _check_record(record, position)
@@ -300,6 +295,18 @@ class _Builder:
     def _append(self, **values) -> None:
         for name, value in values.items():
             self.parts[name].append(np.asarray(value))
+
+
+def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+    """Event rows, and each event's input ids (first input plus any continuation rows)."""
+    is_event = rows[:, 0] != CONTINUATION
+    events = rows[is_event]
+    inputs = [[int(v)] if v != -1 else [] for v in events[:, 5].tolist()]
+    if not is_event.all():
+        owner = np.cumsum(is_event) - 1
+        for index in np.flatnonzero(~is_event).tolist():
+            inputs[owner[index]].extend(int(v) for v in rows[index, 1:] if v != -1)
+    return events, inputs
 
 
 def _check_record(record: object, position: int) -> None:

@@ -55,10 +55,11 @@ def test_live_trace_fills_while_the_block_runs():
 
 
 def test_capacity_keeps_the_newest_and_counts_drops():
-    with rlviz.record(capacity=400) as trace:
-        list(LocalIterator(lambda t: range(2000)).for_each(str))
-    assert len(trace) <= 400
-    assert trace.dropped >= 4000 - 400
+    with rlviz.record(capacity=10_000) as trace:
+        list(LocalIterator(lambda t: range(20_000)).for_each(str))
+    assert len(trace) <= 10_000
+    assert trace.dropped >= 40_000 - 10_000
+    assert trace.events[-1].outcome == "stop"
     assert "dropped" in trace.summary()
     rlviz.trace.get_recorder().set_capacity(1_000_000)
 
