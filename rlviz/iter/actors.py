@@ -16,7 +16,7 @@ import ray
 from rlviz.iter.worker import CONTROL_GROUP
 from rlviz.trace.session import add_collector
 
-__all__ = ["track_actor", "actor_label", "next_label", "ActorCollector", "COLLECTOR"]
+__all__ = ["track_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
 
 _LABEL_COUNTERS: dict[str, itertools.count] = {}
 _BEGIN_TIMEOUT_S = 2.0     # an actor busy in its default queue answers later; the time window covers it
@@ -42,7 +42,7 @@ class ActorCollector:
         self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.active = False
         self.capacity: int | None = None
-        self.cursors: dict[str, int] = {}
+        self.dropped_before: dict[str, int] = {}
         self.offsets: dict[str, int] = {}
         self.pinned: list = []
 
@@ -55,20 +55,21 @@ class ActorCollector:
         ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:
-            self.cursors[label] = 0
+            self.dropped_before[label] = 0
             self.pinned.append(handle)
 
     def begin(self, capacity: int | None) -> None:
         self.capacity = capacity
         self.active = True
         self.pinned = list(self.handles.values())
-        self.cursors = self._call_all("_rlviz_set_recording", lambda label: (True, capacity), _BEGIN_TIMEOUT_S)
+        self.dropped_before = self._call_all("_rlviz_set_recording", lambda label: (True, capacity),
+                                             _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
         exports = []
-        for label, (export, _) in self._call_all(
-                "_rlviz_export", lambda label: (self.cursors.get(label, 0),), _COLLECT_TIMEOUT_S).items():
+        for label, export in self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items():
             export["offset_ns"] = self.offsets.get(label, 0)
+            export["dropped"] -= self.dropped_before.get(label, 0)
             exports.append(export)
         return exports
 
@@ -115,6 +116,11 @@ add_collector(COLLECTOR)
 def label_of(handle) -> str:
     """The lane label of a tracked actor."""
     return COLLECTOR.labels[handle._actor_id]
+
+
+def has_rlviz_groups(handle) -> bool:
+    """True if ``handle``'s class declared rlviz's concurrency groups (so it can stream safely)."""
+    return COLLECTOR.labels.get(handle._actor_id) in COLLECTOR.grouped
 
 
 def actor_label(handle) -> str | None:

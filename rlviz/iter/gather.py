@@ -1,8 +1,8 @@
 """How the driver pulls from shard actors: the sources behind the gather methods.
 
 ``batch_across_shards`` is a lock-step barrier of plain calls; ``gather_sync``,
-``gather_async`` and ``get_shard`` use one Ray streaming call per shard whose
-back-pressure bounds how far a shard runs ahead.  Each source lists the ids
+``gather_async`` and ``get_shard`` pull through a ``_Feed`` per shard: one Ray
+streaming call whose back-pressure bounds how far the shard runs ahead.  Each source lists the ids
 of the values it received, so traces link shard events to driver events.
 """
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 
 import ray
 
+from rlviz.iter.actors import has_rlviz_groups
 from rlviz.iter.chain import Source
 from rlviz.iter.instrument import new_node_id
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY
+from rlviz.iter.worker import STREAM_GROUP
 
 if TYPE_CHECKING:
     from rlviz.iter.parallel import ParallelIterator
@@ -63,15 +65,15 @@ def gather_sync(parallel: "ParallelIterator", prefetch: int) -> LocalIterator:
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_round_robin(timeout, consumed: list) -> Iterator:
-        streams = [_stream(a, serve, 0, prefetch, 1) for a in parallel._start_shards()]
-        buffers = [deque() for _ in streams]
-        active = list(range(len(streams)))
+        feeds = [_Feed(a, serve, 0, prefetch, 1) for a in parallel._start_shards()]
+        buffers = [deque() for _ in feeds]
+        active = list(range(len(feeds)))
         turn = 0
         while active:
             turn %= len(active)
             shard = active[turn]
             if not buffers[shard]:
-                state = _refill(streams[shard], buffers[shard], timeout)
+                state = feeds[shard].refill(buffers[shard], timeout)
                 if state is _ENDED:
                     active.pop(turn)
                     continue
@@ -93,17 +95,18 @@ def gather_async(parallel: "ParallelIterator", batch_ms: float, num_async: int) 
     shared = SharedMetrics()
 
     def open_as_ready(timeout, consumed: list) -> Iterator:
-        actors = parallel._start_shards()
-        owner = {_stream(a, serve, batch_ms, 1, num_async): a for a in actors}
-        while owner:
-            ready, _ = ray.wait(list(owner), num_returns=1, timeout=timeout)
-            for stream in ready:
+        feeds = [_Feed(a, serve, batch_ms, 1, num_async) for a in parallel._start_shards()]
+        while feeds:
+            waiting = {feed.waitable(): feed for feed in feeds}
+            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=timeout)
+            for handle in ready:
+                feed = waiting[handle]
                 try:
-                    ids, items = ray.get(next(stream))
+                    ids, items = feed.take()
                 except StopIteration:
-                    del owner[stream]
+                    feeds.remove(feed)
                     continue
-                shared.get().current_actor = owner[stream]
+                shared.get().current_actor = feed.actor
                 for item_id, item in zip(ids, items):
                     consumed.append(item_id)
                     yield item
@@ -119,12 +122,11 @@ def get_shard(parallel: "ParallelIterator", index: int, batch_ms: float, num_asy
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_one(timeout, consumed: list) -> Iterator:
-        actor = parallel._start_shards([index])[0]
-        stream = _stream(actor, serve, batch_ms, 1, num_async)
+        feed = _Feed(parallel._start_shards([index])[0], serve, batch_ms, 1, num_async)
         buffer: deque = deque()
         while True:
             if not buffer:
-                state = _refill(stream, buffer, timeout)
+                state = feed.refill(buffer, timeout)
                 if state is _ENDED:
                     return
                 if state is _NOT_READY:
@@ -148,24 +150,50 @@ def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: Sh
     return LocalIterator._create(Source(op, gather_id, label, open_fn, upstream), shared)
 
 
-def _stream(actor, serve: str, batch_ms: float, chunk: int, in_flight: int):
-    """Start one streaming call: the shard yields ``(ids, items)`` batches."""
-    return actor._rlviz_stream.options(_generator_backpressure_num_objects=in_flight).remote(
-        serve, batch_ms, chunk)
-
-
 _FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
 
 
-def _refill(stream, buffer: deque, timeout) -> str:
-    """Move the stream's next batch into ``buffer``; say whether it came, isn't ready, or ended."""
-    if timeout is not None:
-        ready, _ = ray.wait([stream], num_returns=1, timeout=timeout)
-        if not ready:
-            return _NOT_READY
-    try:
-        ids, items = ray.get(next(stream))
-    except StopIteration:
-        return _ENDED
-    buffer.extend(zip(ids, items))
-    return _FILLED
+class _Feed:
+    """Batches of ``(ids, items)`` from one shard, with at most ``in_flight`` requested ahead.
+
+    Shards whose class declares rlviz's concurrency groups stream: one Ray
+    streaming call whose back-pressure is ``in_flight``, running in its own
+    group so the actor stays free for other calls.  Other actors get plain
+    calls, ``in_flight`` of them outstanding, as Ray 1.x did.
+    """
+
+    def __init__(self, actor, serve: str, batch_ms: float, chunk: int, in_flight: int) -> None:
+        self.actor = actor
+        self._request = (serve, batch_ms, chunk)
+        self._stream = None
+        self._pending: deque = deque()
+        if has_rlviz_groups(actor):
+            self._stream = actor._rlviz_stream.options(
+                concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=in_flight).remote(*self._request)
+        else:
+            self._pending.extend(actor._rlviz_next_batch.remote(*self._request) for _ in range(in_flight))
+
+    def waitable(self):
+        """What ``ray.wait`` should watch for this feed's next batch."""
+        return self._stream if self._stream is not None else self._pending[0]
+
+    def take(self) -> tuple[list, list]:
+        """The next batch (blocking); ``StopIteration`` when the shard has ended."""
+        if self._stream is not None:
+            return ray.get(next(self._stream))
+        batch = ray.get(self._pending.popleft())
+        self._pending.append(self.actor._rlviz_next_batch.remote(*self._request))
+        return batch
+
+    def refill(self, buffer: deque, timeout) -> str:
+        """Move the next batch into ``buffer``; say whether it came, isn't ready, or ended."""
+        if timeout is not None:
+            ready, _ = ray.wait([self.waitable()], num_returns=1, timeout=timeout)
+            if not ready:
+                return _NOT_READY
+        try:
+            ids, items = self.take()
+        except StopIteration:
+            return _ENDED
+        buffer.extend(zip(ids, items))
+        return _FILLED

@@ -10,6 +10,9 @@ calls that run in their own concurrency group where the class declares one.
 from __future__ import annotations
 
 import collections
+import functools
+import inspect
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -19,15 +22,18 @@ from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
 
-__all__ = ["ParallelIteratorWorker", "ShardWorker", "ShardSpec", "CONTROL_GROUP", "CONCURRENCY_GROUPS"]
+__all__ = ["ParallelIteratorWorker", "ShardWorker", "ShardSpec", "CONTROL_GROUP", "STREAM_GROUP",
+           "CONCURRENCY_GROUPS", "serialized"]
 
-#: The concurrency group rlviz's control calls (recording on/off, export) use, so
-#: they are answered even while a stream on the same actor waits for the driver.
+#: The concurrency group of rlviz's control calls (recording on/off, export).
 CONTROL_GROUP = "rlviz"
+#: The concurrency group streams run in, so a stream paused on back-pressure
+#: leaves the actor's default queue free for its other calls (set_weights, ...).
+STREAM_GROUP = "rlviz_stream"
 
 #: Pass as ``ray.remote(concurrency_groups=CONCURRENCY_GROUPS)`` for worker classes,
 #: then ``track_actor(handle, control_group=True)``.
-CONCURRENCY_GROUPS = {CONTROL_GROUP: 1}
+CONCURRENCY_GROUPS = {CONTROL_GROUP: 1, STREAM_GROUP: 4}
 
 
 class ShardSpec:
@@ -40,8 +46,27 @@ class ShardSpec:
         self.steps = steps
 
 
+def serialized(method: Callable) -> Callable:
+    """Run ``method`` holding the actor's lock, one call at a time as in a plain Ray actor."""
+    if getattr(method, "_rlviz_serialized", False) or inspect.isgeneratorfunction(method):
+        return method
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._rlviz_lock:
+            return method(self, *args, **kwargs)
+
+    locked._rlviz_serialized = True
+    return locked
+
+
 class ParallelIteratorWorker:
     """Mixin for actors that serve a shard; subclasses must call this ``__init__``.
+
+    Streams run in their own concurrency group (where the class declares
+    ``CONCURRENCY_GROUPS``), so a paused stream does not block the actor.  To
+    keep Ray's one-call-at-a-time semantics, every public method of a subclass
+    and every item a stream pulls take the same lock.
 
     Parameters
     ----------
@@ -64,6 +89,13 @@ class ParallelIteratorWorker:
                              f"or a lambda returning a fresh iterator")
         self._rlviz_items = _cycle(item_generator) if repeat else _open(item_generator)
         self._rlviz_local: Iterator | None = None
+        self._rlviz_lock = threading.RLock()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, member in list(vars(cls).items()):
+            if not name.startswith("_") and inspect.isfunction(member):
+                setattr(cls, name, serialized(member))
 
     # -- Ray's public worker interface --------------------------------------
     def par_iter_init(self, transforms: list[Callable]) -> None:
@@ -98,6 +130,10 @@ class ParallelIteratorWorker:
     def _rlviz_next(self, serve_id: str) -> tuple[int, Any]:
         return self._rlviz_serve_one(serve_id)
 
+    def _rlviz_next_batch(self, serve_id: str, batch_ms: float, chunk: int) -> tuple[list, list]:
+        """One batch as a plain call (for actors without rlviz's concurrency groups)."""
+        return self._rlviz_serve_batch(serve_id, batch_ms, chunk)
+
     def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int):
         """Stream ``(ids, items)`` batches until the shard ends (one Ray call per shard)."""
         while True:
@@ -117,14 +153,15 @@ class ParallelIteratorWorker:
         return time.time_ns()
 
     def _rlviz_set_recording(self, on: bool, capacity: int | None = None) -> int:
+        """Switch recording; return how many events were dropped so far (the session's baseline)."""
         recorder = get_recorder()
         if capacity is not None:
             recorder.set_capacity(capacity)
         recorder.enabled = on
-        return recorder.seq
+        return recorder.dropped
 
-    def _rlviz_export(self, since: int) -> tuple[dict, int]:
-        return get_recorder().export(since), time.time_ns()
+    def _rlviz_export(self) -> dict:
+        return get_recorder().export()
 
     def _rlviz_clock(self) -> int:
         return time.time_ns()
@@ -136,6 +173,10 @@ class ParallelIteratorWorker:
 
     def _rlviz_set_chain(self, it: LocalIterator) -> None:
         """Serve ``it`` from now on; its values' ids wait in one list for the next serving call."""
+        with self._rlviz_lock:
+            self._rlviz_replace_chain(it)
+
+    def _rlviz_replace_chain(self, it: LocalIterator) -> None:
         self._rlviz_chain = it
         self._rlviz_consumed: list[int] = []
         self._rlviz_serve = {}
@@ -153,6 +194,10 @@ class ParallelIteratorWorker:
         return node
 
     def _rlviz_serve_one(self, serve_id: str) -> tuple[int, Any]:
+        with self._rlviz_lock:
+            return self._rlviz_serve_locked(serve_id)
+
+    def _rlviz_serve_locked(self, serve_id: str) -> tuple[int, Any]:
         if self._rlviz_local is None:
             raise RuntimeError("par_iter_init() must be called before pulling items from this shard")
         node = self._rlviz_serve_node(serve_id)

@@ -11,7 +11,7 @@ from typing import Any
 
 import ray
 
-from rlviz.iter import track_actor
+from rlviz.iter import CONCURRENCY_GROUPS, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
 from rlviz.runtime import ensure_ray
@@ -115,7 +115,7 @@ class WorkerSet:
         started = {i: self._start_actor(i) for i in range(first, first + num_workers)}
         ray.get([handle.ping.remote() for handle in started.values()])  # construct in parallel, then track
         for i, handle in started.items():
-            track_actor(handle, _label(i))
+            track_actor(handle, _label(i), control_group=True)
         self._remote.update(started)
 
     def num_healthy_remote_workers(self) -> int:
@@ -258,7 +258,8 @@ class WorkerSet:
 
     # -- helpers ------------------------------------------------------------
     def _start_actor(self, index: int) -> Any:
-        actor_cls = ray.remote(num_cpus=self.config.num_cpus_per_worker)(RolloutWorker)
+        actor_cls = ray.remote(num_cpus=self.config.num_cpus_per_worker,
+                               concurrency_groups=CONCURRENCY_GROUPS)(RolloutWorker)
         return actor_cls.remote(self._env_creator, self._policy_spec, self.config, index)
 
     def _healthy_items(self) -> list[tuple[int, Any]]:
@@ -298,7 +299,7 @@ class WorkerSet:
             self._in_flight = {ref: i for ref, i in self._in_flight.items() if i != index}
             handle = self._start_actor(index)
             ray.get(handle.ping.remote())
-            track_actor(handle, label)
+            track_actor(handle, label, control_group=True)
             weights = ray.put(self._local.get_weights())
             ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
             self._remote[index] = handle

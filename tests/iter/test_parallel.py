@@ -3,8 +3,8 @@ import pytest
 import ray
 from ray.util import iter as ray_iter
 
-from rlviz.iter import (LocalIterator, NextValueNotReady, ParallelIteratorWorker, from_actors,
-                        from_items, from_iterators, from_range)
+from rlviz.iter import (CONCURRENCY_GROUPS, LocalIterator, NextValueNotReady, ParallelIteratorWorker,
+                        from_actors, from_items, from_iterators, from_range, track_actor)
 
 pytestmark = pytest.mark.usefixtures("ray_local")
 
@@ -134,3 +134,46 @@ def test_timeout_makes_gather_non_blocking():
     first = next(fast)
     assert isinstance(first, NextValueNotReady)
     assert [x for x in fast if not isinstance(x, NextValueNotReady)] == [0, 1]
+
+
+@ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)
+class Sampler(ParallelIteratorWorker):
+    """A worker that streams forever and has weights, like a RolloutWorker."""
+
+    def __init__(self):
+        super().__init__(lambda: self._samples(), repeat=False)
+        self.weights = 0
+
+    def _samples(self):
+        while True:
+            yield self.weights
+
+    def set_weights(self, weights):
+        self.weights = weights
+        return weights
+
+
+def test_calls_reach_a_worker_while_its_stream_is_paused():
+    actor = Sampler.remote()
+    track_actor(actor, control_group=True)
+    stream = from_actors([actor]).gather_async()
+    assert stream._source.upstream()[0][-1].op == "par_iter_next_batch"
+    assert next(stream) == 0
+    # the stream is now paused on back-pressure; the actor must still answer
+    assert ray.get(actor.set_weights.remote(7), timeout=10) == 7
+    assert 7 in [next(stream) for _ in range(5)]
+
+
+def test_two_gathers_over_the_same_workers_do_not_hang():
+    actors = [Sampler.remote(), Sampler.remote()]
+    for actor in actors:
+        track_actor(actor, control_group=True)
+    first = from_actors(actors).gather_async()
+    next(first)
+    second = from_actors(actors).gather_async()
+    assert next(second) == 0
+
+
+def test_workers_without_rlviz_groups_use_plain_calls():
+    it = from_actors([Counter.remote(0), Counter.remote(10)])
+    assert sorted(it.gather_async(num_async=2)) == [0, 1, 2, 10, 11, 12]
