@@ -1,0 +1,210 @@
+"""Replay buffers: a uniform ring buffer, a proportional prioritized one, and an actor holding either.
+
+Columnar numpy storage; ``replay()`` returns None until ``learning_starts``
+rows were added.  Imports numpy, ray (for the actor) and rlviz.rollout/iter;
+must not import rlviz.plans, rlviz.viz or rlviz.widgets.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from rlviz.iter import ParallelIteratorWorker
+from rlviz.ops.errors import OpInputError
+from rlviz.rollout.sample_batch import MultiAgentBatch, SampleBatch
+
+__all__ = ["ReplayBuffer", "PrioritizedReplayBuffer", "ReplayActor"]
+
+
+class ReplayBuffer:
+    """A bounded FIFO of rows, sampled uniformly.
+
+    Parameters
+    ----------
+    capacity : int
+        Rows kept; the oldest are overwritten (``num_evicted`` counts them).
+    learning_starts : int
+        ``replay()`` returns None until this many rows were added.
+    replay_batch_size : int
+        Rows per ``replay()``.
+    seed : int, optional
+        Seeds the sampling.
+
+    Examples
+    --------
+    >>> buf = ReplayBuffer(capacity=4, learning_starts=3, replay_batch_size=2, seed=0)
+    >>> buf.add_batch(SampleBatch(t=[0, 1])); buf.replay() is None
+    True
+    >>> buf.add_batch(SampleBatch(t=[2, 3, 4])); len(buf), buf.num_evicted, buf.replay().count
+    (4, 1, 2)
+    """
+
+    def __init__(self, capacity: int = 50_000, learning_starts: int = 1000, replay_batch_size: int = 32,
+                 seed: int | None = None) -> None:
+        for name, value, low in (("capacity", capacity, 1), ("learning_starts", learning_starts, 0),
+                                 ("replay_batch_size", replay_batch_size, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        self.capacity = capacity
+        self.learning_starts = learning_starts
+        self.replay_batch_size = replay_batch_size
+        self.rng = np.random.default_rng(seed)
+        self.columns: dict[str, np.ndarray] = {}
+        self.size = 0
+        self.next_index = 0
+        self.num_added = 0
+        self.num_evicted = 0
+        self.num_replayed = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add_batch(self, batch: SampleBatch | MultiAgentBatch) -> None:
+        """Add every row of ``batch`` (a multi-agent batch: its default policy's rows, or its only policy)."""
+        batch = _single(batch)
+        if batch.count == 0:
+            return
+        if not self.columns:
+            self.columns = {k: np.zeros((self.capacity, *np.asarray(v).shape[1:]), np.asarray(v).dtype)
+                            for k, v in batch.items()}
+        idx = (self.next_index + np.arange(batch.count)) % self.capacity
+        for key, store in self.columns.items():
+            store[idx] = batch[key]
+        self._on_added(idx)
+        self.num_evicted += max(0, self.size + batch.count - self.capacity)
+        self.size = min(self.capacity, self.size + batch.count)
+        self.next_index = int((self.next_index + batch.count) % self.capacity)
+        self.num_added += batch.count
+
+    def replay(self) -> SampleBatch | None:
+        """``replay_batch_size`` random rows, or None before ``learning_starts`` rows were added."""
+        if self.num_added < self.learning_starts or self.size == 0:
+            return None
+        idx = self._sample_indexes(self.replay_batch_size)
+        self.num_replayed += len(idx)
+        return self._rows(idx)
+
+    def stats(self) -> dict:
+        """Sizes and counts (added, evicted, replayed) as plain data."""
+        return {"size": self.size, "capacity": self.capacity, "num_added": self.num_added,
+                "num_evicted": self.num_evicted, "num_replayed": self.num_replayed}
+
+    def _sample_indexes(self, n: int) -> np.ndarray:
+        return self.rng.integers(0, self.size, size=n)
+
+    def _rows(self, idx: np.ndarray) -> SampleBatch:
+        return SampleBatch({k: v[idx] for k, v in self.columns.items()})
+
+    def _on_added(self, idx: np.ndarray) -> None:
+        """Hook for subclasses: rows ``idx`` were just written."""
+
+
+class PrioritizedReplayBuffer(ReplayBuffer):
+    """Proportional prioritized replay: row i is drawn with probability ``p_i**alpha / sum``.
+
+    New rows get the largest priority seen so far.  ``replay()`` adds
+    ``batch_indexes`` and importance ``weights`` (``(N * P(i))**-beta``,
+    normalised by their max) columns; ``update_priorities`` takes
+    ``|td_error| + eps``.  Sampling is a cumulative-sum search (O(capacity) per
+    batch), which is plenty for CartPole-sized buffers.
+
+    Examples
+    --------
+    >>> buf = PrioritizedReplayBuffer(capacity=8, learning_starts=0, replay_batch_size=4, seed=0)
+    >>> buf.add_batch(SampleBatch(t=[0, 1, 2, 3]))
+    >>> buf.update_priorities(np.array([0, 1, 2, 3]), np.array([0.0, 0.0, 0.0, 10.0]))
+    >>> sorted(set(buf.replay()["t"].tolist()))
+    [3]
+    """
+
+    def __init__(self, capacity: int = 50_000, learning_starts: int = 1000, replay_batch_size: int = 32,
+                 seed: int | None = None, alpha: float = 0.6, beta: float = 0.4, eps: float = 1e-6) -> None:
+        super().__init__(capacity, learning_starts, replay_batch_size, seed)
+        if not alpha >= 0:
+            raise ValueError(f"alpha must be >= 0, got {alpha!r}")
+        self.alpha, self.beta, self.eps = alpha, beta, eps
+        self.priorities = np.zeros(capacity, np.float64)
+        self.max_priority = 1.0
+
+    def update_priorities(self, batch_indexes: np.ndarray, td_errors: np.ndarray) -> None:
+        """Set the priorities of rows ``batch_indexes`` to ``|td_errors| + eps``."""
+        new = np.abs(np.asarray(td_errors, np.float64)) + self.eps
+        self.priorities[np.asarray(batch_indexes, np.int64)] = new
+        self.max_priority = max(self.max_priority, float(new.max(initial=0.0)))
+
+    def _on_added(self, idx: np.ndarray) -> None:
+        self.priorities[idx] = self.max_priority
+
+    def _sample_indexes(self, n: int) -> np.ndarray:
+        scaled = self.priorities[:self.size] ** self.alpha
+        cumulative = np.cumsum(scaled)
+        idx = np.searchsorted(cumulative, self.rng.random(n) * cumulative[-1], side="right")
+        return np.minimum(idx, self.size - 1)
+
+    def _rows(self, idx: np.ndarray) -> SampleBatch:
+        batch = super()._rows(idx)
+        scaled = self.priorities[:self.size] ** self.alpha
+        probs = scaled[idx] / scaled.sum()
+        weights = (self.size * probs) ** -self.beta
+        batch["weights"] = (weights / weights.max()).astype(np.float32)
+        batch["batch_indexes"] = idx.astype(np.int64)
+        return batch
+
+
+class ReplayActor(ParallelIteratorWorker):
+    """A replay buffer on its own actor (Ape-X's replay shards); its shard yields ``replay()`` forever.
+
+    Before ``learning_starts`` the shard yields None after a short sleep
+    (``Replay(actors=...)`` drops those), so an idle shard does not spin.
+    Start it with ``ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ReplayActor)``.
+    """
+
+    def __init__(self, prioritized: bool = True, idle_sleep_s: float = 0.01, **buffer_args) -> None:
+        cls = PrioritizedReplayBuffer if prioritized else ReplayBuffer
+        self.buffer = cls(**buffer_args)
+        self.idle_sleep_s = idle_sleep_s
+        ParallelIteratorWorker.__init__(self, self._replay_forever, False)
+
+    def add_batch(self, batch: SampleBatch | MultiAgentBatch) -> int:
+        """Add a batch; return the rows now held."""
+        self.buffer.add_batch(batch)
+        return len(self.buffer)
+
+    def replay(self) -> SampleBatch | None:
+        """One replayed batch, or None before ``learning_starts``."""
+        return self.buffer.replay()
+
+    def update_priorities(self, batch_indexes: np.ndarray, td_errors: np.ndarray) -> None:
+        """Forward to the buffer (prioritized only)."""
+        if isinstance(self.buffer, PrioritizedReplayBuffer):
+            self.buffer.update_priorities(batch_indexes, td_errors)
+
+    def stats(self) -> dict:
+        """The buffer's counts."""
+        return self.buffer.stats()
+
+    def ping(self) -> str:
+        """Liveness check."""
+        return "pong"
+
+    def _replay_forever(self) -> Iterator:
+        import time
+        while True:
+            with self._rlviz_lock:
+                batch = self.buffer.replay()
+            if batch is None:
+                time.sleep(self.idle_sleep_s)
+            yield batch
+
+
+def _single(batch: SampleBatch | MultiAgentBatch) -> SampleBatch:
+    if isinstance(batch, SampleBatch):
+        return batch
+    if isinstance(batch, MultiAgentBatch):
+        if len(batch.policy_batches) == 1:
+            return next(iter(batch.policy_batches.values()))
+        raise ValueError(f"replay buffers here hold one policy's rows; got {batch!r}: "
+                         f"SelectExperiences([...]) one policy first")
+    raise OpInputError(f"expected a SampleBatch or MultiAgentBatch, got {type(batch).__name__}")
+

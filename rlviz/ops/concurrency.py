@@ -1,0 +1,220 @@
+"""``Concurrently``, ``Enqueue`` and ``Dequeue``: running several ops as one stream, and queues between threads.
+
+``Concurrently`` is a union of its ops drawn as one node named "Concurrently".
+Imports rlviz.iter; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
+"""
+from __future__ import annotations
+
+import queue as queue_module
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from rlviz.iter import LocalIterator, NextValueNotReady
+from rlviz.iter.sentinel import NOT_READY
+from rlviz.ops.errors import OpInputError
+
+__all__ = ["Concurrently", "Enqueue", "Dequeue", "MODES"]
+
+#: The modes ``Concurrently`` accepts.
+MODES = ("round_robin", "async")
+
+
+def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
+                 output_indexes: list[int] | None = None,
+                 round_robin_weights: list | None = None) -> LocalIterator:
+    """Run several ops as one stream, interleaving their ``next()`` calls.
+
+    Parameters
+    ----------
+    ops : list of LocalIterator
+        At least two ops (iterators).
+    mode : {"round_robin", "async"}
+        ``"round_robin"``: a deterministic union (each op blocks for its
+        turn); ``"async"``: each op is polled without blocking and gives what
+        is ready (order not deterministic; with nothing ready it spins).
+    output_indexes : list of int, optional
+        Pass on only the items of these ops; the others still run, their
+        results are dropped.  Default: every op's items.
+    round_robin_weights : list of int, float or "*", optional
+        Round-robin mode only: pulls per op per round (``"*"``: everything
+        ready, without blocking).  Not all ``"*"``.
+
+    Returns
+    -------
+    LocalIterator
+        One node named ``"Concurrently"`` fed by the ops (followed by an
+        ``output_indexes`` node when those are given).
+
+    Raises
+    ------
+    ValueError
+        At construction, naming the argument: fewer than 2 ops, an op that is
+        not a LocalIterator (``OpInputError``, also a TypeError), an unknown
+        mode, weights in async mode, weights of the wrong length or all
+        ``"*"``, output indexes out of range.
+
+    Examples
+    --------
+    >>> from rlviz.iter import LocalIterator
+    >>> a = LocalIterator(lambda timeout: iter("aaaa"), name="a")
+    >>> b = LocalIterator(lambda timeout: iter("bbbb"), name="b")
+    >>> "".join(Concurrently([a, b], round_robin_weights=[2, 1]).take(6))
+    'aabaab'
+    >>> Concurrently([a, b], output_indexes=[1]).take(3)
+    ['b', 'b', 'b']
+    """
+    _check(ops, mode, output_indexes, round_robin_weights)
+    children = list(ops)
+    if output_indexes is not None:
+        children = [op.for_each(_Tag(i)) for i, op in enumerate(ops)]
+    union = children[0].union(*children[1:], deterministic=(mode == "round_robin"),
+                              round_robin_weights=None if round_robin_weights is None else list(round_robin_weights))
+    detail = f", round_robin_weights={list(round_robin_weights)}" if round_robin_weights is not None else ""
+    label = f"Concurrently[{', '.join(map(str, ops))}; mode={mode}{detail}]"
+    out = union.named("Concurrently", label)
+    if output_indexes is None:
+        return out
+    keep = frozenset(output_indexes)
+    return out.transform(lambda upstream: _select(upstream, keep)).named(
+        "output_indexes", f"{label}.output_indexes({sorted(keep)})")
+
+
+class Enqueue:
+    """A ``for_each`` function that puts each item into a queue without blocking.
+
+    While the queue is full it returns ``NextValueNotReady``; ``for_each``
+    yields that and retries the same item on the next pull (back-pressure).
+    The item itself is passed on.
+
+    Parameters
+    ----------
+    queue : queue.Queue
+        Where items go (typically a learner thread's in-queue).
+
+    Raises
+    ------
+    OpInputError
+        If ``queue`` has no ``put_nowait`` (also a TypeError / ValueError).
+
+    Examples
+    --------
+    >>> import queue
+    >>> q = queue.Queue(maxsize=1)
+    >>> put = Enqueue(q)
+    >>> put(1), put(2)
+    (1, NextValueNotReady())
+    """
+
+    __rlviz_op__ = "Enqueue"
+
+    def __init__(self, queue: queue_module.Queue) -> None:
+        if not hasattr(queue, "put_nowait"):
+            raise OpInputError(f"queue must be a queue.Queue (with put_nowait), got {type(queue).__name__}")
+        self.queue = queue
+
+    def __call__(self, item: Any) -> Any:
+        try:
+            self.queue.put_nowait(item)
+        except queue_module.Full:
+            return NOT_READY
+        return item
+
+
+def Dequeue(queue: queue_module.Queue, check: Callable[[], bool] = lambda: True) -> LocalIterator:
+    """An iterator over what another thread puts into ``queue``.
+
+    Yields each item, ``NextValueNotReady`` while the queue is empty, and
+    raises ``RuntimeError`` once ``check()`` returns false (e.g. the learner
+    thread died).
+
+    Parameters
+    ----------
+    queue : queue.Queue
+        Where items come from (typically a learner thread's out-queue).
+    check : callable, optional
+        Called before each attempt; false ends the stream with an error.
+
+    Returns
+    -------
+    LocalIterator
+        A source node named ``"Dequeue"``.
+
+    Raises
+    ------
+    OpInputError
+        If ``queue`` has no ``get_nowait`` or ``check`` is not callable.
+
+    Examples
+    --------
+    >>> import queue
+    >>> q = queue.Queue()
+    >>> q.put("x")
+    >>> Dequeue(q).take(2)
+    ['x', NextValueNotReady()]
+    """
+    if not hasattr(queue, "get_nowait"):
+        raise OpInputError(f"queue must be a queue.Queue (with get_nowait), got {type(queue).__name__}")
+    if not callable(check):
+        raise OpInputError(f"check must be a callable returning bool, got {type(check).__name__}")
+
+    def items(timeout) -> Iterator:
+        while check():
+            try:
+                yield queue.get_nowait()
+            except queue_module.Empty:
+                yield NOT_READY
+        raise RuntimeError("Dequeue: check() returned False (the thread feeding the queue has stopped)")
+
+    return LocalIterator(items, name="Dequeue").named("Dequeue")
+
+
+# -- helpers ------------------------------------------------------------------
+class _Tag:
+    """Pairs each item with its op's index (for output_indexes)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.__rlviz_op__ = f"tag[{index}]"
+
+    def __call__(self, item: Any) -> tuple[int, Any]:
+        return self.index, item
+
+
+def _select(upstream: Iterator, keep: frozenset) -> Iterator:
+    for item in upstream:
+        if isinstance(item, NextValueNotReady):
+            yield item
+        elif item[0] in keep:
+            yield item[1]
+
+
+def _check(ops: object, mode: object, output_indexes: object, weights: object) -> None:
+    if not isinstance(ops, (list, tuple)):
+        raise OpInputError(f"ops must be a list of LocalIterators, got {type(ops).__name__}")
+    if len(ops) < 2:
+        raise ValueError(f"ops must hold at least 2 ops to run concurrently, got {len(ops)}; "
+                         f"a single op needs no Concurrently")
+    for i, op in enumerate(ops):
+        if not isinstance(op, LocalIterator):
+            raise OpInputError(f"ops[{i}] must be a LocalIterator, got {type(op).__name__}; "
+                               f"gather a ParallelIterator first (.gather_sync() / .gather_async())")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    if weights is not None:
+        if mode != "round_robin":
+            raise ValueError(f"round_robin_weights only apply in mode='round_robin', got mode={mode!r}; "
+                             f"drop the weights or switch the mode")
+        if not isinstance(weights, (list, tuple)) or len(weights) != len(ops):
+            raise ValueError(f"round_robin_weights must be a list with one weight per op ({len(ops)}), "
+                             f"got {weights!r}")
+        for i, w in enumerate(weights):
+            if w != "*" and (isinstance(w, bool) or not isinstance(w, (int, float)) or w <= 0):
+                raise ValueError(f"round_robin_weights[{i}] must be a number > 0 or '*', got {w!r}")
+        if all(w == "*" for w in weights):
+            raise ValueError("round_robin_weights cannot all be '*': at least one op must set the pace")
+    if output_indexes is not None:
+        if not isinstance(output_indexes, (list, tuple)) or not output_indexes:
+            raise ValueError(f"output_indexes must be a non-empty list of op indexes, got {output_indexes!r}")
+        for index in output_indexes:
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(ops):
+                raise ValueError(f"output_indexes has {index!r}, but the ops are indexed 0..{len(ops) - 1}")

@@ -1,0 +1,91 @@
+"""``calculate_rr_weights``: how DQN's ``training_intensity`` becomes Concurrently's round-robin weights.
+
+Both rlviz's rounded rule (SPEC section 2) and Ray 1.x's float variant, for
+teaching the difference.  Pure arithmetic; must not import plans, viz or widgets.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
+
+
+def native_ratio(config: Mapping) -> float:
+    """Trained / sampled steps when store and replay alternate 1:1.
+
+    ``train_batch_size / (rollout_fragment_length * num_envs_per_worker * max(num_workers, 1))``
+
+    Examples
+    --------
+    >>> native_ratio({"train_batch_size": 32, "rollout_fragment_length": 4,
+    ...               "num_envs_per_worker": 1, "num_workers": 2})
+    4.0
+    """
+    sampled = (config["rollout_fragment_length"] * config.get("num_envs_per_worker", 1)
+               * max(config.get("num_workers", 0), 1))
+    return config["train_batch_size"] / sampled
+
+
+def calculate_rr_weights(config: Mapping) -> list[int]:
+    """Round-robin weights ``[store, replay]`` that give ``training_intensity`` (rounded to ints).
+
+    With no ``training_intensity`` the weights are ``[1, 1]``.  Otherwise
+    ``w = training_intensity / native_ratio(config)``; ``w < 1`` gives
+    ``[round(1 / w), 1]`` (store more often), else ``[1, round(w)]``.
+
+    Parameters
+    ----------
+    config : mapping
+        ``training_intensity`` (None or a number > 0), ``train_batch_size``,
+        ``rollout_fragment_length``, ``num_envs_per_worker``, ``num_workers``.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        If ``training_intensity`` is not > 0.
+
+    Examples
+    --------
+    >>> base = {"train_batch_size": 32, "rollout_fragment_length": 4, "num_workers": 2}
+    >>> calculate_rr_weights({**base, "training_intensity": None})
+    [1, 1]
+    >>> calculate_rr_weights({**base, "training_intensity": 1}), calculate_rr_weights({**base, "training_intensity": 16})
+    ([4, 1], [1, 4])
+    """
+    w = _ratio(config)
+    if w is None:
+        return [1, 1]
+    return [round(1 / w), 1] if w < 1 else [1, round(w)]
+
+
+def calculate_rr_weights_float(config: Mapping) -> list[float]:
+    """Ray 1.x's variant: ``[1, w]`` as floats; the union then rounds ``w`` stochastically each round.
+
+    A fractional weight ``w`` means ``int(w)`` pulls plus one more with
+    probability ``w - int(w)``; since every round still pulls the store op
+    once and the replay op ``int(w)`` times plus a coin flip, ``w < 1`` makes rounds
+    with *no* replay, so the long-run ratio matches but any single round is noisy.
+
+    Examples
+    --------
+    >>> base = {"train_batch_size": 32, "rollout_fragment_length": 4, "num_workers": 2}
+    >>> calculate_rr_weights_float({**base, "training_intensity": 1})
+    [1, 0.25]
+    >>> calculate_rr_weights_float({**base, "training_intensity": None})
+    [1, 1]
+    """
+    w = _ratio(config)
+    return [1, 1] if w is None else [1, w]
+
+
+def _ratio(config: Mapping) -> float | None:
+    intensity = config.get("training_intensity")
+    if intensity is None:
+        return None
+    if isinstance(intensity, bool) or not isinstance(intensity, (int, float)) or intensity <= 0:
+        raise ValueError(f"training_intensity must be None or a number > 0, got {intensity!r}")
+    return intensity / native_ratio(config)
