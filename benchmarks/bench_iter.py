@@ -254,13 +254,13 @@ def _fill(recorder, events: int, outcome: int) -> None:
 
 
 def _buffer_bytes(recorder) -> int:
-    """Bytes allocated by the recorder's event arrays (allocated size, not just used length)."""
+    """Bytes the recorder holds for events: packed int64 chunks, plus the rows writers
+    have not packed yet (at most one chunk each, as Python lists of ints)."""
     import sys
 
-    chunks = [*recorder._full]
-    if hasattr(recorder, "_chunk"):
-        chunks.append(recorder._chunk)
-    return sum(sys.getsizeof(chunk) for chunk in chunks)
+    packed = sum(sys.getsizeof(chunk) for chunk in recorder._full)
+    unpacked = sum(sys.getsizeof(w.rows) + sum(sys.getsizeof(v) for v in w.rows) for w in list(recorder._writers))
+    return packed + unpacked
 
 
 def _span(pair: list[float]) -> str:

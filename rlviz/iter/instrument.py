@@ -53,9 +53,11 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     recorder, writer, node = tap.recorder, tap.writer, tap.node
     pending, downstream = tap.pending, tap.downstream
     texts, rows = recorder.texts, writer.rows
+    extend, hand_over = rows.extend, writer.hand_over
     now = time.time_ns
     pull = stage.__next__
     low, high = _INT64
+    not_ready_type, int_item, chunk_len = NextValueNotReady, _INT_ITEM, _CHUNK_LEN
     next_id = id_end = 0           # this stage's id block, kept in locals on the hot path
     while True:
         if not recorder.enabled:
@@ -77,17 +79,16 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             raise
         end = now()
         kind = type(item)
-        if kind is NextValueNotReady:
+        if kind is not_ready_type:
             writer.next_id, writer.id_end = next_id, id_end
-            outcome = NOT_READY if kind is NextValueNotReady else ITEM
-            item_id = writer.record(start, end, outcome, item if outcome == ITEM else None, _take(pending))
+            outcome = NOT_READY
+            writer.record(start, end, outcome, inputs=_take(pending))
             next_id, id_end = writer.next_id, writer.id_end
-            if item_id < 0:
-                yield item
-                continue
+            yield item
+            continue
         else:
             if kind is int and low <= item <= high:
-                code, number = _INT_ITEM, item
+                code, number = int_item, item
             else:
                 summary_kind, number = summarize(item, texts)
                 code = ITEM | (summary_kind << 2)
@@ -97,12 +98,12 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             item_id = next_id
             next_id += 1
             if len(pending) > 1:
-                rows.extend((node, start, end, code, number, pending[0], item_id))
+                extend((node, start, end, code, number, pending[0], item_id))
                 _continue_inputs(rows, pending)
             else:
-                rows.extend((node, start, end, code, number, pending.pop() if pending else -1, item_id))
-            if len(rows) >= _CHUNK_LEN:
-                writer.hand_over()
+                extend((node, start, end, code, number, pending.pop() if pending else -1, item_id))
+            if len(rows) >= chunk_len:
+                hand_over()
         if downstream is not None:
             downstream.append(item_id)
         yield item

@@ -90,12 +90,11 @@ class Writer:
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk and give it to the recorder."""
-        rows = self.rows
-        count = len(rows)
         chunk = array("q")
-        chunk.fromlist(rows[:count])
-        del rows[:count]
-        self.recorder.adopt(chunk)
+        with self.recorder._lock:       # so a concurrent export sees the rows exactly once
+            chunk.fromlist(self.rows)
+            del self.rows[:]
+            self.recorder.adopt(chunk)
 
 
 class Recorder:
