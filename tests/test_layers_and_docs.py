@@ -1,0 +1,67 @@
+"""Package-wide promises: docstring examples run, and layers only import downwards."""
+import ast
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import rlviz
+
+ROOT = Path(rlviz.__file__).parent
+MODULES = sorted(m.name for m in pkgutil.walk_packages([str(ROOT)], prefix="rlviz."))
+
+#: What each layer must never import (STYLE.md, rule 2).
+FORBIDDEN = {
+    "rlviz.trace": {"ray", "matplotlib", "torch", "ipywidgets", "rlviz.iter", "rlviz.rollout", "rlviz.ops",
+                    "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
+    "rlviz.iter": {"matplotlib", "torch", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
+    "rlviz.rollout": {"matplotlib", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
+    "rlviz.ops": {"matplotlib", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
+    "rlviz.viz": {"ray", "torch", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _module_path(name: str) -> Path:
+    relative = Path(*name.split(".")[1:])
+    package = ROOT / relative / "__init__.py"
+    return package if package.exists() else (ROOT / relative).with_suffix(".py")
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if any(m.startswith(layer) for layer in FORBIDDEN)])
+def test_layers_import_only_downwards(name):
+    layer = next(layer for layer in FORBIDDEN if name.startswith(layer))
+    imported = _imports(_module_path(name))
+    bad = {i for i in imported for f in FORBIDDEN[layer] if i == f or i.startswith(f + ".")}
+    assert not bad, f"{name} imports {sorted(bad)}, which layer {layer} must not use"
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if ">>>" in _module_path(m).read_text()])
+def test_docstring_examples_run(name, ray_local):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_import_rlviz_is_cheap():
+    import subprocess
+    import sys
+
+    code = "import sys, rlviz; print(sorted(m for m in ('ray', 'torch', 'matplotlib') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_init_is_idempotent(ray_local):
+    assert rlviz.init() == rlviz.init()
