@@ -155,7 +155,7 @@ class ApplyGradients:
         metrics = LocalIterator.get_metrics()
         local = self.workers.local_worker()
         with metrics.timers[APPLY_GRADS_TIMER]:
-            local.apply_gradients(grads)
+            local.apply_gradients(_writable(grads))
         metrics.counters[STEPS_TRAINED_COUNTER] += count
         metrics.counters[STEPS_TRAINED_THIS_ITER_COUNTER] += count
         if self.update_all:
@@ -211,6 +211,13 @@ def sync_all_weights(workers: Any, metrics: Any) -> None:
             workers.sync_weights(global_vars=global_vars)
     else:
         workers.local_worker().set_global_vars(global_vars)
+
+
+def _writable(grads: Any) -> Any:
+    """Copies of gradients that arrived as read-only (zero-copy) arrays from another actor."""
+    if isinstance(grads, dict):
+        return {pid: _writable(g) for pid, g in grads.items()}
+    return [np.array(g) for g in grads]
 
 
 def _mean(grads: list[list[np.ndarray]]) -> list[np.ndarray]:

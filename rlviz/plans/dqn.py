@@ -1,0 +1,55 @@
+"""DQN: a store op and a replay op run concurrently, with round-robin weights from ``training_intensity``.
+
+store_op = ParallelRollouts(bulk_sync) -> StoreToReplayBuffer; replay_op =
+Replay -> TrainOneStep -> UpdateTargetNetwork; Concurrently([store_op,
+replay_op], round_robin, output_indexes=[1]) -> StandardMetricsReporting.
+Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rlviz.iter import LocalIterator
+from rlviz.ops import (Concurrently, ParallelRollouts, Replay, ReplayBuffer, StandardMetricsReporting,
+                       StoreToReplayBuffer, TrainOneStep, UpdateTargetNetwork, calculate_rr_weights)
+from rlviz.rollout.dqn_policy import DQNPolicy
+
+__all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan"]
+
+POLICY = DQNPolicy
+
+DEFAULT_CONFIG: dict[str, Any] = {
+    "rollout_fragment_length": 4,
+    "train_batch_size": 32,
+    "training_intensity": None,          # None: weights [1, 1] (native ratio); a number: see calculate_rr_weights
+    "buffer_size": 50_000,
+    "learning_starts": 1000,
+    "target_network_update_freq": 500,
+    "timesteps_per_iteration": 1000,
+    "lr": 5e-4,
+    "hidden_sizes": (64, 64),
+    "epsilon_timesteps": 10_000,
+    "final_epsilon": 0.02,
+    "double_q": True,
+}
+
+
+def execution_plan(workers: Any, config: dict) -> LocalIterator:
+    """The DQN dataflow: one ``next()`` is one training iteration's metrics."""
+    # ------------------------------------------------------------------ ALGO LOGIC
+    buffer = ReplayBuffer(capacity=config["buffer_size"], learning_starts=config["learning_starts"],
+                          replay_batch_size=config["train_batch_size"], seed=config.get("seed"))
+
+    # 1. sample from every worker, put the batch into the buffer
+    store_op = (ParallelRollouts(workers, mode="bulk_sync")
+                .for_each(StoreToReplayBuffer(local_buffer=buffer)))
+
+    # 2. take a batch out of the buffer, learn on it, sometimes update the target network
+    replay_op = (Replay(local_buffer=buffer)
+                 .for_each(TrainOneStep(workers))
+                 .for_each(UpdateTargetNetwork(workers, config["target_network_update_freq"])))
+
+    # 3. alternate them: store_op w0 times, then replay_op w1 times; pass on only replay_op's results
+    train_op = Concurrently([store_op, replay_op], mode="round_robin", output_indexes=[1],
+                            round_robin_weights=calculate_rr_weights(config))
+    return StandardMetricsReporting(train_op, workers, config)

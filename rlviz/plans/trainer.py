@@ -1,0 +1,197 @@
+"""``Trainer``: build workers for a named plan, call ``next()`` on it once per ``train()``, save and restore.
+
+Configuration is one flat dict checked against the plan's and policy's keys
+(typos fail with the closest valid name).  Imports rlviz.ops, rlviz.rollout
+and the plan modules; must not import rlviz.viz or rlviz.widgets.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Trainer", "PLANS", "COMMON_CONFIG"]
+
+#: Plan names -> module under rlviz.plans.
+PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+
+#: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
+COMMON_CONFIG: dict[str, Any] = {
+    "rollout_fragment_length": 200,      # env steps per sample() per sub-env
+    "num_envs_per_worker": 1,            # sub-envs each worker steps together
+    "train_batch_size": 200,             # steps per learning batch
+    "timesteps_per_iteration": 0,        # a train() waits until this many more steps were sampled
+    "min_iter_time_s": 0,                # ... and at least this many seconds passed
+    "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
+    "seed": None,                        # base seed of workers and policies
+}
+
+_NEEDS_REMOTE = {"a3c", "apex"}
+
+
+class Trainer:
+    """Runs one execution plan: ``train()`` is one ``next()`` of it.
+
+    Parameters
+    ----------
+    plan : {"pg", "a2c", "a3c", "dqn", "apex"}
+        Which plan (``rlviz.plans.<plan>``).
+    env : str or callable
+        A gymnasium id or env creator (default ``"CartPole-v1"``).
+    num_workers : int
+        Remote rollout workers (a3c and apex need at least 1).
+    config : dict, optional
+        Overrides of ``COMMON_CONFIG``, the plan's ``DEFAULT_CONFIG`` and the
+        policy's config fields (``lr``, ``gamma``, ...).
+
+    Raises
+    ------
+    ValueError
+        Unknown plan or config key (naming the closest valid one), or too
+        few workers for the plan; raised before any actor starts.
+
+    Examples
+    --------
+    >>> trainer = Trainer("pg", num_workers=0, config={"rollout_fragment_length": 20, "train_batch_size": 40})
+    >>> result = trainer.train()
+    >>> result["timesteps_total"], result["num_steps_trained"]
+    (40, 40)
+    >>> Trainer("dqm")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown plan 'dqm'; did you mean 'dqn'? plans are ['pg', 'a2c', 'a3c', 'dqn', 'apex']
+    >>> trainer.stop()
+    """
+
+    def __init__(self, plan: str, env: Any = "CartPole-v1", num_workers: int = 2,
+                 config: dict | None = None) -> None:
+        from rlviz.rollout import DEFAULT_POLICY_ID, RolloutConfig, WorkerSet
+
+        if plan not in PLANS:
+            raise ValueError(_unknown("plan", plan, list(PLANS)) + f" plans are {list(PLANS)}")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        if plan in _NEEDS_REMOTE and num_workers < 1:
+            raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
+                             f">= 1, got {num_workers}")
+        if config is not None and not isinstance(config, dict):
+            raise TypeError(f"config must be a dict, not {type(config).__name__}")
+        self.plan_name = plan
+        self.module = importlib.import_module(f"rlviz.plans.{plan}")
+        policy_fields = [f.name for f in dataclasses.fields(self.module.POLICY.config_class)]
+        valid = sorted(set(COMMON_CONFIG) | set(self.module.DEFAULT_CONFIG) | set(policy_fields))
+        for key in config or {}:
+            if key not in valid:
+                raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
+        self.config = {**COMMON_CONFIG, **self.module.DEFAULT_CONFIG, **(config or {}), "num_workers": num_workers}
+        self.env = env
+        policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
+        rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
+                                num_envs_per_worker=self.config["num_envs_per_worker"], seed=self.config["seed"])
+        self.workers = WorkerSet(env, {DEFAULT_POLICY_ID: (self.module.POLICY, policy_config)}, num_workers,
+                                 rollout)
+        self.plan = self.module.execution_plan(self.workers, self.config)
+        self.iteration = 0
+        self.history: list[dict] = []
+
+    def train(self) -> dict:
+        """One ``next()`` of the plan: the metrics of one training iteration.
+
+        Returns
+        -------
+        dict
+            ``episode_reward_mean``, ``episode_len_mean``, ``timesteps_total``,
+            ``counters``, ``timers``, ``info`` ... plus ``training_iteration``.
+        """
+        result = next(self.plan)
+        while not isinstance(result, dict):          # not-ready markers of async plans
+            result = next(self.plan)
+        self.iteration += 1
+        result["training_iteration"] = self.iteration
+        self.history.append({k: result[k] for k in ("training_iteration", "timesteps_total", "num_steps_trained",
+                                                     "episode_reward_mean", "episode_len_mean")})
+        return result
+
+    def dataflow(self) -> list:
+        """The plan's dataflow graph as plain ``Node``s (for ``rlviz.viz.plot_graph``)."""
+        return self.plan.dataflow()
+
+    @property
+    def metrics(self) -> Any:
+        """The plan's shared ``MetricsContext`` (counters, timers, info)."""
+        return self.plan.shared_metrics.get()
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``trainer.json`` (plan, config, counters, history) and ``weights.npz`` into folder ``path``.
+
+        JSON and numpy only, never pickle.
+        """
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        state = {"plan": self.plan_name, "iteration": self.iteration, "history": self.history,
+                 "counters": dict(self.metrics.counters),
+                 "config": {k: _jsonable(v) for k, v in self.config.items()}}
+        (folder / "trainer.json").write_text(json.dumps(state, indent=1))
+        weights = self.workers.local_worker().get_weights()
+        np.savez(folder / "weights.npz", **{f"{pid}/{name}": array for pid, params in weights.items()
+                                           for name, array in params.items()})
+        return folder
+
+    def restore(self, path: str | Path) -> None:
+        """Load what ``save`` wrote: weights (then synced to every worker), counters and history.
+
+        Raises
+        ------
+        ValueError
+            If the checkpoint was written by another plan.
+        """
+        folder = Path(path)
+        state = json.loads((folder / "trainer.json").read_text())
+        if state["plan"] != self.plan_name:
+            raise ValueError(f"checkpoint {folder} is of plan {state['plan']!r}, this trainer runs "
+                             f"{self.plan_name!r}")
+        weights: dict[str, dict] = {}
+        with np.load(folder / "weights.npz", allow_pickle=False) as data:
+            for key in data.files:
+                pid, name = key.split("/", 1)
+                weights.setdefault(pid, {})[name] = data[key]
+        self.workers.local_worker().set_weights(weights)
+        self.workers.local_worker().foreach_policy(_update_target_if_any)
+        self.workers.sync_weights()
+        self.metrics.counters.clear()
+        self.metrics.counters.update(state["counters"])
+        self.iteration = state["iteration"]
+        self.history = list(state["history"])
+
+    def stop(self) -> None:
+        """Stop plan threads/actors and every worker."""
+        stop_plan = getattr(self.module, "stop", None)
+        if stop_plan is not None:
+            stop_plan(self.workers)
+        self.workers.stop()
+
+    def __repr__(self) -> str:
+        return f"Trainer({self.plan_name!r}, env={self.env!r}, num_workers={self.config['num_workers']})"
+
+
+def _unknown(what: str, value: object, valid: list[str]) -> str:
+    close = difflib.get_close_matches(str(value), valid, n=1, cutoff=0.5)
+    return f"unknown {what} {value!r};" + (f" did you mean {close[0]!r}?" if close else "")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if callable(value):
+        return repr(value)
+    return value
+
+
+def _update_target_if_any(policy: Any, pid: str) -> None:
+    if hasattr(policy, "update_target"):
+        policy.update_target()
