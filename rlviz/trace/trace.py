@@ -210,7 +210,9 @@ class _Builder:
         self.index: dict[str, int] = {}
         self.texts = TextTable(capacity=1 << 24)
         self.parts: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
-        self.inputs: list[list[int]] = []
+        self.count = 0                              # events added so far
+        self.input_owner: list[np.ndarray] = []     # (event number, input id) pairs, in input order
+        self.input_value: list[np.ndarray] = []
         self.dropped = 0
 
     def node_index(self, node: Node) -> int:
@@ -225,11 +227,13 @@ class _Builder:
     def add_export(self, export: dict, since_ns: int = 0) -> None:
         """Add one process's rows: continuation rows become inputs; old events are left out."""
         rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
-        rows, inputs = _split_continuations(rows)
+        rows, owner, value = _split_continuations(rows)
         offset = int(export.get("offset_ns", 0))
         keep = rows[:, 1] + offset >= since_ns
         rows = rows[keep]
-        inputs = [ins for ins, kept in zip(inputs, keep.tolist()) if kept]
+        renumber = np.cumsum(keep) - 1
+        kept_input = keep[owner]
+        self._add_inputs(renumber[owner[kept_input]], value[kept_input])
         self.dropped += int(export.get("dropped", 0))
         node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
                                                  tuple(d["parents"]))) for d in export["nodes"]]
@@ -247,7 +251,7 @@ class _Builder:
         self._append(node=node_map[rows[:, 0]], pid=np.full(n, export["pid"]),
                      start_ns=rows[:, 1] + offset, end_ns=rows[:, 2] + offset,
                      outcome=outcome, item_kind=kind, item_num=number, item_id=rows[:, 6])
-        self.inputs.extend(inputs)
+        self.count += n
 
     def add_record(self, record: dict, position: int) -> None:
         _check_record(record, position)
@@ -260,7 +264,9 @@ class _Builder:
                      item_kind=[KIND_TEXT if item is not None else 0],
                      item_num=[self.texts.intern(str(item)) if item is not None else 0],
                      item_id=[item_id if item_id is not None else -1])
-        self.inputs.append([int(v) for v in record.get("inputs", ())])
+        inputs = [int(v) for v in record.get("inputs", ())]
+        self._add_inputs(np.zeros(len(inputs), np.int64), np.array(inputs, np.int64))
+        self.count += 1
 
     def build(self) -> Trace:
         columns = {name: (np.concatenate(parts).astype(COLUMNS[name]) if parts
@@ -268,10 +274,7 @@ class _Builder:
                    for name, parts in self.parts.items()}
         order = np.lexsort((columns["end_ns"], columns["start_ns"]))
         columns = {name: values[order] for name, values in columns.items()}
-        inputs = [self.inputs[i] for i in order.tolist()]
-        counts = np.array([len(x) for x in inputs], np.int64)
-        columns["input_offsets"] = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        columns["input_ids"] = np.array([v for x in inputs for v in x], np.int64)
+        columns["input_offsets"], columns["input_ids"] = self._inputs_csr(order)
         nodes, remap = self._seen_nodes(columns["node"])
         columns["node"] = remap[columns["node"]].astype(np.int32) if len(remap) else columns["node"]
         return Trace(nodes, columns, self.texts.texts, self.dropped)
@@ -292,21 +295,49 @@ class _Builder:
         remap[ordered] = np.arange(len(ordered))
         return [self.nodes[i] for i in ordered], remap
 
+    def _add_inputs(self, local_owner: np.ndarray, value: np.ndarray) -> None:
+        """Record that event ``self.count + local_owner[i]`` consumed ``value[i]``."""
+        self.input_owner.append(np.asarray(local_owner, np.int64) + self.count)
+        self.input_value.append(np.asarray(value, np.int64))
+
+    def _inputs_csr(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Inputs as CSR arrays (offsets, ids) for events in ``order``, input order kept."""
+        owner = np.concatenate(self.input_owner) if self.input_owner else np.zeros(0, np.int64)
+        value = np.concatenate(self.input_value) if self.input_value else np.zeros(0, np.int64)
+        new_position = np.empty(len(order), np.int64)
+        new_position[order] = np.arange(len(order))
+        owner = new_position[owner]
+        by_owner = np.argsort(owner, kind="stable")
+        counts = np.bincount(owner, minlength=len(order))
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner]
+
     def _append(self, **values) -> None:
         for name, value in values.items():
             self.parts[name].append(np.asarray(value))
 
 
-def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
-    """Event rows, and each event's input ids (first input plus any continuation rows)."""
+def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Event rows, and every input as a pair (event number, input id), in input order.
+
+    An event's first input is in its own row; continuation rows after it
+    carry the rest (padded with -1).
+    """
     is_event = rows[:, 0] != CONTINUATION
     events = rows[is_event]
-    inputs = [[int(v)] if v != -1 else [] for v in events[:, 5].tolist()]
-    if not is_event.all():
-        owner = np.cumsum(is_event) - 1
-        for index in np.flatnonzero(~is_event).tolist():
-            inputs[owner[index]].extend(int(v) for v in rows[index, 1:] if v != -1)
-    return events, inputs
+    first = events[:, 5]
+    has_first = np.flatnonzero(first != -1)
+    owner_of_row = np.cumsum(is_event) - 1
+    extra_rows = np.flatnonzero(~is_event)
+    extra = rows[extra_rows, 1:]
+    extra_owner = np.repeat(owner_of_row[extra_rows], extra.shape[1])
+    extra = extra.ravel()
+    real = extra != -1
+    owner = np.concatenate((has_first, extra_owner[real]))
+    value = np.concatenate((first[has_first], extra[real]))
+    # first inputs come before continuation inputs of the same event, which stay in row order
+    rank = np.concatenate((np.zeros(len(has_first), np.int64), np.arange(1, real.sum() + 1)))
+    order = np.lexsort((rank, owner))
+    return events, owner[order], value[order]
 
 
 def _check_record(record: object, position: int) -> None:
