@@ -21,6 +21,7 @@ from rlviz.ops import (Concurrently, Dequeue, Enqueue, ParallelRollouts, Replay,
 from rlviz.ops.names import LEARNER_INFO, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER, \
     STEPS_TRAINED_THIS_ITER_COUNTER
 from rlviz.rollout.dqn_policy import DQNPolicy
+from rlviz.rollout.sample_batch import SampleBatch
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan", "LearnerThread", "stop"]
 
@@ -124,6 +125,7 @@ class LearnerThread(threading.Thread):
                     actor, batch = self.inqueue.get(timeout=0.1)
                 except queue.Empty:
                     continue
+                batch = SampleBatch({k: np.array(v) for k, v in batch.items()})   # writable copies
                 with self.lock:
                     info = self.local_worker.learn_on_batch(batch)
                     td = self.local_worker.get_policy().compute_td_error(batch)
