@@ -29,3 +29,18 @@ def test_report_command_reads_a_trace_and_rejects_a_bad_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert main(["report", str(bad), "-o", str(tmp_path / "x.html")]) == 2
+
+
+def test_pipeline_flag_runs_the_iterator_demo(tmp_path, capsys):
+    assert main(["demo", "--pipeline", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "pipeline.trace.json").exists()
+
+
+def test_default_demo_is_dqn_tiny_budget(tmp_path, capsys):
+    assert main(["demo", "--time", "1", "--iteration-steps", "50", "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "trained/sampled steps" in printed and "StoreToReplayBuffer" in printed
+    trace = Trace.load(tmp_path / "dqn.trace.json")
+    assert {"Concurrently", "StoreToReplayBuffer", "ParallelRollouts"} <= {e.op for e in trace.events}
+    assert (tmp_path / "dqn.return.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "dqn.report.html").read_text().startswith("<!DOCTYPE html>")
