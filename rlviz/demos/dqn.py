@@ -54,8 +54,8 @@ def run(config: DQNDemoConfig) -> dict:
     # ---------------------------------------------------------------- THE LESSON
     results = []
     started = time.perf_counter()
-    with rlviz.record() as trace:
-        try:
+    try:
+        with rlviz.record() as trace:                      # collects from the workers on exit: stop them after
             while True:
                 result = trainer.train()                   # one next() of the plan
                 results.append(result)
@@ -65,8 +65,8 @@ def run(config: DQNDemoConfig) -> dict:
                       f"return {result['episode_reward_mean']:6.1f}", end="", flush=True)
                 if elapsed >= config.time_budget_s or result["timesteps_total"] >= config.max_timesteps:
                     break
-        finally:
-            trainer.stop()
+    finally:
+        trainer.stop()
     print("\n")
     # ------------------------------------------------------------- TRY NOT TO MODIFY
     last = results[-1]
