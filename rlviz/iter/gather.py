@@ -2,13 +2,16 @@
 
 ``batch_across_shards`` is a lock-step barrier of plain calls; ``gather_sync``,
 ``gather_async`` and ``get_shard`` pull through a ``_Feed`` per shard: one Ray
-streaming call whose back-pressure bounds how far the shard runs ahead.  Each source lists the ids
-of the values it received, so traces link shard events to driver events.
+streaming call whose back-pressure bounds how far the shard runs ahead.  Each
+source lists the ids of the values it received, so traces link shard events
+to driver events, and stops its streams when it is closed or dropped.
 """
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import ray
@@ -19,12 +22,15 @@ from rlviz.iter.instrument import new_node_id
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY
-from rlviz.iter.worker import STREAM_GROUP
+from rlviz.iter.worker import CONTROL_GROUP, STREAM_GROUP
 
 if TYPE_CHECKING:
     from rlviz.iter.parallel import ParallelIterator
 
 __all__ = ["batch_across_shards", "gather_sync", "gather_async", "get_shard"]
+
+_FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
+_STREAM_TOKENS = itertools.count()
 
 
 def batch_across_shards(parallel: "ParallelIterator") -> LocalIterator:
@@ -65,25 +71,8 @@ def gather_sync(parallel: "ParallelIterator", prefetch: int) -> LocalIterator:
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_round_robin(timeout, consumed: list) -> Iterator:
-        feeds = [_Feed(a, serve, 0, prefetch, 1) for a in parallel._start_shards()]
-        buffers = [deque() for _ in feeds]
-        active = list(range(len(feeds)))
-        turn = 0
-        while active:
-            turn %= len(active)
-            shard = active[turn]
-            if not buffers[shard]:
-                state = feeds[shard].refill(buffers[shard], timeout)
-                if state is _ENDED:
-                    active.pop(turn)
-                    continue
-                if state is _NOT_READY:
-                    yield NOT_READY
-                    continue
-            item_id, item = buffers[shard].popleft()
-            consumed.append(item_id)
-            yield item
-            turn += 1
+        with _feeds(parallel._start_shards(), serve, 0, prefetch, 1) as feeds:
+            yield from _round_robin(feeds, timeout, consumed)
 
     return _gathered(parallel, "gather_sync", gather_id, serve, open_round_robin, SharedMetrics())
 
@@ -95,23 +84,8 @@ def gather_async(parallel: "ParallelIterator", batch_ms: float, num_async: int) 
     shared = SharedMetrics()
 
     def open_as_ready(timeout, consumed: list) -> Iterator:
-        feeds = [_Feed(a, serve, batch_ms, 1, num_async) for a in parallel._start_shards()]
-        while feeds:
-            waiting = {feed.waitable(): feed for feed in feeds}
-            ready, _ = ray.wait(list(waiting), num_returns=1, timeout=timeout)
-            for handle in ready:
-                feed = waiting[handle]
-                try:
-                    ids, items = feed.take()
-                except StopIteration:
-                    feeds.remove(feed)
-                    continue
-                shared.get().current_actor = feed.actor
-                for item_id, item in zip(ids, items):
-                    consumed.append(item_id)
-                    yield item
-            if timeout is not None:
-                yield NOT_READY
+        with _feeds(parallel._start_shards(), serve, batch_ms, 1, num_async) as feeds:
+            yield from _as_ready(list(feeds), timeout, consumed, shared)
 
     return _gathered(parallel, "gather_async", gather_id, serve, open_as_ready, shared)
 
@@ -122,22 +96,53 @@ def get_shard(parallel: "ParallelIterator", index: int, batch_ms: float, num_asy
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_one(timeout, consumed: list) -> Iterator:
-        feed = _Feed(parallel._start_shards([index])[0], serve, batch_ms, 1, num_async)
-        buffer: deque = deque()
-        while True:
-            if not buffer:
-                state = feed.refill(buffer, timeout)
-                if state is _ENDED:
-                    return
-                if state is _NOT_READY:
-                    yield NOT_READY
-                    continue
-            item_id, item = buffer.popleft()
-            consumed.append(item_id)
-            yield item
+        with _feeds(parallel._start_shards([index]), serve, batch_ms, 1, num_async) as feeds:
+            yield from _round_robin(feeds, timeout, consumed)
 
     return _gathered(parallel, f"get_shard[{index}]", gather_id, serve, open_one, SharedMetrics(),
                      shards=[index])
+
+
+def _round_robin(feeds: list["_Feed"], timeout, consumed: list) -> Iterator:
+    """One item from each live feed in turn, in feed order; ended feeds drop out."""
+    buffers = [deque() for _ in feeds]
+    active = list(range(len(feeds)))
+    turn = 0
+    while active:
+        turn %= len(active)
+        shard = active[turn]
+        if not buffers[shard]:
+            state = feeds[shard].refill(buffers[shard], timeout)
+            if state is _ENDED:
+                active.pop(turn)
+                continue
+            if state is _NOT_READY:
+                yield NOT_READY
+                continue
+        item_id, item = buffers[shard].popleft()
+        consumed.append(item_id)
+        yield item
+        turn += 1
+
+
+def _as_ready(feeds: list["_Feed"], timeout, consumed: list, shared: SharedMetrics) -> Iterator:
+    """Items from whichever feed is ready first, noting the actor that sent them."""
+    while feeds:
+        waiting = {feed.waitable(): feed for feed in feeds}
+        ready, _ = ray.wait(list(waiting), num_returns=1, timeout=timeout)
+        for handle in ready:
+            feed = waiting[handle]
+            try:
+                ids, items = feed.take()
+            except StopIteration:
+                feeds.remove(feed)
+                continue
+            shared.get().current_actor = feed.actor
+            for item_id, item in zip(ids, items):
+                consumed.append(item_id)
+                yield item
+        if timeout is not None:
+            yield NOT_READY
 
 
 def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: SharedMetrics,
@@ -150,7 +155,15 @@ def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: Sh
     return LocalIterator._create(Source(op, gather_id, label, open_fn, upstream), shared)
 
 
-_FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
+@contextmanager
+def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, in_flight: int):
+    """A feed per actor, closed when the block ends, however it ends (even on GeneratorExit)."""
+    feeds = [_Feed(actor, serve, batch_ms, chunk, in_flight) for actor in actors]
+    try:
+        yield feeds
+    finally:
+        for feed in feeds:
+            feed.close()
 
 
 class _Feed:
@@ -166,10 +179,13 @@ class _Feed:
         self.actor = actor
         self._request = (serve, batch_ms, chunk)
         self._stream = None
+        self._token = ""
         self._pending: deque = deque()
         if has_rlviz_groups(actor):
+            self._token = f"{serve}#{next(_STREAM_TOKENS)}"
             self._stream = actor._rlviz_stream.options(
-                concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=in_flight).remote(*self._request)
+                concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=in_flight,
+            ).remote(*self._request, self._token)
         else:
             self._pending.extend(actor._rlviz_next_batch.remote(*self._request) for _ in range(in_flight))
 
@@ -197,3 +213,13 @@ class _Feed:
             return _ENDED
         buffer.extend(zip(ids, items))
         return _FILLED
+
+    def close(self) -> None:
+        """Stop the shard's stream (so an abandoned gather does not keep it working)."""
+        if self._stream is not None:
+            try:
+                self.actor._rlviz_stop_stream.options(concurrency_group=CONTROL_GROUP).remote(self._token)
+            except ray.exceptions.RayActorError:
+                pass
+            self._stream = None
+        self._pending.clear()

@@ -90,6 +90,7 @@ class ParallelIteratorWorker:
         self._rlviz_items = _cycle(item_generator) if repeat else _open(item_generator)
         self._rlviz_local: Iterator | None = None
         self._rlviz_lock = threading.RLock()
+        self._rlviz_stopped: set[str] = set()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -134,13 +135,21 @@ class ParallelIteratorWorker:
         """One batch as a plain call (for actors without rlviz's concurrency groups)."""
         return self._rlviz_serve_batch(serve_id, batch_ms, chunk)
 
-    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int):
-        """Stream ``(ids, items)`` batches until the shard ends (one Ray call per shard)."""
-        while True:
-            try:
-                yield self._rlviz_serve_batch(serve_id, batch_ms, chunk)
-            except StopIteration:
-                return
+    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int, token: str = ""):
+        """Stream ``(ids, items)`` batches until the shard ends or the driver stops ``token``."""
+        stopped = self._rlviz_stopped
+        try:
+            while token not in stopped:
+                try:
+                    yield self._rlviz_serve_batch(serve_id, batch_ms, chunk)
+                except StopIteration:
+                    return
+        finally:
+            stopped.discard(token)
+
+    def _rlviz_stop_stream(self, token: str) -> None:
+        """Make stream ``token`` end before its next pull (its consumer is gone)."""
+        self._rlviz_stopped.add(token)
 
     def _rlviz_slice_batch(self, step: int, start: int, batch_ms: float) -> tuple[list, list]:
         return _collect(lambda: self._rlviz_slice("par_iter_slice", step, start), batch_ms, 1)

@@ -143,10 +143,15 @@ class Sampler(ParallelIteratorWorker):
     def __init__(self):
         super().__init__(lambda: self._samples(), repeat=False)
         self.weights = 0
+        self.sampled = 0
 
     def _samples(self):
         while True:
+            self.sampled += 1
             yield self.weights
+
+    def samples_taken(self):
+        return self.sampled
 
     def set_weights(self, weights):
         self.weights = weights
@@ -177,3 +182,22 @@ def test_two_gathers_over_the_same_workers_do_not_hang():
 def test_workers_without_rlviz_groups_use_plain_calls():
     it = from_actors([Counter.remote(0), Counter.remote(10)])
     assert sorted(it.gather_async(num_async=2)) == [0, 1, 2, 10, 11, 12]
+
+
+def test_dropping_a_gather_stops_its_streams():
+    import gc
+    import time
+
+    actor = Sampler.remote()
+    track_actor(actor, control_group=True)
+    for _ in range(6):  # more abandoned gathers than the stream group has threads
+        stream = from_actors([actor]).gather_async()
+        next(stream)
+        del stream
+        gc.collect()
+    time.sleep(0.5)
+    before = ray.get(actor.samples_taken.remote())
+    time.sleep(0.5)
+    assert ray.get(actor.samples_taken.remote()) == before  # no stream keeps sampling for nobody
+    assert ray.get(actor.set_weights.remote(3), timeout=10) == 3
+    assert next(from_actors([actor]).gather_async()) == 3
