@@ -14,7 +14,7 @@ TINY = {
     "pg": {"rollout_fragment_length": 20, "train_batch_size": 40},
     "a2c": {"rollout_fragment_length": 20, "train_batch_size": 40, "microbatch_size": 20},
     "a3c": {"rollout_fragment_length": 20, "timesteps_per_iteration": 40},
-    "dqn": {"learning_starts": 16, "timesteps_per_iteration": 40},
+    "dqn": {"learning_starts": 16, "timesteps_per_iteration": 40, "train_batch_size": 32},
     "apex": {"learning_starts": 32, "timesteps_per_iteration": 100, "rollout_fragment_length": 20},
 }
 NAMED = {
