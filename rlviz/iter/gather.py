@@ -215,11 +215,16 @@ class _Feed:
         return _FILLED
 
     def close(self) -> None:
-        """Stop the shard's stream (so an abandoned gather does not keep it working)."""
-        if self._stream is not None:
-            try:
-                self.actor._rlviz_stop_stream.options(concurrency_group=CONTROL_GROUP).remote(self._token)
-            except ray.exceptions.RayActorError:
-                pass
-            self._stream = None
+        """Stop the shard's stream (so an abandoned gather does not keep it working).
+
+        Runs when the gather is dropped, possibly after its actors were stopped or
+        Ray shut down; then there is nothing left to stop.
+        """
+        stream, self._stream = self._stream, None
         self._pending.clear()
+        if stream is None or not ray.is_initialized():
+            return
+        try:
+            self.actor._rlviz_stop_stream.options(concurrency_group=CONTROL_GROUP).remote(self._token)
+        except Exception:  # Ray raises a bare Exception for an actor that no longer exists
+            pass
