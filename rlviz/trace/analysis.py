@@ -39,12 +39,15 @@ def op_stats(trace: "Trace") -> list[dict]:
 
 
 def summary_table(trace: "Trace") -> str:
-    """A fixed-width table of ``op_stats``, busiest nodes first."""
+    """A fixed-width table of ``op_stats``, driver first, busiest nodes first."""
     rows = sorted(op_stats(trace), key=lambda r: (r["where"] != "driver", r["where"], -r["busy_ns"]))
-    header = f"{'where':<14} {'op':<22} {'calls':>8} {'items':>8} {'not_rdy':>8} {'errors':>6} {'busy ms':>9}"
+    where_width = max([len("where"), *(len(r["where"]) for r in rows)])
+    op_width = max([len("op"), *(len(r["op"]) for r in rows)])
+    header = (f"{'where':<{where_width}} {'op':<{op_width}} {'calls':>8} {'items':>8} {'not_rdy':>8} "
+              f"{'errors':>6} {'busy ms':>9}")
     lines = [repr(trace), header, "-" * len(header)]
     for r in rows:
-        lines.append(f"{r['where'][:14]:<14} {r['op'][:22]:<22} {r['calls']:>8} {r['items']:>8} "
+        lines.append(f"{r['where']:<{where_width}} {r['op']:<{op_width}} {r['calls']:>8} {r['items']:>8} "
                      f"{r['not_ready']:>8} {r['errors']:>6} {r['busy_ns'] / 1e6:>9.2f}")
     if trace.dropped:
         lines.append(f"({trace.dropped} events dropped by the bounded buffers; "

@@ -93,3 +93,10 @@ def test_empty_trace_is_usable():
     trace = Trace.empty()
     assert len(trace) == 0 and trace.sequence() == [] and trace.graph().number_of_nodes() == 0
     assert "0 events" in trace.summary()
+
+
+def test_summary_keeps_long_lane_names_apart():
+    records = [{**_records()[0], "where": f"RolloutWorker-{i}", "op_id": f"s{i}", "pid": 20 + i}
+               for i in (1, 2)]
+    table = Trace.from_records(records).summary()
+    assert "RolloutWorker-1" in table and "RolloutWorker-2" in table
