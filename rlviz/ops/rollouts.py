@@ -15,6 +15,7 @@ from rlviz.iter import LocalIterator, ParallelIterator, from_actors
 from rlviz.ops.errors import OpInputError
 from rlviz.ops.names import (AGENT_STEPS_SAMPLED_COUNTER, GRAD_WAIT_TIMER, LEARNER_INFO,
                              STEPS_SAMPLED_COUNTER)
+from rlviz.rollout.rollout_worker import get_global_worker
 from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, MultiAgentBatch, SampleBatch, concat_samples
 
 __all__ = ["ParallelRollouts", "AsyncGradients", "ConcatBatches", "SelectExperiences",
@@ -210,7 +211,7 @@ def _concat_and_count(batches: list) -> SampleBatch | MultiAgentBatch:
 
 def _samples_to_grads(batch: SampleBatch | MultiAgentBatch) -> tuple:
     """Runs on a RolloutWorker's actor: gradients of this worker's policy on its own batch."""
-    grads, info = this_rollout_worker().compute_gradients(batch)
+    grads, info = get_global_worker().compute_gradients(batch)
     return grads, info, batch.env_steps(), batch.agent_steps()
 
 
@@ -235,36 +236,3 @@ class _RecordGradients:
         return grads, env_steps
 
 
-def this_rollout_worker() -> Any:
-    """The ``RolloutWorker`` instance of the actor this code runs in.
-
-    rlviz.rollout has no ``get_global_worker()`` (RLlib's), so this looks in
-    Ray's table of actor instances of this process, then (fallback) the heap.
-
-    Raises
-    ------
-    RuntimeError
-        Outside a RolloutWorker actor.
-    """
-    from rlviz.rollout.rollout_worker import RolloutWorker
-
-    global _WORKER
-    if _WORKER is not None:
-        return _WORKER
-    try:
-        import ray._private.worker as ray_worker
-        candidates = list(getattr(ray_worker.global_worker, "actors", {}).values())
-    except Exception:  # noqa: BLE001 - private Ray API moved; fall back to the heap
-        candidates = []
-    if not any(isinstance(c, RolloutWorker) for c in candidates):
-        import gc
-        candidates = [o for o in gc.get_objects() if isinstance(o, RolloutWorker)]
-    found = [c for c in candidates if isinstance(c, RolloutWorker)]
-    if len(found) != 1:
-        raise RuntimeError(f"expected exactly one RolloutWorker in this process, found {len(found)}; "
-                           f"AsyncGradients' remote step must run on a RolloutWorker actor")
-    _WORKER = found[0]
-    return _WORKER
-
-
-_WORKER = None

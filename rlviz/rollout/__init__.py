@@ -11,7 +11,8 @@ import importlib
 __all__ = ["SampleBatch", "MultiAgentBatch", "concat_samples", "DEFAULT_POLICY_ID",
            "Policy", "RandomPolicy", "PGPolicy", "PGConfig", "A2CPolicy", "A2CConfig",
            "DQNPolicy", "DQNConfig", "MultiAgentEnv", "MultiAgentArena", "make_env_creator",
-           "RolloutConfig", "RolloutWorker", "EpisodeMetrics", "WorkerSet", "WorkerCrashedError"]
+           "RolloutConfig", "RolloutWorker", "get_global_worker", "EpisodeMetrics", "WorkerSet",
+           "WorkerCrashedError"]
 
 _WHERE = {
     "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
@@ -19,7 +20,7 @@ _WHERE = {
     "PGPolicy": "pg_policy", "PGConfig": "pg_policy", "A2CPolicy": "pg_policy", "A2CConfig": "pg_policy",
     "DQNPolicy": "dqn_policy", "DQNConfig": "dqn_policy", "MultiAgentEnv": "env",
     "make_env_creator": "env", "MultiAgentArena": "arena", "RolloutConfig": "config",
-    "RolloutWorker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
+    "RolloutWorker": "rollout_worker", "get_global_worker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
     "WorkerCrashedError": "worker_set",
 }
 

@@ -19,7 +19,7 @@ from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, MultiAgentBatch, Sampl
 from rlviz.rollout.sampler import EpisodeMetrics, MultiAgentSampler, VectorSampler, make_vector_env
 from rlviz.trace import span
 
-__all__ = ["RolloutWorker", "PolicySpec"]
+__all__ = ["RolloutWorker", "PolicySpec", "get_global_worker"]
 
 #: A policy class, or a dict policy id -> (policy class, config or None).
 PolicySpec = type | dict
@@ -65,6 +65,8 @@ class RolloutWorker(ParallelIteratorWorker):
                  config: RolloutConfig | dict | None = None, worker_index: int = 0, **settings: Any) -> None:
         self.config = make_config(RolloutConfig, config, **settings)
         self.worker_index = worker_index
+        global _GLOBAL_WORKER
+        _GLOBAL_WORKER = self                            # what get_global_worker() returns in this process
         if worker_index > 0 and "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(1)      # several workers share few cores
         self.env_creator = make_env_creator(env_creator, self.config.env_config)
@@ -333,6 +335,26 @@ class RolloutWorker(ParallelIteratorWorker):
             raise TypeError(f"expected a SampleBatch or MultiAgentBatch, got {type(batch).__name__}")
         trainable = set(self._trainable_ids())
         return {pid: part for pid, part in batch.policy_batches.items() if pid in trainable}
+
+
+_GLOBAL_WORKER: RolloutWorker | None = None
+
+
+def get_global_worker() -> RolloutWorker:
+    """The RolloutWorker of this process (on an actor: that actor; on the driver: the local worker).
+
+    Code shipped to workers, such as ``AsyncGradients``' remote step, uses it
+    to reach the worker it runs on, as RLlib's ``get_global_worker()`` did.
+
+    Raises
+    ------
+    RuntimeError
+        If no RolloutWorker was created in this process.
+    """
+    if _GLOBAL_WORKER is None:
+        raise RuntimeError("no RolloutWorker exists in this process; get_global_worker() works inside "
+                           "a RolloutWorker actor or after a local worker was built")
+    return _GLOBAL_WORKER
 
 
 def _normalize_policy_spec(policy: PolicySpec) -> dict[str, tuple[type, Any]]:

@@ -112,3 +112,10 @@ def test_pg_learns_on_cartpole():
         returns.append(np.mean([m.episode_return for m in worker.get_metrics()] or [np.nan]))
     first, last = np.nanmean(returns[:3]), np.nanmean(returns[-3:])
     assert last > 1.8 * first and last > 45, (first, last)
+
+
+def test_get_global_worker_is_the_worker_of_this_process():
+    from rlviz.rollout import RandomPolicy, RolloutWorker, get_global_worker
+
+    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=5)
+    assert get_global_worker() is worker
