@@ -1,0 +1,234 @@
+"""``RoundRobinPlayground``: pick Concurrently's weights and output indexes, see the interleaving at once.
+
+Each change re-runs ``run_round_robin`` (local ops, no actors, milliseconds)
+and redraws its ``plot_order`` strip; a ``training_intensity`` slider shows
+the weights ``calculate_rr_weights`` derives from it.  Imports rlviz.ops for
+that arithmetic; must not import ray directly.
+"""
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping, Sequence
+
+import ipywidgets as widgets
+
+from rlviz.ops.weights import calculate_rr_weights, calculate_rr_weights_float, native_ratio
+from rlviz.viz import plot_order
+from rlviz.widgets.roundrobin import OP_NAMES, RoundRobinRun, parse_weight, run_round_robin
+
+__all__ = ["RoundRobinPlayground", "DQN_SAMPLING", "WEIGHT_CHOICES"]
+
+#: The sampling settings ``training_intensity`` is measured against (rlviz's DQN defaults, 2 workers).
+DQN_SAMPLING = {"train_batch_size": 64, "rollout_fragment_length": 4, "num_envs_per_worker": 1,
+                "num_workers": 2}
+#: Suggestions in each weight box (any number > 0 or "*" may be typed).
+WEIGHT_CHOICES = ("*", "0.5", "1", "2", "3", "4", "8")
+
+
+class RoundRobinPlayground(widgets.VBox):
+    """Experiment with ``Concurrently(..., round_robin_weights=..., output_indexes=...)``.
+
+    Two ops shaped like DQN's (``store`` fills a buffer; ``train`` is not
+    ready until it holds ``learning_starts`` items), optionally a third
+    (``update``), run under ``Concurrently``; the strip shows which op
+    produced each item, in order.  Weight boxes take a number or ``"*"``,
+    "pass on" boxes choose ``output_indexes``.  The ``training_intensity``
+    slider shows rlviz's rounded weights and Ray 1.x's float ones; its button
+    copies the rounded weights into the boxes.
+
+    Parameters
+    ----------
+    weights : sequence of number or "*", default (1, 1)
+        Initial weights, 2 or 3 entries (the number of ops).
+    output_indexes : sequence of int, optional
+        Initial ops to pass on (default: all).
+    items : int, default 24
+        Items to take from ``Concurrently`` per run.
+    learning_starts : int, default 0
+        Store items before ``train`` is ready.
+    training_intensity : float, default 8
+        Initial slider value.
+    sampling : mapping, optional
+        ``train_batch_size``, ``rollout_fragment_length``,
+        ``num_envs_per_worker``, ``num_workers`` (default ``DQN_SAMPLING``).
+
+    Attributes
+    ----------
+    run : RoundRobinRun
+        The latest successful run (``run.order``, ``run.pattern``, ``run.output``).
+    error : str or None
+        Why the current inputs cannot run (the previous run stays shown).
+    rr_weights, ray_weights : list
+        What the slider's ``training_intensity`` gives: rlviz's rounded
+        weights and Ray 1.x's float ones.
+
+    Raises
+    ------
+    ValueError
+        At construction, for weights of the wrong length or value, output
+        indexes out of range, or a bad ``sampling``/``training_intensity``.
+
+    Examples
+    --------
+    >>> pg = RoundRobinPlayground(weights=[2, 1], items=6)
+    >>> pg.run.pattern
+    'S S T S S T'
+    >>> pg.weight_boxes[1].value = "2"
+    >>> pg.run.pattern
+    'S S T T S S'
+    >>> pg.intensity.value = 2.0
+    >>> pg.rr_weights, pg.ray_weights
+    ([4, 1], [1, 0.25])
+    """
+
+    def __init__(self, weights: Sequence[float | str] = (1, 1), output_indexes: Sequence[int] | None = None,
+                 *, items: int = 24, learning_starts: int = 0, training_intensity: float = 8.0,
+                 sampling: Mapping | None = None) -> None:
+        self.sampling = dict(DQN_SAMPLING if sampling is None else sampling)
+        self.run: RoundRobinRun = run_round_robin(weights, output_indexes, items=items,
+                                                  learning_starts=learning_starts)
+        _intensity_weights(self.sampling, training_intensity)      # fail now on bad sampling / intensity
+        self.error: str | None = None
+        self.rr_weights: list = []
+        self.ray_weights: list = []
+        self._paused = True
+        self._build_controls(self.run, items, learning_starts, training_intensity)
+        super().__init__(children=self._layout())
+        for control in [*self.weight_boxes, *self.pass_boxes, self.ops_toggle, self.items_slider,
+                        self.learning_slider]:
+            control.observe(self._on_change, names="value")
+        self.intensity.observe(self._on_intensity, names="value")
+        self.use_button.on_click(lambda _: self.use_intensity_weights())
+        self._paused = False
+        self._on_intensity(None)
+        self._draw(self.run)
+
+    # -- controls ------------------------------------------------------------
+    def _build_controls(self, run: RoundRobinRun, items: int, learning_starts: int, intensity: float) -> None:
+        count = len(run.weights)
+        passed = set(range(count) if run.output_indexes is None else run.output_indexes)
+        self.ops_toggle = widgets.ToggleButtons(options=[("store + train", 2), ("+ update", 3)], value=count,
+                                                description="ops", style={"button_width": "8em"})
+        self.weight_boxes = [widgets.Combobox(value=str(run.weights[i]) if i < count else "1",
+                                              options=list(WEIGHT_CHOICES), ensure_option=False,
+                                              description=f"{name} weight", layout=widgets.Layout(width="14em"))
+                             for i, name in enumerate(OP_NAMES)]
+        self.pass_boxes = [widgets.Checkbox(value=i in passed or i >= count, description="pass on", indent=False,
+                                            layout=widgets.Layout(width="7em")) for i in range(len(OP_NAMES))]
+        self.items_slider = widgets.IntSlider(value=items, min=1, max=max(120, items), description="items")
+        self.learning_slider = widgets.IntSlider(value=learning_starts, min=0, max=max(30, learning_starts),
+                                                 description="learning_starts",
+                                                 style={"description_width": "initial"})
+        self.intensity = widgets.FloatLogSlider(value=intensity, base=2, min=-3, max=7, step=0.5,
+                                                description="training_intensity", readout_format=".3g",
+                                                style={"description_width": "initial"},
+                                                layout=widgets.Layout(width="28em"))
+        self.use_button = widgets.Button(description="use these weights", icon="arrow-up")
+        self.intensity_text = widgets.HTML()
+        self.status = widgets.HTML()
+        self.picture = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self._rows = [widgets.HBox([box, check]) for box, check in zip(self.weight_boxes, self.pass_boxes)]
+
+    def _layout(self) -> list:
+        return [self.ops_toggle, *self._rows, widgets.HBox([self.items_slider, self.learning_slider]),
+                self.status, self.picture,
+                widgets.HBox([self.intensity, self.use_button]), self.intensity_text]
+
+    # -- reading the controls ------------------------------------------------
+    @property
+    def weights(self) -> list:
+        """The weights in the boxes of the ops in use (raises ``ValueError`` for a bad entry)."""
+        count = self.ops_toggle.value
+        return [parse_weight(box.value, f"{OP_NAMES[i]} weight") for i, box in enumerate(self.weight_boxes[:count])]
+
+    @property
+    def output_indexes(self) -> list[int] | None:
+        """Checked ops as ``output_indexes`` (None when every op is passed on)."""
+        count = self.ops_toggle.value
+        checked = [i for i, box in enumerate(self.pass_boxes[:count]) if box.value]
+        return None if len(checked) == count else checked
+
+    @property
+    def order(self) -> list[str]:
+        """Op of every item the ops produced in the latest run, in completion order."""
+        return self.run.order
+
+    @property
+    def pattern(self) -> str:
+        """``order`` as initials (``"S S T ..."``)."""
+        return self.run.pattern
+
+    # -- actions -------------------------------------------------------------
+    def use_intensity_weights(self) -> None:
+        """Put the slider's rounded weights into the store and train boxes (two ops) and re-run."""
+        self._paused = True
+        try:
+            self.ops_toggle.value = 2
+            for box, weight in zip(self.weight_boxes, self.rr_weights):
+                box.value = str(weight)
+        finally:
+            self._paused = False
+        self._on_change(None)
+
+    # -- one update path -------------------------------------------------------
+    def _on_change(self, change: dict | None) -> None:
+        if self._paused:
+            return
+        count = self.ops_toggle.value
+        for i, row in enumerate(self._rows):
+            row.layout.display = None if i < count else "none"
+        try:
+            output_indexes = self.output_indexes
+            if output_indexes == []:
+                raise ValueError("no op is passed on: check 'pass on' for at least one op "
+                                 "(Concurrently needs a non-empty output_indexes)")
+            run = run_round_robin(self.weights, output_indexes, items=self.items_slider.value,
+                                  learning_starts=self.learning_slider.value)
+        except ValueError as err:
+            self.error = str(err)
+            self.status.value = f"<b style='color:#c62828'>cannot run: {html.escape(self.error)}</b>"
+            return
+        self.error = None
+        self.run = run
+        self._draw(run)
+
+    def _draw(self, run: RoundRobinRun) -> None:
+        import matplotlib.pyplot as plt
+
+        names = list(OP_NAMES[:len(run.weights)])
+        ax = plot_order(run.trace, ops=names, weights=run.weights)
+        plt.close(ax.figure)
+        buffer = io.BytesIO()
+        ax.figure.savefig(buffer, format="png", dpi=80)
+        shown = " ".join(run.output[:40]) + (" ..." if len(run.output) > 40 else "")
+        code = (f"Concurrently([{', '.join(names)}], mode='round_robin', round_robin_weights={run.weights!r}"
+                + (f", output_indexes={run.output_indexes}" if run.output_indexes is not None else "") + ")")
+        with self.status.hold_sync(), self.picture.hold_sync():
+            self.status.value = (f"<code>{html.escape(code)}</code><br>ops ran: <code>{html.escape(run.pattern)}"
+                                 f"</code><br>passed on: <code>{html.escape(shown)}</code>")
+            self.picture.value = buffer.getvalue()
+
+    def _on_intensity(self, change: dict | None) -> None:
+        intensity = self.intensity.value
+        self.rr_weights, self.ray_weights = _intensity_weights(self.sampling, intensity)
+        native = native_ratio(self.sampling)
+        s = self.sampling
+        self.intensity_text.value = (
+            f"native ratio = train_batch_size / (rollout_fragment_length × num_envs_per_worker × num_workers) "
+            f"= {s['train_batch_size']} / ({s['rollout_fragment_length']} × {s.get('num_envs_per_worker', 1)} × "
+            f"{max(s.get('num_workers', 0), 1)}) = {native:g}<br>"
+            f"w = training_intensity / native = {intensity:g} / {native:g} = {intensity / native:.3g}<br>"
+            f"rlviz <code>calculate_rr_weights</code>: <b>{self.rr_weights}</b> (rounded) · "
+            f"Ray 1.x: <b>[{', '.join(f'{w:.3g}' for w in self.ray_weights)}]</b> "
+            f"(a fractional weight is rounded at random each round)")
+
+
+def _intensity_weights(sampling: dict, intensity: float) -> tuple[list, list]:
+    """rlviz's and Ray 1.x's weights for ``intensity`` (raises ``ValueError`` naming a bad setting)."""
+    missing = [key for key in ("train_batch_size", "rollout_fragment_length") if key not in sampling]
+    if missing:
+        raise ValueError(f"sampling lacks {', '.join(missing)}; give train_batch_size, rollout_fragment_length, "
+                         f"num_envs_per_worker and num_workers (default: DQN_SAMPLING)")
+    config = {**sampling, "training_intensity": intensity}
+    return calculate_rr_weights(config), calculate_rr_weights_float(config)

@@ -1,0 +1,110 @@
+"""The round-robin playground: exact interleavings for given weights, driven through its widgets."""
+import pytest
+
+from rlviz.widgets.playground import RoundRobinPlayground
+from rlviz.widgets.roundrobin import run_round_robin
+
+
+@pytest.mark.parametrize("weights, items, pattern", [
+    ([1, 1], 6, "S T S T S T"),
+    ([2, 1], 9, "S S T S S T S S T"),
+    ([1, 3], 8, "S T T T S T T T"),
+    ([1, 1, 1], 6, "S T U S T U"),
+    ([2, 1, 1], 8, "S S T U S S T U"),
+])
+def test_weights_give_exact_order(weights, items, pattern):
+    run = run_round_robin(weights, items=items)
+    assert run.pattern == pattern
+    assert len(run.output) == items
+
+
+def test_learning_starts_delays_train_and_output_indexes_drop_store():
+    run = run_round_robin([1, 2], output_indexes=[1], items=4, learning_starts=3)
+    assert run.pattern == "S S S T T S T T"
+    assert run.output == ["T0", "T1", "T2", "T3"]
+    assert run.counts == {"store": 4, "train": 4}
+
+
+def test_star_drains_what_is_ready():
+    run = run_round_robin([1, "*"], items=6, learning_starts=2)
+    assert run.pattern == "S S T T T T"        # store paces; train takes everything once ready
+
+
+def test_fractional_weight_is_seeded_and_leaves_random_alone():
+    import random
+
+    random.seed(123)
+    before = random.random()
+    random.seed(123)
+    a = run_round_robin([1, 0.5], items=20, seed=4)
+    assert random.random() == before
+    assert a.pattern == run_round_robin([1, 0.5], items=20, seed=4).pattern
+    assert 0 < a.counts["train"] < a.counts["store"]
+
+
+def test_playground_reruns_when_widgets_change():
+    pg = RoundRobinPlayground(weights=[2, 1], items=6)
+    assert pg.pattern == "S S T S S T" and pg.error is None
+    first = bytes(pg.picture.value)
+    pg.weight_boxes[1].value = "2"
+    assert pg.weights == [2, 2] and pg.pattern == "S S T T S S"
+    assert bytes(pg.picture.value) != first
+    pg.ops_toggle.value = 3
+    assert pg.weights == [2, 2, 1] and pg.order[:5] == ["store", "store", "train", "train", "update"]
+    pg.pass_boxes[0].value = False
+    assert pg.output_indexes == [1, 2] and pg.run.output[:3] == ["T0", "T1", "U0"]
+    assert "output_indexes=[1, 2]" in pg.status.value
+    pg.items_slider.value = 3
+    pg.learning_slider.value = 2
+    assert pg.run.output == ["T0", "T1", "U0"] and pg.pattern == "S S T T U"   # 2 stores fill the buffer
+
+
+def test_bad_widget_input_is_reported_not_raised():
+    pg = RoundRobinPlayground(weights=[1, 1], items=4)
+    pg.weight_boxes[0].value = "fast"
+    assert pg.error == "store weight must be a number > 0 or '*', got 'fast'"
+    assert "cannot run" in pg.status.value and pg.pattern == "S T S T"      # the last good run stays
+    pg.weight_boxes[0].value = "*"
+    pg.weight_boxes[1].value = "*"
+    assert "cannot all be '*'" in pg.error
+    pg.weight_boxes[1].value = "1"
+    pg.pass_boxes[0].value = pg.pass_boxes[1].value = False
+    assert "no op is passed on" in pg.error
+    pg.pass_boxes[1].value = True
+    assert pg.error is None
+
+
+@pytest.mark.parametrize("intensity, rr, ray", [
+    (8.0, [1, 1], [1, 1.0]),
+    (2.0, [4, 1], [1, 0.25]),
+    (32.0, [1, 4], [1, 4.0]),
+    (12.0, [1, 2], [1, 1.5]),
+])
+def test_training_intensity_slider_shows_both_weight_rules(intensity, rr, ray):
+    pg = RoundRobinPlayground(items=4)
+    pg.intensity.value = intensity
+    assert (pg.rr_weights, pg.ray_weights) == (rr, ray)
+    assert f"<b>{rr}</b>" in pg.intensity_text.value
+
+
+def test_use_button_copies_rounded_weights():
+    pg = RoundRobinPlayground(weights=[1, 1, 1], items=10)
+    pg.intensity.value = 2.0
+    pg.use_button.click()
+    assert pg.weights == [4, 1] and pg.pattern == "S S S S T S S S S T"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"weights": [1]}, r"weights must have 2 or 3 entries .* got 1: \[1\]; hint: weights=\[1, 1\]"),
+    ({"weights": [1, 1, 1, 1]}, "weights must have 2 or 3 entries"),
+    ({"weights": "21"}, "weights must be a list"),
+    ({"weights": [1, 0]}, r"weights\[1\] must be a number > 0 or '\*', got 0"),
+    ({"weights": ["*", "*"]}, "cannot all be '\\*'"),
+    ({"output_indexes": [2]}, r"output_indexes has 2, but the ops are indexed 0..1"),
+    ({"items": -1}, "items must be an int >= 0"),
+    ({"training_intensity": 0}, "training_intensity must be None or a number > 0"),
+    ({"sampling": {"num_workers": 2}}, "sampling lacks train_batch_size, rollout_fragment_length"),
+])
+def test_bad_input_fails_at_construction(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        RoundRobinPlayground(**kwargs)
