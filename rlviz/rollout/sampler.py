@@ -22,8 +22,6 @@ __all__ = ["EpisodeMetrics", "VectorSampler", "MultiAgentSampler", "make_vector_
 MAX_EPISODE_RECORDS = 10_000
 
 SB = SampleBatch
-_COLUMN_ORDER = (SB.OBS, SB.ACTIONS, SB.REWARDS, SB.TERMINATEDS, SB.TRUNCATEDS, SB.NEXT_OBS,
-                 SB.EPS_ID, SB.AGENT_INDEX, SB.T)
 
 
 @dataclass(frozen=True)
@@ -49,17 +47,48 @@ class _Episodes:
 
     def finish(self, i: int) -> None:
         """Env ``i``'s episode ended: record it and start a new one."""
-        if len(self.done) == self.done.maxlen:
-            self.dropped += 1
-        self.done.append(EpisodeMetrics(float(self.returns[i]), int(self.t[i]), self.worker_index))
+        self._record(float(self.returns[i]), int(self.t[i]))
         self.eps_id[i] = self._ids.integers(0, 2**62)
         self.t[i] = 0
         self.returns[i] = 0.0
+
+    def advance(self, rewards: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Label T steps of N envs at once: ``(eps_id, t)`` columns, shape (T, N).
+
+        ``ended[s, i]`` says env ``i``'s episode ended at step ``s``; the next
+        step starts a new episode.  Finished episodes are recorded in step
+        order, and the running ids, counters and returns carry over to the
+        next fragment.  One vectorised pass instead of per-step bookkeeping.
+        """
+        T, N = ended.shape
+        envs = np.arange(N)
+        episode = np.cumsum(ended, axis=0) - ended           # episodes ended before each step
+        ids = self._ids.integers(0, 2**62, size=(int(episode.max(initial=0)) + 2, N))
+        ids[0] = self.eps_id
+        steps = np.arange(T)[:, None]
+        starts = np.diff(episode, axis=0, prepend=0) > 0             # first step of each new episode
+        first_step = np.maximum.accumulate(np.where(starts, steps, 0), axis=0)
+        carried = episode == 0                               # steps of the episode running at the start
+        t = np.where(carried, self.t + steps, steps - first_step)
+        before = np.cumsum(rewards, axis=0, dtype=np.float64) - rewards
+        returns = before + rewards - np.take_along_axis(before, first_step, axis=0) + np.where(carried, self.returns, 0.0)
+        for step, i in np.argwhere(ended):
+            self._record(float(returns[step, i]), int(t[step, i]) + 1)
+        last_ended = ended[-1]
+        self.eps_id = ids[episode[-1] + last_ended, envs]
+        self.t = np.where(last_ended, 0, t[-1] + 1)
+        self.returns = np.where(last_ended, 0.0, returns[-1])
+        return ids[episode, envs], t
 
     def pop(self) -> list[EpisodeMetrics]:
         out = list(self.done)
         self.done.clear()
         return out
+
+    def _record(self, episode_return: float, length: int) -> None:
+        if len(self.done) == self.done.maxlen:
+            self.dropped += 1
+        self.done.append(EpisodeMetrics(episode_return, length, self.worker_index))
 
 
 def make_vector_env(env_creator: Callable[[], Any], num_envs: int) -> Any:
@@ -115,44 +144,37 @@ class VectorSampler:
         self._postprocess = type(policy).postprocess_trajectory is not Policy.postprocess_trajectory
 
     def sample(self) -> SampleBatch:
-        """Step every sub-env ``fragment_length`` times; return the rows, postprocessed per episode."""
-        T, N = self.fragment_length, self.num_envs
-        eps = self.episodes
-        obs = self.obs
-        buf = {SB.OBS: np.empty((T, *obs.shape), obs.dtype), SB.NEXT_OBS: np.empty((T, *obs.shape), obs.dtype),
-               SB.REWARDS: np.empty((T, N), np.float32), SB.TERMINATEDS: np.empty((T, N), bool),
-               SB.TRUNCATEDS: np.empty((T, N), bool), SB.EPS_ID: np.empty((T, N), np.int64),
-               SB.T: np.empty((T, N), np.int64)}
+        """Step every sub-env ``fragment_length`` times; return the rows, postprocessed per episode.
+
+        The loop only acts, steps and copies into preallocated (T, N) arrays;
+        episode ids, step counters and returns are labelled afterwards in one
+        vectorised pass (``_Episodes.advance``).
+        """
+        T = self.fragment_length
+        obs = np.empty((T + 1, *self.obs.shape), self.obs.dtype)
+        obs[0] = self.obs
+        rewards = np.empty((T, self.num_envs), np.float32)
+        terminateds = np.empty((T, self.num_envs), bool)
+        truncateds = np.empty((T, self.num_envs), bool)
+        final_obs: dict[tuple[int, int], np.ndarray] = {}
+        outputs: dict[str, np.ndarray] = {}
         for step in range(T):
-            actions, extra = self.policy.compute_actions(obs)
-            if step == 0:
-                buf[SB.ACTIONS] = np.empty((T, *np.shape(actions)), np.asarray(actions).dtype)
-                for key, value in extra.items():
-                    buf[key] = np.empty((T, *np.shape(value)), np.asarray(value).dtype)
-            buf[SB.OBS][step] = obs
-            buf[SB.ACTIONS][step] = actions
-            for key, value in extra.items():
-                buf[key][step] = value
-            buf[SB.EPS_ID][step] = eps.eps_id
-            buf[SB.T][step] = eps.t
-            next_obs, rewards, terminateds, truncateds, infos = self.env.step(actions)
-            new_obs = buf[SB.NEXT_OBS][step]
-            new_obs[:] = next_obs
-            buf[SB.REWARDS][step] = rewards
-            buf[SB.TERMINATEDS][step] = terminateds
-            buf[SB.TRUNCATEDS][step] = truncateds
-            eps.t += 1
-            eps.returns += rewards
-            ended = np.logical_or(terminateds, truncateds)
-            if ended.any():
-                for i in np.flatnonzero(ended):
-                    new_obs[i] = infos["final_obs"][i]     # SAME_STEP: next_obs[i] is already the reset obs
-                    eps.finish(i)
-            obs = next_obs
-        self.obs = np.array(obs)
-        buf[SB.AGENT_INDEX] = np.zeros((T, N), np.int64)
-        order = [*_COLUMN_ORDER, *(key for key in buf if key not in _COLUMN_ORDER)]
-        batch = SampleBatch({key: _env_major(buf[key]) for key in order})
+            actions, extra = self.policy.compute_actions(obs[step])
+            _store_policy_outputs(outputs, step, T, actions, extra)
+            next_obs, rewards[step], terminateds[step], truncateds[step], infos = self.env.step(actions)
+            obs[step + 1] = next_obs
+            if "final_obs" in infos:                 # SAME_STEP: next_obs[i] is already the reset obs
+                for i in np.flatnonzero(infos["_final_obs"]):
+                    final_obs[step, i] = infos["final_obs"][i]
+        self.obs = obs[T].copy()
+        new_obs = obs[1:].copy()
+        for (step, i), last in final_obs.items():
+            new_obs[step, i] = last
+        eps_id, t = self.episodes.advance(rewards, terminateds | truncateds)
+        columns = {SB.OBS: obs[:T], SB.ACTIONS: outputs.pop(SB.ACTIONS), SB.REWARDS: rewards,
+                   SB.TERMINATEDS: terminateds, SB.TRUNCATEDS: truncateds, SB.NEXT_OBS: new_obs, SB.EPS_ID: eps_id,
+                   SB.AGENT_INDEX: np.zeros_like(t), SB.T: t, **outputs}
+        batch = SampleBatch({key: _env_major(value) for key, value in columns.items()})
         if not self._postprocess:
             return batch
         return concat_samples([self.policy.postprocess_trajectory(seg) for seg in batch.split_by_episode()])
@@ -274,6 +296,15 @@ class MultiAgentSampler:
         eps.finish(i)
         self.obs[i] = env.reset()[0]
         return finished
+
+
+def _store_policy_outputs(outputs: dict, step: int, T: int, actions: Any, extra: dict) -> None:
+    """Copy one step's actions and extra policy outputs into (T, ...) arrays, allocated at the first step."""
+    for key, value in ((SB.ACTIONS, actions), *extra.items()):
+        if key not in outputs:
+            value = np.asarray(value)
+            outputs[key] = np.empty((T, *value.shape), value.dtype)
+        outputs[key][step] = value
 
 
 def _env_major(steps_by_env: np.ndarray) -> np.ndarray:
