@@ -38,7 +38,7 @@ class ActorCollector:
 
     def __init__(self) -> None:
         self.labels: dict[object, str] = {}
-        self.grouped: set[str] = set()
+        self.grouped: set = set()                # actor ids whose class declared rlviz's groups
         self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.active = False
         self.capacity: int | None = None
@@ -51,7 +51,7 @@ class ActorCollector:
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
         if control_group:
-            self.grouped.add(label)
+            self.grouped.add(handle._actor_id)
         ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:
@@ -93,7 +93,7 @@ class ActorCollector:
     def _control(self, handle, method: str):
         """``handle.method``, in the control concurrency group if the actor has one."""
         bound = getattr(handle, method)
-        return bound.options(concurrency_group=CONTROL_GROUP) if self.labels.get(handle._actor_id) in self.grouped else bound
+        return bound.options(concurrency_group=CONTROL_GROUP) if handle._actor_id in self.grouped else bound
 
     def _call_all(self, method: str, args: Callable[[str], tuple], timeout: float) -> dict[str, object]:
         """Call ``method`` on every live tracked actor; dead or busy ones are skipped."""
@@ -120,7 +120,7 @@ def label_of(handle) -> str:
 
 def has_rlviz_groups(handle) -> bool:
     """True if ``handle``'s class declared rlviz's concurrency groups (so it can stream safely)."""
-    return COLLECTOR.labels.get(handle._actor_id) in COLLECTOR.grouped
+    return handle._actor_id in COLLECTOR.grouped
 
 
 def actor_label(handle) -> str | None:
