@@ -5,7 +5,7 @@ and over local streams (``LocalIterator``); every ``next()`` call, on the
 driver or in a shard, is recorded inside ``rlviz.record()``.  Imports Ray;
 never imports rollout, ops, plans or the views.
 """
-from rlviz.iter.actors import track_actor
+from rlviz.iter.actors import release_actor, track_actor
 from rlviz.iter.constructors import from_actors, from_items, from_iterators, from_range
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import MetricsContext, SharedMetrics
@@ -15,4 +15,4 @@ from rlviz.iter.worker import CONCURRENCY_GROUPS, ParallelIteratorWorker
 
 __all__ = ["from_items", "from_range", "from_iterators", "from_actors", "ParallelIterator",
            "LocalIterator", "ParallelIteratorWorker", "SharedMetrics", "MetricsContext",
-           "NextValueNotReady", "track_actor", "CONCURRENCY_GROUPS"]
+           "NextValueNotReady", "track_actor", "release_actor", "CONCURRENCY_GROUPS"]

@@ -16,7 +16,7 @@ import ray
 from rlviz.iter.worker import CONTROL_GROUP
 from rlviz.trace.session import add_collector
 
-__all__ = ["track_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
+__all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
 
 _LABEL_COUNTERS: dict[str, itertools.count] = {}
 _BEGIN_TIMEOUT_S = 2.0     # an actor busy in its default queue answers later; the time window covers it
@@ -45,6 +45,7 @@ class ActorCollector:
         self.dropped_before: dict[str, int] = {}
         self.offsets: dict[str, int] = {}
         self.pinned: list = []
+        self.final_exports: list[dict] = []    # of actors stopped inside the running block
 
     def track(self, handle, label: str, control_group: bool) -> None:
         """Register ``handle`` under ``label`` and tell it its lane name."""
@@ -62,16 +63,36 @@ class ActorCollector:
         self.capacity = capacity
         self.active = True
         self.pinned = list(self.handles.values())
+        self.final_exports = []
         self.dropped_before = self._call_all("_rlviz_set_recording", lambda label: (True, capacity),
                                              _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
-        exports = []
-        for label, export in self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items():
-            export["offset_ns"] = self.offsets.get(label, 0)
-            export["dropped"] -= self.dropped_before.get(label, 0)
-            exports.append(export)
-        return exports
+        exports = [self._aligned(label, export) for label, export in
+                   self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()]
+        return exports + self.final_exports
+
+    def release(self, handle) -> None:
+        """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
+        label = self.labels.get(handle._actor_id)
+        if label is None:
+            return
+        if self.active:
+            try:
+                export = ray.get(self._control(handle, "_rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
+                self.final_exports.append(self._aligned(label, export))
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                pass                                    # already dead: nothing left to keep
+        del self.labels[handle._actor_id]
+        self.grouped.discard(handle._actor_id)
+        if self.handles.get(label) is handle:
+            del self.handles[label]
+        self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
+
+    def _aligned(self, label: str, export: dict) -> dict:
+        export["offset_ns"] = self.offsets.get(label, 0)
+        export["dropped"] -= self.dropped_before.get(label, 0)
+        return export
 
     def end(self) -> None:
         self.active = False
@@ -126,6 +147,15 @@ def has_rlviz_groups(handle) -> bool:
 def actor_label(handle) -> str | None:
     """The lane label of ``handle``, or None if it is not tracked."""
     return COLLECTOR.labels.get(handle._actor_id)
+
+
+def release_actor(handle) -> None:
+    """Stop tracking ``handle`` because it is about to stop.
+
+    Inside a ``rlviz.record()`` block its events so far are collected first,
+    so a worker stopped mid-block keeps its lane in the trace.
+    """
+    COLLECTOR.release(handle)
 
 
 def track_actor(handle, label: str | None = None, control_group: bool = False) -> str:

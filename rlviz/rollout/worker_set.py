@@ -11,7 +11,7 @@ from typing import Any
 
 import ray
 
-from rlviz.iter import CONCURRENCY_GROUPS, track_actor
+from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
 from rlviz.runtime import ensure_ray
@@ -245,9 +245,10 @@ class WorkerSet:
         return replaced
 
     def stop(self) -> None:
-        """Close the local worker's envs and end every remote actor."""
+        """Close the local worker's envs and end every remote actor (inside ``rlviz.record()``, lanes are kept)."""
         self._local.stop()
         for handle in self._remote.values():
+            release_actor(handle)
             ray.kill(handle, no_restart=True)
         self._remote.clear()
         self._unhealthy.clear()
@@ -292,6 +293,7 @@ class WorkerSet:
         """Replace worker ``index`` with a new actor carrying the local worker's weights."""
         label = _label(index)
         with span("worker_restarted", label="WorkerSet replaced a dead RolloutWorker") as call:
+            release_actor(self._remote[index])
             try:
                 ray.kill(self._remote[index], no_restart=True)
             except Exception:  # noqa: BLE001 - the actor is gone already; nothing to clean up

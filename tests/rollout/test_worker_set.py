@@ -116,6 +116,21 @@ def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
         workers.stop()
 
 
+def test_workers_stopped_inside_a_recording_keep_their_lanes(ray_local):
+    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    stopped = False
+    try:
+        with rlviz.record() as trace:
+            workers.foreach_worker(lambda w: w.sample())
+            workers.stop()
+            stopped = True
+        lanes = {e.where for e in trace.events if e.op == "sample"}
+        assert lanes == {"driver", "RolloutWorker-1", "RolloutWorker-2"}
+    finally:
+        if not stopped:
+            workers.stop()
+
+
 def test_gather_async_over_remote_workers(ray_local):
     from rlviz.iter import from_actors
 
