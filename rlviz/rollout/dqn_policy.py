@@ -1,6 +1,7 @@
-"""``DQNPolicy``: an epsilon-greedy Q network with a target network, Huber loss and optional double-Q.
+"""``DQNPolicy``: an epsilon-greedy Q network with a target network, Huber loss, optional double-Q and n-step returns.
 
-Epsilon decays linearly with the global timestep a trainer broadcasts.
+Epsilon decays linearly with the global timestep a trainer broadcasts; n-step
+returns are computed on the worker, per episode segment, before replay.
 Imports torch and numpy; must not import ray or any other rlviz layer.
 """
 from __future__ import annotations
@@ -17,7 +18,12 @@ from rlviz.rollout.policy import check_box_obs, check_discrete_actions
 from rlviz.rollout.sample_batch import SampleBatch
 from rlviz.rollout.torch_policy import TorchPolicy, mlp, seeded_init
 
-__all__ = ["DQNPolicy", "DQNConfig", "linear_schedule"]
+__all__ = ["DQNPolicy", "DQNConfig", "adjust_nstep", "linear_schedule", "N_STEPS", "PRIO_WEIGHTS"]
+
+#: Column added by ``adjust_nstep``: how many rewards each row's return sums (the bootstrap uses gamma ** n_steps).
+N_STEPS = "n_steps"
+#: Column of importance weights a prioritized replay buffer adds; the loss weights each row by it.
+PRIO_WEIGHTS = "weights"
 
 
 @dataclass
@@ -40,6 +46,12 @@ class DQNConfig:
     """Timesteps over which epsilon decays linearly."""
     grad_clip: float | None = 10.0
     """Clip the gradient norm to this (None: no clipping)."""
+    n_step: int = 1
+    """Rewards summed per target (RLlib's ``n_step``): r_t + ... + gamma^(n-1) r_(t+n-1) + gamma^n Q(s_(t+n))."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n_step, bool) or not isinstance(self.n_step, int) or self.n_step < 1:
+            raise ValueError(f"n_step must be an int >= 1, got {self.n_step!r}; 1 is plain one-step Q-learning")
 
 
 class DQNPolicy(TorchPolicy):
@@ -107,15 +119,30 @@ class DQNPolicy(TorchPolicy):
             self.global_timestep += n
         return actions, {SampleBatch.Q_VALUES: q_values}
 
+    def postprocess_trajectory(self, batch: SampleBatch) -> SampleBatch:
+        """With ``n_step > 1``: n-step returns for one episode segment (``adjust_nstep``); else unchanged."""
+        if self.config.n_step == 1:
+            return batch
+        return adjust_nstep(self.config.n_step, self.config.gamma, batch)
+
     def update_target(self) -> None:
         """Copy the online network's weights into the target network."""
         self.target_model.load_state_dict(self.model.state_dict())
         self.num_target_updates += 1
 
     def loss(self, batch: SampleBatch) -> tuple[torch.Tensor, dict]:
-        """Huber loss between Q(s, a) and r + gamma * (1 - terminated) * Q_target(s', a')."""
+        """Huber loss between Q(s, a) and r + gamma^k * (1 - terminated) * Q_target(s', a').
+
+        k is the ``n_steps`` column that ``adjust_nstep`` wrote (1 without it).
+        Rows from a prioritized buffer carry importance ``weights`` (``(N P(i))^-beta``
+        over their max); the per-row losses are weighted by them before the mean,
+        which undoes the bias of replaying high-TD-error rows more often.
+        """
         q_taken, target = self._q_and_target(batch)
-        loss = nn.functional.smooth_l1_loss(q_taken, target)
+        per_row = nn.functional.smooth_l1_loss(q_taken, target, reduction="none")
+        if PRIO_WEIGHTS in batch:
+            per_row = per_row * self._tensor(batch, PRIO_WEIGHTS)
+        loss = per_row.mean()
         return loss, {"mean_q": float(q_taken.mean().detach()),
                       "mean_td_error": float((q_taken - target).abs().mean().detach()),
                       "epsilon": self.epsilon()}
@@ -151,8 +178,79 @@ class DQNPolicy(TorchPolicy):
                 q_next = q_next_target.gather(1, best).squeeze(1)
             else:
                 q_next = q_next_target.max(dim=1).values
-            target = rewards + self.config.gamma * not_done * q_next
+            if N_STEPS in batch:
+                discount = self.config.gamma ** self._tensor(batch, N_STEPS)
+            else:
+                discount = self.config.gamma
+            target = rewards + discount * not_done * q_next
         return q_taken, target
+
+
+def adjust_nstep(n_step: int, gamma: float, batch: SampleBatch) -> SampleBatch:
+    """n-step returns for one episode segment, as RLlib's ``_adjust_nstep`` (with one correction).
+
+    Row t gets ``rewards = r_t + gamma r_(t+1) + ... + gamma^(k-1) r_(t+k-1)``
+    with ``k = min(n_step, len - t)``, and the ``new_obs``, ``terminateds`` and
+    ``truncateds`` of row ``t + k - 1``; the new ``n_steps`` column holds k.
+    The segment must be one episode's contiguous rows (the sampler calls
+    ``postprocess_trajectory`` per segment), so only its last row may be
+    terminal and no sum crosses an episode end.
+
+    RLlib 1.x bootstrapped every row with ``gamma ** n_step``, also the last
+    rows of a segment cut by the fragment boundary, whose sums are shorter;
+    rlviz discounts each row's bootstrap by ``gamma ** k``, which is exact.
+
+    Parameters
+    ----------
+    n_step : int
+        Rewards summed per row (>= 1).
+    gamma : float
+        Discount factor.
+    batch : SampleBatch
+        One episode segment (not changed; a new batch is returned).
+
+    Returns
+    -------
+    SampleBatch
+        A copy with ``rewards``, ``new_obs``, ``terminateds``, ``truncateds``
+        replaced and ``n_steps`` added.
+
+    Raises
+    ------
+    ValueError
+        If a row before the last is terminated or truncated (not one segment).
+
+    Examples
+    --------
+    Three steps of an episode that terminates, n_step 2, gamma 0.5:
+
+    >>> seg = SampleBatch(rewards=[1.0, 2.0, 4.0], new_obs=[[1.0], [2.0], [3.0]],
+    ...                   terminateds=[False, False, True], truncateds=[False, False, False])
+    >>> out = adjust_nstep(2, 0.5, seg)
+    >>> out["rewards"].tolist(), out["new_obs"].tolist()
+    ([2.0, 4.0, 4.0], [[2.0], [3.0], [3.0]])
+    >>> out["terminateds"].tolist(), out["n_steps"].tolist()
+    ([False, True, True], [2, 2, 1])
+    """
+    terminateds = np.asarray(batch[SampleBatch.TERMINATEDS], dtype=bool)
+    truncateds = np.asarray(batch[SampleBatch.TRUNCATEDS], dtype=bool)
+    n = len(terminateds)
+    if (terminateds[:-1] | truncateds[:-1]).any():
+        raise ValueError("adjust_nstep got a batch with an episode end before its last row; pass one episode "
+                         "segment at a time (SampleBatch.split_by_episode)")
+    rewards = np.asarray(batch[SampleBatch.REWARDS], dtype=np.float64)
+    last = np.minimum(np.arange(n) + n_step - 1, n - 1)        # row whose new_obs/done each row takes
+    summed = np.zeros(n)
+    for j in range(n_step):
+        rows = np.arange(n - j) if j < n else np.arange(0)
+        summed[rows] += gamma ** j * rewards[rows + j]
+    out = SampleBatch(batch)
+    out[SampleBatch.REWARDS] = summed.astype(np.asarray(batch[SampleBatch.REWARDS]).dtype)
+    out[SampleBatch.NEXT_OBS] = np.asarray(batch[SampleBatch.NEXT_OBS])[last]
+    out[SampleBatch.TERMINATEDS] = terminateds[last]
+    out[SampleBatch.TRUNCATEDS] = truncateds[last]
+    out[N_STEPS] = (last - np.arange(n) + 1).astype(np.int64)
+    return out
 
 
 def linear_schedule(start: float, end: float, duration: int, t: int) -> float:

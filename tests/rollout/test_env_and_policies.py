@@ -2,6 +2,7 @@
 import gymnasium
 import numpy as np
 import pytest
+import torch
 
 from rlviz.rollout.arena import MultiAgentArena
 from rlviz.rollout.config import RolloutConfig, make_config
@@ -102,3 +103,60 @@ def test_dqn_epsilon_decays_with_global_timestep_and_target_updates():
     assert np.allclose(before, policy.target_model[0].weight.detach())
     policy.update_target()
     assert np.allclose(policy.model[0].weight.detach(), policy.target_model[0].weight.detach())
+
+
+def test_adjust_nstep_sums_discounted_rewards_within_one_segment():
+    from rlviz.rollout.dqn_policy import N_STEPS, adjust_nstep
+
+    # A segment cut by the fragment boundary (no episode end): the last rows sum fewer rewards.
+    seg = SampleBatch(rewards=np.array([1.0, 10.0, 100.0, 1000.0], np.float32),
+                      new_obs=np.arange(1, 5, dtype=np.float32)[:, None],
+                      terminateds=np.zeros(4, bool), truncateds=np.zeros(4, bool))
+    out = adjust_nstep(3, 0.5, seg)
+    assert out["rewards"].tolist() == [1 + 5 + 25, 10 + 50 + 250, 100 + 500, 1000]
+    assert out["rewards"].dtype == np.float32
+    assert out["new_obs"][:, 0].tolist() == [3.0, 4.0, 4.0, 4.0]
+    assert out[N_STEPS].tolist() == [3, 3, 2, 1]
+    assert seg["rewards"].tolist() == [1, 10, 100, 1000]                 # input unchanged
+    # n_step longer than the segment, episode terminates at its last row
+    done = SampleBatch(rewards=[1.0, 1.0], new_obs=[[1.0], [2.0]], terminateds=[False, True],
+                       truncateds=[False, False])
+    out = adjust_nstep(5, 0.9, done)
+    assert np.allclose(out["rewards"], [1.9, 1.0]) and out["terminateds"].tolist() == [True, True]
+    assert out[N_STEPS].tolist() == [2, 1]
+    with pytest.raises(ValueError, match="episode end before its last row"):
+        adjust_nstep(2, 0.9, SampleBatch(rewards=[1.0, 1.0], new_obs=[[0.0], [0.0]],
+                                         terminateds=[True, False], truncateds=[False, False]))
+
+
+def test_dqn_n_step_targets_bootstrap_with_gamma_to_the_n_steps():
+    config = {"n_step": 3, "gamma": 0.5, "double_q": False}
+    dqn = DQNPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, config, seed=0)
+    worker = RolloutWorker("CartPole-v1", {"default_policy": (DQNPolicy, config)}, rollout_fragment_length=16, seed=0)
+    batch = worker.sample()
+    assert "n_steps" in batch and set(batch["n_steps"].tolist()) <= {1, 2, 3}
+    _, target = dqn._q_and_target(batch)
+    with torch.no_grad():
+        q_next = dqn.target_model(torch.as_tensor(batch["new_obs"])).max(dim=1).values.numpy()
+    expected = batch["rewards"] + 0.5 ** batch["n_steps"] * (1 - batch["terminateds"]) * q_next
+    assert np.allclose(target.numpy(), expected, atol=1e-6)
+    plain = RolloutWorker("CartPole-v1", DQNPolicy, rollout_fragment_length=4, seed=0).sample()
+    assert "n_steps" not in plain and set(plain["rewards"].tolist()) == {1.0}   # n_step=1: unchanged
+    with pytest.raises(ValueError, match="n_step must be an int >= 1, got 0"):
+        DQNPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, {"n_step": 0})
+
+
+def test_dqn_loss_weights_rows_by_prioritized_replay_importance_weights():
+    dqn = DQNPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, seed=0)
+    rng = np.random.default_rng(0)
+    batch = SampleBatch(obs=rng.normal(size=(4, 4)).astype(np.float32), actions=[0, 1, 0, 1],
+                        rewards=np.array([1.0, 5.0, -3.0, 0.0], np.float32),
+                        new_obs=rng.normal(size=(4, 4)).astype(np.float32),
+                        terminateds=[False, True, False, False], truncateds=[False] * 4)
+    plain, _ = dqn.loss(batch)
+    ones, _ = dqn.loss(SampleBatch({**batch, "weights": np.ones(4, np.float32)}))
+    first, _ = dqn.loss(SampleBatch({**batch, "weights": np.array([1, 0, 0, 0], np.float32)}))
+    q_taken, target = dqn._q_and_target(batch)
+    rows = torch.nn.functional.smooth_l1_loss(q_taken, target, reduction="none")
+    assert torch.isclose(plain, ones) and torch.isclose(plain, rows.mean())
+    assert torch.isclose(first, rows[0] / 4)
