@@ -43,6 +43,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "epsilon_timesteps": 10_000,
     "final_epsilon": 0.02,
     "double_q": True,
+    "n_step": 3,                         # RLlib's Ape-X default
 }
 
 _RUNNING: dict[int, tuple] = {}
@@ -80,7 +81,7 @@ def execution_plan(workers: Any, config: dict) -> LocalIterator:
     update_op = (Dequeue(learner.outqueue, check=learner.is_alive)
                  .for_each(UpdatePriorities())
                  .for_each(UpdateTargetNetwork(workers, config["target_network_update_freq"],
-                                               by_steps_trained=True)))
+                                               by_steps_trained=True, lock=learner.lock)))
 
     if config.get("training_intensity"):
         train_op = Concurrently([store_op, replay_op, update_op], mode="round_robin", output_indexes=[2],

@@ -185,3 +185,56 @@ def test_counter_and_timer_names_are_the_spec_names():
                               "last_target_update_ts", "num_target_updates")
     assert names.TIMERS == ("sample", "learn", "load", "compute_grads", "apply_grad", "grad_wait",
                             "synch_weights")
+
+
+@pytest.mark.usefixtures("ray_local")
+def test_train_one_step_broadcasts_weights_without_waiting_and_in_order(monkeypatch):
+    import ray
+
+    from rlviz.rollout import WorkerSet
+    from rlviz.rollout.dqn_policy import DQNPolicy
+
+    workers = WorkerSet("CartPole-v1", DQNPolicy, num_workers=1, rollout_fragment_length=8)
+    try:
+        remote = workers.remote_workers()[0]
+        it = (LocalIterator(lambda timeout: iter([workers.local_worker().sample()] * 3))
+              .for_each(TrainOneStep(workers)))
+        with monkeypatch.context() as patch:           # no ray.get / ray.wait: nothing waits for the workers
+            patch.setattr(ray, "get", _no_waiting)
+            patch.setattr(ray, "wait", _no_waiting)
+            for _ in range(3):
+                next(it)
+        # fire and forget: the next call the driver makes to the worker runs after set_weights
+        got = ray.get(remote.get_weights.remote())["default_policy"]
+        wanted = workers.local_worker().get_weights()["default_policy"]
+        assert all(np.array_equal(got[k], wanted[k]) for k in wanted)
+        assert ray.get(remote.get_global_vars.remote()) == {"timestep": 0}
+        assert it.shared_metrics.get().timers[names.WORKER_UPDATE_TIMER].count == 3
+    finally:
+        workers.stop()
+
+
+def _no_waiting(*args, **kwargs):
+    raise AssertionError("TrainOneStep waited for a remote call")
+
+
+def test_update_target_network_copies_while_holding_the_lock():
+    class _Lock:
+        held = False
+
+        def __enter__(self):
+            self.held = True
+
+        def __exit__(self, *exc):
+            self.held = False
+
+    lock, held_during_update = _Lock(), []
+    workers = _fake_workers()
+    workers.local_worker().policy.update_target = lambda: held_during_update.append(lock.held)
+
+    def sampled(batch):
+        LocalIterator.get_metrics().counters[names.STEPS_SAMPLED_COUNTER] += batch.count
+        return batch
+
+    list(_stream([_batch(4)] * 3).for_each(sampled).for_each(UpdateTargetNetwork(workers, 4, lock=lock)))
+    assert held_during_update == [True, True, True] and not lock.held
