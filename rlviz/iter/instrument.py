@@ -50,7 +50,7 @@ class Tap:
 
 def instrument(stage: Iterator, tap: Tap) -> Iterator:
     """Yield what ``stage`` yields, recording one event per ``next()`` call."""
-    recorder, writer, node = tap.recorder, tap.writer, tap.node
+    recorder, writer = tap.recorder, tap.writer
     pending, downstream = tap.pending, tap.downstream
     texts, rows = recorder.texts, writer.rows
     extend, hand_over = rows.extend, writer.hand_over
@@ -58,7 +58,7 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     pull = stage.__next__
     low, high = _INT64
     not_ready_type, int_item, chunk_len = NextValueNotReady, _INT_ITEM, _CHUNK_LEN
-    next_id = id_end = 0           # this stage's id block, kept in locals on the hot path
+    next_id, id_end = writer.next_id, writer.id_end   # this chunk's ids, kept in locals on the hot path
     while True:
         if not recorder.enabled:
             try:
@@ -72,38 +72,39 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         try:
             item = pull()
         except StopIteration:
+            writer.next_id = next_id
             writer.record(start, now(), STOP, inputs=_take(pending))
             return
         except BaseException:
+            writer.next_id = next_id
             writer.record(start, now(), ERROR, inputs=_take(pending))
             raise
         end = now()
         kind = type(item)
         if kind is not_ready_type:
-            writer.next_id, writer.id_end = next_id, id_end
-            outcome = NOT_READY
-            writer.record(start, end, outcome, inputs=_take(pending))
+            writer.next_id = next_id
+            writer.record(start, end, NOT_READY, inputs=_take(pending))
             next_id, id_end = writer.next_id, writer.id_end
             yield item
             continue
+        if kind is int and low <= item <= high:
+            code, number = int_item, item
         else:
-            if kind is int and low <= item <= high:
-                code, number = int_item, item
-            else:
-                summary_kind, number = summarize(item, texts)
-                code = ITEM | (summary_kind << 2)
-            if next_id >= id_end:
-                next_id = writer.take_ids()
-                id_end = writer.id_end
-            item_id = next_id
-            next_id += 1
-            if len(pending) > 1:
-                extend((node, start, end, code, number, pending[0], item_id))
-                _continue_inputs(rows, pending)
-            else:
-                extend((node, start, end, code, number, pending.pop() if pending else -1, item_id))
-            if len(rows) >= chunk_len:
-                hand_over()
+            summary_kind, number = summarize(item, texts)
+            code = ITEM | (summary_kind << 2)
+        if next_id >= id_end:                         # only after Recorder.clear() kept the chunk open
+            hand_over()
+            next_id, id_end = writer.next_id, writer.id_end
+        item_id = next_id
+        next_id += 1
+        if len(pending) > 1:
+            extend((start, end, code, number, pending[0]))
+            _continue_inputs(rows, pending)
+        else:
+            extend((start, end, code, number, pending.pop() if pending else -1))
+        if len(rows) >= chunk_len:
+            hand_over()
+            next_id, id_end = writer.next_id, writer.id_end
         if downstream is not None:
             downstream.append(item_id)
         yield item

@@ -2,10 +2,13 @@
 
 Every process that runs rlviz iterators (the driver and each actor) has one
 ``Recorder``.  Each recorded stage writes through its own ``Writer``: one
-row of seven ints per event into a short private list (appending to a list
+row of five ints per event into a short private list (appending to a list
 is ten times cheaper than to an array), packed into an int64 array and
-handed to the recorder every ``CHUNK_EVENTS`` events.  Past ``capacity`` held events the oldest chunks are dropped and
-counted, never an unbounded list (viztracer's lesson).  No Ray, no matplotlib.
+handed to the recorder every ``CHUNK_EVENTS`` events.  A chunk opens with a
+header row naming its node and the id of its first item; later items take
+the next ids in turn, so rows need not repeat either.  Past ``capacity``
+held events the oldest chunks are dropped and counted, never an unbounded
+list (viztracer's lesson).  No Ray, no matplotlib.
 """
 from __future__ import annotations
 
@@ -20,27 +23,30 @@ from rlviz.trace.event import DRIVER, OUTCOMES, Node
 from rlviz.trace.items import TextTable, summarize
 
 __all__ = ["Recorder", "Writer", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
-           "DEFAULT_CAPACITY", "FIELDS", "CONTINUATION", "CHUNK_EVENTS"]
+           "DEFAULT_CAPACITY", "FIELDS", "CONTINUATION", "HEADER", "CHUNK_EVENTS"]
 
 ITEM, NOT_READY, STOP, ERROR = range(len(OUTCOMES))
 DEFAULT_CAPACITY = 1_000_000
-#: A row: node, start_ns, end_ns, outcome | kind << 2, summary number, first input id, item id.
-FIELDS = 7
-#: ``node`` of a row that carries more input ids of the event just before it (-1 pads).
+#: An event row: start_ns, end_ns, outcome | kind << 2, summary number, first input id.
+FIELDS = 5
+#: First field of a row that carries more input ids of the event just before it (-1 pads).
 CONTINUATION = -1
-#: Events a writer collects before packing them and handing them to the recorder.
+#: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0, 0.
+HEADER = -2
+#: Rows (header included) a writer collects before packing them and handing them to the recorder.
 CHUNK_EVENTS = 1024
-_ID_BLOCK = 1024
 _ID_SHIFT = 40
 _NO_VALUE = object()
 
 
 class Writer:
-    """One stage's private rows and block of item ids (owned by a single thread).
+    """One stage's private rows and ids (owned by a single thread).
 
-    ``rows`` (a flat list, ``FIELDS`` ints per event) and ``next_id``/``id_end``
-    are advanced directly by ``rlviz.iter.instrument`` on the hot path;
-    ``record`` is the general path.  A writer that is garbage-collected
+    ``rows`` (a flat list, ``FIELDS`` ints per row, opened by a header) and
+    ``next_id``/``id_end`` are advanced directly by ``rlviz.iter.instrument``
+    on the hot path; ``record`` is the general path.  Each chunk reserves
+    ``CHUNK_EVENTS`` ids, more than it can hold items, so the n-th item of a
+    chunk has the header's id plus n.  A writer that is garbage-collected
     hands its last rows over, so a finished chain loses nothing.
     """
 
@@ -50,16 +56,11 @@ class Writer:
         self.recorder = recorder
         self.node = node
         self.rows: list[int] = []
-        self.next_id = self.id_end = 0
+        self._open_chunk()
 
     def __del__(self) -> None:
-        if self.rows:
-            self.hand_over()
-
-    def take_ids(self) -> int:
-        """Reserve a fresh block of ids; return the first."""
-        self.next_id, self.id_end = self.recorder.reserve_ids(_ID_BLOCK)
-        return self.next_id
+        if len(self.rows) > FIELDS:
+            self._adopt_rows()
 
     def record(self, start_ns: int, end_ns: int, outcome: int, value: object = _NO_VALUE,
                inputs: int | tuple | list | None = None) -> int:
@@ -70,7 +71,7 @@ class Writer:
             kind, number = summarize(value, self.recorder.texts)
         if outcome == ITEM:
             if self.next_id >= self.id_end:
-                self.take_ids()
+                self.hand_over()
             item_id = self.next_id
             self.next_id = item_id + 1
         else:
@@ -80,7 +81,7 @@ class Writer:
         else:
             first, more = (inputs[0] if inputs else -1), tuple(inputs[1:])
         rows = self.rows
-        rows.extend((self.node, start_ns, end_ns, outcome | (kind << 2), number, first, item_id))
+        rows.extend((start_ns, end_ns, outcome | (kind << 2), number, first))
         for at in range(0, len(more), FIELDS - 1):
             part = more[at:at + FIELDS - 1]
             rows.extend((CONTINUATION, *part, *([-1] * (FIELDS - 1 - len(part)))))
@@ -89,7 +90,24 @@ class Writer:
         return item_id
 
     def hand_over(self) -> None:
-        """Pack the collected rows into an int64 chunk and give it to the recorder."""
+        """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
+        if len(self.rows) > FIELDS:
+            self._adopt_rows()
+        self._open_chunk()
+
+    def discard(self) -> None:
+        """Forget this chunk's rows; the ids they took stay used, so later items keep theirs."""
+        rows = self.rows
+        items = sum(1 for at in range(FIELDS, len(rows), FIELDS)
+                    if rows[at] >= 0 and rows[at + 2] & 3 == ITEM)
+        rows[2] += items
+        del rows[FIELDS:]
+
+    def _open_chunk(self) -> None:
+        self.next_id, self.id_end = self.recorder.reserve_ids(CHUNK_EVENTS)
+        self.rows[:] = (HEADER, self.node, self.next_id, 0, 0)
+
+    def _adopt_rows(self) -> None:
         chunk = array("q")
         with self.recorder._lock:       # so a concurrent export sees the rows exactly once
             chunk.fromlist(self.rows)
@@ -158,17 +176,17 @@ class Recorder:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
         with self._lock:
             self._full.append(chunk)
-            self._full_events += len(chunk) // FIELDS
+            self._full_events += len(chunk) // FIELDS - 1
             while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
-                evicted = len(self._full.popleft()) // FIELDS
+                evicted = len(self._full.popleft()) // FIELDS - 1
                 self._full_events -= evicted
                 self.dropped += evicted
 
     # -- reading ------------------------------------------------------------
     @property
     def held(self) -> int:
-        """How many rows (events and continuation rows) the buffer holds now."""
-        return self._full_events + sum(len(w.rows) for w in list(self._writers)) // FIELDS
+        """How many rows (events and continuation rows, not headers) the buffer holds now."""
+        return self._full_events + sum(len(w.rows) // FIELDS - 1 for w in list(self._writers))
 
     def export(self) -> dict:
         """Everything held, as plain data that ``Trace.from_exports`` reads.
@@ -177,7 +195,7 @@ class Recorder:
         """
         with self._lock:
             chunks = [*self._full, *(array("q", w.rows[:len(w.rows) - len(w.rows) % FIELDS])
-                                     for w in list(self._writers))]
+                                     for w in list(self._writers) if len(w.rows) > FIELDS)]
             nodes = list(self.nodes)
             dropped = self.dropped
         data = array("q")
@@ -198,7 +216,7 @@ class Recorder:
             self._full.clear()
             self._full_events = 0
             for writer in list(self._writers):
-                del writer.rows[:]
+                writer.discard()
 
 
 def _check_capacity(capacity: object) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, TextTable, format_summary
-from rlviz.trace.recorder import CONTINUATION, FIELDS
+from rlviz.trace.recorder import CONTINUATION, FIELDS, HEADER, ITEM
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -225,12 +225,14 @@ class _Builder:
         return index
 
     def add_export(self, export: dict, since_ns: int = 0) -> None:
-        """Add one process's rows: continuation rows become inputs; old events are left out."""
+        """Add one process's rows: headers name nodes and ids, continuation rows become inputs; old events are left out."""
         rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
-        rows, owner, value = _split_continuations(rows)
+        rows, row_node, row_item_id = _split_headers(rows)
+        rows, owner, value, event_rows = _split_continuations(rows)
+        row_node, row_item_id = row_node[event_rows], row_item_id[event_rows]
         offset = int(export.get("offset_ns", 0))
-        keep = rows[:, 1] + offset >= since_ns
-        rows = rows[keep]
+        keep = rows[:, 0] + offset >= since_ns
+        rows, row_node, row_item_id = rows[keep], row_node[keep], row_item_id[keep]
         renumber = np.cumsum(keep) - 1
         kept_input = keep[owner]
         self._add_inputs(renumber[owner[kept_input]], value[kept_input])
@@ -239,18 +241,18 @@ class _Builder:
                                                  tuple(d["parents"]))) for d in export["nodes"]]
                             or [0], np.int32)
         text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
-        outcome = (rows[:, 3] & 3).astype(np.uint8)
-        kind = (rows[:, 3] >> 2).astype(np.uint8)
-        number = rows[:, 4].copy()
+        outcome = (rows[:, 2] & 3).astype(np.uint8)
+        kind = (rows[:, 2] >> 2).astype(np.uint8)
+        number = rows[:, 3].copy()
         is_text = kind == KIND_TEXT
         number[is_text] = text_map[number[is_text]]
         is_sized = kind == KIND_SIZED
         mask = (1 << 24) - 1
         number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
         n = len(rows)
-        self._append(node=node_map[rows[:, 0]], pid=np.full(n, export["pid"]),
-                     start_ns=rows[:, 1] + offset, end_ns=rows[:, 2] + offset,
-                     outcome=outcome, item_kind=kind, item_num=number, item_id=rows[:, 6])
+        self._append(node=node_map[row_node], pid=np.full(n, export["pid"]),
+                     start_ns=rows[:, 0] + offset, end_ns=rows[:, 1] + offset,
+                     outcome=outcome, item_kind=kind, item_num=number, item_id=row_item_id)
         self.count += n
 
     def add_record(self, record: dict, position: int) -> None:
@@ -316,15 +318,33 @@ class _Builder:
             self.parts[name].append(np.asarray(value))
 
 
-def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Event rows, and every input as a pair (event number, input id), in input order.
+def _split_headers(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows without chunk headers, with each row's node and (for item rows) its id.
+
+    A header opens every chunk; the chunk's n-th item row has the header's
+    first id plus n.
+    """
+    is_header = rows[:, 0] == HEADER
+    chunk = np.cumsum(is_header) - 1
+    headers = rows[is_header]
+    is_item = (rows[:, 0] >= 0) & (rows[:, 2] & 3 == ITEM)
+    items_so_far = np.cumsum(is_item)
+    rank = items_so_far - items_so_far[is_header][chunk] - 1
+    item_id = np.where(is_item, headers[chunk, 2] + rank, -1)
+    body = ~is_header
+    return rows[body], headers[chunk[body], 1], item_id[body]
+
+
+def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Event rows, every input as a pair (event number, input id) in input order, and the event rows' positions.
 
     An event's first input is in its own row; continuation rows after it
     carry the rest (padded with -1).
     """
     is_event = rows[:, 0] != CONTINUATION
-    events = rows[is_event]
-    first = events[:, 5]
+    event_rows = np.flatnonzero(is_event)
+    events = rows[event_rows]
+    first = events[:, 4]
     has_first = np.flatnonzero(first != -1)
     owner_of_row = np.cumsum(is_event) - 1
     extra_rows = np.flatnonzero(~is_event)
@@ -337,7 +357,7 @@ def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     # first inputs come before continuation inputs of the same event, which stay in row order
     rank = np.concatenate((np.zeros(len(has_first), np.int64), np.arange(1, real.sum() + 1)))
     order = np.lexsort((rank, owner))
-    return events, owner[order], value[order]
+    return events, owner[order], value[order], event_rows
 
 
 def _check_record(record: object, position: int) -> None:
