@@ -82,3 +82,24 @@ def test_dataflow_is_available_before_running():
     assert sorted(len(ops) for where, ops in by_where.items() if where != "driver") == [3, 3]
     ids = {n.op_id for n in nodes}
     assert all(parent in ids for n in nodes for parent in n.parents)
+
+
+def test_links_survive_clearing_the_recorder_mid_chain():
+    from rlviz.iter import SharedMetrics
+    from rlviz.trace import get_recorder
+    from rlviz.trace.recorder import CHUNK_EVENTS
+
+    n = 3 * CHUNK_EVENTS                           # past the id block of the chunk left open by clear()
+    chain = LocalIterator(lambda timeout=None: iter(range(n)), SharedMetrics()).for_each(lambda x: -x)
+    with rlviz.record() as trace:
+        head = [next(chain) for _ in range(100)]
+        get_recorder().clear()
+        tail = list(chain)
+    assert head + tail == [-x for x in range(n)]
+    producers = {e.item_id: e for e in trace.events if e.item_id is not None}
+    assert len(producers) == sum(e.item_id is not None for e in trace.events), "item ids are unique"
+    mapped = [e for e in trace.events if e.op == "for_each" and e.outcome == "item"]
+    assert len(mapped) == n - 100, "events before clear() are gone, every later one is kept"
+    for event in mapped:
+        (source,) = event.inputs
+        assert producers[source].item == "int " + event.item.split()[1].lstrip("-")

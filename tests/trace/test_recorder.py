@@ -56,3 +56,23 @@ def test_memory_per_event_is_bounded():
     held_bytes = sum(len(c) * c.itemsize for c in recorder._full)
     held_bytes += sum(len(w.rows) * 8 for w in recorder._writers)  # (at most one chunk, as Python ints)
     assert held_bytes / recorder.held <= 100
+
+
+def test_writer_ids_stay_unique_and_linked_across_clears():
+    recorder = Recorder()
+    a = recorder.register(Node("a", "source", "s"))
+    b = recorder.register(Node("b", "for_each", "s.for_each()", parents=("a",)))
+    pairs = []
+    for round_ in range(3):
+        if round_:
+            recorder.clear()
+        pairs = []
+        for i in range(900):                        # 1,800 events per round: more ids than one chunk holds
+            source = recorder.record(a, 2 * i, 2 * i + 1, ITEM, i)
+            pairs.append((source, recorder.record(b, 2 * i + 1, 2 * i + 2, ITEM, -i, source)))
+    trace = Trace.from_exports([recorder.export()])
+    assert len(trace) == 1800
+    by_id = {e.item_id: e for e in trace.events}
+    for source, mapped in pairs:
+        assert by_id[mapped].inputs == (source,) and by_id[source].op == "source"
+    assert len(by_id) == 1800
