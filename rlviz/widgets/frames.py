@@ -44,6 +44,11 @@ class _BlitFrame:
         self.animated.append(artist)
         return artist
 
+    @property
+    def width_px(self) -> int:
+        """Width of the PNG frames in pixels."""
+        return round(self.figure.get_figwidth() * self.figure.dpi)
+
     def redraw_background(self) -> None:
         """Render the static artists again (after limits changed)."""
         self.canvas.draw()
@@ -154,7 +159,7 @@ class GraphFrame(_BlitFrame):
     ----------
     trace : Trace
         The recorded trace.
-    dpi : float, default 70
+    dpi : float, default 80
         Pixels per inch of the PNG frames (the graph figure is sized in inches by ``plot_graph``).
 
     Examples
@@ -165,7 +170,7 @@ class GraphFrame(_BlitFrame):
     True
     """
 
-    def __init__(self, trace: Trace, dpi: float = 70) -> None:
+    def __init__(self, trace: Trace, dpi: float = 80) -> None:
         import matplotlib.pyplot as plt
 
         self.trace = trace

@@ -143,7 +143,8 @@ class TraceStepper(widgets.VBox):
         self.follow_box = widgets.Checkbox(description="zoom timeline", indent=False,
                                            layout=widgets.Layout(width="auto"))
         self.panel = widgets.HTML(layout=widgets.Layout(min_height="11em"))
-        self.images = {name: widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self.images = {name: widgets.Image(format="png", width=str(frame.width_px),     # natural size, never upscaled
+                                           layout=widgets.Layout(max_width="100%", height="auto"))
                        for name, frame in self._frames.items() if frame is not None}
 
     def _layout(self, views: tuple[str, ...]) -> list:
