@@ -1,0 +1,43 @@
+"""The teaching notebooks: stored without outputs, and each runs top to bottom in its own kernel."""
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert len(NOTEBOOKS) >= 2
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_without_outputs_and_start_and_stop_ray(path):
+    cells = json.loads(path.read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code), \
+        f"{path.name} has outputs; clear them before committing (Kernel > Restart and Clear Outputs)"
+    sources = ["".join(c["source"]) for c in code]
+    assert any("rlviz.init(num_cpus=8)" in s for s in sources)
+    assert sources[-1].strip().endswith("ray.shutdown()"), f"{path.name} must end by shutting Ray down"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs_without_errors(path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_ADDRESS")}   # its own Ray, not ours
+    env["MPLBACKEND"] = "Agg"
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    started = time.perf_counter()
+    client.execute(env=env)                     # raises CellExecutionError on the first failing cell
+    took = time.perf_counter() - started
+    print(f"{path.name}: {took:.1f} s")
+    errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
