@@ -17,6 +17,8 @@ demo: $(STAMP)
 	$(VENV)/bin/rlviz demo
 
 test: $(STAMP)
+	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
+	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(PY) -m pytest
 
 test-fast: $(STAMP)
