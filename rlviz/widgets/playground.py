@@ -101,6 +101,7 @@ class RoundRobinPlayground(widgets.VBox):
         self.intensity.observe(self._on_intensity, names="value")
         self.use_button.on_click(lambda _: self.use_intensity_weights())
         self._paused = False
+        self._show_rows()
         self._on_intensity(None)
         self._draw(self.run)
 
@@ -112,7 +113,8 @@ class RoundRobinPlayground(widgets.VBox):
                                                 description="ops", style={"button_width": "8em"})
         self.weight_boxes = [widgets.Combobox(value=str(run.weights[i]) if i < count else "1",
                                               options=list(WEIGHT_CHOICES), ensure_option=False,
-                                              description=f"{name} weight", layout=widgets.Layout(width="14em"))
+                                              description=f"{name} weight", style={"description_width": "7em"},
+                                              layout=widgets.Layout(width="16em"))
                              for i, name in enumerate(OP_NAMES)]
         self.pass_boxes = [widgets.Checkbox(value=i in passed or i >= count, description="pass on", indent=False,
                                             layout=widgets.Layout(width="7em")) for i in range(len(OP_NAMES))]
@@ -124,7 +126,8 @@ class RoundRobinPlayground(widgets.VBox):
                                                 description="training_intensity", readout_format=".3g",
                                                 style={"description_width": "initial"},
                                                 layout=widgets.Layout(width="28em"))
-        self.use_button = widgets.Button(description="use these weights", icon="arrow-up")
+        self.use_button = widgets.Button(description="use these weights", icon="arrow-up",
+                                         layout=widgets.Layout(width="auto"))
         self.intensity_text = widgets.HTML()
         self.status = widgets.HTML()
         self.picture = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
@@ -175,9 +178,7 @@ class RoundRobinPlayground(widgets.VBox):
     def _on_change(self, change: dict | None) -> None:
         if self._paused:
             return
-        count = self.ops_toggle.value
-        for i, row in enumerate(self._rows):
-            row.layout.display = None if i < count else "none"
+        self._show_rows()
         try:
             output_indexes = self.output_indexes
             if output_indexes == []:
@@ -192,6 +193,11 @@ class RoundRobinPlayground(widgets.VBox):
         self.error = None
         self.run = run
         self._draw(run)
+
+    def _show_rows(self) -> None:
+        """Show the weight rows of the ops in use only."""
+        for i, row in enumerate(self._rows):
+            row.layout.display = None if i < self.ops_toggle.value else "none"
 
     def _draw(self, run: RoundRobinRun) -> None:
         import matplotlib.pyplot as plt

@@ -49,7 +49,9 @@ def test_playground_reruns_when_widgets_change():
     pg.weight_boxes[1].value = "2"
     assert pg.weights == [2, 2] and pg.pattern == "S S T T S S"
     assert bytes(pg.picture.value) != first
+    assert pg._rows[2].layout.display == "none"                  # the update op is not in use
     pg.ops_toggle.value = 3
+    assert pg._rows[2].layout.display is None
     assert pg.weights == [2, 2, 1] and pg.order[:5] == ["store", "store", "train", "train", "update"]
     pg.pass_boxes[0].value = False
     assert pg.output_indexes == [1, 2] and pg.run.output[:3] == ["T0", "T1", "U0"]
