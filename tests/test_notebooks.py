@@ -31,7 +31,8 @@ def test_notebook_runs_without_errors(path):
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_ADDRESS")}   # its own Ray, not ours
+    # the kernel starts its own Ray: drop what this session's in-process Ray put into the environment
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "PYTHONBREAKPOINT"}
     env["MPLBACKEND"] = "Agg"
     client = NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
