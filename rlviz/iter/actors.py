@@ -47,8 +47,9 @@ class ActorCollector:
         self.pinned: list = []
         self.final_exports: list[dict] = []    # of actors stopped inside the running block
 
-    def track(self, handle, label: str, control_group: bool) -> None:
-        """Register ``handle`` under ``label`` and tell it its lane name."""
+    def track(self, handle, label: str, control_group: bool) -> str:
+        """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
+        label = self._unused(label)
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
         if control_group:
@@ -58,6 +59,15 @@ class ActorCollector:
         if self.active:
             self.dropped_before[label] = 0
             self.pinned.append(handle)
+        return label
+
+    def _unused(self, label: str) -> str:
+        """``label``, or ``label#2``, ``label#3``, ... while a live tracked actor has it (two WorkerSets)."""
+        candidate, n = label, 1
+        while candidate in self.handles:
+            n += 1
+            candidate = f"{label}#{n}"
+        return candidate
 
     def begin(self, capacity: int | None) -> None:
         self.capacity = capacity
@@ -162,7 +172,8 @@ def track_actor(handle, label: str | None = None, control_group: bool = False) -
     """Record what actor ``handle`` does in every ``rlviz.record()`` block.
 
     The actor's class must subclass ``ParallelIteratorWorker``.  Tracking an
-    actor twice keeps its first label.
+    actor twice keeps its first label; a label another live tracked actor
+    has gets a suffix (``RolloutWorker-1#2``), so lanes never merge.
 
     Parameters
     ----------
@@ -188,5 +199,4 @@ def track_actor(handle, label: str | None = None, control_group: bool = False) -
         raise TypeError(f"actor {handle!r} cannot be tracked: its class must subclass "
                         f"rlviz.iter.ParallelIteratorWorker")
     label = label or next_label(handle._ray_actor_creation_function_descriptor.class_name)
-    COLLECTOR.track(handle, label, control_group)
-    return label
+    return COLLECTOR.track(handle, label, control_group)

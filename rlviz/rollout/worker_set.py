@@ -80,6 +80,7 @@ class WorkerSet:
         self._policy_spec = policy
         self._local = RolloutWorker(env_creator, policy, self.config, worker_index=0)
         self._remote: dict[int, Any] = {}
+        self._labels: dict[int, str] = {}           # worker index -> its lane in traces
         self._unhealthy: set[int] = set()
         self._in_flight: dict[Any, int] = {}
         self.num_restarts = 0
@@ -115,8 +116,15 @@ class WorkerSet:
         started = {i: self._start_actor(i) for i in range(first, first + num_workers)}
         ray.get([handle.ping.remote() for handle in started.values()])  # construct in parallel, then track
         for i, handle in started.items():
-            track_actor(handle, _label(i), control_group=True)
+            self._labels[i] = track_actor(handle, _label(i), control_group=True)
         self._remote.update(started)
+
+    def lanes(self) -> list[str]:
+        """The trace lane of each remote worker, in index order (``RolloutWorker-1``, ...).
+
+        A lane name another live WorkerSet already uses gets a suffix (``RolloutWorker-1#2``).
+        """
+        return [self._labels[i] for i in sorted(self._remote)]
 
     def num_healthy_remote_workers(self) -> int:
         """Remote workers not known to be dead."""
@@ -285,13 +293,13 @@ class WorkerSet:
             return
         self._unhealthy.add(index)
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise WorkerCrashedError(f"{_label(index)} died: {reason}; pass recreate_failed_workers=True to "
+        raise WorkerCrashedError(f"{self._labels.get(index, _label(index))} died: {reason}; pass recreate_failed_workers=True to "
                                  f"replace it automatically, or call probe_unhealthy_workers()",
                                  index, results) from err
 
     def _restart(self, index: int, err: Exception) -> None:
         """Replace worker ``index`` with a new actor carrying the local worker's weights."""
-        label = _label(index)
+        label = self._labels.get(index, _label(index))
         with span("worker_restarted", label="WorkerSet replaced a dead RolloutWorker") as call:
             release_actor(self._remote[index])
             try:
@@ -301,7 +309,7 @@ class WorkerSet:
             self._in_flight = {ref: i for ref, i in self._in_flight.items() if i != index}
             handle = self._start_actor(index)
             ray.get(handle.ping.remote())
-            track_actor(handle, label, control_group=True)
+            self._labels[index] = track_actor(handle, label, control_group=True)
             weights = ray.put(self._local.get_weights())
             ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
             self._remote[index] = handle

@@ -68,7 +68,7 @@ def test_killed_worker_raises_a_clear_error_then_probe_replaces_it(ray_local):
     workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4)
     try:
         ray.kill(workers.remote_workers()[1])
-        with pytest.raises(WorkerCrashedError, match=r"RolloutWorker-2 died: .*recreate_failed_workers=True") as info:
+        with pytest.raises(WorkerCrashedError, match=r"RolloutWorker-2(#\d+)? died: .*recreate_failed_workers=True") as info:
             workers.foreach_worker(lambda w: w.sample())
         assert info.value.worker_index == 2 and info.value.results[1].count == 4, "live results are kept"
         assert workers.num_healthy_remote_workers() == 1
@@ -111,7 +111,7 @@ def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
             workers.foreach_worker(lambda w: w.sample())
         samples = {(e.where, e.item) for e in trace.events if e.op == "sample"}
         assert samples == {(where, "SampleBatch(5: obs, actions, rewards, ...)")
-                           for where in ("driver", "RolloutWorker-1", "RolloutWorker-2")}
+                           for where in ("driver", *workers.lanes())}
     finally:
         workers.stop()
 
@@ -119,16 +119,34 @@ def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
 def test_workers_stopped_inside_a_recording_keep_their_lanes(ray_local):
     workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
     stopped = False
+    expected = {"driver", *workers.lanes()}
     try:
         with rlviz.record() as trace:
             workers.foreach_worker(lambda w: w.sample())
             workers.stop()
             stopped = True
         lanes = {e.where for e in trace.events if e.op == "sample"}
-        assert lanes == {"driver", "RolloutWorker-1", "RolloutWorker-2"}
+        assert lanes == expected and len(expected) == 3
     finally:
         if not stopped:
             workers.stop()
+
+
+def test_two_live_worker_sets_get_their_own_lanes(ray_local):
+    first = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=3)
+    second = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=4)
+    try:
+        with rlviz.record() as trace:
+            first.foreach_worker(lambda w: w.sample())
+            second.foreach_worker(lambda w: w.sample())
+        remote = {(e.where, e.item) for e in trace.events if e.op == "sample" and e.where != "driver"}
+        (a,), (b,) = first.lanes(), second.lanes()
+        assert a.startswith("RolloutWorker-1") and b.startswith("RolloutWorker-1#") and a != b
+        assert remote == {(a, "SampleBatch(3: obs, actions, rewards, ...)"),
+                          (b, "SampleBatch(4: obs, actions, rewards, ...)")}
+    finally:
+        first.stop()
+        second.stop()
 
 
 def test_gather_async_over_remote_workers(ray_local):
