@@ -108,6 +108,20 @@ class Trace:
             self._events = [self._event(i) for i in range(len(self))]
         return self._events
 
+    def event(self, index: int) -> Event:
+        """Event ``index`` (in ``events`` order), built alone: stepping through a big trace stays cheap.
+
+        Raises
+        ------
+        IndexError
+            If ``index`` is not in ``range(len(trace))``.
+        """
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"event index {index} out of range for a trace of {len(self)} events")
+        if self._events is not None:
+            return self._events[index]
+        return self._event(index % len(self))
+
     def to_records(self) -> list[dict]:
         """The events as plain dicts, the inverse of ``from_records``."""
         records = []

@@ -103,7 +103,7 @@ class Steps:
 
     def event(self, index: int) -> Event:
         """The event at trace index ``index``."""
-        return self.trace.events[index]
+        return self.trace.event(index)
 
     def producers(self, index: int) -> list[int]:
         """Trace indices of the events that produced the values event ``index`` consumed."""

@@ -100,3 +100,19 @@ def test_summary_keeps_long_lane_names_apart():
                for i in (1, 2)]
     table = Trace.from_records(records).summary()
     assert "RolloutWorker-1" in table and "RolloutWorker-2" in table
+
+
+def test_event_by_index_matches_events_without_building_them_all():
+    from rlviz.trace import Node, Recorder
+    from rlviz.trace.recorder import ITEM
+
+    recorder = Recorder()
+    node = recorder.register(Node("n1", "for_each", "x.for_each()"))
+    for i in range(5):
+        recorder.record(node, i, i + 1, ITEM, i)
+    trace = Trace.from_exports([recorder.export()])
+    picked = [trace.event(i) for i in (0, 4, -1)]
+    assert trace._events is None, "single events do not materialise the list"
+    assert picked == [trace.events[0], trace.events[4], trace.events[-1]]
+    with pytest.raises(IndexError, match="out of range for a trace of 5 events"):
+        trace.event(5)
