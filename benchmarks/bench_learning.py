@@ -167,8 +167,9 @@ def _draw(f: dict) -> None:
         ax.plot([s for s, _ in curve], [r for _, r in curve], label=plan)
     ax.axhline(DQN_TARGET, color="grey", linestyle="--", linewidth=1)
     ax.axhline(22, color="grey", linestyle=":", linewidth=1)
-    ax.text(0, DQN_TARGET + 5, "150", color="grey", fontsize=8)
-    ax.text(0, 27, "random ~22", color="grey", fontsize=8)
+    right = max(s for curve in f["curves"].values() for s, _ in curve)
+    ax.text(right, DQN_TARGET + 5, "150", color="grey", fontsize=8, ha="right")   # right end: clear of the curves
+    ax.text(right, 27, "random ~22", color="grey", fontsize=8, ha="right")
     ax.set_xlabel("env steps sampled (2 remote workers)")
     ax.set_ylabel("mean episode return (last 100)")
     ax.set_title("rlviz plans on CartPole-v1")
