@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["batch_across_shards", "gather_sync", "gather_async", "get_shard"]
 
 _FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
+#: How long a shard may keep adding fast items to one answer of gather_async or
+#: get_shard (ns): well under a round trip, so a batch arrives no later than
+#: its first item's round trip would have taken, and items slower than this go one by one.
+COALESCE_NS = 200_000
 _STREAM_TOKENS = itertools.count()
 
 
@@ -71,7 +75,7 @@ def gather_sync(parallel: "ParallelIterator", prefetch: int) -> LocalIterator:
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_round_robin(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards(), serve, 0, prefetch, 1) as feeds:
+        with _feeds(parallel._start_shards(), serve, 0, prefetch, 0, 1) as feeds:
             yield from _round_robin(feeds, timeout, consumed)
 
     return _gathered(parallel, "gather_sync", gather_id, serve, open_round_robin, SharedMetrics())
@@ -84,7 +88,7 @@ def gather_async(parallel: "ParallelIterator", batch_ms: float, num_async: int) 
     shared = SharedMetrics()
 
     def open_as_ready(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards(), serve, batch_ms, 1, num_async) as feeds:
+        with _feeds(parallel._start_shards(), serve, batch_ms, 1, COALESCE_NS, num_async) as feeds:
             yield from _as_ready(list(feeds), timeout, consumed, shared)
 
     return _gathered(parallel, "gather_async", gather_id, serve, open_as_ready, shared)
@@ -96,7 +100,7 @@ def get_shard(parallel: "ParallelIterator", index: int, batch_ms: float, num_asy
     serve = f"{gather_id}:par_iter_next_batch"
 
     def open_one(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards([index]), serve, batch_ms, 1, num_async) as feeds:
+        with _feeds(parallel._start_shards([index]), serve, batch_ms, 1, COALESCE_NS, num_async) as feeds:
             yield from _round_robin(feeds, timeout, consumed)
 
     return _gathered(parallel, f"get_shard[{index}]", gather_id, serve, open_one, SharedMetrics(),
@@ -156,9 +160,9 @@ def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: Sh
 
 
 @contextmanager
-def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, in_flight: int):
+def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, budget_ns: int, in_flight: int):
     """A feed per actor, closed when the block ends, however it ends (even on GeneratorExit)."""
-    feeds = [_Feed(actor, serve, batch_ms, chunk, in_flight) for actor in actors]
+    feeds = [_Feed(actor, (serve, batch_ms, chunk, budget_ns), in_flight) for actor in actors]
     try:
         yield feeds
     finally:
@@ -169,20 +173,22 @@ def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, in_flight: int
 class _Feed:
     """Batches of ``(ids, items)`` from one shard, with at most ``in_flight`` requested ahead.
 
+    ``request`` is what the shard batches by: ``(serve_id, batch_ms, chunk, budget_ns)``.
+
     Shards whose class declares rlviz's concurrency groups stream: one Ray
     streaming call whose back-pressure is ``in_flight``, running in its own
     group so the actor stays free for other calls.  Other actors get plain
     calls, ``in_flight`` of them outstanding, as Ray 1.x did.
     """
 
-    def __init__(self, actor, serve: str, batch_ms: float, chunk: int, in_flight: int) -> None:
+    def __init__(self, actor, request: tuple[str, float, int, int], in_flight: int) -> None:
         self.actor = actor
-        self._request = (serve, batch_ms, chunk)
+        self._request = request
         self._stream = None
         self._token = ""
         self._pending: deque = deque()
         if has_rlviz_groups(actor):
-            self._token = f"{serve}#{next(_STREAM_TOKENS)}"
+            self._token = f"{request[0]}#{next(_STREAM_TOKENS)}"
             self._stream = actor._rlviz_stream.options(
                 concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=in_flight,
             ).remote(*self._request, self._token)

@@ -131,17 +131,17 @@ class ParallelIteratorWorker:
     def _rlviz_next(self, serve_id: str) -> tuple[int, Any]:
         return self._rlviz_serve_one(serve_id)
 
-    def _rlviz_next_batch(self, serve_id: str, batch_ms: float, chunk: int) -> tuple[list, list]:
+    def _rlviz_next_batch(self, serve_id: str, batch_ms: float, chunk: int, budget_ns: int = 0) -> tuple[list, list]:
         """One batch as a plain call (for actors without rlviz's concurrency groups)."""
-        return self._rlviz_serve_batch(serve_id, batch_ms, chunk)
+        return self._rlviz_serve_batch(serve_id, batch_ms, chunk, budget_ns)
 
-    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int, token: str = ""):
+    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int, budget_ns: int = 0, token: str = ""):
         """Stream ``(ids, items)`` batches until the shard ends or the driver stops ``token``."""
         stopped = self._rlviz_stopped
         try:
             while token not in stopped:
                 try:
-                    yield self._rlviz_serve_batch(serve_id, batch_ms, chunk)
+                    yield self._rlviz_serve_batch(serve_id, batch_ms, chunk, budget_ns)
                 except StopIteration:
                     return
         finally:
@@ -152,7 +152,8 @@ class ParallelIteratorWorker:
         self._rlviz_stopped.add(token)
 
     def _rlviz_slice_batch(self, step: int, start: int, batch_ms: float) -> tuple[list, list]:
-        return _collect(lambda: self._rlviz_slice("par_iter_slice", step, start), batch_ms, 1)
+        return self._rlviz_batch(lambda: self._rlviz_slice("par_iter_slice", step, start),
+                                 "par_iter_slice", batch_ms, 1, 0)
 
     def _rlviz_attach(self, label: str, recording: bool, capacity: int | None) -> int:
         """Name this process's lane, set recording, and report the clock (ns)."""
@@ -190,6 +191,7 @@ class ParallelIteratorWorker:
         self._rlviz_consumed: list[int] = []
         self._rlviz_serve = {}
         self._rlviz_slices = None
+        self._rlviz_held_errors: dict[str, BaseException] = {}
         it._build_once(consumer=self._rlviz_consumed)
         self._rlviz_local = it._built
 
@@ -228,8 +230,22 @@ class ParallelIteratorWorker:
             return -1, item
         return recorder.record(node, start, time.time_ns(), ITEM, item, _drain(consumed)), item
 
-    def _rlviz_serve_batch(self, serve_id: str, batch_ms: float, chunk: int = 1) -> tuple[list, list]:
-        return _collect(lambda: self._rlviz_serve_one(serve_id), batch_ms, chunk)
+    def _rlviz_serve_batch(self, serve_id: str, batch_ms: float, chunk: int = 1,
+                           budget_ns: int = 0) -> tuple[list, list]:
+        return self._rlviz_batch(lambda: self._rlviz_serve_one(serve_id), serve_id, batch_ms, chunk, budget_ns)
+
+    def _rlviz_batch(self, pull: Callable[[], tuple[int, Any]], serve_id: str, batch_ms: float, chunk: int,
+                     budget_ns: int) -> tuple[list, list]:
+        """A batch from ``pull``; an error after some items is held back and raised by the next batch."""
+        held = self._rlviz_held_errors.pop(serve_id, None)
+        if held is not None:
+            raise held
+        ids, items, error = _collect(pull, batch_ms, chunk, budget_ns)
+        if error is not None:
+            if not items:
+                raise error
+            self._rlviz_held_errors[serve_id] = error
+        return ids, items
 
     def _rlviz_slice(self, serve_id: str, step: int, start: int) -> tuple[int, Any]:
         if self._rlviz_slices is None:
@@ -246,11 +262,19 @@ class ParallelIteratorWorker:
         return buffers[start].popleft()
 
 
-def _collect(pull: Callable[[], tuple[int, Any]], batch_ms: float, chunk: int) -> tuple[list, list]:
-    """Pull ``(id, item)`` pairs: ``chunk`` of them, or for ``batch_ms`` if > 0."""
+def _collect(pull: Callable[[], tuple[int, Any]], batch_ms: float, chunk: int,
+             budget_ns: int) -> tuple[list, list, Exception | None]:
+    """Pull ``(id, item)`` pairs, and say which error (if any) ended the batch early.
+
+    With ``batch_ms > 0``, pull for that many milliseconds (Ray's batching).
+    Otherwise pull ``chunk`` pairs, then keep pulling while the next one, if it
+    takes as long as the last, would still arrive within ``budget_ns`` of the
+    first pull: fast items share one round trip, a slow item goes alone.
+    """
     ids: list[int] = []
     items: list = []
-    deadline = time.monotonic() + batch_ms / 1000 if batch_ms > 0 else None
+    first = last = time.perf_counter_ns()
+    deadline = first + int(batch_ms * 1e6) if batch_ms > 0 else None
     while True:
         try:
             item_id, item = pull()
@@ -258,14 +282,18 @@ def _collect(pull: Callable[[], tuple[int, Any]], batch_ms: float, chunk: int) -
             if not items:
                 raise
             break
+        except Exception as error:
+            return ids, items, error
         ids.append(item_id)
         items.append(item)
-        if deadline is None:
-            if len(items) >= chunk:
+        now = time.perf_counter_ns()
+        if deadline is not None:
+            if now >= deadline:
                 break
-        elif time.monotonic() >= deadline:
+        elif len(items) >= chunk and 2 * now - last - first > budget_ns:
             break
-    return ids, items
+        last = now
+    return ids, items, None
 
 
 def _drain(consumed: list) -> tuple | None:

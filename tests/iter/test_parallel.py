@@ -102,6 +102,20 @@ def test_errors_in_shards_keep_their_type():
         list(from_range(6, 2).for_each(boom).gather_async())
 
 
+@pytest.mark.parametrize("gather", ["gather_sync", "gather_async"])
+def test_items_computed_before_a_shard_error_arrive_before_it(gather):
+    def boom(x):
+        if x == 5:
+            raise KeyError("five")
+        return x
+
+    got = []
+    with pytest.raises(KeyError):
+        for x in getattr(from_range(10, 1).for_each(boom), gather)():
+            got.append(x)
+    assert got == [0, 1, 2, 3, 4]
+
+
 @ray.remote(num_cpus=0)
 class Counter(ParallelIteratorWorker):
     def __init__(self, start):
@@ -166,7 +180,12 @@ def test_calls_reach_a_worker_while_its_stream_is_paused():
     assert next(stream) == 0
     # the stream is now paused on back-pressure; the actor must still answer
     assert ray.get(actor.set_weights.remote(7), timeout=10) == 7
-    assert 7 in [next(stream) for _ in range(5)]
+    computed_before = ray.get(actor.samples_taken.remote(), timeout=10)
+    # the items computed before the new weights (fast ones share a batch) come first, then the new weights
+    after = [next(stream) for _ in range(computed_before + 1)]
+    assert 7 in after
+    first_new = after.index(7)
+    assert set(after[:first_new]) <= {0} and set(after[first_new:]) == {7}
 
 
 def test_two_gathers_over_the_same_workers_do_not_hang():
