@@ -97,11 +97,16 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             next_id, id_end = writer.next_id, writer.id_end
         item_id = next_id
         next_id += 1
-        if len(pending) > 1:
+        if not pending:
+            extend((start, end, code, number, -1))
+        elif len(pending) == 1:
+            extend((start, end, code, number, pending.pop()))
+        elif len(pending) == 2:                       # a filter that dropped one item: inline
+            extend((start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1))
+            pending.clear()
+        else:
             extend((start, end, code, number, pending[0]))
             _continue_inputs(rows, pending)
-        else:
-            extend((start, end, code, number, pending.pop() if pending else -1))
         if len(rows) >= chunk_len:
             hand_over()
             next_id, id_end = writer.next_id, writer.id_end

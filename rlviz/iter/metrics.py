@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-__all__ = ["MetricsContext", "SharedMetrics", "Timer", "current_metrics", "call_with_metrics"]
+__all__ = ["MetricsContext", "SharedMetrics", "Timer", "current_metrics", "CURRENT"]
 
 
 class Timer:
@@ -96,24 +96,20 @@ class SharedMetrics:
         return self.metrics
 
 
-_THREAD = threading.local()
+class _Current(threading.local):
+    """The metrics context of the iterator function running in this thread (None outside one)."""
+
+    metrics: MetricsContext | None = None
+
+
+#: Set around every ``for_each`` / ``filter`` function call, inline, because it runs per item.
+CURRENT = _Current()
 
 
 def current_metrics() -> MetricsContext:
     """The metrics of the iterator function running now in this thread."""
-    metrics = getattr(_THREAD, "metrics", None)
+    metrics = CURRENT.metrics
     if metrics is None:
         raise ValueError("get_metrics() was called outside an iterator function; "
                          "call it inside a function passed to for_each/filter/union ops")
     return metrics
-
-
-def call_with_metrics(shared: SharedMetrics, fn, *args):
-    """Call ``fn(*args)`` with ``shared``'s context current, so it can ``get_metrics()``."""
-    state = _THREAD
-    previous = getattr(state, "metrics", None)
-    state.metrics = shared.metrics
-    try:
-        return fn(*args)
-    finally:
-        state.metrics = previous

@@ -9,20 +9,28 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator
 
-from rlviz.iter.metrics import SharedMetrics, call_with_metrics
+from rlviz.iter.metrics import CURRENT, SharedMetrics
 from rlviz.iter.sentinel import NextValueNotReady
 
 __all__ = ["for_each", "for_each_concurrent", "filter_items", "batch", "flatten", "shuffle"]
 
 
 def for_each(upstream: Iterator, fn: Callable, shared: SharedMetrics) -> Iterator:
-    """``fn(item)`` for each item; a not-ready result is yielded and ``fn`` retried."""
+    """``fn(item)`` for each item; a not-ready result is yielded and ``fn`` retried.
+
+    ``shared``'s metrics are current while ``fn`` runs (set inline: this is per item).
+    """
+    current = CURRENT
     for item in upstream:
         if isinstance(item, NextValueNotReady):
             yield item
             continue
         while True:
-            result = call_with_metrics(shared, fn, item)
+            outer, current.metrics = current.metrics, shared.metrics
+            try:
+                result = fn(item)
+            finally:
+                current.metrics = outer
             yield result
             if not isinstance(result, NextValueNotReady):
                 break
@@ -49,9 +57,18 @@ def for_each_concurrent(upstream: Iterator, fn: Callable, max_concurrency: int,
 
 
 def filter_items(upstream: Iterator, fn: Callable, shared: SharedMetrics) -> Iterator:
-    """Items for which ``fn(item)`` is true."""
+    """Items for which ``fn(item)`` is true, with ``shared``'s metrics current while ``fn`` runs."""
+    current = CURRENT
     for item in upstream:
-        if isinstance(item, NextValueNotReady) or call_with_metrics(shared, fn, item):
+        if isinstance(item, NextValueNotReady):
+            yield item
+            continue
+        outer, current.metrics = current.metrics, shared.metrics
+        try:
+            keep = fn(item)
+        finally:
+            current.metrics = outer
+        if keep:
             yield item
 
 

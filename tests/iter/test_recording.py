@@ -29,6 +29,19 @@ def test_record_collects_driver_and_shard_events_with_links():
     assert sum(graph.edges[u, gather]["items"] for u in graph.predecessors(gather)) == 6
 
 
+@pytest.mark.parametrize("every", [2, 4, 7])
+def test_a_filter_event_lists_every_item_it_consumed(every):
+    """2 inputs take the inline path, 4 and 7 one or two continuation rows."""
+    with rlviz.record() as trace:
+        kept = list(LocalIterator(lambda t: range(3 * every)).filter(lambda x: x % every == every - 1))
+    assert kept == [every - 1, 2 * every - 1, 3 * every - 1]
+    value_of = {e.item_id: int(e.item.split()[1]) for e in trace.events
+                if e.op == "source" and e.outcome == "item"}
+    filtered = [e for e in trace.events if e.op == "filter" and e.outcome == "item"]
+    assert [[value_of[i] for i in e.inputs] for e in filtered] == [
+        list(range(k * every, (k + 1) * every)) for k in range(3)]
+
+
 def test_local_events_carry_item_summaries_and_times():
     with rlviz.record() as trace:
         list(LocalIterator(lambda t: range(4)).batch(3))
