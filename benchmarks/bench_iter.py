@@ -254,13 +254,10 @@ def _fill(recorder, events: int, outcome: int) -> None:
 
 
 def _buffer_bytes(recorder) -> int:
-    """Bytes the recorder holds for events: packed int64 chunks, plus the rows writers
-    have not packed yet (at most one chunk each, as Python lists of ints)."""
+    """Bytes the recorder holds for events: full int64 chunks, plus each writer's open chunk."""
     import sys
 
-    packed = sum(sys.getsizeof(chunk) for chunk in recorder._full)
-    unpacked = sum(sys.getsizeof(w.rows) + sum(sys.getsizeof(v) for v in w.rows) for w in list(recorder._writers))
-    return packed + unpacked
+    return sum(sys.getsizeof(chunk) for chunk in [*recorder._full, *(w.rows for w in list(recorder._writers))])
 
 
 def _span(pair: list[float]) -> str:

@@ -15,12 +15,13 @@ from collections.abc import Iterator
 
 from rlviz.iter.sentinel import NextValueNotReady
 from rlviz.trace.items import KIND_INT, summarize
-from rlviz.trace.recorder import CHUNK_EVENTS, CONTINUATION, ERROR, FIELDS, ITEM, NOT_READY, STOP, Recorder
+from rlviz.trace.recorder import (CHUNK_EVENTS, CONTINUATION, ERROR, FIELDS, ITEM, NOT_READY, ROW, STOP, TWO_ROWS,
+                                  Recorder)
 
 __all__ = ["Tap", "instrument", "new_node_id"]
 
 _NODE_IDS = itertools.count(1)
-_CHUNK_LEN = CHUNK_EVENTS * FIELDS
+_CHUNK_BYTES = CHUNK_EVENTS * ROW.size
 _INT_ITEM = ITEM | (KIND_INT << 2)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -53,11 +54,11 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     recorder, writer = tap.recorder, tap.writer
     pending, downstream = tap.pending, tap.downstream
     texts, rows = recorder.texts, writer.rows
-    extend, hand_over = rows.extend, writer.hand_over
+    pack, pack_two, hand_over = ROW.pack, TWO_ROWS.pack, writer.hand_over
     now = time.time_ns
     pull = stage.__next__
     low, high = _INT64
-    not_ready_type, int_item, chunk_len = NextValueNotReady, _INT_ITEM, _CHUNK_LEN
+    not_ready_type, int_item, chunk_bytes = NextValueNotReady, _INT_ITEM, _CHUNK_BYTES
     next_id, id_end = writer.next_id, writer.id_end   # this chunk's ids, kept in locals on the hot path
     while True:
         if not recorder.enabled:
@@ -92,37 +93,35 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         else:
             summary_kind, number = summarize(item, texts)
             code = ITEM | (summary_kind << 2)
-        if next_id >= id_end:                         # only after Recorder.clear() kept the chunk open
+        if next_id >= id_end:                         # the chunk's ids are used up: it is full
             hand_over()
             next_id, id_end = writer.next_id, writer.id_end
         item_id = next_id
         next_id += 1
         if not pending:
-            extend((start, end, code, number, -1))
+            rows += pack(start, end, code, number, -1)
         elif len(pending) == 1:
-            extend((start, end, code, number, pending.pop()))
+            rows += pack(start, end, code, number, pending.pop())
         elif len(pending) == 2:                       # a filter that dropped one item: inline
-            extend((start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1))
+            rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1)
             pending.clear()
-        else:
-            extend((start, end, code, number, pending[0]))
+        else:                                         # many inputs (batch): rows may fill the chunk early
+            rows += pack(start, end, code, number, pending[0])
             _continue_inputs(rows, pending)
-        if len(rows) >= chunk_len:
-            hand_over()
-            next_id, id_end = writer.next_id, writer.id_end
+            if len(rows) >= chunk_bytes:
+                hand_over()
+                next_id, id_end = writer.next_id, writer.id_end
         if downstream is not None:
             downstream.append(item_id)
         yield item
 
 
-def _continue_inputs(rows: list, pending: list) -> None:
+def _continue_inputs(rows: bytearray, pending: list) -> None:
     """Append continuation rows carrying ``pending[1:]``, then empty ``pending``."""
     width = FIELDS - 1
     for at in range(1, len(pending), width):
         part = pending[at:at + width]
-        rows.append(CONTINUATION)
-        rows.extend(part)
-        rows.extend([-1] * (width - len(part)))
+        rows += ROW.pack(CONTINUATION, *part, *([-1] * (width - len(part))))
     pending.clear()
 
 

@@ -2,9 +2,10 @@
 
 Every process that runs rlviz iterators (the driver and each actor) has one
 ``Recorder``.  Each recorded stage writes through its own ``Writer``: one
-row of five ints per event into a short private list (appending to a list
-is ten times cheaper than to an array), packed into an int64 array and
-handed to the recorder every ``CHUNK_EVENTS`` events.  A chunk opens with a
+row of five int64s per event, packed by one ``struct`` call onto a short
+private ``bytearray`` (cheaper than a list of Python ints, which also holds
+every int as an object), handed to the recorder as an int64 array every
+``CHUNK_EVENTS`` rows.  A chunk opens with a
 header row naming its node and the id of its first item; later items take
 the next ids in turn, so rows need not repeat either.  Past ``capacity``
 held events the oldest chunks are dropped and counted, never an unbounded
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+import struct
 import threading
 import weakref
 from array import array
@@ -23,12 +25,15 @@ from rlviz.trace.event import DRIVER, OUTCOMES, Node
 from rlviz.trace.items import TextTable, summarize
 
 __all__ = ["Recorder", "Writer", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
-           "DEFAULT_CAPACITY", "FIELDS", "CONTINUATION", "HEADER", "CHUNK_EVENTS"]
+           "DEFAULT_CAPACITY", "FIELDS", "ROW", "TWO_ROWS", "CONTINUATION", "HEADER", "CHUNK_EVENTS"]
 
 ITEM, NOT_READY, STOP, ERROR = range(len(OUTCOMES))
 DEFAULT_CAPACITY = 1_000_000
 #: An event row: start_ns, end_ns, outcome | kind << 2, summary number, first input id.
 FIELDS = 5
+#: One row, packed as native int64s (what ``array("q")`` reads back); two rows in one call.
+ROW = struct.Struct(f"{FIELDS}q")
+TWO_ROWS = struct.Struct(f"{2 * FIELDS}q")
 #: First field of a row that carries more input ids of the event just before it (-1 pads).
 CONTINUATION = -1
 #: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0, 0.
@@ -42,11 +47,12 @@ _NO_VALUE = object()
 class Writer:
     """One stage's private rows and ids (owned by a single thread).
 
-    ``rows`` (a flat list, ``FIELDS`` ints per row, opened by a header) and
+    ``rows`` (packed ``ROW``s, opened by a header) and
     ``next_id``/``id_end`` are advanced directly by ``rlviz.iter.instrument``
     on the hot path; ``record`` is the general path.  Each chunk reserves
-    ``CHUNK_EVENTS`` ids, more than it can hold items, so the n-th item of a
-    chunk has the header's id plus n.  A writer that is garbage-collected
+    ``CHUNK_EVENTS`` ids and the n-th item of a chunk has the header's id
+    plus n; a chunk is handed over when its ids are used up or (with
+    continuation rows) its rows reach ``CHUNK_EVENTS``.  A writer that is garbage-collected
     hands its last rows over, so a finished chain loses nothing.
     """
 
@@ -55,11 +61,11 @@ class Writer:
     def __init__(self, recorder: "Recorder", node: int) -> None:
         self.recorder = recorder
         self.node = node
-        self.rows: list[int] = []
+        self.rows = bytearray()
         self._open_chunk()
 
     def __del__(self) -> None:
-        if len(self.rows) > FIELDS:
+        if len(self.rows) > ROW.size:
             self._adopt_rows()
 
     def record(self, start_ns: int, end_ns: int, outcome: int, value: object = _NO_VALUE,
@@ -81,36 +87,35 @@ class Writer:
         else:
             first, more = (inputs[0] if inputs else -1), tuple(inputs[1:])
         rows = self.rows
-        rows.extend((start_ns, end_ns, outcome | (kind << 2), number, first))
+        rows += ROW.pack(start_ns, end_ns, outcome | (kind << 2), number, first)
         for at in range(0, len(more), FIELDS - 1):
             part = more[at:at + FIELDS - 1]
-            rows.extend((CONTINUATION, *part, *([-1] * (FIELDS - 1 - len(part)))))
-        if len(rows) >= CHUNK_EVENTS * FIELDS:
+            rows += ROW.pack(CONTINUATION, *part, *([-1] * (FIELDS - 1 - len(part))))
+        if len(rows) >= CHUNK_EVENTS * ROW.size:
             self.hand_over()
         return item_id
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
-        if len(self.rows) > FIELDS:
+        if len(self.rows) > ROW.size:
             self._adopt_rows()
         self._open_chunk()
 
     def discard(self) -> None:
         """Forget this chunk's rows; the ids they took stay used, so later items keep theirs."""
         rows = self.rows
-        items = sum(1 for at in range(FIELDS, len(rows), FIELDS)
-                    if rows[at] >= 0 and rows[at + 2] & 3 == ITEM)
-        rows[2] += items
-        del rows[FIELDS:]
+        items = sum(1 for row in ROW.iter_unpack(rows[ROW.size:]) if row[0] >= 0 and row[2] & 3 == ITEM)
+        _, node, first_id, _, _ = ROW.unpack_from(rows)
+        rows[:] = ROW.pack(HEADER, node, first_id + items, 0, 0)
 
     def _open_chunk(self) -> None:
         self.next_id, self.id_end = self.recorder.reserve_ids(CHUNK_EVENTS)
-        self.rows[:] = (HEADER, self.node, self.next_id, 0, 0)
+        self.rows[:] = ROW.pack(HEADER, self.node, self.next_id, 0, 0)
 
     def _adopt_rows(self) -> None:
         chunk = array("q")
         with self.recorder._lock:       # so a concurrent export sees the rows exactly once
-            chunk.fromlist(self.rows)
+            chunk.frombytes(self.rows)
             del self.rows[:]
             self.recorder.adopt(chunk)
 
@@ -186,7 +191,7 @@ class Recorder:
     @property
     def held(self) -> int:
         """How many rows (events and continuation rows, not headers) the buffer holds now."""
-        return self._full_events + sum(len(w.rows) // FIELDS - 1 for w in list(self._writers))
+        return self._full_events + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
 
     def export(self) -> dict:
         """Everything held, as plain data that ``Trace.from_exports`` reads.
@@ -194,16 +199,14 @@ class Recorder:
         One bytes blob carries the numbers, so it crosses process boundaries cheaply.
         """
         with self._lock:
-            chunks = [*self._full, *(array("q", w.rows[:len(w.rows) - len(w.rows) % FIELDS])
-                                     for w in list(self._writers) if len(w.rows) > FIELDS)]
+            chunks = [*(c.tobytes() for c in self._full),
+                      *(bytes(w.rows) for w in list(self._writers) if len(w.rows) > ROW.size)]
             nodes = list(self.nodes)
             dropped = self.dropped
-        data = array("q")
-        for chunk in chunks:
-            data.extend(chunk)
+        data = b"".join(chunks)
         return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped,
                 "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
-                "data": data.tobytes(), "offset_ns": 0}
+                "data": data, "offset_ns": 0}
 
     def set_capacity(self, capacity: int) -> None:
         """Change the bound (the oldest chunks go at the next hand-over)."""

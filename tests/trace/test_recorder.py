@@ -54,7 +54,7 @@ def test_memory_per_event_is_bounded():
     recorder = Recorder(capacity=200_000)
     _fill(recorder, 200_000)
     held_bytes = sum(len(c) * c.itemsize for c in recorder._full)
-    held_bytes += sum(len(w.rows) * 8 for w in recorder._writers)  # (at most one chunk, as Python ints)
+    held_bytes += sum(len(w.rows) for w in recorder._writers)     # (at most one chunk per writer, packed)
     assert held_bytes / recorder.held <= 100
 
 
