@@ -52,7 +52,7 @@ class Tap:
 def instrument(stage: Iterator, tap: Tap) -> Iterator:
     """Yield what ``stage`` yields, recording one event per ``next()`` call."""
     recorder, writer = tap.recorder, tap.writer
-    pending, downstream = tap.pending, tap.downstream
+    pending, push = tap.pending, (tap.downstream.append if tap.downstream is not None else None)
     texts, rows = recorder.texts, writer.rows
     pack, pack_two, hand_over = ROW.pack, TWO_ROWS.pack, writer.hand_over
     now = time.time_ns
@@ -98,11 +98,12 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             next_id, id_end = writer.next_id, writer.id_end
         item_id = next_id
         next_id += 1
-        if not pending:
-            rows += pack(start, end, code, number, -1)
-        elif len(pending) == 1:
+        inputs = len(pending)
+        if inputs == 1:
             rows += pack(start, end, code, number, pending.pop())
-        elif len(pending) == 2:                       # a filter that dropped one item: inline
+        elif not inputs:
+            rows += pack(start, end, code, number, -1)
+        elif inputs == 2:                       # a filter that dropped one item: inline
             rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1)
             pending.clear()
         else:                                         # many inputs (batch): rows may fill the chunk early
@@ -111,8 +112,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             if len(rows) >= chunk_bytes:
                 hand_over()
                 next_id, id_end = writer.next_id, writer.id_end
-        if downstream is not None:
-            downstream.append(item_id)
+        if push is not None:
+            push(item_id)
         yield item
 
 
