@@ -9,9 +9,10 @@ import multiprocessing
 import os
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
+
+from benchmarks.docs_table import DOCS, write_table
 
 __all__ = ["run", "main"]
 
@@ -22,8 +23,6 @@ FRAGMENT = 200
 REPEATS = 5
 SECONDS = 2.0                    # sampling time per repeat
 NUM_ASYNC = (1, 2)               # batches requested ahead per worker: Ray's default, and Ape-X's
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "rollouts.md"
-_START, _END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
 def run(repeats: int = REPEATS, seconds: float = SECONDS) -> dict:
@@ -102,7 +101,7 @@ def main() -> dict:
     figures = run()
     table = _table(figures)
     print(table)
-    _write_docs(table)
+    write_table(DOCS / "rollouts.md", table)
     return figures
 
 
@@ -207,16 +206,6 @@ def _table(f: dict) -> str:
                      f"workers' sampling threads {' + '.join(map(str, f['cpu_sampling_threads']))}, "
                      f"workers' other threads {' + '.join(map(str, f['cpu_worker_other_threads']))}")
     return "\n".join(rows + notes)
-
-
-def _write_docs(table: str) -> None:
-    if not DOCS.exists():
-        return
-    text = DOCS.read_text()
-    if _START in text and _END in text:
-        head, rest = text.split(_START, 1)
-        tail = rest.split(_END, 1)[1]
-        DOCS.write_text(f"{head}{_START}\n{table}\n{_END}{tail}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks.docs_table import DOCS, write_table  # noqa: E402
 from rlviz.viz import plot_graph, plot_order, plot_timeline  # noqa: E402
 from rlviz.viz.examples import apex_nodes, concurrently_trace, large_trace, sharded_trace  # noqa: E402
 
@@ -29,8 +30,6 @@ __all__ = ["run", "main"]
 EVENTS = 100_000
 REPEATS = 5
 DPI = 100
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-_START, _END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
 def run(events: int = EVENTS, repeats: int = REPEATS) -> dict:
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     table = _table(result)
     print(table)
     if not args.no_docs:
-        _update_docs(DOCS / "views.md", table)
+        write_table(DOCS / "views.md", table)
     return 0
 
 
@@ -206,16 +205,6 @@ def _table(r: dict) -> str:
         f"| `plot_graph`, {r['graph_nodes']}-node plan | {r['graph_s']:.3f} | {r['graph_peak_mb']:.1f} | "
         f"{r['graph_vs_timeline']:.2f}x timeline | <= 0.3x |",
     ])
-
-
-def _update_docs(path: Path, table: str) -> None:
-    if not path.exists():
-        return
-    text = path.read_text()
-    if _START in text and _END in text:
-        head, rest = text.split(_START, 1)
-        tail = rest.split(_END, 1)[1]
-        path.write_text(f"{head}{_START}\n{table}\n{_END}{tail}")
 
 
 if __name__ == "__main__":
