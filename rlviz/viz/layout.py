@@ -74,10 +74,13 @@ def graph_layout(graph: "nx.DiGraph", row_gap: float = 1.0) -> Layout:
     if graph.number_of_nodes() == 0:
         return layout
     dag, layout.back_edges = _acyclic(graph)
+    anchors = _anchors(dag)
+    dag.remove_nodes_from(anchors)
     layout.column = _columns(dag)
     rank = _place_rank(graph)
     layout.columns = _order(dag, layout.column, rank)
     layout.row = _relax(dag, layout.columns, row_gap)
+    _place_beside_anchors(layout, anchors)
     return layout
 
 
@@ -97,6 +100,41 @@ def _acyclic(graph: "nx.DiGraph") -> tuple["nx.DiGraph", list[tuple[str, str]]]:
         u, v = cycle[-1][:2]
         dag.remove_edge(u, v)
         removed.append((u, v))
+
+
+def _anchors(dag: "nx.DiGraph") -> dict[str, str]:
+    """Nodes without edges (spans such as ``sample``) -> their process's leftmost connected node.
+
+    Only for processes that have connected nodes; the others are laid out as usual.
+    """
+    import networkx as nx
+
+    where = {n: dag.nodes[n].get("where", "driver") for n in dag}
+    column = _columns(dag)
+    leftmost: dict[str, str] = {}
+    for node in nx.topological_sort(dag):
+        if dag.degree(node) and (where[node] not in leftmost or column[node] < column[leftmost[where[node]]]):
+            leftmost[where[node]] = node
+    return {n: leftmost[where[n]] for n in dag if not dag.degree(n) and where[n] in leftmost}
+
+
+def _place_beside_anchors(layout: Layout, anchors: dict[str, str]) -> None:
+    """Put each process's nodes without edges in its anchor's row, one column each to the anchor's left.
+
+    Kept in the row, they cannot stretch their process's box over another process's nodes.
+    """
+    if not anchors:
+        return
+    taken: dict[str, int] = {}
+    for node, anchor in anchors.items():
+        taken[anchor] = taken.get(anchor, 0) + 1
+        layout.column[node] = layout.column[anchor] - taken[anchor]
+        layout.row[node] = layout.row[anchor]
+    low = min(layout.column.values())
+    layout.column = {n: c - low for n, c in layout.column.items()}
+    layout.columns = [[] for _ in range(max(layout.column.values()) + 1)]
+    for node in sorted(layout.column, key=layout.row.__getitem__):
+        layout.columns[layout.column[node]].append(node)
 
 
 def _columns(dag: "nx.DiGraph") -> dict[str, int]:

@@ -162,3 +162,28 @@ def test_empty_input_draws_a_note(empty):
 def test_row_gap_must_be_positive():
     with pytest.raises(ValueError, match="row_gap"):
         graph_layout(nx.DiGraph(), row_gap=0)
+
+
+def test_spans_without_edges_stay_inside_their_own_process_box():
+    """A recorded trace also holds span nodes with no edges (a worker's sample, set_weights; the driver's
+    learn_on_batch); placed apart from their process's chain, they stretched its box over other processes."""
+    nodes = [Node(f"src{w}", "from_actors", "src", f"worker-{w}") for w in (1, 2)]
+    nodes += [Node(f"next{w}", "par_iter_next_batch", "next", f"worker-{w}", parents=(f"src{w}",)) for w in (1, 2)]
+    nodes += [Node("gather", "gather_async", "gather", parents=("next1", "next2")),
+              Node("queue", "Dequeue", "Dequeue"), Node("union", "union", "union", parents=("gather", "queue"))]
+    nodes += [Node(f"{op}{w}", op, op, f"worker-{w}") for w in (1, 2) for op in ("sample", "set_weights")]
+    nodes += [Node("learn", "learn_on_batch", "learn_on_batch")]
+    graph = dataflow_graph(nodes)
+    layout = graph_layout(graph)
+    where = {n.op_id: n.where for n in nodes}
+    for w, actor in ((1, "worker-1"), (2, "worker-2")):
+        mine = [n for n in where if where[n] == actor]
+        columns = [layout.column[n] for n in mine]
+        rows = [layout.row[n] for n in mine]
+        inside = [n for n in where if where[n] != actor
+                  and min(columns) <= layout.column[n] <= max(columns) and min(rows) <= layout.row[n] <= max(rows)]
+        assert inside == [], actor
+        assert layout.row[f"sample{w}"] == layout.row[f"set_weights{w}"] == layout.row[f"src{w}"]
+    assert layout.row["learn"] == layout.row["queue"] and layout.column["learn"] == layout.column["queue"] - 1
+    assert layout.columns == [sorted(col, key=layout.row.__getitem__) for col in layout.columns]
+    assert sorted(n for col in layout.columns for n in col) == sorted(where)
