@@ -141,9 +141,9 @@ def _as_ready(feeds: list["_Feed"], timeout, consumed: list, shared: SharedMetri
             except StopIteration:
                 feeds.remove(feed)
                 continue
-            shared.get().current_actor = feed.actor
             for item_id, item in zip(ids, items):
                 consumed.append(item_id)
+                shared.get().current_actor = feed.actor      # per item: other branches may have reset it
                 yield item
         if timeout is not None:
             yield NOT_READY

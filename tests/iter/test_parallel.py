@@ -41,6 +41,20 @@ def test_gather_async_yields_everything_and_names_the_source_actor():
     assert all(shard_of[i] == actors[1] for i in range(10, 20))
 
 
+def test_source_actors_stay_right_when_unioned_streams_share_one_metrics_context():
+    """Items arrive in bursts; the other stream's items must not relabel the rest of a burst (Ape-X's replay)."""
+    left, right = from_range(200, num_shards=2), from_range(200, num_shards=2)
+    merged = left.gather_async().zip_with_source_actor().union(
+        right.for_each(lambda x: -x - 1).gather_async().zip_with_source_actor())
+    pairs = merged.take(400)
+    left_actors, right_actors = set(left.actor_sets[0].actors), set(right.actor_sets[0].actors)
+    assert {actor for actor, item in pairs if item >= 0} == left_actors
+    assert {actor for actor, item in pairs if item < 0} == right_actors
+    for actor, item in pairs:
+        shard = (item if item >= 0 else -item - 1) // 100
+        assert actor == (left if item >= 0 else right).actor_sets[0].actors[shard]
+
+
 def test_gather_async_with_batch_ms_still_yields_all_items():
     assert sorted(from_range(30, num_shards=2).gather_async(batch_ms=5).take(30)) == list(range(30))
 
