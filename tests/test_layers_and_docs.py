@@ -1,8 +1,9 @@
-"""Package-wide promises: docstring examples run, and layers only import downwards."""
+"""Package-wide promises: docstring and README examples run, and layers only import downwards."""
 import ast
 import doctest
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,25 @@ def test_import_rlviz_is_cheap():
 
 def test_init_is_idempotent(ray_local):
     assert rlviz.init() == rlviz.init()
+
+
+README = ROOT.parent / "README.md"
+
+
+@pytest.mark.slow
+def test_readme_examples_run_as_written(ray_local, tmp_path, monkeypatch):
+    """The README's Python blocks, in order, in one namespace (the second uses the first's imports)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert len(blocks) >= 2, "the README lost its examples"
+    monkeypatch.chdir(tmp_path)                 # the first block saves run.trace.json
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), namespace)
+    plt.close("all")
+    assert (tmp_path / "run.trace.json").exists()
+    assert len(namespace["items"]) == 10 and namespace["result"]["counters"]
