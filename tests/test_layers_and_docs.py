@@ -73,6 +73,15 @@ def test_init_is_idempotent(ray_local):
 README = ROOT.parent / "README.md"
 
 
+def _python_blocks(text: str) -> list[str]:
+    """The ```python blocks of a Markdown text, except those marked as fragments just above."""
+    return [body for mark, body in re.findall(r"(<!-- fragment[^\n]*\n)?```python\n(.*?)```", text, flags=re.S)
+            if not mark]
+
+
+DOC_PAGES = [page for page in sorted((ROOT.parent / "docs").glob("*.md")) if _python_blocks(page.read_text())]
+
+
 @pytest.mark.slow
 def test_readme_examples_run_as_written(ray_local, tmp_path, monkeypatch):
     """The README's Python blocks, in order, in one namespace (the second uses the first's imports)."""
@@ -81,7 +90,7 @@ def test_readme_examples_run_as_written(ray_local, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    blocks = _python_blocks(README.read_text())
     assert len(blocks) >= 2, "the README lost its examples"
     monkeypatch.chdir(tmp_path)                 # the first block saves run.trace.json
     namespace: dict = {}
@@ -90,3 +99,32 @@ def test_readme_examples_run_as_written(ray_local, tmp_path, monkeypatch):
     plt.close("all")
     assert (tmp_path / "run.trace.json").exists()
     assert len(namespace["items"]) == 10 and namespace["result"]["counters"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.name)
+def test_doc_page_examples_run_as_written(page, ray_local, tmp_path, monkeypatch):
+    """Each complete ```python block of docs/*.md runs on its own; fragments are marked in the page."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.chdir(tmp_path)                 # examples write reports and checkpoints here
+    for block in _python_blocks(page.read_text()):
+        namespace: dict = {}
+        try:
+            exec(compile(block, str(page), "exec"), namespace)
+        finally:
+            _stop_what_it_started(namespace)
+            plt.close("all")
+
+
+def _stop_what_it_started(namespace: dict) -> None:
+    """Stop the trainers and worker sets an example left running, so their actors go."""
+    from rlviz.plans import Trainer
+    from rlviz.rollout import WorkerSet
+
+    for value in namespace.values():
+        if isinstance(value, (Trainer, WorkerSet)):
+            value.stop()
