@@ -48,14 +48,20 @@ def run(seed: int = 0) -> dict:
     return figures
 
 
-def main() -> dict:
-    """Run, print the tables, draw docs/images/plan_*.png."""
-    figures = run()
+def main(seed: int = 0) -> dict:
+    """Run, print the tables; for seed 0 (the docs' run) also draw docs/images/plan_*.png.
+
+    Other seeds (``python -m benchmarks.bench_learning --seed 1``) write only
+    ``benchmarks/results/learning-seed<N>.json``, for the seed tables in docs/plans.md.
+    """
+    figures = run(seed)
     print(_tables(figures))
-    _draw(figures)
-    draw_plan_graphs()
+    if seed == 0:
+        _draw(figures)
+        draw_plan_graphs()
+    name = "learning.json" if seed == 0 else f"learning-seed{seed}.json"
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
-    (ROOT / "benchmarks" / "results" / "learning.json").write_text(json.dumps(figures, indent=1))
+    (ROOT / "benchmarks" / "results" / name).write_text(json.dumps(figures, indent=1))
     return figures
 
 
@@ -204,3 +210,11 @@ def draw_plan_graphs() -> list[Path]:
         finally:
             trainer.stop()
     return written
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Train every plan on CartPole-v1 and report the learning figures.")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every run (0: the docs' run, redraws images)")
+    main(parser.parse_args().seed)
