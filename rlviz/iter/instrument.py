@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from rlviz.iter.sentinel import NextValueNotReady
 from rlviz.trace.items import KIND_INT, summarize
-from rlviz.trace.recorder import (CHUNK_EVENTS, CONTINUATION, ERROR, FIELDS, ITEM, NOT_READY, ROW, STOP, TWO_ROWS,
-                                  Recorder)
+from rlviz.trace.recorder import (CHUNK_EVENTS, CONTINUATION, ERROR, ITEM, NOT_READY, ROW, STOP, TWO_ROWS, Recorder,
+                                  append_continuations)
 
 __all__ = ["Tap", "instrument", "new_node_id"]
 
@@ -103,27 +103,19 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             rows += pack(start, end, code, number, pending.pop())
         elif not inputs:
             rows += pack(start, end, code, number, -1)
-        elif inputs == 2:                       # a filter that dropped one item: inline
+        elif inputs == 2:                             # a filter that dropped one item: inline
             rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1)
             pending.clear()
         else:                                         # many inputs (batch): rows may fill the chunk early
             rows += pack(start, end, code, number, pending[0])
-            _continue_inputs(rows, pending)
+            append_continuations(rows, pending[1:])
+            pending.clear()
             if len(rows) >= chunk_bytes:
                 hand_over()
                 next_id, id_end = writer.next_id, writer.id_end
         if push is not None:
             push(item_id)
         yield item
-
-
-def _continue_inputs(rows: bytearray, pending: list) -> None:
-    """Append continuation rows carrying ``pending[1:]``, then empty ``pending``."""
-    width = FIELDS - 1
-    for at in range(1, len(pending), width):
-        part = pending[at:at + width]
-        rows += ROW.pack(CONTINUATION, *part, *([-1] * (width - len(part))))
-    pending.clear()
 
 
 def _take(pending: list) -> tuple | int | None:

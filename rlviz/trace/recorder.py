@@ -20,12 +20,14 @@ import threading
 import weakref
 from array import array
 from collections import deque
+from collections.abc import Sequence
 
 from rlviz.trace.event import DRIVER, OUTCOMES, Node
 from rlviz.trace.items import TextTable, summarize
 
 __all__ = ["Recorder", "Writer", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
-           "DEFAULT_CAPACITY", "FIELDS", "ROW", "TWO_ROWS", "CONTINUATION", "HEADER", "CHUNK_EVENTS"]
+           "DEFAULT_CAPACITY", "FIELDS", "ROW", "TWO_ROWS", "CONTINUATION", "HEADER", "CHUNK_EVENTS",
+           "append_continuations"]
 
 ITEM, NOT_READY, STOP, ERROR = range(len(OUTCOMES))
 DEFAULT_CAPACITY = 1_000_000
@@ -52,8 +54,8 @@ class Writer:
     on the hot path; ``record`` is the general path.  Each chunk reserves
     ``CHUNK_EVENTS`` ids and the n-th item of a chunk has the header's id
     plus n; a chunk is handed over when its ids are used up or (with
-    continuation rows) its rows reach ``CHUNK_EVENTS``.  A writer that is garbage-collected
-    hands its last rows over, so a finished chain loses nothing.
+    continuation rows) its rows reach ``CHUNK_EVENTS``.  A writer that is
+    garbage-collected hands its last rows over, so a finished chain loses nothing.
     """
 
     __slots__ = ("recorder", "node", "rows", "next_id", "id_end", "__weakref__")
@@ -88,9 +90,7 @@ class Writer:
             first, more = (inputs[0] if inputs else -1), tuple(inputs[1:])
         rows = self.rows
         rows += ROW.pack(start_ns, end_ns, outcome | (kind << 2), number, first)
-        for at in range(0, len(more), FIELDS - 1):
-            part = more[at:at + FIELDS - 1]
-            rows += ROW.pack(CONTINUATION, *part, *([-1] * (FIELDS - 1 - len(part))))
+        append_continuations(rows, more)
         if len(rows) >= CHUNK_EVENTS * ROW.size:
             self.hand_over()
         return item_id
@@ -118,6 +118,14 @@ class Writer:
             chunk.frombytes(self.rows)
             del self.rows[:]
             self.recorder.adopt(chunk)
+
+
+def append_continuations(rows: bytearray, ids: Sequence[int]) -> None:
+    """Append continuation rows carrying ``ids``, ``FIELDS - 1`` per row, padded with -1."""
+    width = FIELDS - 1
+    for at in range(0, len(ids), width):
+        part = ids[at:at + width]
+        rows += ROW.pack(CONTINUATION, *part, *([-1] * (width - len(part))))
 
 
 class Recorder:
