@@ -9,7 +9,6 @@ stage.  Imports no Ray.
 """
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterator
 
@@ -18,17 +17,11 @@ from rlviz.trace.items import KIND_INT, summarize
 from rlviz.trace.recorder import (CHUNK_EVENTS, CONTINUATION, ERROR, ITEM, NOT_READY, ROW, STOP, TWO_ROWS, Recorder,
                                   append_continuations)
 
-__all__ = ["Tap", "instrument", "new_node_id"]
+__all__ = ["Tap", "instrument"]
 
-_NODE_IDS = itertools.count(1)
 _CHUNK_BYTES = CHUNK_EVENTS * ROW.size
 _INT_ITEM = ITEM | (KIND_INT << 2)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def new_node_id() -> str:
-    """A fresh id for a dataflow node created in this process (``n1``, ``n2``, ...)."""
-    return f"n{next(_NODE_IDS)}"
 
 
 class Tap:

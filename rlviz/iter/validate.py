@@ -5,7 +5,10 @@ received, what is allowed and a hint.  Imports no Ray.
 """
 from __future__ import annotations
 
-__all__ = ["check_positive_int", "check_concurrency", "check_batch_ms", "check_weights"]
+import math
+
+__all__ = ["check_positive_int", "check_concurrency", "check_batch_ms", "check_weights", "check_prefetch",
+           "check_coalesce_ms"]
 
 
 def check_positive_int(name: str, value: object, allow_zero: bool = False) -> None:
@@ -50,3 +53,23 @@ def check_weights(weights: list, count: int) -> None:
     if all(weight == "*" for weight in weights):
         raise ValueError("round_robin_weights are all \"*\": at least one iterator needs a numeric "
                          "weight, or the union would only ever poll")
+
+
+def check_prefetch(prefetch: object) -> None:
+    """``prefetch`` is None (Ray's one call per shard per round) or an int >= 1."""
+    if prefetch is not None:
+        check_positive_int("prefetch", prefetch)
+
+
+def check_coalesce_ms(coalesce_ms: object, batch_ms: float) -> None:
+    """``coalesce_ms`` is None (Ray's one item per call) or a finite number > 0, only with ``batch_ms=0``."""
+    if coalesce_ms is None:
+        return
+    if not isinstance(coalesce_ms, (int, float)) or isinstance(coalesce_ms, bool):
+        raise TypeError(f"coalesce_ms must be a number of milliseconds or None, got {type(coalesce_ms).__name__}")
+    if not math.isfinite(coalesce_ms) or coalesce_ms <= 0:
+        raise ValueError(f"coalesce_ms must be a finite number > 0 milliseconds (e.g. 0.2), or None for one "
+                         f"item per call, got {coalesce_ms}")
+    if batch_ms:
+        raise ValueError(f"coalesce_ms={coalesce_ms} applies only with batch_ms=0, got batch_ms={batch_ms}; "
+                         f"batch_ms already collects items for a window, so give one or the other")
