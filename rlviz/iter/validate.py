@@ -1,7 +1,7 @@
 """Argument checks shared by the iterator constructors and transforms.
 
 Each raises at construction time with the parameter's name, the value
-received, what is allowed and a hint.  Imports no Ray.
+received, what is allowed and a hint.
 """
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ from typing import Any
 from rlviz.iter.chain import Chain, NodeId, Serving, Source
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
-from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.rows import ERROR, ITEM, STOP
 
 __all__ = ["ParallelIteratorWorker", "ShardWorker", "BatchRequest", "CONTROL_GROUP", "STREAM_GROUP",
            "STREAM_SLOTS", "CONCURRENCY_GROUPS", "serialized"]

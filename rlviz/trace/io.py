@@ -1,7 +1,7 @@
 """Saving and loading traces as JSON: data only, never code (no pickle).
 
 Loading checks every field, so a corrupt or foreign file fails with a
-``TraceFormatError`` naming the file and what is wrong.  No Ray, no matplotlib.
+``TraceFormatError`` naming the file and what is wrong.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Node
-from rlviz.trace.items import KIND_SIZED, KIND_TEXT
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.trace import COLUMNS, Trace, TraceFormatError
 
 __all__ = ["save_trace", "load_trace", "FORMAT", "VERSION"]
@@ -113,7 +113,7 @@ def _check_consistent(columns: dict, n_nodes: int, n_texts: int) -> None:
     if n and columns["outcome"].max() >= len(OUTCOMES):
         raise TraceFormatError(f"column \"outcome\" has a code outside 0..{len(OUTCOMES) - 1}")
     kinds, numbers = columns["item_kind"], columns["item_num"]
-    text_refs = np.concatenate((numbers[kinds == KIND_TEXT], numbers[kinds == KIND_SIZED] & ((1 << 24) - 1)))
+    text_refs = np.concatenate((numbers[kinds == KIND_TEXT], numbers[kinds == KIND_SIZED] & SIZED_NAME_MASK))
     if len(text_refs) and (text_refs.min() < 0 or text_refs.max() >= n_texts):
         raise TraceFormatError("an item summary refers to a text outside \"texts\"")
     if n and np.any(columns["end_ns"] < columns["start_ns"]):

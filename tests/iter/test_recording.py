@@ -100,7 +100,7 @@ def test_dataflow_is_available_before_running():
 def test_links_survive_clearing_the_recorder_mid_chain():
     from rlviz.iter import SharedMetrics
     from rlviz.trace import get_recorder
-    from rlviz.trace.recorder import CHUNK_EVENTS
+    from rlviz.trace.rows import CHUNK_EVENTS
 
     n = 3 * CHUNK_EVENTS                           # past the id block of the chunk left open by clear()
     chain = LocalIterator(lambda timeout=None: iter(range(n)), SharedMetrics()).for_each(lambda x: -x)
