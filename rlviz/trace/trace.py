@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
+from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
+from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, kind_of, outcome_of
 
 if TYPE_CHECKING:
@@ -20,16 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Trace", "TraceFormatError", "COLUMNS"]
 
-#: The per-event columns and their dtypes.
-COLUMNS = {
-    "node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
-    "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64,
-}
 _RECORD_KEYS = ("op", "label", "op_id", "where", "pid", "start_ns", "end_ns", "outcome")
-
-
-class TraceFormatError(ValueError):
-    """A trace file or record list is not a valid rlviz trace."""
 
 
 class Trace:
@@ -168,14 +161,12 @@ class Trace:
     # -- views and exports (each lives in its own module) ------------------
     def save(self, path: str) -> None:
         """Write the trace as JSON (never pickle)."""
-        from rlviz.trace.io import save_trace
         save_trace(self, path)
 
     @classmethod
     def load(cls, path: str) -> "Trace":
         """Read a trace written by ``save``; raises ``TraceFormatError`` if it is not one."""
-        from rlviz.trace.io import load_trace
-        return load_trace(path)
+        return cls(**read_trace(path))
 
     def to_chrome(self, path: str) -> None:
         """Write Chrome trace-event JSON that Perfetto and chrome://tracing open."""
