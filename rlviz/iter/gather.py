@@ -33,7 +33,6 @@ _FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
 _STREAM_TOKENS = itertools.count()
 #: Streams open per actor (by this driver): past STREAM_SLOTS a feed falls back to plain calls.
 _LIVE_STREAMS: Counter = Counter()
-COALESCE_NS = 200_000
 
 
 def batch_across_shards(shards: ShardSet, name: str) -> LocalIterator:
@@ -41,7 +40,12 @@ def batch_across_shards(shards: ShardSet, name: str) -> LocalIterator:
     serving = Serving(NodeId.new(), "par_iter_next")
 
     def open_barrier(timeout, consumed: list) -> Iterator:
-        return _barrier(shards, serving, timeout, consumed)
+        for pairs in _barrier(shards, serving, timeout):
+            if pairs is NOT_READY:
+                yield pairs
+                continue
+            consumed.extend(item_id for item_id, _ in pairs)
+            yield [item for _, item in pairs]
 
     return _gathered(shards, serving, f"{name}.batch_across_shards()", "batch_across_shards", open_barrier)
 
@@ -57,11 +61,13 @@ def gather_sync(shards: ShardSet, name: str, prefetch: int | None) -> LocalItera
         serving = Serving(NodeId.new(), "par_iter_next")
 
         def open_rounds(timeout, consumed: list) -> Iterator:
-            for batch in _barrier(shards, serving, timeout, consumed):
-                if batch is NOT_READY:
-                    yield batch
-                else:
-                    yield from batch
+            for pairs in _barrier(shards, serving, timeout):
+                if pairs is NOT_READY:
+                    yield pairs
+                    continue
+                for item_id, item in pairs:
+                    consumed.append(item_id)
+                    yield item
 
         return _gathered(shards, serving, f"{name}.gather_sync()", "gather_sync", open_rounds)
     serving = Serving(NodeId.new(), "par_iter_next_batch", f"prefetch={prefetch}")
@@ -81,7 +87,7 @@ def gather_async(shards: ShardSet, name: str, batch_ms: float, num_async: int,
                          *([f"coalesce_ms={coalesce_ms}"] if coalesce_ms is not None else [])])
     serving = Serving(NodeId.new(), "par_iter_next_batch", options)
     request = BatchRequest(serving, batch_ms=batch_ms,
-                           coalesce_ns=int(coalesce_ms * 1e6) if coalesce_ms is not None else COALESCE_NS)
+                           coalesce_ns=int(coalesce_ms * 1e6) if coalesce_ms is not None else 0)
     shared = SharedMetrics()
     arguments = ", ".join([*([options] if options else []), *([f"num_async={num_async}"] if num_async != 1 else [])])
 
@@ -115,29 +121,29 @@ def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_sour
     return LocalIterator.from_chain(Chain(source), shared)
 
 
-def _barrier(shards: ShardSet, serving: Serving, timeout, consumed: list) -> Iterator:
-    """Rounds of ``par_iter_next``: one call per live shard, all awaited, their items as one list."""
+def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
+    """Rounds of ``par_iter_next``: one call per live shard, all awaited; each round's ``(id, item)`` pairs."""
     actors = shards.start()
     lanes = list(shards.labels)
     futures = [a.rlviz_next.remote(serving) for a in actors]
     while actors:
-        ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
-        if len(ready) < len(futures):
-            yield NOT_READY
-            continue
-        batch, live, live_lanes = [], [], []
-        for actor, lane, future in zip(actors, lanes, futures):
-            try:
-                item_id, item = _get(future, lane)
-            except StopIteration:
+        if timeout is not None:
+            ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+            if len(ready) < len(futures):
+                yield NOT_READY
                 continue
-            consumed.append(item_id)
-            batch.append(item)
-            live.append(actor)
-            live_lanes.append(lane)
-        actors, lanes = live, live_lanes
-        if batch:
-            yield batch
+        try:
+            pairs = ray.get(futures)                  # the common round: one get, as Ray did
+        except Exception:                             # a shard ended or failed: see which, one by one
+            pairs = []
+            for actor, lane, future in zip(list(actors), list(lanes), futures):
+                try:
+                    pairs.append(_get(future, lane))
+                except StopIteration:
+                    lanes.pop(actors.index(actor))
+                    actors.remove(actor)
+        if pairs:
+            yield pairs
         if timeout is not None:
             yield NOT_READY
         futures = [a.rlviz_next.remote(serving) for a in actors]

@@ -111,7 +111,7 @@ class ParallelIterator:
         """A barrier: one ``par_iter_next`` per live shard per round, the round's items as a list."""
         return gather.batch_across_shards(self.shard_set, self.name)
 
-    def gather_sync(self, prefetch: int | None = 16) -> LocalIterator:
+    def gather_sync(self, prefetch: int | None = None) -> LocalIterator:
         """Items in strict round robin across shards (deterministic order).
 
         By default this is Ray's ``batch_across_shards().flatten()``: one
