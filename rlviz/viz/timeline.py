@@ -13,8 +13,8 @@ import numpy as np
 
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace, draw_note, new_axes
-from rlviz.viz.palette import (ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, natural_key,
-                               short_text, where_colors)
+from rlviz.trace.lanes import lane_order
+from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, short_text, where_colors
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -46,6 +46,11 @@ class Lanes:
     spans: list[tuple[float, float]]
     ticks: list[float]
     labels: list[str]
+
+    @property
+    def figure_height(self) -> float:
+        """Inches a timeline of these lanes needs: 0.3 per row, 0.15 per process, 3 at least."""
+        return max(3.0, 1.3 + 0.3 * len(self.ticks) + 0.15 * len(self.names))
 
 
 def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, float] | None = None,
@@ -95,7 +100,7 @@ def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, f
         raise ValueError(f"max_flows must be an int >= 0, got {max_flows!r}")
     c = trace.columns
     lanes = timeline_lanes(trace)
-    ax = new_axes(ax, (12, max(3.0, 1.3 + 0.3 * len(lanes.ticks) + 0.15 * len(lanes.names))))
+    ax = new_axes(ax, (12, lanes.figure_height))
     origin = trace.start_ns
     end_ms = float(c["end_ns"].max() - origin) / 1e6 if len(trace) else 0.0
     _frame(ax, lanes, trace, window, end_ms, title)
@@ -134,7 +139,7 @@ def timeline_lanes(trace: Trace) -> Lanes:
     by_where: dict[str, list[int]] = {}
     for i in np.flatnonzero(used).tolist():
         by_where.setdefault(trace.nodes[i].where, []).append(i)
-    names = sorted(by_where, key=lambda w: (w != "driver", natural_key(w)))
+    names = lane_order(by_where)
     row = np.full(len(trace.nodes), np.nan)
     spans, ticks, labels = [], [], []
     y = 0.0

@@ -97,8 +97,7 @@ class TimelineFrame(_BlitFrame):
 
         self.trace = trace
         self.lanes = timeline_lanes(trace)
-        height = max(3.0, 1.3 + 0.3 * len(self.lanes.ticks) + 0.15 * len(self.lanes.names))
-        figure = Figure(figsize=(width, height), layout="constrained")
+        figure = Figure(figsize=(width, self.lanes.figure_height), layout="constrained")
         super().__init__(figure, dpi)
         self.ax = figure.add_subplot()
         plot_timeline(trace, ax=self.ax)

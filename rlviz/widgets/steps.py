@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlviz.trace import Event, Trace
+from rlviz.trace.lanes import lane_order
 
 __all__ = ["Steps", "check_nonempty_trace"]
 
@@ -67,9 +68,8 @@ class Steps:
 
     @property
     def wheres(self) -> list[str]:
-        """Lanes (processes) that have events, driver first."""
-        present = set(self._node_where[np.unique(self.trace.columns["node"])].tolist())
-        return sorted(present, key=lambda w: (w != "driver", w))
+        """Lanes (processes) that have events, in lane order (driver first, ``shard-2`` before ``shard-10``)."""
+        return lane_order(self._node_where[np.unique(self.trace.columns["node"])].tolist())
 
     def select(self, op: str | None = None, where: str | None = None) -> np.ndarray:
         """Event indices, in completion order, of the events of ``op`` on lane ``where``.
