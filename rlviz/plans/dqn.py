@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from rlviz.iter import LocalIterator
-from rlviz.ops import (Concurrently, ParallelRollouts, Replay, ReplayBuffer, StandardMetricsReporting,
-                       StoreToReplayBuffer, TrainOneStep, UpdateTargetNetwork, calculate_rr_weights)
+from rlviz.ops import (DQN_SAMPLING, Concurrently, ParallelRollouts, Replay, ReplayBuffer,
+                       StandardMetricsReporting, StoreToReplayBuffer, TrainOneStep, UpdateTargetNetwork,
+                       calculate_rr_weights)
 from rlviz.rollout.dqn_policy import DQNPolicy
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan"]
@@ -19,8 +20,9 @@ __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan"]
 POLICY = DQNPolicy
 
 DEFAULT_CONFIG: dict[str, Any] = {
-    "rollout_fragment_length": 4,
-    "train_batch_size": 64,              # native ratio 64 / (4 * 2 workers) = 8 trained per sampled step
+    # 4 and 64: native ratio 64 / (4 * 2 workers) = 8 trained per sampled step
+    "rollout_fragment_length": DQN_SAMPLING["rollout_fragment_length"],
+    "train_batch_size": DQN_SAMPLING["train_batch_size"],
     "training_intensity": None,          # None: weights [1, 1] (native ratio); a number: see calculate_rr_weights
     "buffer_size": 50_000,
     "learning_starts": 1000,

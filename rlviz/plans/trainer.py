@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Trainer", "PLANS", "COMMON_CONFIG"]
+from rlviz.plans import PLANS
 
-#: Plan names -> module under rlviz.plans.
-PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+__all__ = ["Trainer", "COMMON_CONFIG"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -39,8 +38,8 @@ class Trainer:
 
     Parameters
     ----------
-    plan : {"pg", "a2c", "a3c", "dqn", "apex"}
-        Which plan (``rlviz.plans.<plan>``).
+    plan : str
+        Which plan: one of ``rlviz.plans.PLANS`` (``rlviz.plans.<plan>``).
     env : str or callable
         A gymnasium id or env creator (default ``"CartPole-v1"``).
     num_workers : int
