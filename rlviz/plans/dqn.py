@@ -3,7 +3,6 @@
 store_op = ParallelRollouts(bulk_sync) -> StoreToReplayBuffer; replay_op =
 Replay -> TrainOneStep -> UpdateTargetNetwork; Concurrently([store_op,
 replay_op], round_robin, output_indexes=[1]) -> StandardMetricsReporting.
-Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

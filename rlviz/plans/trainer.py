@@ -1,8 +1,7 @@
 """``Trainer``: build workers for a named plan, call ``next()`` on it once per ``train()``, save and restore.
 
 Configuration is one flat dict checked against the plan's and policy's keys
-(typos fail with the closest valid name).  Imports rlviz.ops, rlviz.rollout
-and the plan modules; must not import rlviz.viz or rlviz.widgets.
+(typos fail with the closest valid name).
 """
 from __future__ import annotations
 

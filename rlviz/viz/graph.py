@@ -2,7 +2,7 @@
 
 Draws a Trace (annotated with calls, items per edge, busy time, not-ready
 counts), an iterator or plan (anything with ``.dataflow()``), or a list of
-``Node``.  matplotlib and networkx are imported inside functions; must not import ray.
+``Node``.
 """
 from __future__ import annotations
 

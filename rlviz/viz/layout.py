@@ -2,8 +2,7 @@
 
 Columns come from ``networkx.topological_generations``; rows are ordered by
 barycentre sweeps and then relaxed so that chains line up and a gather sits
-between the shards it pulls from.  networkx is imported inside functions;
-must not import ray or matplotlib.
+between the shards it pulls from.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Colour lookup tables shared by every view: one colour per process, one per op.
 
 Tables, not branches (Dask's task-stream lesson), so the graph, the timeline
-and the order strip agree on colours.  Plain Python; must not import ray.
+and the order strip agree on colours.
 """
 from __future__ import annotations
 

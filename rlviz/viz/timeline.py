@@ -2,7 +2,6 @@
 
 Works on the trace's numpy columns (no Python object per event): one
 PolyCollection per outcome kind, one LineCollection of value flows.
-matplotlib is imported inside functions; must not import ray.
 """
 from __future__ import annotations
 

@@ -3,8 +3,7 @@
 ``TimelineFrame`` and ``GraphFrame`` draw ``plot_timeline`` / ``plot_graph``
 on an off-screen Agg figure, keep the rendered pixels, and for each step
 restore them and draw a few highlight artists on top before encoding a PNG,
-so a step costs a PNG encode, not a redraw of every span.  matplotlib is
-imported inside functions; must not import ray or ipywidgets.
+so a step costs a PNG encode, not a redraw of every span.
 """
 from __future__ import annotations
 

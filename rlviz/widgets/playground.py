@@ -2,8 +2,7 @@
 
 Each change re-runs ``run_round_robin`` (local ops, no actors, milliseconds)
 and redraws its ``plot_order`` strip; a ``training_intensity`` slider shows
-the weights ``calculate_rr_weights`` derives from it.  Imports rlviz.ops for
-that arithmetic; must not import ray directly.
+the weights ``calculate_rr_weights`` derives from it.
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Stepping through a trace: its events in completion order, filtered, each described in words.
 
 The plain-data half of ``TraceStepper``, so what the widget shows can be
-tested without a browser or a figure.  numpy only; must not import ray,
-matplotlib or ipywidgets.
+tested without a browser or a figure.
 """
 from __future__ import annotations
 
