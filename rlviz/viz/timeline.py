@@ -18,7 +18,7 @@ from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_c
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "RESTART_OP", "MAX_FLOWS"]
+__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "event_times_ms", "pixel_ms", "RESTART_OP", "MAX_FLOWS"]
 
 #: Events of nodes with this op are marked with a vertical line across all lanes.
 RESTART_OP = "worker_restarted"
@@ -106,8 +106,7 @@ def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, f
     if len(trace) == 0:
         draw_note(ax, "empty trace: nothing was recorded")
         return ax
-    start = (c["start_ns"] - origin) / 1e6
-    end = (c["end_ns"] - origin) / 1e6
+    start, end = event_times_ms(trace)
     t0, t1 = window if window else ax.get_xlim()
     shown = np.flatnonzero((end >= t0) & (start <= t1))
     if len(shown) == 0:
@@ -155,6 +154,40 @@ def timeline_lanes(trace: Trace) -> Lanes:
         spans.append((top, y - 0.5))
         y += _LANE_GAP
     return Lanes(row, names, spans, ticks, labels)
+
+
+def event_times_ms(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's start and end in ms since the trace started: the timeline's x coordinates.
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+
+    Returns
+    -------
+    tuple of two float arrays
+        ``(start_ms, end_ms)``, one entry per event.
+    """
+    c = trace.columns
+    return (c["start_ns"] - trace.start_ns) / 1e6, (c["end_ns"] - trace.start_ns) / 1e6
+
+
+def pixel_ms(ax: "Axes") -> float:
+    """Milliseconds per screen pixel of a timeline's axes at its current limits (0 before it has a size).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Axes drawn by ``plot_timeline``.
+
+    Returns
+    -------
+    float
+    """
+    lo, hi = ax.get_xlim()
+    width = ax.get_window_extent().width
+    return (hi - lo) / width if width > 0 else 0.0
 
 
 # -- checks -----------------------------------------------------------------
@@ -212,7 +245,7 @@ def _draw_spans(ax: "Axes", trace: Trace, lanes: Lanes, start: np.ndarray, end: 
     ops = key_colors(n.op for n in trace.nodes)
     node_rgba = to_rgba_array([ops[n.op] for n in trace.nodes] or ["k"])
     fixed = {_NOT_READY: NOT_READY_COLOR, _STOP: "#333333", _ERROR: ERROR_COLOR}
-    pixel = _pixel_ms(ax)
+    pixel = pixel_ms(ax)
     outcome = c["outcome"][shown]
     for code, (kind, low, high) in _KINDS.items():
         idx = shown[outcome == code]
@@ -285,10 +318,3 @@ def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> np
     verts[:, 0, 1] = verts[:, 1, 1] = y0
     verts[:, 2, 1] = verts[:, 3, 1] = y1
     return verts
-
-
-def _pixel_ms(ax: "Axes") -> float:
-    """Milliseconds per screen pixel at the current limits."""
-    lo, hi = ax.get_xlim()
-    width = ax.get_window_extent().width
-    return (hi - lo) / width if width > 0 else 0.0

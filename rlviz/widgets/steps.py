@@ -9,6 +9,7 @@ import numpy as np
 
 from rlviz.trace import Event, Trace
 from rlviz.trace.lanes import lane_order
+from rlviz.viz.canvas import check_trace
 
 __all__ = ["Steps", "check_nonempty_trace"]
 
@@ -165,9 +166,7 @@ def check_nonempty_trace(trace: object, caller: str) -> Trace:
     ValueError
         If it has no events.
     """
-    if not isinstance(trace, Trace):
-        raise TypeError(f"{caller}(trace) needs an rlviz.trace.Trace, not {type(trace).__name__}; "
-                        f"hint: `with rlviz.record() as trace: ...` or Trace.load(path)")
+    trace = check_trace(trace, caller)
     if len(trace) == 0:
         raise ValueError(f"{caller}(trace): the trace has no events, so there is nothing to step through; "
                          f"record some work first (`with rlviz.record() as trace: it.take(10)`), "
