@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace, draw_note, new_axes
 from rlviz.viz.palette import (ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, natural_key,
@@ -91,8 +92,7 @@ def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, f
     """
     trace = check_trace(trace, "plot_timeline")
     window = _check_window(window)
-    if not isinstance(max_flows, int) or max_flows < 0:
-        raise ValueError(f"max_flows must be an int >= 0, got {max_flows!r}")
+    check_int("max_flows", max_flows, minimum=0)
     c = trace.columns
     lanes = timeline_lanes(trace)
     ax = new_axes(ax, (12, max(3.0, 1.3 + 0.3 * len(lanes.ticks) + 0.15 * len(lanes.names))))
