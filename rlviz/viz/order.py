@@ -14,7 +14,7 @@ import numpy as np
 
 from rlviz.checks import check_int, check_round_robin_weights
 from rlviz.trace import Trace
-from rlviz.viz.canvas import check_axes, check_trace, draw_note
+from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     if title is None:
         title = _title(cells, weights)
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_title(literal_text(title), fontsize=10, loc="left")
     _frame(ax, length, rows)
     if len(trace) == 0:
         draw_note(ax, "empty trace: no items to order")
@@ -235,7 +235,7 @@ def _draw_cells(ax: "Axes", cells: Cells, shown: np.ndarray, length: int) -> Non
     verts[:, 2, 1] = verts[:, 3, 1] = y + 0.95
     ax.add_collection(PolyCollection(verts, facecolors=table[shown], linewidths=0,
                                      gid="rlviz-order-cells"), autolim=False)
-    handles = [Patch(color=colors[n], label=f"{n} ({count:,})") for n, count in
+    handles = [Patch(color=colors[n], label=literal_text(f"{n} ({count:,})")) for n, count in
                zip(cells.names, cells.counts.tolist())]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False, borderaxespad=0.0)
