@@ -15,6 +15,7 @@ import weakref
 from array import array
 from collections import deque
 
+from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
@@ -208,11 +209,8 @@ class Recorder:
 
 
 def _check_capacity(capacity: object) -> None:
-    if not isinstance(capacity, int) or isinstance(capacity, bool):
-        raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
-    if capacity < 2 * CHUNK_EVENTS:
-        raise ValueError(f"capacity must be >= {2 * CHUNK_EVENTS} events (two chunks), got {capacity}; "
-                         f"the default is {DEFAULT_CAPACITY:,}")
+    check_int("capacity", capacity, minimum=2 * CHUNK_EVENTS,
+              hint=f"a number of events, at least two chunks; the default is {DEFAULT_CAPACITY:,}")
 
 
 _RECORDER = Recorder()
