@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from rlviz.iter.actors import track_actor
 from rlviz.iter.parallel import ParallelIterator
 from rlviz.iter.shards import ShardSet
-from rlviz.iter.validate import check_positive_int
+from rlviz.checks import check_int
 from rlviz.runtime import ensure_ray
 
 __all__ = ["from_items", "from_range", "from_iterators", "from_actors"]
@@ -26,7 +26,7 @@ def from_items(items: Sequence, num_shards: int = 2, repeat: bool = False) -> Pa
     >>> from_items([1, 2, 3, 4], num_shards=2).gather_sync().take(4)
     [1, 2, 3, 4]
     """
-    check_positive_int("num_shards", num_shards)
+    check_int("num_shards", num_shards, minimum=1)
     items = list(items)
     shards = [items[i::num_shards] for i in range(num_shards)]
     kind = type(items[0]).__name__ if items else "empty"
@@ -42,8 +42,8 @@ def from_range(n: int, num_shards: int = 2, repeat: bool = False) -> ParallelIte
     >>> from_range(5, num_shards=2).get_shard(1).take(5)
     [2, 3, 4]
     """
-    check_positive_int("n", n, allow_zero=True)
-    check_positive_int("num_shards", num_shards)
+    check_int("n", n, minimum=0)
+    check_int("num_shards", num_shards, minimum=1)
     size = n // num_shards
     shards = [range(i * size, n if i == num_shards - 1 else (i + 1) * size) for i in range(num_shards)]
     name = f"from_range[{n}, shards={num_shards}{', repeat=True' if repeat else ''}]"

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from rlviz.checks import check_int
 from rlviz.iter import transforms
 from rlviz.iter.chain import Chain, NodeId, Source, Step
 from rlviz.iter.metrics import MetricsContext, SharedMetrics, current_metrics
 from rlviz.iter.union import duplicate_sources, union_source
-from rlviz.iter.validate import check_concurrency, check_positive_int, check_weights
+from rlviz.iter.validate import check_concurrency, check_weights
 from rlviz.trace.event import DRIVER, Node
 
 __all__ = ["LocalIterator"]
@@ -111,7 +112,7 @@ class LocalIterator:
 
     def take(self, n: int) -> list:
         """The next ``n`` items (fewer if the stream ends)."""
-        check_positive_int("n", n, allow_zero=True)
+        check_int("n", n, minimum=0)
         out: list = []
         if n == 0:
             return out
@@ -169,7 +170,7 @@ class LocalIterator:
 
     def batch(self, n: int) -> "LocalIterator":
         """Group items into lists of ``n`` (the last list may be shorter)."""
-        check_positive_int("n", n)
+        check_int("n", n, minimum=1)
         return self._then_fn("batch", f".batch({n})", lambda up, shared: transforms.batch(up, n))
 
     def flatten(self) -> "LocalIterator":
@@ -178,7 +179,7 @@ class LocalIterator:
 
     def shuffle(self, shuffle_buffer_size: int, seed: int | None = None) -> "LocalIterator":
         """Shuffle through a buffer of ``shuffle_buffer_size`` items."""
-        check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+        check_int("shuffle_buffer_size", shuffle_buffer_size, minimum=1)
         return self._then_fn("shuffle", f".shuffle(shuffle_buffer_size={shuffle_buffer_size}, seed={seed})",
                              lambda up, shared: transforms.shuffle(up, shuffle_buffer_size, seed))
 
@@ -206,7 +207,7 @@ class LocalIterator:
         A child that is ahead of the slowest one yields not-ready until the
         others catch up, so memory stays bounded.
         """
-        check_positive_int("n", n)
+        check_int("n", n, minimum=1)
         return [LocalIterator.from_chain(Chain(source), self.shared_metrics)
                 for source in duplicate_sources(self.chain, self.shared_metrics, n)]
 

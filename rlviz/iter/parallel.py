@@ -11,12 +11,12 @@ from typing import Any
 
 import ray
 
+from rlviz.checks import check_int
 from rlviz.iter import gather, transforms
 from rlviz.iter.chain import NodeId, Step
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.shards import ShardSet
-from rlviz.iter.validate import (check_batch_ms, check_coalesce_ms, check_concurrency, check_positive_int,
-                                 check_prefetch)
+from rlviz.iter.validate import check_batch_ms, check_coalesce_ms, check_concurrency, check_prefetch
 from rlviz.trace.event import Node
 
 __all__ = ["ParallelIterator"]
@@ -75,7 +75,7 @@ class ParallelIterator:
 
     def batch(self, n: int) -> "ParallelIterator":
         """Group each shard's items into lists of ``n``."""
-        check_positive_int("n", n)
+        check_int("n", n, minimum=1)
         return self._with_step("batch", f".batch({n})", lambda up, shared: transforms.batch(up, n))
 
     def flatten(self) -> "ParallelIterator":
@@ -93,13 +93,13 @@ class ParallelIterator:
 
     def local_shuffle(self, shuffle_buffer_size: int, seed: int | None = None) -> "ParallelIterator":
         """Shuffle each shard's items through a buffer of ``shuffle_buffer_size``."""
-        check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+        check_int("shuffle_buffer_size", shuffle_buffer_size, minimum=1)
         return self._with_step("local_shuffle", f".local_shuffle(shuffle_buffer_size={shuffle_buffer_size}, "
                                f"seed={seed})", lambda up, shared: transforms.shuffle(up, shuffle_buffer_size, seed))
 
     def repartition(self, num_partitions: int, batch_ms: float = 0) -> "ParallelIterator":
         """New shards: shard ``i`` pulls every ``num_partitions``-th item (offset ``i``) from every old shard."""
-        check_positive_int("num_partitions", num_partitions)
+        check_int("num_partitions", num_partitions, minimum=1)
         check_batch_ms(batch_ms)
         old = self.shard_set.start()
         partitions = [_partition_items(old, num_partitions, i, batch_ms) for i in range(num_partitions)]
@@ -137,7 +137,7 @@ class ParallelIterator:
         (``zip_with_source_actor`` uses it).
         """
         check_batch_ms(batch_ms)
-        check_positive_int("num_async", num_async)
+        check_int("num_async", num_async, minimum=1)
         check_coalesce_ms(coalesce_ms, batch_ms)
         return gather.gather_async(self.shard_set, self.name, batch_ms, num_async, coalesce_ms)
 
@@ -145,7 +145,7 @@ class ParallelIterator:
         """The items of one shard, in order."""
         self._check_index("shard_index", shard_index)
         check_batch_ms(batch_ms)
-        check_positive_int("num_async", num_async)
+        check_int("num_async", num_async, minimum=1)
         return gather.get_shard(self.shard_set, self.name, shard_index, batch_ms, num_async)
 
     def shards(self) -> list[LocalIterator]:

@@ -234,3 +234,37 @@ def test_dropping_a_gather_stops_its_streams():
     assert ray.get(actor.samples_taken.remote()) == before  # no stream keeps sampling for nobody
     assert ray.get(actor.set_weights.remote(3), timeout=10) == 3
     assert next(from_actors([actor]).gather_async()) == 3
+
+
+def test_a_fifth_live_gather_async_over_the_same_workers_works():
+    """An actor serves 4 streams at once; a fifth live gather must not wait for a slot forever."""
+    import threading
+
+    actors = [Sampler.remote(), Sampler.remote()]
+    for actor in actors:
+        track_actor(actor, control_group=True)
+    live = []
+    for _ in range(4):
+        live.append(from_actors(actors).gather_async())
+        next(live[-1])
+    fifth = from_actors(actors).gather_async()
+    got = []
+    puller = threading.Thread(target=lambda: got.append(next(fifth)), daemon=True)
+    puller.start()
+    puller.join(timeout=60)
+    assert got == [0], "the fifth gather_async did not deliver within 60 s"
+    assert next(live[0]) == 0                  # the four streams still flow
+
+
+@pytest.mark.parametrize("gather", ["gather_sync", "gather_async", "batch_across_shards"])
+def test_an_error_from_a_shard_names_its_lane(gather):
+    def boom(x):
+        if x == 2:
+            raise KeyError("two")
+        return x
+
+    it = from_range(4, 1).for_each(boom)
+    (lane,) = it.shard_set.labels
+    with pytest.raises(KeyError) as caught:
+        list(getattr(it, gather)())
+    assert any(lane in note for note in getattr(caught.value, "__notes__", [])), caught.value
