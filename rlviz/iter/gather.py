@@ -40,12 +40,7 @@ def batch_across_shards(shards: ShardSet, name: str) -> LocalIterator:
     serving = Serving(NodeId.new(), "par_iter_next")
 
     def open_barrier(timeout, consumed: list) -> Iterator:
-        for pairs in _barrier(shards, serving, timeout):
-            if pairs is NOT_READY:
-                yield pairs
-                continue
-            consumed.extend(item_id for item_id, _ in pairs)
-            yield [item for _, item in pairs]
+        return _rounds(shards, serving, timeout, consumed, flat=False)
 
     return _gathered(shards, serving, f"{name}.batch_across_shards()", "batch_across_shards", open_barrier)
 
@@ -61,13 +56,7 @@ def gather_sync(shards: ShardSet, name: str, prefetch: int | None) -> LocalItera
         serving = Serving(NodeId.new(), "par_iter_next")
 
         def open_rounds(timeout, consumed: list) -> Iterator:
-            for pairs in _barrier(shards, serving, timeout):
-                if pairs is NOT_READY:
-                    yield pairs
-                    continue
-                for item_id, item in pairs:
-                    consumed.append(item_id)
-                    yield item
+            return _rounds(shards, serving, timeout, consumed, flat=True)
 
         return _gathered(shards, serving, f"{name}.gather_sync()", "gather_sync", open_rounds)
     serving = Serving(NodeId.new(), "par_iter_next_batch", f"prefetch={prefetch}")
@@ -119,6 +108,20 @@ def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_sour
 
     source = Source(op, serving.gather, label, open_source, upstream)
     return LocalIterator.from_chain(Chain(source), shared)
+
+
+def _rounds(shards: ShardSet, serving: Serving, timeout, consumed: list, *, flat: bool) -> Iterator:
+    """The barrier's rounds, as lists or (``flat``) item by item; each value's id goes to ``consumed`` as it is yielded."""
+    for pairs in _barrier(shards, serving, timeout):
+        if pairs is NOT_READY:
+            yield pairs
+        elif flat:
+            for item_id, item in pairs:
+                consumed.append(item_id)
+                yield item
+        else:
+            consumed.extend(item_id for item_id, _ in pairs)
+            yield [item for _, item in pairs]
 
 
 def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
