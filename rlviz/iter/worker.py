@@ -167,6 +167,8 @@ class ParallelIteratorWorker:
         recorder = get_recorder()
         if capacity is not None:
             recorder.set_capacity(capacity)
+        if on:
+            recorder.start_block(time.time_ns())
         recorder.enabled = on
         return recorder.dropped
 
