@@ -24,7 +24,8 @@ _COLLECT_TIMEOUT_S = 10.0
 
 
 def next_label(prefix: str) -> str:
-    """A fresh lane label: ``shard-0``, ``shard-1``, ... per prefix."""
+    """A fresh lane label: ``shard-0``, ``shard-1``, ... per prefix (counting anew in each new Ray)."""
+    COLLECTOR._same_ray()
     counter = _LABEL_COUNTERS.setdefault(prefix, itertools.count())
     return f"{prefix}-{next(counter)}"
 
@@ -37,6 +38,7 @@ class ActorCollector:
     """
 
     def __init__(self) -> None:
+        self.ray_key: tuple | None = None        # which Ray the actors below belong to (see _ray_key)
         self.labels: dict[object, str] = {}
         self.grouped: set = set()                # actor ids whose class declared rlviz's groups
         self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -49,6 +51,7 @@ class ActorCollector:
 
     def track(self, handle, label: str, control_group: bool) -> str:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
+        self._same_ray()
         label = self._unused(label)
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
@@ -69,7 +72,27 @@ class ActorCollector:
             candidate = f"{label}#{n}"
         return candidate
 
+    def _same_ray(self) -> bool:
+        """True if Ray is up; actors tracked under a Ray that is gone (shut down, restarted) are forgotten.
+
+        A notebook variable can keep an old actor handle alive after ``ray.shutdown()``; calling
+        it would fail ("Can't find actor") or, with Ray down, quietly start a new Ray.
+        """
+        key = _ray_key()
+        if key != self.ray_key:
+            self.ray_key = key
+            self.labels.clear()
+            self.grouped.clear()
+            self.handles = weakref.WeakValueDictionary()
+            self.offsets.clear()
+            self.dropped_before = {}
+            self.pinned = []
+            self.final_exports = []
+            _LABEL_COUNTERS.clear()
+        return key is not None
+
     def begin(self, capacity: int | None) -> None:
+        self._same_ray()
         self.capacity = capacity
         self.active = True
         self.pinned = list(self.handles.values())
@@ -78,6 +101,8 @@ class ActorCollector:
                                              _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
+        if not self._same_ray():
+            return list(self.final_exports)
         exports = [self._aligned(label, export) for label, export in
                    self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()]
         return exports + self.final_exports
@@ -85,7 +110,7 @@ class ActorCollector:
     def release(self, handle) -> None:
         """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
         label = self.labels.get(handle._actor_id)
-        if label is None:
+        if label is None or not self._same_ray():
             return
         if self.active:
             try:
@@ -106,6 +131,9 @@ class ActorCollector:
 
     def end(self) -> None:
         self.active = False
+        if not self._same_ray():
+            self.pinned = []
+            return
         for handle in list(self.handles.values()):
             self._control(handle, "_rlviz_set_recording").remote(False)
         self.pinned = []
@@ -138,6 +166,14 @@ class ActorCollector:
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 continue
         return results
+
+
+def _ray_key() -> tuple | None:
+    """Identifies the Ray this driver is connected to (None if none): its node and job ids are new each time."""
+    if not ray.is_initialized():
+        return None
+    context = ray.get_runtime_context()
+    return context.get_node_id(), context.get_job_id()
 
 
 COLLECTOR = ActorCollector()
