@@ -18,6 +18,8 @@ from rlviz.trace.session import add_collector
 
 __all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
 
+#: How many hex digits of a Ray node id a lane shows on a multi-node cluster (``RolloutWorker-1@3f2a1c``).
+NODE_ID_CHARS = 6
 _LABEL_COUNTERS: dict[str, itertools.count] = {}
 _BEGIN_TIMEOUT_S = 2.0     # an actor busy in its default queue answers later; the time window covers it
 _COLLECT_TIMEOUT_S = 10.0
@@ -52,11 +54,13 @@ class ActorCollector:
     def track(self, handle, label: str, control_group: bool) -> str:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
         self._same_ray()
+        if control_group:
+            self.grouped.add(handle._actor_id)
+        if len([node for node in ray.nodes() if node["Alive"]]) > 1:     # a cluster: say which node
+            label = f"{label}@{ray.get(self._control(handle, '_rlviz_node').remote())[:NODE_ID_CHARS]}"
         label = self._unused(label)
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
-        if control_group:
-            self.grouped.add(handle._actor_id)
         ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:

@@ -178,6 +178,12 @@ class ParallelIteratorWorker:
     def _rlviz_clock(self) -> int:
         return time.time_ns()
 
+    def _rlviz_node(self) -> str:
+        """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
+
     # -- helpers -------------------------------------------------------------
     def _rlviz_source(self, op: str, source_id: str, label: str) -> Source:
         items = self._rlviz_items
