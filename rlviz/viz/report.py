@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rlviz.trace import Trace, TraceFormatError
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.graph import NODE_GID, dataflow_graph, plot_graph
-from rlviz.viz.order import plot_order
+from rlviz.viz.order import merge_inputs, plot_order
 from rlviz.viz.timeline import plot_timeline
 
 if TYPE_CHECKING:
@@ -98,7 +98,8 @@ def report_html(trace: Trace, title: str = "rlviz trace report") -> str:
     trace = check_trace(trace, "report_html")
     import matplotlib.pyplot as plt
 
-    order_ops = _merge_inputs(trace)
+    merge = merge_inputs(trace.graph())
+    order_ops = merge[1] if merge else None
     figures = [plot_graph(trace).figure, plot_timeline(trace).figure,
                plot_order(trace, ops=order_ops).figure]
     try:
@@ -182,19 +183,6 @@ def _stats_table(trace: Trace) -> str:
     if not body:
         body.append('<tr><td colspan="8">empty trace: nothing was recorded</td></tr>')
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _merge_inputs(trace: Trace) -> list[str] | None:
-    """op_ids pulled by the most downstream node that merges several streams, if any."""
-    import networkx as nx
-
-    graph = dataflow_graph(trace)
-    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n]["items"]]
-    if not merges or not nx.is_directed_acyclic_graph(graph):
-        return None
-    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
-    last = max(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
-    return list(graph.predecessors(last))
 
 
 def _svg_with_tooltips(figure: "Figure", trace: Trace) -> str:
