@@ -155,8 +155,9 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
 def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """The item numbers, their mode ("i32" or "f64"), the item kinds, and the texts they index.
 
-    Floats travel as their value (f64 mode); ints beyond int32 (f64 mode) or
-    beyond 2**53 (kept exactly only as text) are re-kinded as text.
+    Floats travel as their value, numbers beyond int32 (large ints, long
+    sized values) switch the column to f64; ints beyond 2**53 would lose
+    digits there, so they are re-kinded as text.
     """
     c = trace.columns
     kinds = c["item_kind"].astype(np.uint8)
@@ -164,7 +165,7 @@ def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     texts = list(trace.texts)
     is_int = kinds == KIND_INT
     is_float = kinds == KIND_FLOAT
-    wide = is_int & ((number < _INT32.min) | (number > _INT32.max))
+    wide = ~is_float & ((number < _INT32.min) | (number > _INT32.max))
     if not is_float.any() and not wide.any():
         return number.astype("<i4"), "i32", kinds, texts
     values = number.astype("<f8")

@@ -52,13 +52,17 @@ def test_times_beyond_four_seconds_use_a_coarser_unit_and_floor_to_it():
 def test_floats_and_wide_ints_switch_the_item_column_to_float64():
     records = [{"op": "a", "label": "a", "op_id": "a", "where": "driver", "pid": 1, "start_ns": i,
                 "end_ns": i + 1, "outcome": "item", "item": None} for i in range(3)]
+    records.append(dict(records[0], item="list"))
     trace = Trace.from_records(records)
-    trace.columns["item_kind"][:] = [1, 1, 2]                     # int, int, float
-    trace.columns["item_num"][:] = [1 << 40, (1 << 60) + 1, np.float64(2.5).view(np.int64)]
+    trace.columns["item_kind"][:] = [1, 1, 2, 5]                  # int, int, float, sized
+    trace.columns["item_num"][:] = [1 << 40, (1 << 60) + 1, np.float64(2.5).view(np.int64),
+                                    (300 << 24) | trace.texts.index("list")]
     payload = encode_trace(trace)
     columns = decode_payload(payload)
     assert payload.meta["item_mode"] == "f64"
-    assert [_format(columns, payload.meta, i) for i in range(3)] == [trace.item_summary(i) for i in range(3)]
+    shown = [_format(columns, payload.meta, i) for i in range(4)]
+    assert shown == [trace.item_summary(i) for i in range(4)]
+    assert shown[3] == "list[300]"
 
 
 def test_big_columns_travel_in_chunks():
