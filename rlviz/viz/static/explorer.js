@@ -3,7 +3,7 @@
 // `render`) and the standalone HTML file (`mountExplorer`). Text is set with textContent or
 // fillText only, never parsed as HTML.
 import {
-  ERROR, ITEM, NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completionOrder, decodeColumns,
+  NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completedIn, completionOrder, decodeColumns,
   drawsExact, errorsInWindow, hitTest, itemText, nodeMatches, orderEvents, searchEvents, step, stepList,
   tickStep, visibleRange,
 } from "./explorer_core.js";
@@ -11,6 +11,7 @@ import {
 const GUTTER = 190, ROW_H = 13, LANE_GAP = 7, RULER_H = 24;
 const NOT_READY_COLOR = "#b8b8b8", ERROR_COLOR = "#d62728", STOP_COLOR = "#333333";
 const PRODUCER_COLOR = "#e67e22", CONSUMER_COLOR = "#2471a3", RESTART_COLOR = "#c0392b";
+const GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 const MAX_ARROWS = 200, MAX_LINKS_LISTED = 40, PLAY_MS = 250;
 const CSS = `
 .rlviz-explorer { position: relative; font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
@@ -41,6 +42,19 @@ const CSS = `
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre; display: none; z-index: 10; max-width: 480px; }
 `;
+
+const GREY = rgbOf(NOT_READY_COLOR), DARK = rgbOf(STOP_COLOR);
+
+/** [r, g, b] of a #rrggbb colour. */
+function rgbOf(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+}
+
+/** One RGBA pixel (little-endian Uint32) of colour [r, g, b] at opacity alpha. */
+function pack([r, g, b], alpha) {
+  return ((Math.round(alpha * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
 
 /** Create an element with a class, optional data-rlviz part name and text. */
 function make(tag, className, part, text) {
@@ -97,7 +111,9 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   const parts = buildDom();
   const rowY = layoutRows();
   let frameRequested = false, firstFrame = false, windowTimer = null;
-  const order = model.n ? orderEvents(model) : new Uint32Array(0);
+  const raster = { canvas: document.createElement("canvas") };
+  raster.ctx = raster.canvas.getContext("2d");
+  let order = null;
 
   if (model.n === 0) {
     parts.scroll.replaceChildren(make("div", "rlviz-empty", null,
@@ -109,9 +125,15 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   drawInspector();
   drawNow();
   reflect();
-  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => scheduleDraw());
+  // widths are read here only: reading layout inside a draw would force the page to reflow
+  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
+    const width = parts.timeline.clientWidth;
+    if (width && width !== state.width) { state.width = width; state.orderWidth = parts.order.clientWidth; scheduleDraw(); drawOrder(); }
+  });
   if (resize) resize.observe(parts.timeline);
   bindEvents();
+  // completion order (a sort of every end time) is ready a moment after the first frame
+  const ordering = setTimeout(() => { completionOrder(model); order = orderEvents(model); drawOrder(); }, 0);
 
   // ---------------------------------------------------------------- DOM
   function buildDom() {
@@ -289,7 +311,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
 
   function drawNow() {
     const started = performance.now();
-    state.width = parts.timeline.clientWidth || state.width || 960;
+    if (!state.width) state.width = parts.timeline.clientWidth || 960;
     drawRuler();
     if (model.n > 0) drawLanes();
     measure("rlviz:draw", started);
@@ -360,22 +382,72 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
       ctx.textAlign = "left";
     });
+    rasterize(plotW, height);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
     ctx.save();
     ctx.beginPath();
     ctx.rect(GUTTER, 0, plotW, height);
     ctx.clip();
-    const restarts = [];
     model.rows.forEach((row, r) => {
       ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
-      if (drawsExact(model, r, a, b, plotW)) drawExact(ctx, r, restarts);
-      else drawAggregate(ctx, r, plotW);
       drawErrors(ctx, r);
     });
     ctx.globalAlpha = 1;
-    drawRestarts(ctx, restarts, height);
+    drawRestarts(ctx, height);
     if (state.selected >= 0) drawSelection(ctx);
     if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, state.hover, "#000", 1);
     ctx.restore();
+  }
+
+  /**
+   * Draw every row's spans into one RGBA pixel buffer at CSS-pixel resolution: exact spans
+   * when a row has few events in the window, per-pixel aggregates otherwise. A row is built as
+   * two scanlines (upper band: items and stops; lower band: not-ready polls) copied to its
+   * pixel rows, so a frame costs O(rows x width) plus the exact spans drawn.
+   */
+  function rasterize(plotW, height) {
+    if (!raster.image || raster.image.width !== plotW || raster.image.height !== height) {
+      raster.canvas.width = plotW;
+      raster.canvas.height = height;
+      raster.image = raster.ctx.createImageData(plotW, height);
+      raster.pixels = new Uint32Array(raster.image.data.buffer);
+      raster.upper = new Uint32Array(plotW);
+      raster.lower = new Uint32Array(plotW);
+    }
+    const { pixels, upper, lower } = raster;
+    pixels.fill(0);
+    const [a, b] = state.window, scale = plotW / (b - a);
+    model.rows.forEach((row, r) => {
+      const dim = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
+      const color = rgbOf(model.nodes[row.node].color);
+      upper.fill(0);
+      lower.fill(0);
+      if (drawsExact(model, r, a, b, plotW)) {
+        const [k0, k1] = visibleRange(model, r, a, b);
+        const item = pack(color, dim), poll = pack(GREY, dim), stop = pack(DARK, dim);
+        for (let k = k0; k < k1; k++) {
+          const i = model.rowEvents[k], outcome = model.flags[i] & 3;
+          const s = (model.start[i] - a) * scale;
+          const x0 = Math.max(0, Math.floor(s));
+          const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil(s + model.duration[i] * scale)));
+          if (x1 <= 0 || x0 >= plotW) continue;
+          if (outcome === NOT_READY) lower.fill(poll, x0, x1);
+          else upper.fill(outcome === STOP ? stop : item, x0, x1);
+        }
+      } else {
+        const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
+        for (let x = 0; x < plotW; x++) {
+          if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+          if (polls[x] > 0) lower[x] = pack(GREY, dim * Math.min(1, 0.4 + 0.15 * polls[x]));
+        }
+      }
+      for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
+      const top = Math.round(rowY[r]) + 1, split = Math.round(rowY[r] + ROW_H * 0.55);
+      const bottom = Math.round(rowY[r]) + ROW_H - 1;
+      for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+    });
+    raster.ctx.putImageData(raster.image, 0, 0);
   }
 
   function spanBox(i) {
@@ -386,49 +458,6 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     return [x0, y + 1, x1 - x0, ROW_H - 2];
   }
 
-  function drawExact(ctx, r, restarts) {
-    const [k0, k1] = visibleRange(model, r, state.window[0], state.window[1]);
-    const color = model.nodes[model.rows[r].node].color;
-    const restart = model.nodes[model.rows[r].node].restart;
-    for (let k = k0; k < k1; k++) {
-      const i = model.rowEvents[k], outcome = model.flags[i] & 3;
-      if (outcome === ERROR) continue;
-      if (restart) restarts.push(i);
-      ctx.fillStyle = outcome === ITEM ? color : outcome === NOT_READY ? NOT_READY_COLOR : STOP_COLOR;
-      const [x, y, w, h] = spanBox(i);
-      ctx.fillRect(x, y, outcome === STOP ? Math.max(w, 1) : w, h);
-    }
-  }
-
-  function drawAggregate(ctx, r, plotW) {
-    const { fraction, polls } = aggregateRow(model, r, state.window[0], state.window[1], plotW);
-    const y = rowY[r], baseAlpha = ctx.globalAlpha;
-    ctx.fillStyle = model.nodes[model.rows[r].node].color;
-    runs(fraction, (v) => (v > 0 ? Math.min(8, Math.ceil(v * 8)) : 0), (x0, x1, level) => {
-      ctx.globalAlpha = baseAlpha * (0.25 + 0.75 * level / 8);
-      ctx.fillRect(GUTTER + x0, y + 1, x1 - x0, ROW_H - 2);
-    });
-    ctx.fillStyle = NOT_READY_COLOR;
-    runs(polls, (v) => (v > 0 ? Math.min(4, v) : 0), (x0, x1, level) => {
-      ctx.globalAlpha = baseAlpha * (0.35 + 0.65 * level / 4);
-      ctx.fillRect(GUTTER + x0, y + ROW_H * 0.55, x1 - x0, ROW_H * 0.45 - 1);
-    });
-    ctx.globalAlpha = baseAlpha;
-  }
-
-  /** Call draw(x0, x1, level) for each run of pixels with the same non-zero level. */
-  function runs(values, levelOf, draw) {
-    let from = 0, current = levelOf(values[0] || 0);
-    for (let px = 1; px <= values.length; px++) {
-      const level = px < values.length ? levelOf(values[px]) : -1;
-      if (level !== current) {
-        if (current > 0) draw(from, px, current);
-        from = px;
-        current = level;
-      }
-    }
-  }
-
   function drawErrors(ctx, r) {
     ctx.fillStyle = ERROR_COLOR;
     for (const i of errorsInWindow(model, r, state.window[0], state.window[1])) {
@@ -437,7 +466,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     }
   }
 
-  function drawRestarts(ctx, restarts, height) {
+  function drawRestarts(ctx, height) {
+    const restarts = [];
     const restartRows = model.rows.map((row, r) => (model.nodes[row.node].restart ? r : -1)).filter((r) => r >= 0);
     for (const r of restartRows) {
       if (!drawsExact(model, r, state.window[0], state.window[1], plotWidth())) continue;
@@ -529,9 +559,10 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`,
     ].join("\n");
     const box = root.getBoundingClientRect();
+    const x = clientX - box.left + 14, flip = x > box.width - 330;
     tip.style.display = "block";
-    const left = Math.min(clientX - box.left + 14, box.width - tip.offsetWidth - 4);
-    tip.style.left = `${Math.max(0, left)}px`;
+    tip.style.left = flip ? "" : `${x}px`;
+    tip.style.right = flip ? `${box.width - x + 28}px` : "";
     tip.style.top = `${clientY - box.top + 16}px`;
   }
 
@@ -671,7 +702,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       + (strip.ratio ? ` = ${strip.ratio.map((v) => v.toFixed(2)).join(" : ")}` : "");
     pane.appendChild(make("p", null, "order-ratio", weights + measured));
     const legend = make("div", "rlviz-legend");
-    const colors = strip.groups.map((g) => meta.nodes[g.node].color);
+    const opColors = strip.groups.map((g) => meta.nodes[g.node].color);
+    const colors = new Set(opColors).size === opColors.length ? opColors : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
     strip.groups.forEach((g, k) => {
       const swatch = make("span", "sw");
       swatch.style.background = colors[k];
@@ -682,17 +714,12 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     pane.appendChild(canvas);
     const note = make("p", "rlviz-status");
     pane.appendChild(note);
-    const width = Math.max(120, (pane.clientWidth || 320) - 12), cell = 11;
+    const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
     const perRow = Math.floor(width / cell), maxRows = 8;
-    const [a, b] = state.window;
-    const shown = [];
-    let total = 0;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k], end = model.start[i] + model.duration[i];
-      if (end < a || end > b) continue;
-      total++;
-      if (shown.length < perRow * maxRows) shown.push(i);
-    }
+    if (!order) { note.textContent = "ordering the calls…"; return; }
+    const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
+    const total = k1 - k0;
+    const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
     const rows = Math.max(1, Math.ceil(shown.length / perRow));
     const ctx = sized(canvas, perRow * cell, rows * cell);
     shown.forEach((i, k) => {
@@ -809,6 +836,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     },
     destroy() {
       if (state.playing) clearInterval(state.playing);
+      clearTimeout(ordering);
       clearTimeout(windowTimer);
       if (resize) resize.disconnect();
       el.replaceChildren();

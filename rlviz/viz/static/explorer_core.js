@@ -327,3 +327,17 @@ export function errorsInWindow(model, r, t0, t1) {
   }
   return found;
 }
+
+/** Positions [k0, k1) of `list` (events in completion order) that completed within [t0, t1]. */
+export function completedIn(model, list, t0, t1) {
+  const endOf = (k) => model.start[list[k]] + model.duration[list[k]];
+  const bound = (t, strict) => {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (endOf(mid) < t || (strict && endOf(mid) === t)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  };
+  return [bound(t0, false), bound(t1, true)];
+}
