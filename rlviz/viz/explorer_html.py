@@ -60,17 +60,21 @@ def embed_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def explorer_html(trace: Trace, below: str = "", title: str = "rlviz trace explorer") -> str:
+def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "rlviz trace explorer",
+                  css: str = "") -> str:
     """The standalone page as a string (see ``write_html``).
 
     Parameters
     ----------
     trace : Trace
         The recorded trace.
-    below : str, default ""
-        HTML placed under the viewer (already escaped; the report's static part).
+    above, below : str, default ""
+        HTML placed over and under the viewer (already escaped; the report's
+        heading and its static part).
     title : str, default "rlviz trace explorer"
         Page title (escaped).
+    css : str, default ""
+        Extra style rules for ``above`` and ``below``.
 
     Returns
     -------
@@ -90,8 +94,8 @@ def explorer_html(trace: Trace, below: str = "", title: str = "rlviz trace explo
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}</style></head><body>",
-        '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
+        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
+        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
         "the static report below does not.</noscript></div>",
         f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
         f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
