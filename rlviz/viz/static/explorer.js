@@ -31,7 +31,7 @@ const CSS = `
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
 .rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
 .rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; }
-.rlviz-graph svg { display: block; width: 100%; height: auto; }
+.rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: -1px; }
@@ -54,6 +54,14 @@ function rgbOf(hex) {
 /** One RGBA pixel (little-endian Uint32) of colour [r, g, b] at opacity alpha. */
 function pack([r, g, b], alpha) {
   return ((Math.round(alpha * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+/** `text` cut with an ellipsis to fit `room` pixels in the context's current font. */
+function fitText(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let keep = text.length;
+  while (keep > 1 && ctx.measureText(`${text.slice(0, keep)}…`).width > room) keep--;
+  return `${text.slice(0, keep)}…`;
 }
 
 /** Create an element with a class, optional data-rlviz part name and text. */
@@ -338,6 +346,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
 
   function drawRuler() {
     const ctx = sized(parts.ruler, state.width, RULER_H);
+    if (model.n === 0) return;
     const [a, b] = state.window;
     const spanMs = toMs(b - a);
     const tick = tickStep(spanMs, plotWidth() / 90);
@@ -373,8 +382,9 @@ export function mountExplorer(el, meta, buffers, host = {}) {
         ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
         ctx.fillStyle = lane.color;
         ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
+        const room = GUTTER - 22 - ctx.measureText(row.name).width;
         ctx.font = "bold 11px system-ui, sans-serif";
-        ctx.fillText(lane.name.length > 14 ? `${lane.name.slice(0, 13)}…` : lane.name, 8, y + ROW_H / 2);
+        ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
         ctx.font = "11px system-ui, sans-serif";
       }
       ctx.fillStyle = "#333";
@@ -616,7 +626,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const width = Math.max(...place.map((p) => p[0])) + boxW + pad;
     const height = Math.max(...place.map((p) => p[1])) + boxH + pad;
     const root_ = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
-    root_.style.maxWidth = `${width * 1.2}px`;
+    root_.style.width = `${width}px`;           // natural size: text stays readable, the pane scrolls
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
