@@ -392,7 +392,11 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
       ctx.textAlign = "left";
     });
-    rasterize(plotW, height);
+    const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where].join("|");
+    if (raster.key !== key) {                   // a step or a hover keeps the spans: only overlays change
+      rasterize(plotW, height);
+      raster.key = key;
+    }
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
     ctx.save();

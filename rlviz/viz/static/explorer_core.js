@@ -68,6 +68,9 @@ export function buildModel(meta, columns) {
   const rowEvents = new Uint32Array(n);
   const fill = rowStart.slice(0, R);
   for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
+  // row-ordered copy of the starts: binary searches read one contiguous array
+  const rowTimes = new Uint32Array(n);
+  for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
   // prefix sums with one extra slot per row: row r's slot k is at rowStart[r] + r + k
   const busy = new Float64Array(n + R);
   const polls = new Uint32Array(n + R);
@@ -101,17 +104,17 @@ export function buildModel(meta, columns) {
   for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration[i]);
   return {
     meta, n, nodes, rows, nodeRow, start, duration, node, flags, item: columns.item,
-    rowStart, rowEvents, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
+    rowStart, rowEvents, rowTimes, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
     end, unitMs: meta.unit_ns / 1e6, byEnd: null, rank: null,
   };
 }
 
 /** First position k in [lo, hi) of row r's events with start >= t (hi when none). */
 export function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowStart[r + 1]) {
-  const { rowEvents, start } = model;
+  const times = model.rowTimes;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (start[rowEvents[mid]] < t) lo = mid + 1; else hi = mid;
+    if (times[mid] < t) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
