@@ -22,10 +22,11 @@ __all__ = ["record_sharded_trace", "Expected", "wait_ready", "window_of", "hover
 _TOOLTIP_INDEX = re.compile(r"#(\d+)\s*$")
 
 
-def record_sharded_trace() -> Trace:
+def record_sharded_trace(path: Path) -> Trace:
     """``from_range(24, num_shards=2).for_each(f).gather_sync().batch(4)``, 5 batches taken on real shard actors.
 
-    Needs Ray started (the session's ``ray_local`` fixture).
+    Needs Ray started (the session's ``ray_local`` fixture).  The trace is
+    saved to ``path`` and read back, as the page's viewer will read it.
     """
     import rlviz
     from rlviz.iter import from_range
@@ -36,7 +37,8 @@ def record_sharded_trace() -> Trace:
     assert len(batches) == 5 and all(len(b) == 4 for b in batches)
     wheres = {n.where for n in trace.nodes}
     assert len(wheres - {"driver"}) == 2, f"expected events from two shard actors, got lanes {sorted(wheres)}"
-    return trace
+    trace.save(str(path))
+    return Trace.load(str(path))
 
 
 @dataclass

@@ -9,7 +9,6 @@ from browser_harness import chromium
 from explorer_checks import (Expected, check_selected, click_at, hover_a_span, press_right, record_sharded_trace,
                              shot, wait_ready, wheel_zoom)
 
-from rlviz.trace import Trace
 from rlviz.viz.explorer_html import write_html
 
 pytestmark = pytest.mark.browser
@@ -18,9 +17,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def recorded(ray_local, tmp_path_factory):
     """The trace of a real two-shard run, saved and read back as a file would be."""
-    path = tmp_path_factory.mktemp("recorded") / "trace.json"
-    record_sharded_trace().save(str(path))
-    return Trace.load(str(path))
+    return record_sharded_trace(tmp_path_factory.mktemp("recorded") / "trace.json")
 
 
 def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_path):
