@@ -38,7 +38,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info"]
 VIEWPORT = {"width": 1400, "height": 900}
-DEMO_TRACE = Path(__file__).resolve().parent.parent / "rlviz-out" / "dqn.trace.json"
+REPO = Path(__file__).resolve().parent.parent
+DEMO_TRACE = REPO / "rlviz-out" / "dqn.trace.json"
+SHOTS = REPO / "benchmarks" / "results"          # screenshots of the last run (not committed)
 WHEEL_NOTCHES = 30          # in, then as many out: from 300 s down to about 40 ms and back
 WHEEL_DELTA = 120           # one mouse-wheel notch
 HOVERS = 300
@@ -46,7 +48,7 @@ STEPS = 40
 MATPLOTLIB_ZOOMS = 5        # re-renders of plot_timeline, each window a quarter of the last
 
 
-def run(events: int = EVENTS, runs: int = RUNS, demo_trace: Path | None = None) -> dict:
+def run(events: int = EVENTS, runs: int = RUNS, demo_trace: Path | None = None, lab: bool = True) -> dict:
     """Open, interact with and size the Explorer of a synthetic trace; return the figures.
 
     Parameters
@@ -58,6 +60,9 @@ def run(events: int = EVENTS, runs: int = RUNS, demo_trace: Path | None = None) 
         open time and over all samples of all runs for frame, hit and step times.
     demo_trace : Path, optional
         A real DQN trace for the standalone-file size; see the module docstring.
+    lab : bool, default True
+        Also time ``TraceView`` in JupyterLab (cell run to first frame, bytes
+        received over the kernel websocket), ``runs`` times in one kernel.
 
     Returns
     -------
@@ -75,6 +80,8 @@ def run(events: int = EVENTS, runs: int = RUNS, demo_trace: Path | None = None) 
         small = write_html(sharded_trace(), Path(folder) / "small.html")
         per_run = [{**_browser_run(html), **_baseline_run(small)} for _ in range(runs)]
         result.update(_summarise(per_run))
+        if lab:
+            result.update(_lab_figures(events, runs, Path(folder)))
         result.update(_matplotlib_zooms(trace))
         result.update(_demo_sizes(demo_trace, Path(folder)))
     return result
@@ -98,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=RUNS, help=f"browser runs ({RUNS})")
     parser.add_argument("--demo-trace", type=Path, default=None, help="a real DQN trace (rlviz Trace JSON)")
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/performance.md")
+    parser.add_argument("--no-lab", action="store_true", help="skip the JupyterLab (TraceView) timing")
     args = parser.parse_args(argv)
-    result = run(args.events, args.runs, args.demo_trace)
+    result = run(args.events, args.runs, args.demo_trace, lab=not args.no_lab)
     table = _table(result)
     print(json.dumps(result, indent=1, default=float))
     print(table)
@@ -149,6 +157,8 @@ def _browser_run(html: Path) -> dict:
             out["first_draw_ms"] = page.evaluate(
                 "() => performance.getEntriesByName('rlviz:draw', 'measure')[0].duration")
             out.update(_memory(page, cdp, "open"))
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "explorer-open.png"))
             lanes = root.locator('[data-rlviz="lanes"]').bounding_box()
             centre = (lanes["x"] + lanes["width"] * 0.6, lanes["y"] + min(lanes["height"], 500) / 2)
             page.mouse.move(*centre)
@@ -158,6 +168,7 @@ def _browser_run(html: Path) -> dict:
                 page.mouse.wheel(0, -WHEEL_DELTA)
             page.wait_for_timeout(200)
             out["pan"] = _timed(page, lambda: _drag(page, centre))
+            page.screenshot(path=str(SHOTS / "explorer-zoomed.png"))
             out["hover_zoomed"] = _timed(page, lambda: _hover_grid(page, lanes))
             root.locator('[data-rlviz="reset"]').click()
             out["hover_full"] = _timed(page, lambda: _hover_grid(page, lanes))
@@ -167,6 +178,7 @@ def _browser_run(html: Path) -> dict:
             root.locator('[data-rlviz="zoom-selection"]').click()
             root.focus()
             out["steps_zoomed"] = _timed(page, lambda: [page.keyboard.press("ArrowRight") for _ in range(STEPS)])
+            page.screenshot(path=str(SHOTS / "explorer-stepped.png"))
             out.update(_memory(page, cdp, "after"))
             return out
         finally:
@@ -258,6 +270,65 @@ def _renderer_mb() -> float | None:
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
     return total / 1e6
+
+
+# -- TraceView in JupyterLab ----------------------------------------------------
+_LAB_SETUP = """import sys
+sys.path.insert(0, {repo!r})
+from benchmarks.synthetic import pipeline_trace
+from rlviz.widgets import TraceView
+trace = pipeline_trace({events}, {lanes})"""
+_LAB_SHOW = """view = TraceView(trace)
+view"""
+
+
+def _lab_figures(events: int, runs: int, folder: Path) -> dict:
+    """Cell run -> first frame of ``TraceView(trace)`` and the websocket bytes it took, in a loopback JupyterLab.
+
+    Uses the browser tests' harness (tests/browser_harness.py): 127.0.0.1,
+    empty token, a kernel without this process's RAY_* settings.
+    """
+    sys.path.insert(0, str(REPO / "tests"))
+    from browser_harness import chromium, jupyter_lab, open_notebook, run_cell, write_notebook
+
+    root = folder / "lab"
+    root.mkdir()
+    write_notebook(root / "bench.ipynb", [_LAB_SETUP.format(repo=str(REPO), events=events, lanes=LANES), _LAB_SHOW])
+    open_ms, received, marks = [], [], "performance.getEntriesByName('rlviz:first-frame')"
+    with jupyter_lab(root, folder) as url, chromium() as browser:
+        page = browser.new_page(viewport=VIEWPORT)
+        page.set_default_timeout(120_000)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        frames = []
+        cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]))
+        open_notebook(page, url, "bench.ipynb")
+        run_cell(page, 0, timeout_ms=300_000)
+        cdp.send("Performance.enable")
+        before = _memory(page, cdp, "lab_before")
+        for _ in range(runs):
+            cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+            cell.locator(".cm-content").click()
+            seen = page.evaluate(f"() => {marks}.length")
+            frames.clear()
+            started = page.evaluate("() => performance.now()")
+            page.keyboard.press("Shift+Enter")
+            page.wait_for_function(f"() => {marks}.length > {seen}", timeout=300_000)
+            open_ms.append(page.evaluate(f"() => {marks}.at(-1).startTime") - started)
+            received.append(sum(_frame_bytes(f) for f in frames))
+        after = _memory(page, cdp, "lab_after")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "explorer-lab.png"))
+    return {"lab_open_ms": _stats(open_ms), "lab_ws_bytes_per_event": _stats([b / events for b in received]),
+            "lab_js_mb_added": after["js_mb_lab_after"] - before["js_mb_lab_before"]}
+
+
+def _frame_bytes(frame: dict) -> int:
+    """Bytes of one websocket frame as CDP reports it (binary frames arrive base64-encoded)."""
+    data = frame.get("payloadData", "")
+    if frame.get("opcode") == 2:
+        return len(data) * 3 // 4 - data[-2:].count("=")
+    return len(data.encode())
 
 
 # -- summaries --------------------------------------------------------------
@@ -356,6 +427,17 @@ def _matplotlib_zooms(trace: Trace) -> dict:
 
 
 # -- the docs table -----------------------------------------------------------
+def _lab_rows(r: dict) -> list[tuple[str, str, str]]:
+    if "lab_open_ms" not in r:
+        return []
+    return [("JupyterLab: `TraceView(trace)` cell run to first frame",
+             f"{r['lab_open_ms']['median']:,.0f} / {r['lab_open_ms']['p95']:,.0f} ms", "<= 3,000 ms"),
+            ("JupyterLab: bytes per event received over the kernel websocket for that cell",
+             f"{r['lab_ws_bytes_per_event']['median']:.1f}", "<= 24"),
+            ("JupyterLab: page JS memory added by the view", f"{r['lab_js_mb_added']:.0f} MB", "<= 150 MB")]
+
+
+
 def _table(r: dict) -> str:
     def ms(key: str, p95: bool = True) -> str:
         s = r[key]
@@ -388,6 +470,7 @@ def _table(r: dict) -> str:
         ("the same for the Explorer of a 62-event trace (what any page costs): JS / renderer",
          f"{mb('js_mb_baseline')} / {mb('renderer_mb_baseline')} MB", ""),
         ("bytes per event sent to the widget (columns + meta)", f"{r['payload_bytes_per_event']:.1f}", "<= 24"),
+        *_lab_rows(r),
         ("bytes per event of this trace's standalone HTML", f"{r['html_bytes_per_event']:.1f}", ""),
         (f"bytes per event of a real DQN trace's standalone HTML ({r['demo_events']:,} events)",
          f"{r['demo_html_bytes_per_event']:.1f}", "<= 40"),

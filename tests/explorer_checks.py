@@ -158,6 +158,11 @@ def check_selected(root, expected: Expected, index: int, timeout_ms: float = 10_
     marked = root.locator('[data-rlviz="graph"] [data-selected="1"]')
     expect(marked).to_have_count(1)
     expect(marked).to_have_attribute("data-node", str(int(expected.trace.columns["node"][index])))
+    pane, node = root.locator('[data-rlviz="graph"]').bounding_box(), marked.bounding_box()
+    centre = (node["x"] + node["width"] / 2, node["y"] + node["height"] / 2)
+    assert (pane["x"] <= centre[0] <= pane["x"] + pane["width"]
+            and pane["y"] <= centre[1] <= pane["y"] + pane["height"]), \
+        f"the highlighted graph node of {event.op} is outside the graph pane's view: node {node}, pane {pane}"
 
 
 def press_right(page, root, times: int) -> None:
