@@ -12,6 +12,8 @@ else a short DQN run recorded here, which needs Ray).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import io
 import json
 import os
@@ -25,8 +27,8 @@ import numpy as np
 from benchmarks.docs_table import DOCS, write_table
 from benchmarks.synthetic import pipeline_trace
 from rlviz.trace import Trace
-from rlviz.viz.explorer_html import write_html
 from rlviz.viz.examples import sharded_trace
+from rlviz.viz.explorer_html import write_html
 from rlviz.viz.explorer_payload import encode_trace
 
 __all__ = ["run", "main"]
@@ -34,9 +36,6 @@ __all__ = ["run", "main"]
 EVENTS = 1_000_000
 LANES = 16
 RUNS = 5
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info"]
 VIEWPORT = {"width": 1400, "height": 900}
 REPO = Path(__file__).resolve().parent.parent
 DEMO_TRACE = REPO / "rlviz-out" / "dqn.trace.json"
@@ -137,70 +136,62 @@ _STOP_FRAMES = """() => {
 
 def _browser_run(html: Path) -> dict:
     """A fresh chromium opens ``html``; then zoom, pan, hover and step, timing each."""
-    from playwright.sync_api import sync_playwright
-
-    if not os.access(CHROMIUM, os.X_OK):
-        raise RuntimeError(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium); "
-                           "never `playwright install`")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            page.goto(html.as_uri())
-            root = page.locator('[data-rlviz="explorer"]')
-            page.wait_for_function("() => document.querySelector('[data-rlviz=explorer]')"
-                                   "?.dataset.rlvizReady === '1'", timeout=120_000)
-            out = {"open_ms": page.evaluate(
-                "() => performance.getEntriesByName('rlviz:first-frame')[0].startTime")}
-            out["first_draw_ms"] = page.evaluate(
-                "() => performance.getEntriesByName('rlviz:draw', 'measure')[0].duration")
-            out.update(_memory(page, cdp, "open"))
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / "explorer-open.png"))
-            lanes = root.locator('[data-rlviz="lanes"]').bounding_box()
-            centre = (lanes["x"] + lanes["width"] * 0.6, lanes["y"] + min(lanes["height"], 500) / 2)
-            page.mouse.move(*centre)
-            out["zoom"] = _timed(page, lambda: [page.mouse.wheel(0, d) for d in
-                                                [-WHEEL_DELTA] * WHEEL_NOTCHES + [WHEEL_DELTA] * WHEEL_NOTCHES])
-            for _ in range(WHEEL_NOTCHES // 2):                 # pan at a 1/30 view: ~30,000 events visible
-                page.mouse.wheel(0, -WHEEL_DELTA)
-            page.wait_for_timeout(200)
-            out["pan"] = _timed(page, lambda: _drag(page, centre))
-            page.screenshot(path=str(SHOTS / "explorer-zoomed.png"))
-            out["hover_zoomed"] = _timed(page, lambda: _hover_grid(page, lanes))
-            root.locator('[data-rlviz="reset"]').click()
-            out["hover_full"] = _timed(page, lambda: _hover_grid(page, lanes))
-            page.mouse.move(lanes["x"] + 5, lanes["y"] - 40)            # off the canvas: no tooltip
-            root.focus()
-            out["steps_full"] = _timed(page, lambda: [page.keyboard.press("ArrowRight") for _ in range(STEPS)])
-            root.locator('[data-rlviz="zoom-selection"]').click()
-            root.focus()
-            out["steps_zoomed"] = _timed(page, lambda: [page.keyboard.press("ArrowRight") for _ in range(STEPS)])
-            page.screenshot(path=str(SHOTS / "explorer-stepped.png"))
-            out.update(_memory(page, cdp, "after"))
-            return out
-        finally:
-            browser.close()
+    with _opened(html) as (page, cdp):
+        root = page.locator('[data-rlviz="explorer"]')
+        out = {"open_ms": page.evaluate("() => performance.getEntriesByName('rlviz:first-frame')[0].startTime"),
+               "first_draw_ms": page.evaluate(
+                   "() => performance.getEntriesByName('rlviz:draw', 'measure')[0].duration")}
+        out.update(_memory(page, cdp, "open"))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "explorer-open.png"))
+        lanes = root.locator('[data-rlviz="lanes"]').bounding_box()
+        centre = (lanes["x"] + lanes["width"] * 0.6, lanes["y"] + min(lanes["height"], 500) / 2)
+        page.mouse.move(*centre)
+        out["zoom"] = _timed(page, lambda: [page.mouse.wheel(0, d) for d in
+                                            [-WHEEL_DELTA] * WHEEL_NOTCHES + [WHEEL_DELTA] * WHEEL_NOTCHES])
+        for _ in range(WHEEL_NOTCHES // 2):                 # pan at a 1/30 view: ~30,000 events visible
+            page.mouse.wheel(0, -WHEEL_DELTA)
+        page.wait_for_timeout(200)
+        out["pan"] = _timed(page, lambda: _drag(page, centre))
+        page.screenshot(path=str(SHOTS / "explorer-zoomed.png"))
+        out["hover_zoomed"] = _timed(page, lambda: _hover_grid(page, lanes))
+        root.locator('[data-rlviz="reset"]').click()
+        out["hover_full"] = _timed(page, lambda: _hover_grid(page, lanes))
+        page.mouse.move(lanes["x"] + 5, lanes["y"] - 40)            # off the canvas: no tooltip
+        root.focus()
+        out["steps_full"] = _timed(page, lambda: [page.keyboard.press("ArrowRight") for _ in range(STEPS)])
+        root.locator('[data-rlviz="zoom-selection"]').click()
+        root.focus()
+        out["steps_zoomed"] = _timed(page, lambda: [page.keyboard.press("ArrowRight") for _ in range(STEPS)])
+        page.screenshot(path=str(SHOTS / "explorer-stepped.png"))
+        out.update(_memory(page, cdp, "after"))
+        return out
 
 
 def _baseline_run(html: Path) -> dict:
     """Memory of a fresh chromium showing the Explorer of a 62-event trace: what any page costs."""
-    from playwright.sync_api import sync_playwright
+    with _opened(html) as (page, cdp):
+        return _memory(page, cdp, "baseline")
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            page.goto(html.as_uri())
-            page.wait_for_function("() => document.querySelector('[data-rlviz=explorer]')"
-                                   "?.dataset.rlvizReady === '1'", timeout=120_000)
-            return _memory(page, cdp, "baseline")
-        finally:
-            browser.close()
+
+@contextlib.contextmanager
+def _opened(html: Path):
+    """A fresh headless chromium showing ``html`` once the Explorer has drawn; yields the page and a CDP session."""
+    with _harness().chromium(["--enable-precise-memory-info"]) as browser:
+        page = browser.new_page(viewport=VIEWPORT)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        page.goto(html.as_uri())
+        page.wait_for_function("() => document.querySelector('[data-rlviz=explorer]')"
+                               "?.dataset.rlvizReady === '1'", timeout=120_000)
+        yield page, cdp
+
+
+def _harness():
+    """The browser tests' harness (tests/browser_harness.py): Debian's chromium, a loopback JupyterLab."""
+    if str(REPO / "tests") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests"))
+    return importlib.import_module("browser_harness")
 
 
 def _timed(page, act) -> dict:
@@ -288,22 +279,21 @@ def _lab_figures(events: int, runs: int, folder: Path) -> dict:
     Uses the browser tests' harness (tests/browser_harness.py): 127.0.0.1,
     empty token, a kernel without this process's RAY_* settings.
     """
-    sys.path.insert(0, str(REPO / "tests"))
-    from browser_harness import chromium, jupyter_lab, open_notebook, run_cell, write_notebook
-
+    harness = _harness()
     root = folder / "lab"
     root.mkdir()
-    write_notebook(root / "bench.ipynb", [_LAB_SETUP.format(repo=str(REPO), events=events, lanes=LANES), _LAB_SHOW])
+    setup = _LAB_SETUP.format(repo=str(REPO), events=events, lanes=LANES)
+    harness.write_notebook(root / "bench.ipynb", [setup, _LAB_SHOW])
     open_ms, received, marks = [], [], "performance.getEntriesByName('rlviz:first-frame')"
-    with jupyter_lab(root, folder) as url, chromium() as browser:
+    with harness.jupyter_lab(root, folder) as url, harness.chromium() as browser:
         page = browser.new_page(viewport=VIEWPORT)
         page.set_default_timeout(120_000)
         cdp = page.context.new_cdp_session(page)
         cdp.send("Network.enable")
         frames = []
         cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]))
-        open_notebook(page, url, "bench.ipynb")
-        run_cell(page, 0, timeout_ms=300_000)
+        harness.open_notebook(page, url, "bench.ipynb")
+        harness.run_cell(page, 0, timeout_ms=300_000)
         cdp.send("Performance.enable")
         before = _memory(page, cdp, "lab_before")
         for _ in range(runs):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "jupyter_lab", "chromium", "write_notebook", "open_notebook",
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "jupyter_lab", "chromium", "chromium_page", "write_notebook", "open_notebook",
            "run_cell", "kernel_env"]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -95,6 +95,15 @@ def chromium(extra_args: Sequence[str] = ()) -> Iterator:
             yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int, height: int) -> Iterator:
+    """A page of a fresh headless chromium (``chromium()``), ``width`` x ``height``, 60 s default timeout."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.set_default_timeout(60_000)
+        yield page
 
 
 def write_notebook(path: Path, cells: Sequence[str]) -> None:

@@ -17,7 +17,7 @@ from rlviz.trace import Trace
 from rlviz.viz.explorer_payload import decode_payload, encode_trace
 
 __all__ = ["record_sharded_trace", "Expected", "wait_ready", "window_of", "hover_a_span", "click_at",
-           "check_selected", "press_right", "wheel_zoom", "shot"]
+           "check_selected", "select_a_gather", "press_right", "wheel_zoom", "shot"]
 
 _TOOLTIP_INDEX = re.compile(r"#(\d+)\s*$")
 
@@ -163,6 +163,22 @@ def check_selected(root, expected: Expected, index: int, timeout_ms: float = 10_
     assert (pane["x"] <= centre[0] <= pane["x"] + pane["width"]
             and pane["y"] <= centre[1] <= pane["y"] + pane["height"]), \
         f"the highlighted graph node of {event.op} is outside the graph pane's view: node {node}, pane {pane}"
+
+
+def select_a_gather(page, root, expected: Expected, artifacts: Path) -> tuple[int, tuple[float, float]]:
+    """Hover a driver ``gather_sync`` span with a producer and three steps after it, then click it.
+
+    Checks the tooltip and then the selection (``check_selected``); saves
+    ``2-hover`` and ``3-selected`` screenshots.  Returns the index and the point.
+    """
+    near_end = len(expected.trace) - 3
+    index, point = hover_a_span(page, root, expected, "gather_sync",
+                                usable=lambda i: expected.rank(i) < near_end and expected.producers(i))
+    shot(root, artifacts, "2-hover")
+    click_at(page, point)
+    check_selected(root, expected, index)
+    shot(root, artifacts, "3-selected")
+    return index, point
 
 
 def press_right(page, root, times: int) -> None:

@@ -6,7 +6,7 @@ shard actors.  Screenshots go to the ``artifacts`` folder the test prints.
 """
 import pytest
 from browser_harness import chromium
-from explorer_checks import (Expected, check_selected, click_at, hover_a_span, press_right, record_sharded_trace,
+from explorer_checks import (Expected, check_selected, click_at, press_right, record_sharded_trace, select_a_gather,
                              shot, wait_ready, wheel_zoom)
 
 from rlviz.viz.explorer_html import write_html
@@ -49,13 +49,7 @@ def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_pa
         root = wait_ready(page)
         shot(root, artifacts, "1-ready")
 
-        near_end = len(expected.trace) - 3
-        index, point = hover_a_span(page, root, expected, "gather_sync",
-                                    usable=lambda i: expected.rank(i) < near_end and expected.producers(i))
-        shot(root, artifacts, "2-hover")
-        click_at(page, point)
-        check_selected(root, expected, index)
-        shot(root, artifacts, "3-selected")
+        index, point = select_a_gather(page, root, expected, artifacts)
 
         (producer,) = expected.producers(index)               # follow the value upstream to its shard
         root.locator(f'[data-rlviz="producers"] [data-event="{producer}"]').click()

@@ -4,7 +4,7 @@ Loopback only: the server listens on 127.0.0.1 with an empty token, in a
 temporary root; the fixtures stop the browser, the server and its kernel.
 """
 import pytest
-from browser_harness import chromium, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
 
 from rlviz.trace import Trace
 
@@ -38,9 +38,7 @@ def lab(tmp_path):
 
 @pytest.fixture
 def page(lab):
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1300, "height": 1100})
-        page.set_default_timeout(60_000)
+    with chromium_page(1300, 1100) as page:
         yield page
 
 

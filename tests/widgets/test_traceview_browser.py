@@ -8,9 +8,9 @@ go to the ``artifacts`` folder the test prints.
 import re
 
 import pytest
-from browser_harness import chromium, jupyter_lab, open_notebook, run_cell, write_notebook
-from explorer_checks import (Expected, check_selected, click_at, hover_a_span, press_right, record_sharded_trace,
-                             shot, wait_ready, window_of, wheel_zoom)
+from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from explorer_checks import (Expected, check_selected, press_right, record_sharded_trace, select_a_gather, shot,
+                             wait_ready, wheel_zoom, window_of)
 
 pytestmark = pytest.mark.browser
 
@@ -39,9 +39,7 @@ def notebook(ray_local, tmp_path):
 
 @pytest.fixture
 def page(notebook):
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1200})
-        page.set_default_timeout(60_000)
+    with chromium_page(1400, 1200) as page:
         yield page
 
 
@@ -61,13 +59,7 @@ def test_traceview_zooms_hovers_selects_steps_and_follows_python(notebook, page,
                              f"{page.locator('.jp-OutputArea').all_inner_texts()!r}; page errors: {errors}") from None
     shot(root, artifacts, "1-ready")
 
-    near_end = len(expected.trace) - 3
-    index, point = hover_a_span(page, root, expected, "gather_sync",
-                                usable=lambda i: expected.rank(i) < near_end and expected.producers(i))
-    shot(root, artifacts, "2-hover")
-    click_at(page, point)
-    check_selected(root, expected, index)
-    shot(root, artifacts, "3-selected")
+    index, _ = select_a_gather(page, root, expected, artifacts)
     assert _state(page)[0] == index, "a click in the page did not reach view.selected"
 
     press_right(page, root, 3)
