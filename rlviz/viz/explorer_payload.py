@@ -85,7 +85,7 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     >>> from rlviz.viz.examples import sharded_trace
     >>> payload = encode_trace(sharded_trace())
     >>> payload.meta["count"], payload.meta["unit_ns"]
-    (62, 1)
+    (81, 1)
     """
     if not isinstance(chunk_bytes, int) or chunk_bytes < 8:
         raise ValueError(f"chunk_bytes must be an int >= 8, got {chunk_bytes!r}")
