@@ -1,8 +1,7 @@
 """``Trainer``: build workers for a named plan, call ``next()`` on it once per ``train()``, save and restore.
 
 Configuration is one flat dict checked against the plan's and policy's keys
-(typos fail with the closest valid name).  Imports rlviz.ops, rlviz.rollout
-and the plan modules; must not import rlviz.viz or rlviz.widgets.
+(typos fail with the closest valid name).
 """
 from __future__ import annotations
 
@@ -15,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Trainer", "PLANS", "COMMON_CONFIG"]
+from rlviz.checks import check_int, check_positive_number
+from rlviz.plans import PLANS
 
-#: Plan names -> module under rlviz.plans.
-PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+__all__ = ["Trainer", "COMMON_CONFIG"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -39,8 +38,8 @@ class Trainer:
 
     Parameters
     ----------
-    plan : {"pg", "a2c", "a3c", "dqn", "apex"}
-        Which plan (``rlviz.plans.<plan>``).
+    plan : str
+        Which plan: one of ``rlviz.plans.PLANS`` (``rlviz.plans.<plan>``).
     env : str or callable
         A gymnasium id or env creator (default ``"CartPole-v1"``).
     num_workers : int
@@ -51,9 +50,13 @@ class Trainer:
 
     Raises
     ------
+    TypeError
+        ``num_workers`` not an int, ``config`` not a dict, or a config value
+        of the wrong type; raised before any actor starts.
     ValueError
-        Unknown plan or config key (naming the closest valid one), or too
-        few workers for the plan; raised before any actor starts.
+        Unknown plan or config key (naming the closest valid one), too few
+        workers for the plan, or a bad config value (``training_intensity``
+        NaN, infinite or <= 0); raised before any actor starts.
 
     Examples
     --------
@@ -74,8 +77,7 @@ class Trainer:
 
         if plan not in PLANS:
             raise ValueError(_unknown("plan", plan, list(PLANS)) + f" plans are {list(PLANS)}")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        check_int("num_workers", num_workers, minimum=0)
         if plan in _NEEDS_REMOTE and num_workers < 1:
             raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
                              f">= 1, got {num_workers}")
@@ -89,6 +91,9 @@ class Trainer:
             if key not in valid:
                 raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
         self.config = {**COMMON_CONFIG, **self.module.DEFAULT_CONFIG, **(config or {}), "num_workers": num_workers}
+        if self.config.get("training_intensity") is not None:
+            check_positive_number("training_intensity", self.config["training_intensity"],
+                                  hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
         self.env = env
         policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
