@@ -14,7 +14,7 @@ import numpy as np
 from rlviz.trace import Trace
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.viz.layout import graph_layout
-from rlviz.viz.order import merge_inputs
+from rlviz.viz.order import merge_inputs, stream_op
 from rlviz.viz.palette import key_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 
@@ -211,17 +211,18 @@ def _structure(trace: Trace) -> dict:
     return {"nodes": nodes, "edges": edges,
             "lanes": [{"name": name, "color": process_colors.get(name, "#5b6770"), "nodes": lane_rows[name]}
                       for name in lanes.names],
-            "order": _order_strip(graph, index)}
+            "order": _order_strip(graph, index, trace.nodes)}
 
 
-def _order_strip(graph: "nx.DiGraph", index: dict[str, int]) -> dict | None:
+def _order_strip(graph: "nx.DiGraph", index: dict[str, int], nodes: list) -> dict | None:
     """The inputs of the last node that merges several streams: op names, weights, measured counts."""
     found = merge_inputs(graph)
     if found is None:
         return None
     merge, inputs = found
     weights = _weights(graph.nodes[merge]["label"], len(inputs))
-    names = [graph.nodes[op_id]["op"] for op_id in inputs]
+    by_id = {node.op_id: node for node in nodes}
+    names = [stream_op(by_id[op_id], by_id) for op_id in inputs]
     groups = []
     for k, op_id in enumerate(inputs):
         data = graph.nodes[op_id]

@@ -6,13 +6,14 @@ by op, weights next to the measured ratio.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rlviz.checks import check_int, check_round_robin_weights
-from rlviz.trace import Trace
+from rlviz.trace import Node, Trace
 from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
@@ -20,13 +21,14 @@ if TYPE_CHECKING:
     import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_order", "order_cells", "merge_inputs", "Cells", "MAX_ITEMS"]
+__all__ = ["plot_order", "order_cells", "merge_inputs", "stream_op", "Cells", "MAX_ITEMS"]
 
 #: Cells drawn at most; later items are counted in the ratio but not drawn.
 MAX_ITEMS = 2000
 _ONE_ROW = 60            # strips up to this long stay on one row
 _ROW = 50                # otherwise wrap near this many cells per row
 _ITEM = 0
+_WRAPPER = re.compile(r"tag\[\d+\]")   # Concurrently tags each child's stream with its index
 
 
 @dataclass
@@ -154,6 +156,36 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
     return Cells(category, names, counts)
 
 
+def stream_op(node: Node, by_id: dict[str, Node]) -> str:
+    """The op name of the stream ``node`` makes; a ``Concurrently`` wrapper (``tag[k]``) names the op it wraps.
+
+    Parameters
+    ----------
+    node : Node
+        A dataflow node.
+    by_id : dict of str to Node
+        Every node of the dataflow by op_id, to look parents up.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> store = Node("n4", "StoreToReplayBuffer", "...for_each(StoreToReplayBuffer)")
+    >>> tag = Node("n8", "tag[0]", "...", parents=("n4",))
+    >>> stream_op(tag, {"n4": store, "n8": tag})
+    'StoreToReplayBuffer'
+    """
+    seen = set()
+    while _WRAPPER.fullmatch(node.op) and len(node.parents) == 1 and node.parents[0] in by_id:
+        seen.add(node.op_id)
+        node = by_id[node.parents[0]]
+        if node.op_id in seen:
+            break
+    return node.op
+
+
 def merge_inputs(graph: "nx.DiGraph") -> tuple[str, list[str]] | None:
     """The most downstream node that merges several streams of items, and the op_ids it pulls from.
 
@@ -197,6 +229,7 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
     wanted = list(ops)
     group = np.full(len(nodes), -1)
     names = []
+    by_id = {n.op_id: n for n in nodes}
     for k, entry in enumerate(wanted):
         hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
         if not hits and nodes:
@@ -204,15 +237,15 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
             raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; "
                              f"ops and op_ids in this trace: {', '.join(known)}")
         group[hits] = k
-        names.append(_group_name(entry, [nodes[i] for i in hits]))
+        names.append(_group_name(entry, [nodes[i] for i in hits], by_id))
     return group, names
 
 
-def _group_name(entry: str, hits: list) -> str:
+def _group_name(entry: str, hits: list, by_id: dict) -> str:
     """An op name for the strip: an op_id entry (``n8``) is shown as its node's op (and lane if needed)."""
     if not hits or any(entry in (n.op, n.label) for n in hits):
         return short_text(str(entry), 24)
-    ops = {n.op for n in hits}
+    ops = {stream_op(n, by_id) for n in hits}
     wheres = {n.where for n in hits}
     name = short_text(" / ".join(sorted(ops)), 24)
     return name if wheres == {"driver"} else f"{name} @ {', '.join(sorted(wheres))}"

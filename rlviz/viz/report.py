@@ -20,7 +20,7 @@ from rlviz.trace import Trace, TraceFormatError
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.graph import NODE_GID, dataflow_graph, plot_graph
-from rlviz.viz.order import merge_inputs, plot_order
+from rlviz.viz.order import merge_inputs, plot_order, stream_op
 from rlviz.viz.palette import short_text
 from rlviz.viz.timeline import plot_timeline
 
@@ -117,7 +117,8 @@ def report_html(trace: Trace, title: str = "rlviz trace report") -> str:
     dropped = (f'<p class="warn">{trace.dropped:,} events were dropped by the bounded buffers '
                f'(the oldest); raise <code>rlviz.record(capacity=...)</code> to keep them.</p>'
                if trace.dropped else "")
-    order_note = (f"items of {', '.join(esc(graph.nodes[o]['op']) for o in order_ops)}, the inputs of "
+    by_id = {node.op_id: node for node in trace.nodes}
+    order_note = (f"items of {', '.join(esc(stream_op(by_id[o], by_id)) for o in order_ops)}, the inputs of "
                   f"the last node that merges several streams ({esc(graph.nodes[merge[0]]['op'])})"
                   if order_ops else "every node that produced items")
     printable = "\n".join([

@@ -109,3 +109,23 @@ def test_empty_trace_encodes_to_empty_columns():
 def test_bad_chunk_size_is_rejected():
     with pytest.raises(ValueError, match="chunk_bytes"):
         encode_trace(sharded_trace(), chunk_bytes=0)
+
+
+def test_order_strip_names_the_ops_under_concurrently_tags():
+    nodes = [Node("n4", "StoreToReplayBuffer", "store"), Node("n8", "tag[0]", "store tagged", parents=("n4",)),
+             Node("n7", "UpdateTargetNetwork", "update"), Node("n9", "tag[1]", "update tagged", parents=("n7",)),
+             Node("n10", "Concurrently", "Concurrently[...; mode=round_robin, round_robin_weights=[1, 2]]",
+                  parents=("n8", "n9"))]
+    records, t = [], 0
+    for k, tag in enumerate(["n8", "n9", "n9", "n8", "n9", "n9"]):
+        node = nodes[1] if tag == "n8" else nodes[3]
+        records.append({"op": node.op, "label": node.label, "op_id": tag, "where": "driver", "pid": 1,
+                        "start_ns": t, "end_ns": t + 5, "outcome": "item", "item_id": 2 * k + 1})
+        records.append({"op": "Concurrently", "label": nodes[4].label, "op_id": "n10", "where": "driver", "pid": 1,
+                        "start_ns": t + 6, "end_ns": t + 8, "outcome": "item", "item_id": 2 * k + 2,
+                        "inputs": [2 * k + 1]})
+        t += 10
+    order = encode_trace(Trace.from_records(records, nodes)).meta["order"]
+    assert [(g["name"], g["weight"], g["items"]) for g in order["groups"]] == [
+        ("StoreToReplayBuffer", 1, 2), ("UpdateTargetNetwork", 2, 4)]
+    assert order["merge"] == "Concurrently" and order["ratio"] == [1.0, 2.0]
