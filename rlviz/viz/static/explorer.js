@@ -40,7 +40,7 @@ const CSS = `
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
-  padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre; display: none; z-index: 10; max-width: 480px; }
+  padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 `;
 
 const GREY = rgbOf(NOT_READY_COLOR), DARK = rgbOf(STOP_COLOR);
@@ -82,6 +82,10 @@ function svg(tag, attributes) {
 function formatMs(value) {
   const a = Math.abs(value);
   return a >= 1000 ? value.toFixed(1) : a >= 1 ? value.toFixed(3) : value.toFixed(4);
+}
+
+function formatBusy(ms) {
+  return ms >= 1000 ? Math.round(ms).toLocaleString("en-US") : ms.toPrecision(3);
 }
 
 function compact(value) {
@@ -630,7 +634,9 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const width = Math.max(...place.map((p) => p[0])) + boxW + pad;
     const height = Math.max(...place.map((p) => p[1])) + boxH + pad;
     const root_ = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
-    root_.style.width = `${width}px`;           // natural size: text stays readable, the pane scrolls
+    // shrink a wide graph to the pane, but not so far that its text gets unreadable (the pane scrolls)
+    const pane_ = (parts.timeline.clientWidth || 960) * 5 / 12 - 16;
+    root_.style.width = `${width * Math.min(1, Math.max(0.6, pane_ / width))}px`;
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
@@ -661,7 +667,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       const stats = svg("text", { x: boxW / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
       stats.textContent = `${compact(n.calls)} calls · ${compact(n.items)} items`;
       const more = svg("text", { x: boxW / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      more.textContent = [`${n.busy_ms.toPrecision(3)} ms busy`, n.not_ready ? `${compact(n.not_ready)} not ready` : "",
+      more.textContent = [`${formatBusy(n.busy_ms)} ms busy`, n.not_ready ? `${compact(n.not_ready)} not ready` : "",
         n.errors ? `${compact(n.errors)} errors` : ""].filter(Boolean).join(" · ");
       g.append(title, rect, name, stats, more);
       g.addEventListener("click", () => {
