@@ -903,7 +903,12 @@ function render({ model, el }) {
           },
         });
         const w = model.get("window");
-        if (w && w.length === 2 && w[1] > w[0]) view.setWindow(w);
+        if (w && w.length === 2 && w[1] > w[0]) {
+          view.setWindow(w);
+        } else if (message.meta.count > 0) {        // tell Python the range shown at first
+          model.set("window", [0, message.meta.span_ms]);
+          model.save_changes();
+        }
         view.setFilter({ op: model.get("op"), where: model.get("where") });
         if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
       } else if (message.type === "error") {
