@@ -13,6 +13,7 @@ import numpy as np
 
 from rlviz.trace import Trace
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
+from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import graph_layout
 from rlviz.viz.order import merge_inputs, stream_op
 from rlviz.viz.palette import key_colors, short_text, where_colors
@@ -184,8 +185,6 @@ def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
 
 def _structure(trace: Trace) -> dict:
     """Lanes, nodes, graph layout, order strip: everything but the per-event columns."""
-    from rlviz.viz.graph import dataflow_graph
-
     lanes = timeline_lanes(trace)
     ops = key_colors(n.op for n in trace.nodes)
     process_colors = where_colors(n.where for n in trace.nodes)
