@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Node, Trace
 
 __all__ = ["sharded_trace", "concurrently_trace", "apex_nodes", "large_trace"]
@@ -105,8 +106,10 @@ def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup
     ValueError
         If ``weights`` does not hold two positive ints.
     """
-    if len(weights) != 2 or any(not isinstance(w, int) or w < 1 for w in weights):
-        raise ValueError(f"weights must be two ints >= 1, got {weights!r}")
+    if len(weights) != 2:
+        raise ValueError(f"weights must be two ints >= 1, got {weights!r}; hint: weights=(1, 2)")
+    for index, weight in enumerate(weights):
+        check_int(f"weights[{index}]", weight, minimum=1)
     rng = np.random.default_rng(seed)
     builder = _Records()
     rollouts = [Node(f"sample{k}", "sample", f"RolloutWorker.sample() on worker {k}",
