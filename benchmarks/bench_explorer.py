@@ -27,9 +27,8 @@ import numpy as np
 from benchmarks.docs_table import DOCS, write_table
 from benchmarks.synthetic import pipeline_trace
 from rlviz.trace import Trace
-from rlviz.viz import write_report
+from rlviz.viz import write_html, write_report
 from rlviz.viz.examples import sharded_trace
-from rlviz.viz.explorer_html import write_html
 from rlviz.viz.explorer_payload import encode_trace
 
 __all__ = ["run", "main"]

@@ -136,7 +136,7 @@ def run_cell(page, index: int, timeout_ms: float = 180_000, attempts: int = 8):
 
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
     prompt = cell.locator(".jp-InputPrompt")
-    before = prompt.inner_text()
+    before = prompt.text_content()            # inner_text() reads "" before the prompt is laid out
     for _ in range(attempts):
         cell.locator(".cm-content").click()
         page.keyboard.press("Shift+Enter")

@@ -9,7 +9,7 @@ from browser_harness import chromium
 from explorer_checks import (Expected, check_selected, click_at, press_right, record_sharded_trace, select_a_gather,
                              shot, wait_ready, wheel_zoom)
 
-from rlviz.viz.explorer_html import write_html
+from rlviz.viz import write_html
 
 pytestmark = pytest.mark.browser
 
