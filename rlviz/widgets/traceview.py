@@ -138,17 +138,23 @@ class TraceView(anywidget.AnyWidget):
     # -- messages ----------------------------------------------------------
     def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
         if isinstance(content, dict) and content.get("type") == "ready":
-            self.send_payload()
+            self.send_payload(content.get("view"))
 
-    def send_payload(self) -> None:
-        """Send the trace's columns to the page (it asks for them when it is drawn)."""
+    def send_payload(self, view: str | None = None) -> None:
+        """Send the trace's columns to the page (each view asks for them when it is drawn).
+
+        Parameters
+        ----------
+        view : str, optional
+            The asking view's token; other views of this widget ignore the answer.
+        """
         try:
             if self._payload is None:
                 self._payload = encode_trace(self._trace)
         except Exception as err:          # shown in the widget, not lost in a log
             self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
             raise
-        self.send({"type": "payload", "meta": self._payload.meta}, self._payload.buffers)
+        self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
 
     # -- static fallback ---------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:

@@ -47,9 +47,10 @@ def test_json_part_does_not_grow_with_the_events():
 def test_each_new_page_view_is_sent_the_same_payload_again():
     view = TraceView(sharded_trace())
     messages = _sent(view)
-    view._handle_custom_msg({"type": "ready"}, [])
-    view._handle_custom_msg({"type": "ready"}, [])
+    view._handle_custom_msg({"type": "ready", "view": "a"}, [])
+    view._handle_custom_msg({"type": "ready", "view": "b"}, [])
     assert len(messages) == 2 and messages[0][1] == messages[1][1]
+    assert [m[0]["view"] for m in messages] == ["a", "b"]      # each view takes only its own answer
 
 
 def test_traits_set_from_python_and_event_follows_selected():

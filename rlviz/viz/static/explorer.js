@@ -885,6 +885,7 @@ export function splitChunks(meta, bytes) {
 /** anywidget entry point: the Python side sends the payload when the view says it is ready. */
 function render({ model, el }) {
   let view = null;
+  const token = Math.random().toString(36).slice(2);   // custom messages reach every view: name ours
   const showFailure = (error) => {
     const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
     if (view) view.showError(box.textContent); else el.replaceChildren(box);
@@ -892,6 +893,7 @@ function render({ model, el }) {
   const onMessage = (message, buffers) => {
     try {
       if (message.type === "payload") {
+        if (message.view !== token) return;       // the answer to another view of the same widget
         if (view) view.destroy();
         view = mountExplorer(el, message.meta, buffers, {
           onChange(state) {
@@ -929,7 +931,7 @@ function render({ model, el }) {
     "change:where": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
   };
   for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
-  model.send({ type: "ready" });
+  model.send({ type: "ready", view: token });
   return () => {
     model.off("msg:custom", onMessage);
     for (const [event, handler] of Object.entries(follow)) model.off(event, handler);
