@@ -20,7 +20,7 @@ class DQNDemoConfig:
     """Settings of the DQN demo."""
 
     plan: str = "dqn"
-    """Which plan to run: pg, a2c, a3c, dqn or apex."""
+    """Which plan to run: one of ``rlviz.plans.PLANS``."""
     num_workers: int = 2
     """Remote rollout workers."""
     time_budget_s: float = 60.0
@@ -110,5 +110,5 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
     print(f"  {paths['curve_png'].name}      return curve")
     print(f"  {paths['trace_json'].name}    rlviz trace (rlviz.Trace.load)")
     print(f"  {paths['chrome_json'].name}   open in https://ui.perfetto.dev or chrome://tracing")
-    print(f"  {paths['report_html'].name}   self-contained HTML report")
+    print(f"  {paths['report_html'].name}   self-contained HTML report: the interactive Explorer, then the printable views")
     return paths

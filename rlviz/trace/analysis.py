@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES
+from rlviz.trace.lanes import lane_key
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -39,8 +40,8 @@ def op_stats(trace: "Trace") -> list[dict]:
 
 
 def summary_table(trace: "Trace") -> str:
-    """A fixed-width table of ``op_stats``, driver first, busiest nodes first."""
-    rows = sorted(op_stats(trace), key=lambda r: (r["where"] != "driver", r["where"], -r["busy_ns"]))
+    """A fixed-width table of ``op_stats``, lanes in lane order, busiest nodes first within a lane."""
+    rows = sorted(op_stats(trace), key=lambda r: (lane_key(r["where"]), -r["busy_ns"]))
     where_width = max([len("where"), *(len(r["where"]) for r in rows)])
     op_width = max([len("op"), *(len(r["op"]) for r in rows)])
     header = (f"{'where':<{where_width}} {'op':<{op_width}} {'calls':>8} {'items':>8} {'not_rdy':>8} "
@@ -58,11 +59,12 @@ def summary_table(trace: "Trace") -> str:
 def edge_counts(trace: "Trace") -> dict[tuple[str, str], int]:
     """Values passed from producer node to consumer node, counted from the links."""
     producers, consumers = trace.links()
-    node = trace.columns["node"]
-    pairs, counts = np.unique(np.stack((node[producers], node[consumers])), axis=1,
-                              return_counts=True) if len(producers) else (np.zeros((2, 0), int), [])
+    node = trace.columns["node"].astype(np.int64)
+    width = max(len(trace.nodes), 1)
+    # One int per (producer node, consumer node) pair: a 1-D unique is ~10x faster than unique(axis=1).
+    pairs, counts = np.unique(node[producers] * width + node[consumers], return_counts=True)
     ids = [n.op_id for n in trace.nodes]
-    return {(ids[a], ids[b]): int(k) for (a, b), k in zip(pairs.T.tolist(), list(counts))}
+    return {(ids[a // width], ids[a % width]): int(k) for a, k in zip(pairs.tolist(), counts.tolist())}
 
 
 def trace_graph(trace: "Trace") -> "nx.DiGraph":

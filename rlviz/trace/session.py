@@ -91,8 +91,8 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     ----------
     capacity : int, optional
         Bound on the events each process holds during this block (default
-        1,000,000, at least 8192); past it the oldest are dropped and counted
-        in ``trace.dropped``.  The bound lasts for this block only.
+        1,000,000, at least 2048: two chunks); past it the oldest are dropped
+        and counted in ``trace.dropped``.  The bound lasts for this block only.
 
     Yields
     ------

@@ -2,15 +2,15 @@
 
 Columns come from ``networkx.topological_generations``; rows are ordered by
 barycentre sweeps and then relaxed so that chains line up and a gather sits
-between the shards it pulls from.  networkx is imported inside functions;
-must not import ray or matplotlib.
+between the shards it pulls from.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rlviz.viz.palette import natural_key
+from rlviz.trace import DRIVER
+from rlviz.trace.lanes import lane_order
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -85,21 +85,38 @@ def graph_layout(graph: "nx.DiGraph", row_gap: float = 1.0) -> Layout:
 
 
 def _acyclic(graph: "nx.DiGraph") -> tuple["nx.DiGraph", list[tuple[str, str]]]:
-    """A copy without self-loops and with one edge of each cycle removed."""
+    """A copy without self-loops and without the back edges of one depth-first search.
+
+    Removing every back edge of a DFS breaks every cycle in one pass over the
+    edges, so a dense trace graph (thousands of edges) is laid out quickly.
+    """
     import networkx as nx
 
     dag = nx.DiGraph()
     dag.add_nodes_from(graph.nodes(data=True))
-    dag.add_edges_from((u, v) for u, v in graph.edges if u != v)
     removed = [(u, v) for u, v in graph.edges if u == v]
-    while True:
-        try:
-            cycle = nx.find_cycle(dag)
-        except nx.NetworkXNoCycle:
-            return dag, removed
-        u, v = cycle[-1][:2]
-        dag.remove_edge(u, v)
-        removed.append((u, v))
+    state: dict[str, int] = {}                  # 1 = on the DFS stack, 2 = finished
+    for root in graph.nodes:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(graph.successors(root)))]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif child == node:
+                continue
+            elif state.get(child) == 1:
+                removed.append((node, child))
+            else:
+                dag.add_edge(node, child)
+                if child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(graph.successors(child))))
+    return dag, removed
 
 
 def _anchors(dag: "nx.DiGraph") -> dict[str, str]:
@@ -109,7 +126,7 @@ def _anchors(dag: "nx.DiGraph") -> dict[str, str]:
     """
     import networkx as nx
 
-    where = {n: dag.nodes[n].get("where", "driver") for n in dag}
+    where = {n: dag.nodes[n].get("where", DRIVER) for n in dag}
     column = _columns(dag)
     leftmost: dict[str, str] = {}
     for node in nx.topological_sort(dag):
@@ -151,10 +168,11 @@ def _columns(dag: "nx.DiGraph") -> dict[str, int]:
 
 
 def _place_rank(graph: "nx.DiGraph") -> dict[str, tuple]:
-    """Tie-break key: actors in natural order, then the driver, then insertion order."""
+    """Tie-break key: actors in lane order, then the driver, then insertion order."""
     index = {n: i for i, n in enumerate(graph.nodes)}
-    wheres = {n: graph.nodes[n].get("where", "driver") for n in graph.nodes}
-    return {n: (w == "driver", natural_key(w), index[n]) for n, w in wheres.items()}
+    wheres = {n: graph.nodes[n].get("where", DRIVER) for n in graph.nodes}
+    lane = {w: i for i, w in enumerate(lane_order(wheres.values()))}
+    return {n: (w == DRIVER, lane[w], index[n]) for n, w in wheres.items()}
 
 
 def _order(dag: "nx.DiGraph", column: dict[str, int], rank: dict[str, tuple]) -> list[list[str]]:
