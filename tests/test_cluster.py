@@ -17,6 +17,9 @@ ON_A_CLUSTER = textwrap.dedent("""
 
     TOLERANCE_NS = 5_000_000        # 5 ms: clock offsets are measured by ping, both nodes share one clock here
 
+    # Cluster() writes /tmp/ray/ray_current_cluster, which makes any plain ray.init() on this machine
+    # (other test runs included) join this test cluster: keep the address to ourselves
+    ray._private.utils.write_ray_address = lambda *args, **kwargs: None
     cluster = Cluster(initialize_head=True, connect=False,
                       head_node_args={"num_cpus": 2, "include_dashboard": False, "node_ip_address": "127.0.0.1"})
     try:

@@ -48,6 +48,26 @@ def test_a_notebook_sequence_runs_twice_in_one_process_with_shutdown_between(tmp
     assert result.returncode == 0 and "LIFECYCLE OK" in result.stdout, result.stderr[-3000:]
 
 
+@pytest.mark.slow
+def test_init_starts_a_local_ray_even_when_a_stale_cluster_address_is_on_disk():
+    """A cluster started earlier on this machine leaves its address in ray_current_cluster; ignore it."""
+    import shutil
+    import tempfile
+
+    ray_tmp = tempfile.mkdtemp(prefix="rl", dir="/tmp")        # short: Ray's socket paths must fit
+    try:
+        os.makedirs(os.path.join(ray_tmp, "ray"))
+        with open(os.path.join(ray_tmp, "ray", "ray_current_cluster"), "w") as stale:
+            stale.write("127.0.0.1:1")                          # nothing listens there any more
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        env["RAY_TMPDIR"] = ray_tmp
+        code = "import ray, rlviz; rlviz.init(num_cpus=1); print('LOCAL', len(ray.nodes())); ray.shutdown()"
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0 and "LOCAL 1" in result.stdout, result.stderr[-3000:]
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
 @pytest.mark.notebook
 def test_one_notebook_runs_twice_in_one_kernel():
     import nbformat

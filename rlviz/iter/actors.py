@@ -50,6 +50,7 @@ class ActorCollector:
         self.offsets: dict[str, int] = {}
         self.pinned: list = []
         self.final_exports: list[dict] = []    # of actors stopped inside the running block
+        self.latest: dict[str, dict] = {}      # each actor's latest export in the running block
 
     def track(self, handle, label: str, control_group: bool) -> str:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
@@ -92,6 +93,7 @@ class ActorCollector:
             self.dropped_before = {}
             self.pinned = []
             self.final_exports = []
+            self.latest = {}
             _LABEL_COUNTERS.clear()
         return key is not None
 
@@ -101,15 +103,19 @@ class ActorCollector:
         self.active = True
         self.pinned = list(self.handles.values())
         self.final_exports = []
+        self.latest = {}
         self.dropped_before = self._call_all("_rlviz_set_recording", lambda label: (True, capacity),
                                              _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
         if not self._same_ray():
             return list(self.final_exports)
-        exports = [self._aligned(label, export) for label, export in
-                   self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()]
-        return exports + self.final_exports
+        answered = {label: self._aligned(label, export) for label, export in
+                    self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()}
+        self.latest.update(answered)
+        # an actor that died (or is stuck) keeps the lane it had at the latest collection
+        kept = [export for label, export in self.latest.items() if label not in answered and label in self.handles]
+        return [*answered.values(), *kept, *self.final_exports]
 
     def release(self, handle) -> None:
         """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
@@ -121,7 +127,9 @@ class ActorCollector:
                 export = ray.get(self._control(handle, "_rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
                 self.final_exports.append(self._aligned(label, export))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
-                pass                                    # already dead: nothing left to keep
+                if label in self.latest:                # already dead: keep what the latest collection saw
+                    self.final_exports.append(self.latest[label])
+            self.latest.pop(label, None)
         del self.labels[handle._actor_id]
         self.grouped.discard(handle._actor_id)
         if self.handles.get(label) is handle:

@@ -58,3 +58,18 @@ def test_the_outer_block_keeps_shard_events_after_an_inner_block_ends():
     assert len(shard_items_after) == 10
     assert len([e for e in inner.events if e.where.startswith("shard") and e.op == "from_range"
                 and e.outcome == "item"]) == 10
+
+
+def test_a_killed_shards_lane_keeps_what_it_recorded_before_it_died():
+    import ray
+
+    pi = from_range(400, num_shards=2)
+    doomed_actor, doomed_label = pi.actor_sets[0].actors[0], pi.actor_sets[0].labels[0]
+    it = pi.gather_sync()
+    with rlviz.record() as trace:
+        assert len(it.take(20)) == 20
+        before = len([e for e in trace.events if e.where == doomed_label])     # a live read collects
+        ray.kill(doomed_actor)
+    assert before > 0
+    kept = [e for e in trace.events if e.where == doomed_label]
+    assert len(kept) >= before
