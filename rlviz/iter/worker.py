@@ -2,7 +2,7 @@
 
 A shard actor holds an item generator and the transforms the driver sent;
 the driver pulls items with plain calls (``par_iter_next``) or through one
-streaming call per shard (``_rlviz_stream``, Ray's streaming generators, with
+streaming call per shard (``rlviz_stream``, Ray's streaming generators, with
 back-pressure bounding how far the shard runs ahead).  Recording happens in
 the actor's own bounded recorder; the driver collects it through control
 calls that run in their own concurrency group where the class declares one.
@@ -182,6 +182,8 @@ class ParallelIteratorWorker:
         recorder = get_recorder()
         if capacity is not None:
             recorder.set_capacity(capacity)
+        if on:
+            recorder.start_block(time.time_ns())
         recorder.enabled = on
         return recorder.dropped
 
@@ -192,6 +194,12 @@ class ParallelIteratorWorker:
     def rlviz_clock(self) -> int:
         """This process's clock (ns), for aligning lanes."""
         return time.time_ns()
+
+    def rlviz_node(self) -> str:
+        """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
 
     # -- helpers -------------------------------------------------------------
     def _rlviz_set_chain(self, chain: Chain) -> None:
