@@ -64,7 +64,7 @@ def test_a_killed_shards_lane_keeps_what_it_recorded_before_it_died():
     import ray
 
     pi = from_range(400, num_shards=2)
-    doomed_actor, doomed_label = pi.actor_sets[0].actors[0], pi.actor_sets[0].labels[0]
+    doomed_actor, doomed_label = pi.shard_set.actors[0], pi.actor_sets[0].labels[0]
     it = pi.gather_sync()
     with rlviz.record() as trace:
         assert len(it.take(20)) == 20
