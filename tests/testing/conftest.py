@@ -1,0 +1,49 @@
+"""Real recorded traces for the assertion and diff tests: local Concurrently chains and a small DQN run."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+import rlviz  # noqa: E402
+from rlviz.iter import LocalIterator  # noqa: E402
+from rlviz.ops import Concurrently  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _endless(name):
+    def items(timeout):
+        i = 0
+        while True:
+            yield f"{name}{i}"
+            i += 1
+    return LocalIterator(items, name=name)
+
+
+def record_concurrently(weights, items=30):
+    """``Concurrently([store.for_each(), train], round_robin_weights=weights)`` over local iterators, recorded."""
+    with rlviz.record() as trace:
+        Concurrently([_endless("store").for_each(lambda x: x), _endless("train")],
+                     round_robin_weights=list(weights)).take(items)
+    return trace
+
+
+@pytest.fixture(scope="session")
+def dqn_trace(ray_local):
+    """Two train() calls of DQN with training_intensity 4: round-robin weights [1, 3]."""
+    trainer = rlviz.Trainer("dqn", env="CartPole-v1", num_workers=1, config={
+        "training_intensity": 4, "rollout_fragment_length": 25, "train_batch_size": 32,
+        "learning_starts": 50, "timesteps_per_iteration": 200, "seed": 0})
+    try:
+        with rlviz.record() as trace:
+            for _ in range(2):
+                trainer.train()
+    finally:
+        trainer.stop()
+    return trace
