@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any, TypeVar
 
-__all__ = ["RolloutConfig", "make_config"]
+__all__ = ["RolloutConfig", "make_config", "check_number", "reconcile"]
 
 C = TypeVar("C")
 
@@ -112,6 +114,90 @@ def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None,
         if key not in valid:
             raise ValueError(_unknown_key_message(config_cls.__name__, key, valid))
     return config_cls(**settings)
+
+
+def check_number(name: str, value: object, minimum: float, *, integer: bool = True,
+                 optional: bool = False, strict: bool = False) -> None:
+    """Raise unless ``value`` is a finite number (an int if ``integer``) of at least ``minimum``.
+
+    Parameters
+    ----------
+    name : str
+        The setting's name, for the message.
+    value : object
+        The value given.
+    minimum : float
+        The smallest value allowed.
+    integer : bool, default True
+        Whether only ints are allowed (bools never are).
+    optional : bool, default False
+        Whether None is allowed.
+    strict : bool, default False
+        Whether ``minimum`` itself is excluded.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a number (or not an int when ``integer``).
+    ValueError
+        If ``value`` is NaN, infinite or below ``minimum``.
+
+    Examples
+    --------
+    >>> check_number("training_intensity", float("nan"), 0, integer=False, optional=True, strict=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: training_intensity must be a finite number > 0 or None, got nan
+    """
+    if optional and value is None:
+        return
+    kind = "an int" if integer else "a finite number"
+    allowed = f"{kind} {'>' if strict else '>='} {minimum:g}" + (" or None" if optional else "")
+    wanted = int if integer else Real
+    if isinstance(value, bool) or not isinstance(value, wanted):
+        raise TypeError(f"{name} must be {allowed}, not {type(value).__name__} ({value!r})")
+    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+def reconcile(name: str, argument: object, config: Mapping[str, Any], default: object) -> object:
+    """One setting given as an argument, as an RLlib-style config key, or both (then they must agree).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, also the config key (``"num_workers"``).
+    argument : object
+        The argument's value; None when it was not given.
+    config : mapping
+        The config dict, which may hold ``name``.
+    default : object
+        The value when neither gives one.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ValueError
+        If both are given and differ.
+
+    Examples
+    --------
+    >>> reconcile("num_workers", None, {"num_workers": 3}, default=2)
+    3
+    >>> reconcile("num_workers", 2, {"num_workers": 3}, default=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: num_workers=2 contradicts config['num_workers']=3; give it once (either place works)
+    """
+    if name not in config:
+        return default if argument is None else argument
+    if argument is not None and argument != config[name]:
+        raise ValueError(f"{name}={argument!r} contradicts config[{name!r}]={config[name]!r}; "
+                         f"give it once (either place works)")
+    return config[name]
 
 
 # -- helpers ------------------------------------------------------------------
