@@ -1,13 +1,20 @@
 """``calculate_rr_weights``: how DQN's ``training_intensity`` becomes Concurrently's round-robin weights.
 
-Both rlviz's rounded rule (SPEC section 2) and Ray 1.x's float variant, for
-teaching the difference.  Pure arithmetic; must not import plans, viz or widgets.
+Both rlviz's rounded rule and Ray 1.x's float variant, for teaching the
+difference (docs/plans.md, "training_intensity -> round-robin weights").
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
+from rlviz.checks import check_positive_number
+
+__all__ = ["DQN_SAMPLING", "native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
+
+#: DQN's sampling defaults, on the Trainer's default 2 workers: what ``training_intensity`` is measured
+#: against unless a config says otherwise (``rlviz.plans.dqn`` and the round-robin playground read it).
+DQN_SAMPLING = {"train_batch_size": 64, "rollout_fragment_length": 4, "num_envs_per_worker": 1,
+                "num_workers": 2}
 
 
 def native_ratio(config: Mapping) -> float:
@@ -20,6 +27,8 @@ def native_ratio(config: Mapping) -> float:
     >>> native_ratio({"train_batch_size": 32, "rollout_fragment_length": 4,
     ...               "num_envs_per_worker": 1, "num_workers": 2})
     4.0
+    >>> native_ratio(DQN_SAMPLING)
+    8.0
     """
     sampled = (config["rollout_fragment_length"] * config.get("num_envs_per_worker", 1)
                * max(config.get("num_workers", 0), 1))
@@ -45,8 +54,10 @@ def calculate_rr_weights(config: Mapping) -> list[int]:
 
     Raises
     ------
+    TypeError
+        If ``training_intensity`` is not None or a number.
     ValueError
-        If ``training_intensity`` is not > 0.
+        If ``training_intensity`` is not finite and > 0 (NaN, infinity, 0).
 
     Examples
     --------
@@ -86,6 +97,6 @@ def _ratio(config: Mapping) -> float | None:
     intensity = config.get("training_intensity")
     if intensity is None:
         return None
-    if isinstance(intensity, bool) or not isinstance(intensity, (int, float)) or intensity <= 0:
-        raise ValueError(f"training_intensity must be None or a number > 0, got {intensity!r}")
+    check_positive_number("training_intensity", intensity,
+                          hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
     return intensity / native_ratio(config)

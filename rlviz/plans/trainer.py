@@ -1,8 +1,7 @@
 """``Trainer``: build workers for a named plan, call ``next()`` on it once per ``train()``, save and restore.
 
 Configuration is one flat dict checked against the plan's and policy's keys
-(typos fail with the closest valid name).  Imports rlviz.ops, rlviz.rollout
-and the plan modules; must not import rlviz.viz or rlviz.widgets.
+(typos fail with the closest valid name).
 """
 from __future__ import annotations
 
@@ -15,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Trainer", "PLANS", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS"]
+from rlviz.checks import check_int, check_number, check_positive_number
+from rlviz.plans import PLANS
 
-#: Plan names -> module under rlviz.plans.
-PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+__all__ = ["Trainer", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -44,17 +43,15 @@ WORKER_SET_KEYS: dict[str, Any] = {
     "env_config": {},                    # keyword arguments of the env creator
 }
 
-#: Settings checked at construction: (minimum, int only, None allowed, minimum excluded).
+#: Settings checked at construction: (smallest allowed, ints only, None allowed).
 _NUMBERS = {
-    "rollout_fragment_length": (1, True, False, False), "num_envs_per_worker": (1, True, False, False),
-    "train_batch_size": (1, True, False, False), "timesteps_per_iteration": (0, True, False, False),
-    "min_iter_time_s": (0, False, False, False), "metrics_smoothing_episodes": (1, True, False, False),
-    "seed": (0, True, True, False), "microbatch_size": (1, True, True, False),
-    "training_intensity": (0, False, True, True), "buffer_size": (1, True, False, False),
-    "learning_starts": (0, True, False, False), "target_network_update_freq": (1, True, False, False),
-    "num_replay_shards": (1, True, False, False), "max_weight_sync_delay": (1, True, False, False),
-    "learner_queue_size": (1, True, False, False), "lr": (0, False, False, True),
-    "num_cpus_per_worker": (0, False, False, False),
+    "rollout_fragment_length": (1, True, False), "num_envs_per_worker": (1, True, False),
+    "train_batch_size": (1, True, False), "timesteps_per_iteration": (0, True, False),
+    "min_iter_time_s": (0, False, False), "metrics_smoothing_episodes": (1, True, False),
+    "seed": (0, True, True), "microbatch_size": (1, True, True), "buffer_size": (1, True, False),
+    "learning_starts": (0, True, False), "target_network_update_freq": (1, True, False),
+    "num_replay_shards": (1, True, False), "max_weight_sync_delay": (1, True, False),
+    "learner_queue_size": (1, True, False), "num_cpus_per_worker": (0, False, False),
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}
@@ -65,8 +62,8 @@ class Trainer:
 
     Parameters
     ----------
-    plan : {"pg", "a2c", "a3c", "dqn", "apex"}
-        Which plan (``rlviz.plans.<plan>``).
+    plan : str
+        Which plan: one of ``rlviz.plans.PLANS`` (``rlviz.plans.<plan>``).
     env : str or callable, optional
         A gymnasium id or env creator; also taken from ``config["env"]``
         (default ``"CartPole-v1"``).
@@ -84,11 +81,13 @@ class Trainer:
     Raises
     ------
     TypeError
-        If ``config`` is not a dict or a numeric setting has the wrong type.
+        ``num_workers`` not an int, ``config`` not a dict, or a config value
+        of the wrong type; raised before any actor starts.
     ValueError
-        Unknown plan or config key (naming the closest valid one), a
-        setting out of range, NaN or infinite, an argument contradicting the
-        config, or too few workers for the plan; raised before any actor starts.
+        Unknown plan or config key (naming the closest valid one), a config
+        value out of range, NaN or infinite (``training_intensity``, ``lr``,
+        ``train_batch_size``, ...), an argument contradicting the config, or
+        too few workers for the plan; raised before any actor starts.
 
     Notes
     -----
@@ -120,7 +119,7 @@ class Trainer:
     def __init__(self, plan: str, env: Any = None, num_workers: int | None = None,
                  config: dict | None = None) -> None:
         from rlviz.rollout import DEFAULT_POLICY_ID, RolloutConfig, WorkerSet
-        from rlviz.rollout.config import check_number, reconcile
+        from rlviz.rollout.config import reconcile
 
         if plan not in PLANS:
             raise ValueError(_unknown("plan", plan, list(PLANS)) + f" plans are {list(PLANS)}")
@@ -129,7 +128,7 @@ class Trainer:
         config = dict(config or {})
         num_workers = reconcile("num_workers", num_workers, config, default=2)
         env = reconcile("env", env, config, default="CartPole-v1")
-        check_number("num_workers", num_workers, 0)
+        check_int("num_workers", num_workers, minimum=0)
         if plan in _NEEDS_REMOTE and num_workers < 1:
             raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
                              f">= 1, got {num_workers}")
@@ -140,6 +139,11 @@ class Trainer:
                                            | set(WORKER_SET_KEYS) | set(RLLIB_FIXED) | {"num_workers", "env"}))
         self.config = {**COMMON_CONFIG, **WORKER_SET_KEYS, **self.module.DEFAULT_CONFIG, **config,
                        "num_workers": num_workers, "env": env}
+        if self.config.get("training_intensity") is not None:
+            check_positive_number("training_intensity", self.config["training_intensity"],
+                                  hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
+        if "lr" in self.config:
+            check_positive_number("lr", self.config["lr"])
         self.env = env
         policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
@@ -257,8 +261,6 @@ class Trainer:
 
 def _check_config(plan: str, config: dict, valid: list[str]) -> None:
     """Unknown keys, RLlib keys with a value rlviz cannot honour, and numbers out of range all fail here."""
-    from rlviz.rollout.config import check_number
-
     for key, value in config.items():
         if key not in valid:
             raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
@@ -266,9 +268,13 @@ def _check_config(plan: str, config: dict, valid: list[str]) -> None:
             honoured, why = RLLIB_FIXED[key]
             raise ValueError(f"config[{key!r}]={value!r} cannot be honoured: {why}; use {honoured!r} "
                              f"or leave the key out")
-        if key in _NUMBERS:
-            minimum, integer, optional, strict = _NUMBERS[key]
-            check_number(f"config[{key!r}]", value, minimum, integer=integer, optional=optional, strict=strict)
+        minimum, integer, optional = _NUMBERS.get(key, (None, False, True))
+        if minimum is None or (optional and value is None):
+            continue
+        if integer:
+            check_int(f"config[{key!r}]", value, minimum=minimum)
+        else:
+            check_number(f"config[{key!r}]", value, minimum=minimum)
     if not isinstance(config.get("recreate_failed_workers", False), bool):
         raise TypeError(f"config['recreate_failed_workers'] must be True or False, "
                         f"not {config['recreate_failed_workers']!r}")

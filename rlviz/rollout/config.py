@@ -1,19 +1,18 @@
 """Typed settings for rollout workers, and the one helper that turns dicts into config dataclasses.
 
-Unknown keys fail with the closest valid name.  Imports only the standard
-library; must not import ray, torch or any other rlviz layer.
+Unknown keys fail with the closest valid name.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from numbers import Real
 from typing import Any, TypeVar
 
-__all__ = ["RolloutConfig", "make_config", "check_number", "reconcile"]
+from rlviz.checks import check_int, check_number
+
+__all__ = ["RolloutConfig", "make_config", "reconcile"]
 
 C = TypeVar("C")
 
@@ -46,10 +45,10 @@ class RolloutConfig:
     """Replace a remote worker that died (restoring its weights) instead of raising."""
 
     def __post_init__(self) -> None:
-        _check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
-        _check_int("rollout_fragment_length", self.rollout_fragment_length, minimum=1)
+        check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
+        check_int("rollout_fragment_length", self.rollout_fragment_length, minimum=1)
         if self.seed is not None:
-            _check_int("seed", self.seed, minimum=0)
+            check_int("seed", self.seed, minimum=0)
         if not isinstance(self.env_config, Mapping):
             raise TypeError(f"env_config must be a dict of keyword arguments, not "
                             f"{type(self.env_config).__name__}")
@@ -61,9 +60,8 @@ class RolloutConfig:
                             f"{self.policies_to_train!r}; write [{self.policies_to_train!r}]")
         if self.policies_to_train is not None:
             self.policies_to_train = tuple(self.policies_to_train)
-        if isinstance(self.num_cpus_per_worker, bool) or not isinstance(self.num_cpus_per_worker, (int, float)) \
-                or self.num_cpus_per_worker < 0:
-            raise ValueError(f"num_cpus_per_worker must be a number >= 0, got {self.num_cpus_per_worker!r}")
+        check_number("num_cpus_per_worker", self.num_cpus_per_worker, minimum=0,
+                     hint="0 lets several workers share a small machine")
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:
@@ -116,50 +114,6 @@ def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None,
     return config_cls(**settings)
 
 
-def check_number(name: str, value: object, minimum: float, *, integer: bool = True,
-                 optional: bool = False, strict: bool = False) -> None:
-    """Raise unless ``value`` is a finite number (an int if ``integer``) of at least ``minimum``.
-
-    Parameters
-    ----------
-    name : str
-        The setting's name, for the message.
-    value : object
-        The value given.
-    minimum : float
-        The smallest value allowed.
-    integer : bool, default True
-        Whether only ints are allowed (bools never are).
-    optional : bool, default False
-        Whether None is allowed.
-    strict : bool, default False
-        Whether ``minimum`` itself is excluded.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a number (or not an int when ``integer``).
-    ValueError
-        If ``value`` is NaN, infinite or below ``minimum``.
-
-    Examples
-    --------
-    >>> check_number("training_intensity", float("nan"), 0, integer=False, optional=True, strict=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: training_intensity must be a finite number > 0 or None, got nan
-    """
-    if optional and value is None:
-        return
-    kind = "an int" if integer else "a finite number"
-    allowed = f"{kind} {'>' if strict else '>='} {minimum:g}" + (" or None" if optional else "")
-    wanted = int if integer else Real
-    if isinstance(value, bool) or not isinstance(value, wanted):
-        raise TypeError(f"{name} must be {allowed}, not {type(value).__name__} ({value!r})")
-    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-
-
 def reconcile(name: str, argument: object, config: Mapping[str, Any], default: object) -> object:
     """One setting given as an argument, as an RLlib-style config key, or both (then they must agree).
 
@@ -205,10 +159,3 @@ def _unknown_key_message(owner: str, key: str, valid: list[str]) -> str:
     close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return f"unknown {owner} key {key!r}; {hint}valid keys are {valid}"
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__} ({value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")

@@ -1,8 +1,7 @@
 """``WorkerSet``: one local RolloutWorker plus N remote ones on Ray actors, with weight sync and crash recovery.
 
 Every remote worker is tracked (``rlviz.iter.track_actor``) under the lane
-label ``RolloutWorker-i``.  Imports ray, rlviz.trace and rlviz.iter; must not
-import rlviz.ops, rlviz.plans, rlviz.viz or rlviz.widgets.
+label ``RolloutWorker-i``.
 """
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ from typing import Any
 
 import ray
 
+from rlviz.checks import check_int
 from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
@@ -73,8 +73,7 @@ class WorkerSet:
 
     def __init__(self, env_creator: str | Callable[..., Any], policy: PolicySpec, num_workers: int = 0,
                  config: RolloutConfig | dict | None = None, **settings: Any) -> None:
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        check_int("num_workers", num_workers, minimum=0)
         self.config = make_config(RolloutConfig, config, **settings)
         self._env_creator = env_creator
         self._policy_spec = policy

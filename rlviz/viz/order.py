@@ -1,20 +1,19 @@
 """``plot_order``: the round-robin strip, one cell per item in the order items completed.
 
 The figure of how Concurrently and union interleave their children: colours
-by op, weights next to the measured ratio.  matplotlib is imported inside
-functions; must not import ray.
+by op, weights next to the measured ratio.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.checks import check_int, check_round_robin_weights
 from rlviz.trace import Trace
-from rlviz.viz.canvas import check_axes, check_trace, draw_note
+from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
 if TYPE_CHECKING:
@@ -89,8 +88,7 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     """
     trace = check_trace(trace, "plot_order")
     check_axes(ax)
-    if not isinstance(max_items, int) or max_items < 1:
-        raise ValueError(f"max_items must be an int >= 1, got {max_items!r}")
+    check_int("max_items", max_items, minimum=1)
     cells = order_cells(trace, ops)
     weights = _check_weights(weights, len(cells.names))
     shown = cells.category[:max_items]
@@ -104,7 +102,7 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     if title is None:
         title = _title(cells, weights)
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_title(literal_text(title), fontsize=10, loc="left")
     _frame(ax, length, rows)
     if len(trace) == 0:
         draw_note(ax, "empty trace: no items to order")
@@ -179,15 +177,7 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
     if weights is None:
         return None
-    if isinstance(weights, str) or not isinstance(weights, Sequence):
-        raise TypeError(f"weights must be a list of numbers or \"*\", not {type(weights).__name__}")
-    bad = [w for w in weights if not (w == "*" or (isinstance(w, Real) and not isinstance(w, bool) and w > 0))]
-    if bad:
-        raise ValueError(f"weights entries must be numbers > 0 or \"*\", got {bad[0]!r} in {list(weights)!r}")
-    if len(weights) != groups:
-        raise ValueError(f"weights has {len(weights)} entries but there are {groups} groups of items; "
-                         f"give one weight per ops entry (in the same order)")
-    return list(weights)
+    return check_round_robin_weights("weights", weights, groups, what="ops entry")
 
 
 def _row_length(count: int, weights: list | None) -> int:
@@ -244,7 +234,7 @@ def _draw_cells(ax: "Axes", cells: Cells, shown: np.ndarray, length: int) -> Non
     verts[:, 2, 1] = verts[:, 3, 1] = y + 0.95
     ax.add_collection(PolyCollection(verts, facecolors=table[shown], linewidths=0,
                                      gid="rlviz-order-cells"), autolim=False)
-    handles = [Patch(color=colors[n], label=f"{n} ({count:,})") for n, count in
+    handles = [Patch(color=colors[n], label=literal_text(f"{n} ({count:,})")) for n, count in
                zip(cells.names, cells.counts.tolist())]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False, borderaxespad=0.0)

@@ -73,8 +73,11 @@ def test_long_strips_wrap_in_whole_rounds_and_cap_at_max_items():
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"ops": "store"}, TypeError, "not the string"),
     ({"ops": ["nope"]}, ValueError, "matches no node"),
-    ({"ops": ["store", "train"], "weights": [1]}, ValueError, "one weight per ops entry"),
-    ({"ops": ["store", "train"], "weights": [1, 0]}, ValueError, "numbers > 0"),
+    ({"ops": ["store", "train"], "weights": [1]}, ValueError, "one per ops entry"),
+    ({"ops": ["store", "train"], "weights": [1, 0]}, ValueError, r"weights\[1\] must be a finite number > 0"),
+    ({"ops": ["store", "train"], "weights": [1, float("inf")]}, ValueError, r"weights\[1\] .*got inf"),
+    ({"ops": ["store", "train"], "weights": [1, True]}, TypeError, r"weights\[1\] .*got bool"),
+    ({"max_items": True}, TypeError, "max_items must be an int"),
     ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a list"),
     ({"max_items": 0}, ValueError, "max_items"),
 ])
