@@ -6,7 +6,7 @@ by op, weights next to the measured ratio.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,13 +32,16 @@ _ITEM = 0
 class Cells:
     """The strip's data: ``category[k]`` is the group of the k-th item to complete.
 
-    ``names`` label the groups, ``counts`` are items per group over the
-    whole trace (including items past ``MAX_ITEMS``).
+    ``names`` are the groups' short names, the op names of their nodes
+    (never internal op_ids), ``labels`` their full node labels for where
+    the long form is needed, ``counts`` items per group over the whole
+    trace (including items past ``MAX_ITEMS``).
     """
 
     category: np.ndarray
     names: list[str]
     counts: np.ndarray
+    labels: list[str] = field(default_factory=list)
 
 
 def plot_order(trace: Trace, ops: Iterable[str] | None = None,
@@ -138,7 +141,7 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
         If an ``ops`` entry matches no node of a non-empty trace.
     """
     c = trace.columns
-    group, names = _groups(trace, ops)
+    group, names, labels = _groups(trace, ops)
     is_item = c["outcome"] == _ITEM
     cat = group[c["node"]] if len(group) else np.zeros(len(trace), np.int64)
     picked = np.flatnonzero(is_item & (cat >= 0))
@@ -150,28 +153,51 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
         remap = np.full(len(names), -1)
         remap[keep] = np.arange(len(keep))
         category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
-    return Cells(category, names, counts)
+        labels = [labels[k] for k in keep]
+    return Cells(category, names, counts, labels)
 
 
-def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str]]:
-    """Group index per node (-1 = not selected) and the group names."""
+def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str], list[str]]:
+    """Group index per node (-1 = not selected), the groups' short names and their full labels."""
     nodes = trace.nodes
     if ops is None:
-        names = [short_text(n.op, 24) + ("" if n.where == "driver" else f" @ {n.where}") for n in nodes]
-        return np.arange(len(nodes)), names
+        names = [_op_name([n]) for n in nodes]
+        return np.arange(len(nodes)), names, [n.label for n in nodes]
     if isinstance(ops, str):
         raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
                         f"hint: ops=[{ops!r}]")
     wanted = list(ops)
     group = np.full(len(nodes), -1)
+    names, labels = [], []
     for k, entry in enumerate(wanted):
         hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
         if not hits and nodes:
-            known = sorted({n.op for n in nodes} | {n.op_id for n in nodes})
-            raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; "
-                             f"ops and op_ids in this trace: {', '.join(known)}")
+            known = sorted({n.op for n in nodes})
+            raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; ops in this trace: "
+                             f"{', '.join(known)} (a node's full label or op_id from trace.nodes also works)")
         group[hits] = k
-    return group, [short_text(str(entry), 24) for entry in wanted]
+        chosen = [nodes[i] for i in hits]
+        names.append(_entry_name(entry, chosen))
+        labels.append("; ".join(dict.fromkeys(n.label for n in chosen)) or str(entry))
+    repeated = {name for name in names if names.count(name) > 1}
+    names = [f"{name} #{k + 1}" if name in repeated else name for k, name in enumerate(names)]
+    return group, names, labels
+
+
+def _entry_name(entry: str, chosen: list) -> str:
+    """An entry that is an op name or a short label names its group itself; an op_id or long label gives way to the op."""
+    readable = any(entry == n.op for n in chosen) or (len(entry) <= 24 and any(entry == n.label for n in chosen))
+    return short_text(str(entry), 24) if readable or not chosen else _op_name(chosen)
+
+
+def _op_name(nodes: list) -> str:
+    """The short name of a group of nodes: their op (and process when not the driver), if they share one."""
+    ops = {n.op for n in nodes}
+    wheres = {n.where for n in nodes}
+    if len(ops) != 1:
+        return short_text(" / ".join(sorted(ops)), 24)
+    where = wheres.pop() if len(wheres) == 1 else None
+    return short_text(ops.pop(), 24) + ("" if where in (None, "driver") else f" @ {where}")
 
 
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
