@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = ["diff", "TraceDiff", "OpDiff"]
 
+_SHORT_NAME = 8          # longer run names are written A and B in the table's header
+
 
 @dataclass(frozen=True)
 class OpDiff:
@@ -64,11 +66,15 @@ class TraceDiff:
 
     def __repr__(self) -> str:
         a, b = self.names
+        short = (a, b) if max(len(a), len(b)) <= _SHORT_NAME else ("A", "B")
         width = max([len("op"), *(len(row.op) for row in self.rows)])
-        titles = [f"{field} {name}" for field in ("calls", "items", "busy ms") for name in (a, b)]
+        titles = [f"{field} {name}" for field in ("calls", "items", "busy ms") for name in short]
         column = max(10, *(len(title) for title in titles))
         header = f"{'op':<{width}}" + "".join(f" {title:>{column}}" for title in titles)
-        lines = [f"TraceDiff({a} vs {b})", header, "-" * len(header)]
+        lines = [f"TraceDiff({a} vs {b})"]
+        if short != (a, b):
+            lines.append(f"A = {a}, B = {b}")
+        lines += [header, "-" * len(header)]
         for row in self.rows:
             cells = [*map(str, row.calls), *map(str, row.items), *(f"{ns / 1e6:.2f}" for ns in row.busy_ns)]
             lines.append(f"{row.op:<{width}}" + "".join(f" {cell:>{column}}" for cell in cells))
