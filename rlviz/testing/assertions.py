@@ -6,8 +6,8 @@ strip as text around the first mismatch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Real
 
+from rlviz.checks import check_positive_number
 from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
 from rlviz.trace import Trace
 
@@ -121,7 +121,8 @@ def assert_ratio(trace: Trace, ops: Sequence[str], expected: Sequence[float],
         If an argument has the wrong type.
     ValueError
         If ``ops`` has fewer than two entries, ``expected`` does not hold one
-        positive number per entry, ``tolerance`` is not > 0, or ``skip`` is bad.
+        positive number per entry, ``tolerance`` is not a finite number > 0,
+        or ``skip`` is bad.
 
     Examples
     --------
@@ -133,8 +134,7 @@ def assert_ratio(trace: Trace, ops: Sequence[str], expected: Sequence[float],
     if len(ops) < 2:
         raise ValueError(f"assert_ratio needs at least two ops to compare, got ops={ops!r}")
     expected = _check_expected(expected, len(ops))
-    if not isinstance(tolerance, Real) or isinstance(tolerance, bool) or not tolerance > 0:
-        raise ValueError(f"tolerance must be a number > 0 (a relative error, 0.05 = 5%), got {tolerance!r}")
+    check_positive_number("tolerance", tolerance, hint="a relative error: 0.05 allows 5% either way")
     sequence = op_sequence(trace, ops)
     key = symbols(ops)
     start = _start(sequence, ops, skip, key)
@@ -180,9 +180,8 @@ def _check_expected(expected: object, count: int) -> list[float]:
     if isinstance(expected, str) or not isinstance(expected, Sequence):
         raise TypeError(f"expected must be a list of numbers, one per ops entry, "
                         f"not {type(expected).__name__}")
-    bad = [w for w in expected if not isinstance(w, Real) or isinstance(w, bool) or not w > 0]
-    if bad:
-        raise ValueError(f"expected entries must be numbers > 0, got {bad[0]!r} in {list(expected)!r}")
+    for k, want in enumerate(expected):
+        check_positive_number(f"expected[{k}]", want, hint=f"expected={list(expected)!r}")
     if len(expected) != count:
         raise ValueError(f"expected has {len(expected)} entries but ops has {count}; "
                          f"give one number per ops entry, in the same order")

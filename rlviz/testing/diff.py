@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rlviz.checks import check_int
 from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
 from rlviz.trace import DRIVER, Trace
 
@@ -101,14 +102,13 @@ class TraceDiff:
         Raises
         ------
         TypeError
-            If ``ax`` is not a matplotlib Axes.
+            If ``ax`` is not a matplotlib Axes or ``max_items`` not an int.
         ValueError
-            If ``max_items`` is not an int >= 1.
+            If ``max_items`` is below 1.
         """
         from rlviz.testing.strip_figure import draw_strips
 
-        if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items < 1:
-            raise ValueError(f"max_items must be an int >= 1, got {max_items!r}")
+        check_int("max_items", max_items, minimum=1)
         start = max(0, self.divergence - max_items // 3) if self.divergence is not None else 0
         return draw_strips(ax, list(zip(self.names, self.sequences)), start, max_items,
                            self.divergence, self._order_title())

@@ -126,9 +126,11 @@ def test_on_a_recorded_dqn_run(dqn_trace):
     (lambda t: assert_order(t, [1], [1]), TypeError, "entries must be str"),
     (lambda t: assert_ratio(t, ["TrainOneStep"], [1]), ValueError, "at least two ops"),
     (lambda t: assert_ratio(t, STORE, [1]), ValueError, "one number per ops entry"),
-    (lambda t: assert_ratio(t, STORE, [1, 0]), ValueError, "numbers > 0"),
+    (lambda t: assert_ratio(t, STORE, [1, 0]), ValueError, r"expected\[1\] must be a finite number > 0, got 0"),
+    (lambda t: assert_ratio(t, STORE, [1, float("inf")]), ValueError, r"expected\[1\] must be a finite number"),
+    (lambda t: assert_ratio(t, STORE, [1, "2"]), TypeError, r"expected\[1\] must be a finite number"),
     (lambda t: assert_ratio(t, STORE, "12"), TypeError, "expected must be a list"),
-    (lambda t: assert_ratio(t, STORE, [1, 2], tolerance=0), ValueError, "tolerance must be a number > 0"),
+    (lambda t: assert_ratio(t, STORE, [1, 2], tolerance=0), ValueError, "tolerance must be a finite number > 0"),
 ])
 def test_bad_arguments_are_named(call, error, match):
     with pytest.raises(error, match=match):
