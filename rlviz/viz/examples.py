@@ -80,7 +80,11 @@ def sharded_trace(items: int = 12, shards: int = 2, not_ready: int = 2, seed: in
 
 def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup: int = 3,
                        seed: int = 0) -> Trace:
-    """A DQN-style ``Concurrently([store_op, replay_op], round_robin_weights=weights)``.
+    """A DQN-style ``Concurrently([store_op, replay_op], round_robin_weights=weights)``, synthetic.
+
+    A reduced node set (sampling, store, replay, train, Concurrently) with
+    made-up timings, for the order strip; the real DQN plan also has tag,
+    target-update and reporting nodes.
 
     Parameters
     ----------
