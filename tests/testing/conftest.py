@@ -1,4 +1,4 @@
-"""Real recorded traces for the assertion and diff tests: local Concurrently chains and a small DQN run."""
+"""A small recorded DQN run shared by the assertion and diff tests; figures closed after each test."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -7,31 +7,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 import rlviz  # noqa: E402
-from rlviz.iter import LocalIterator  # noqa: E402
-from rlviz.ops import Concurrently  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
     plt.close("all")
-
-
-def _endless(name):
-    def items(timeout):
-        i = 0
-        while True:
-            yield f"{name}{i}"
-            i += 1
-    return LocalIterator(items, name=name)
-
-
-def record_concurrently(weights, items=30):
-    """``Concurrently([store.for_each(), train], round_robin_weights=weights)`` over local iterators, recorded."""
-    with rlviz.record() as trace:
-        Concurrently([_endless("store").for_each(lambda x: x), _endless("train")],
-                     round_robin_weights=list(weights)).take(items)
-    return trace
 
 
 @pytest.fixture(scope="session")

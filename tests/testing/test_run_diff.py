@@ -1,6 +1,6 @@
 """rlviz.diff: per-op counts side by side, the first order divergence, its text and its figure."""
 import pytest
-from conftest import record_concurrently
+from trace_runs import record_concurrently
 from matplotlib.colors import to_hex
 from matplotlib.text import Text
 

@@ -1,6 +1,6 @@
 """assert_order / assert_ratio: pass on the right order, fail with the strip printed around the first mismatch."""
 import pytest
-from conftest import record_concurrently
+from trace_runs import record_concurrently
 
 from rlviz.testing import assert_order, assert_ratio
 from rlviz.trace import Trace
