@@ -14,7 +14,7 @@ from rlviz.viz.order import order_cells
 __all__ = ["op_sequence", "symbols", "strip_window", "check_ops"]
 
 #: Cells shown before and after the point a message is about.
-BEFORE, AFTER = 24, 12
+_BEFORE, _AFTER = 24, 12
 
 
 def check_ops(ops: object, parameter: str = "ops") -> list[str] | None:
@@ -127,8 +127,8 @@ def strip_window(rows: Sequence[tuple[str, Sequence[str]]], at: int, key: dict[s
         The lines, ending with the key.
     """
     longest = max((len(cells) for _, cells in rows), default=0)
-    start = max(0, at - BEFORE)
-    stop = min(longest, at + AFTER + 1)
+    start = max(0, at - _BEFORE)
+    stop = min(longest, at + _AFTER + 1)
     width = max(len("index"), *(len(title) for title, _ in rows)) + 2
     lines = [f"{'index':<{width}} {_ruler(start, at)}"]
     for title, cells in rows:
