@@ -17,7 +17,7 @@ import numpy as np
 from rlviz.checks import check_int, check_number, check_positive_number
 from rlviz.plans import PLANS
 
-__all__ = ["Trainer", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS"]
+__all__ = ["Trainer", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS", "DEFAULT_NUM_WORKERS", "DEFAULT_ENV"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -29,6 +29,10 @@ COMMON_CONFIG: dict[str, Any] = {
     "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
     "seed": None,                        # base seed of workers and policies
 }
+
+#: Remote workers and env when neither the arguments nor the config name them.
+DEFAULT_NUM_WORKERS = 2
+DEFAULT_ENV = "CartPole-v1"
 
 #: RLlib 1.x keys taken with the one value rlviz honours; any other value is a contradiction.
 RLLIB_FIXED: dict[str, tuple[Any, str]] = {
@@ -126,8 +130,8 @@ class Trainer:
         if config is not None and not isinstance(config, dict):
             raise TypeError(f"config must be a dict, not {type(config).__name__}")
         config = dict(config or {})
-        num_workers = reconcile("num_workers", num_workers, config, default=2)
-        env = reconcile("env", env, config, default="CartPole-v1")
+        num_workers = reconcile("num_workers", num_workers, config, default=DEFAULT_NUM_WORKERS)
+        env = reconcile("env", env, config, default=DEFAULT_ENV)
         check_int("num_workers", num_workers, minimum=0)
         if plan in _NEEDS_REMOTE and num_workers < 1:
             raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
