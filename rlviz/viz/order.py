@@ -6,26 +6,29 @@ by op, weights next to the measured ratio.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rlviz.checks import check_int, check_round_robin_weights
-from rlviz.trace import Trace
+from rlviz.trace import Node, Trace
 from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
 if TYPE_CHECKING:
+    import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_order", "order_cells", "Cells", "MAX_ITEMS"]
+__all__ = ["plot_order", "order_cells", "merge_inputs", "stream_op", "Cells", "MAX_ITEMS"]
 
 #: Cells drawn at most; later items are counted in the ratio but not drawn.
 MAX_ITEMS = 2000
 _ONE_ROW = 60            # strips up to this long stay on one row
 _ROW = 50                # otherwise wrap near this many cells per row
 _ITEM = 0
+_WRAPPER = re.compile(r"tag\[\d+\]")   # Concurrently tags each child's stream with its index
 
 
 @dataclass
@@ -157,11 +160,72 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
     return Cells(category, names, counts, labels)
 
 
+def stream_op(node: Node, by_id: dict[str, Node]) -> str:
+    """The op name of the stream ``node`` makes; a ``Concurrently`` wrapper (``tag[k]``) names the op it wraps.
+
+    Parameters
+    ----------
+    node : Node
+        A dataflow node.
+    by_id : dict of str to Node
+        Every node of the dataflow by op_id, to look parents up.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> store = Node("n4", "StoreToReplayBuffer", "...for_each(StoreToReplayBuffer)")
+    >>> tag = Node("n8", "tag[0]", "...", parents=("n4",))
+    >>> stream_op(tag, {"n4": store, "n8": tag})
+    'StoreToReplayBuffer'
+    """
+    seen = set()
+    while _WRAPPER.fullmatch(node.op) and len(node.parents) == 1 and node.parents[0] in by_id:
+        seen.add(node.op_id)
+        node = by_id[node.parents[0]]
+        if node.op_id in seen:
+            break
+    return node.op
+
+
+def merge_inputs(graph: "nx.DiGraph") -> tuple[str, list[str]] | None:
+    """The most downstream node that merges several streams of items, and the op_ids it pulls from.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A trace's dataflow graph (``Trace.graph()``), nodes annotated with ``items``.
+
+    Returns
+    -------
+    tuple of (str, list of str) or None
+        The merging node's op_id and its inputs' op_ids; None if no node
+        merges streams or the graph has a cycle.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import concurrently_trace
+    >>> merge, inputs = merge_inputs(concurrently_trace().graph())
+    >>> len(inputs)
+    2
+    """
+    import networkx as nx
+
+    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n].get("items")]
+    if not merges or not nx.is_directed_acyclic_graph(graph):
+        return None
+    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
+    last = max(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
+    return last, list(graph.predecessors(last))
+
+
 def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str], list[str]]:
     """Group index per node (-1 = not selected), the groups' short names and their full labels."""
     nodes = trace.nodes
     if ops is None:
-        names = [_op_name([n]) for n in nodes]
+        names = [short_text(n.op, 24) + ("" if n.where == "driver" else f" @ {n.where}") for n in nodes]
         return np.arange(len(nodes)), names, [n.label for n in nodes]
     if isinstance(ops, str):
         raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
@@ -169,6 +233,7 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
     wanted = list(ops)
     group = np.full(len(nodes), -1)
     names, labels = [], []
+    by_id = {n.op_id: n for n in nodes}
     for k, entry in enumerate(wanted):
         hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
         if not hits and nodes:
@@ -177,27 +242,23 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
                              f"{', '.join(known)} (a node's full label or op_id from trace.nodes also works)")
         group[hits] = k
         chosen = [nodes[i] for i in hits]
-        names.append(_entry_name(entry, chosen))
+        names.append(_group_name(entry, chosen, by_id))
         labels.append("; ".join(dict.fromkeys(n.label for n in chosen)) or str(entry))
     repeated = {name for name in names if names.count(name) > 1}
     names = [f"{name} #{k + 1}" if name in repeated else name for k, name in enumerate(names)]
     return group, names, labels
 
 
-def _entry_name(entry: str, chosen: list) -> str:
-    """An entry that is an op name or a short label names its group itself; an op_id or long label gives way to the op."""
-    readable = any(entry == n.op for n in chosen) or (len(entry) <= 24 and any(entry == n.label for n in chosen))
-    return short_text(str(entry), 24) if readable or not chosen else _op_name(chosen)
-
-
-def _op_name(nodes: list) -> str:
-    """The short name of a group of nodes: their op (and process when not the driver), if they share one."""
-    ops = {n.op for n in nodes}
-    wheres = {n.where for n in nodes}
-    if len(ops) != 1:
-        return short_text(" / ".join(sorted(ops)), 24)
-    where = wheres.pop() if len(wheres) == 1 else None
-    return short_text(ops.pop(), 24) + ("" if where in (None, "driver") else f" @ {where}")
+def _group_name(entry: str, hits: list, by_id: dict) -> str:
+    """An op name for the strip: an op name or short label entry names itself; an op_id (``n8``) or a
+    long label is shown as its node's op (and lane if needed)."""
+    readable = any(entry == n.op for n in hits) or (len(entry) <= 24 and any(entry == n.label for n in hits))
+    if not hits or readable:
+        return short_text(str(entry), 24)
+    ops = {stream_op(n, by_id) for n in hits}
+    wheres = {n.where for n in hits}
+    name = short_text(" / ".join(sorted(ops)), 24)
+    return name if wheres == {"driver"} else f"{name} @ {', '.join(sorted(wheres))}"
 
 
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
