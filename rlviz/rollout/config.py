@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from rlviz.checks import check_int, check_number
 
-__all__ = ["RolloutConfig", "make_config"]
+__all__ = ["RolloutConfig", "make_config", "reconcile"]
 
 C = TypeVar("C")
 
@@ -41,6 +41,9 @@ class RolloutConfig:
     """Base seed; worker i seeds its envs and policies with seed + 1000 * i."""
     num_cpus_per_worker: float = 0
     """CPUs each remote worker actor reserves (0 lets several share a small machine)."""
+    custom_resources_per_worker: dict = field(default_factory=dict)
+    """Ray custom resources each remote worker reserves, e.g. ``{"sampler": 1}`` to place workers on the
+    cluster nodes started with ``--resources='{"sampler": 4}'`` (RLlib 1.x's key of the same name)."""
     recreate_failed_workers: bool = False
     """Replace a remote worker that died (restoring its weights) instead of raising."""
 
@@ -62,6 +65,12 @@ class RolloutConfig:
             self.policies_to_train = tuple(self.policies_to_train)
         check_number("num_cpus_per_worker", self.num_cpus_per_worker, minimum=0,
                      hint="0 lets several workers share a small machine")
+        if not isinstance(self.custom_resources_per_worker, Mapping) or \
+                not all(isinstance(key, str) for key in self.custom_resources_per_worker):
+            raise TypeError(f"custom_resources_per_worker must be a dict of resource name -> amount, got "
+                            f"{self.custom_resources_per_worker!r}; hint: {{'sampler': 1}}")
+        for key, amount in self.custom_resources_per_worker.items():
+            check_number(f"custom_resources_per_worker[{key!r}]", amount, above=0)
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:
@@ -112,6 +121,46 @@ def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None,
         if key not in valid:
             raise ValueError(_unknown_key_message(config_cls.__name__, key, valid))
     return config_cls(**settings)
+
+
+def reconcile(name: str, argument: object, config: Mapping[str, Any], default: object) -> object:
+    """One setting given as an argument, as an RLlib-style config key, or both (then they must agree).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, also the config key (``"num_workers"``).
+    argument : object
+        The argument's value; None when it was not given.
+    config : mapping
+        The config dict, which may hold ``name``.
+    default : object
+        The value when neither gives one.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ValueError
+        If both are given and differ.
+
+    Examples
+    --------
+    >>> reconcile("num_workers", None, {"num_workers": 3}, default=2)
+    3
+    >>> reconcile("num_workers", 2, {"num_workers": 3}, default=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: num_workers=2 contradicts config['num_workers']=3; give it once (either place works)
+    """
+    if name not in config:
+        return default if argument is None else argument
+    if argument is not None and argument != config[name]:
+        raise ValueError(f"{name}={argument!r} contradicts config[{name!r}]={config[name]!r}; "
+                         f"give it once (either place works)")
+    return config[name]
 
 
 # -- helpers ------------------------------------------------------------------
