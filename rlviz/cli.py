@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rlviz.plans import PLANS
+
 __all__ = ["main"]
 
 
@@ -27,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlviz", description="See how Ray/RLlib-style execution plans run.")
     commands = parser.add_subparsers(dest="command")
     demo = commands.add_parser("demo", help="train DQN on CartPole-v1 with 2 workers, recorded (about a minute)")
-    demo.add_argument("--plan", default="dqn", choices=["pg", "a2c", "a3c", "dqn", "apex"],
+    demo.add_argument("--plan", default="dqn", choices=PLANS,
                       help="execution plan to run (default dqn)")
     demo.add_argument("--workers", type=int, default=2, help="remote rollout workers (default 2)")
     demo.add_argument("--time", type=float, default=60.0, help="time budget in seconds (default 60)")

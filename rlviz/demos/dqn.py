@@ -20,7 +20,7 @@ class DQNDemoConfig:
     """Settings of the DQN demo."""
 
     plan: str = "dqn"
-    """Which plan to run: pg, a2c, a3c, dqn or apex."""
+    """Which plan to run: one of ``rlviz.plans.PLANS``."""
     num_workers: int = 2
     """Remote rollout workers."""
     time_budget_s: float = 60.0

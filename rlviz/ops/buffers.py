@@ -1,8 +1,7 @@
 """Replay buffers: a uniform ring buffer, a proportional prioritized one, and an actor holding either.
 
 Columnar numpy storage; ``replay()`` returns None until ``learning_starts``
-rows were added.  Imports numpy, ray (for the actor) and rlviz.rollout/iter;
-must not import rlviz.plans, rlviz.viz or rlviz.widgets.
+rows were added.
 """
 from __future__ import annotations
 

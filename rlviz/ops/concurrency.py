@@ -1,7 +1,6 @@
 """``Concurrently``, ``Enqueue`` and ``Dequeue``: running several ops as one stream, and queues between threads.
 
 ``Concurrently`` is a union of its ops drawn as one node named "Concurrently".
-Imports rlviz.iter; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

@@ -2,7 +2,6 @@
 
 Ray 1.x raised ``ValueError`` for bad op inputs of the wrong type; rlviz's rule
 is ``TypeError``.  ``OpInputError`` is both, so either ``except`` works.
-Imports nothing; must not import plans, viz or widgets.
 """
 from __future__ import annotations
 

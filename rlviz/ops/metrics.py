@@ -1,7 +1,6 @@
 """Reporting ops: ``StandardMetricsReporting``, ``CollectMetrics``, ``OncePerTimeInterval``, ``OncePerTimestepsElapsed``.
 
 They decide how many train_op items one ``train()`` consumes, and what it returns.
-Imports rlviz.iter; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

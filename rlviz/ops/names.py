@@ -1,7 +1,4 @@
-"""Counter and timer names shared by the execution ops, as in RLlib 1.x (SPEC section 2).
-
-Plain string constants.  Imports nothing; must not import plans, viz or widgets.
-"""
+"""Counter and timer names shared by the execution ops, as in RLlib 1.x (docs/plans.md, "Counters and timers")."""
 from __future__ import annotations
 
 __all__ = ["STEPS_SAMPLED_COUNTER", "AGENT_STEPS_SAMPLED_COUNTER", "STEPS_TRAINED_COUNTER",

@@ -1,7 +1,6 @@
 """Replay ops: ``StoreToReplayBuffer``, ``Replay``, ``WaitUntilTimestepsElapsed``, ``SimpleReplayBuffer``, ``MixInReplay``.
 
 How experience goes into buffers and comes back out as training batches.
-Imports rlviz.iter and rlviz.ops.buffers; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

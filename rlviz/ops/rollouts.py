@@ -1,7 +1,6 @@
 """Sampling ops: ``ParallelRollouts``, ``AsyncGradients``, ``ConcatBatches``, ``SelectExperiences``, ``StandardizeFields``.
 
 Where experience enters a plan, and how batches are shaped before learning.
-Imports rlviz.iter and rlviz.rollout; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

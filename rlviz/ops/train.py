@@ -1,8 +1,7 @@
 """Learning ops: ``TrainOneStep``, ``ComputeGradients``, ``AverageGradients``, ``ApplyGradients``, ``UpdateTargetNetwork``.
 
 Each is a callable for ``for_each`` that updates the local worker's policies,
-counts trained steps and broadcasts weights.  Imports rlviz.iter, rlviz.rollout
-and ray; must not import rlviz.plans, rlviz.viz or rlviz.widgets.
+counts trained steps and broadcasts weights.
 """
 from __future__ import annotations
 

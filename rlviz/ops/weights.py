@@ -1,13 +1,18 @@
 """``calculate_rr_weights``: how DQN's ``training_intensity`` becomes Concurrently's round-robin weights.
 
-Both rlviz's rounded rule (SPEC section 2) and Ray 1.x's float variant, for
-teaching the difference.  Pure arithmetic; must not import plans, viz or widgets.
+Both rlviz's rounded rule and Ray 1.x's float variant, for teaching the
+difference (docs/plans.md, "training_intensity -> round-robin weights").
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
+__all__ = ["DQN_SAMPLING", "native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
+
+#: DQN's sampling defaults, on the Trainer's default 2 workers: what ``training_intensity`` is measured
+#: against unless a config says otherwise (``rlviz.plans.dqn`` and the round-robin playground read it).
+DQN_SAMPLING = {"train_batch_size": 64, "rollout_fragment_length": 4, "num_envs_per_worker": 1,
+                "num_workers": 2}
 
 
 def native_ratio(config: Mapping) -> float:
@@ -20,6 +25,8 @@ def native_ratio(config: Mapping) -> float:
     >>> native_ratio({"train_batch_size": 32, "rollout_fragment_length": 4,
     ...               "num_envs_per_worker": 1, "num_workers": 2})
     4.0
+    >>> native_ratio(DQN_SAMPLING)
+    8.0
     """
     sampled = (config["rollout_fragment_length"] * config.get("num_envs_per_worker", 1)
                * max(config.get("num_workers", 0), 1))

@@ -2,18 +2,20 @@
 
 Each plan module has ``POLICY``, ``DEFAULT_CONFIG`` and
 ``execution_plan(workers, config) -> LocalIterator``, reading top to bottom.
-Imports rlviz.ops and rlviz.rollout lazily; never rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["Trainer", "PLANS", "COMMON_CONFIG", "pg", "a2c", "a3c", "dqn", "apex"]
+#: Plan names, each the module ``rlviz.plans.<name>``; the one list the Trainer and the CLI offer.
+PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+
+__all__ = ["Trainer", "PLANS", "COMMON_CONFIG", *PLANS]
 
 
 def __getattr__(name: str):
-    if name in ("Trainer", "PLANS", "COMMON_CONFIG"):
+    if name in ("Trainer", "COMMON_CONFIG"):
         return getattr(importlib.import_module("rlviz.plans.trainer"), name)
-    if name in ("pg", "a2c", "a3c", "dqn", "apex"):
+    if name in PLANS:
         return importlib.import_module(f"rlviz.plans.{name}")
     raise AttributeError(f"module 'rlviz.plans' has no attribute {name!r}")

@@ -2,8 +2,7 @@
 
 Without ``microbatch_size``: ParallelRollouts(bulk_sync) -> ConcatBatches ->
 TrainOneStep.  With it: ConcatBatches(microbatch) -> ComputeGradients ->
-batch(k) -> AverageGradients -> ApplyGradients (SPEC section 3).
-Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
+batch(k) -> AverageGradients -> ApplyGradients (docs/plans.md, "A2C").
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """A3C: each worker computes gradients on its own samples; the driver applies them as they arrive.
 
 AsyncGradients -> ApplyGradients(update_all=False) -> StandardMetricsReporting:
-new weights go back only to the worker whose gradients were applied (SPEC section 3).
-Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
+new weights go back only to the worker whose gradients were applied (docs/plans.md, "A3C").
 """
 from __future__ import annotations
 

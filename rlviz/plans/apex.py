@@ -4,8 +4,7 @@ store_op: ParallelRollouts(async) -> StoreToReplayBuffer(actors) -> send that
 worker new weights; replay_op: Replay(actors) -> Enqueue(learner in-queue);
 update_op: Dequeue(learner out-queue) -> priorities -> UpdateTargetNetwork.
 Concurrently(output_indexes=[2]): async, or round robin with weights + ["*"]
-when ``training_intensity`` is set (SPEC section 3).
-Imports rlviz.ops, rlviz.rollout and ray; must not import rlviz.viz or rlviz.widgets.
+when ``training_intensity`` is set (docs/plans.md, "Ape-X").
 """
 from __future__ import annotations
 

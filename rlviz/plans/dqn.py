@@ -3,15 +3,15 @@
 store_op = ParallelRollouts(bulk_sync) -> StoreToReplayBuffer; replay_op =
 Replay -> TrainOneStep -> UpdateTargetNetwork; Concurrently([store_op,
 replay_op], round_robin, output_indexes=[1]) -> StandardMetricsReporting.
-Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from rlviz.iter import LocalIterator
-from rlviz.ops import (Concurrently, ParallelRollouts, Replay, ReplayBuffer, StandardMetricsReporting,
-                       StoreToReplayBuffer, TrainOneStep, UpdateTargetNetwork, calculate_rr_weights)
+from rlviz.ops import (DQN_SAMPLING, Concurrently, ParallelRollouts, Replay, ReplayBuffer,
+                       StandardMetricsReporting, StoreToReplayBuffer, TrainOneStep, UpdateTargetNetwork,
+                       calculate_rr_weights)
 from rlviz.rollout.dqn_policy import DQNPolicy
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan"]
@@ -19,8 +19,9 @@ __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan"]
 POLICY = DQNPolicy
 
 DEFAULT_CONFIG: dict[str, Any] = {
-    "rollout_fragment_length": 4,
-    "train_batch_size": 64,              # native ratio 64 / (4 * 2 workers) = 8 trained per sampled step
+    # 4 and 64: native ratio 64 / (4 * 2 workers) = 8 trained per sampled step
+    "rollout_fragment_length": DQN_SAMPLING["rollout_fragment_length"],
+    "train_batch_size": DQN_SAMPLING["train_batch_size"],
     "training_intensity": None,          # None: weights [1, 1] (native ratio); a number: see calculate_rr_weights
     "buffer_size": 50_000,
     "learning_starts": 1000,

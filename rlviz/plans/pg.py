@@ -1,7 +1,6 @@
-"""PG: sample from every worker in lock step, concatenate to a train batch, learn, report (SPEC section 3).
+"""PG: sample from every worker in lock step, concatenate to a train batch, learn, report (docs/plans.md, "PG").
 
 ParallelRollouts(bulk_sync) -> ConcatBatches -> TrainOneStep -> StandardMetricsReporting.
-Imports rlviz.ops and rlviz.rollout; must not import rlviz.viz or rlviz.widgets.
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``Trainer``: build workers for a named plan, call ``next()`` on it once per ``train()``, save and restore.
 
 Configuration is one flat dict checked against the plan's and policy's keys
-(typos fail with the closest valid name).  Imports rlviz.ops, rlviz.rollout
-and the plan modules; must not import rlviz.viz or rlviz.widgets.
+(typos fail with the closest valid name).
 """
 from __future__ import annotations
 
@@ -15,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Trainer", "PLANS", "COMMON_CONFIG"]
+from rlviz.plans import PLANS
 
-#: Plan names -> module under rlviz.plans.
-PLANS = ("pg", "a2c", "a3c", "dqn", "apex")
+__all__ = ["Trainer", "COMMON_CONFIG"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -39,8 +37,8 @@ class Trainer:
 
     Parameters
     ----------
-    plan : {"pg", "a2c", "a3c", "dqn", "apex"}
-        Which plan (``rlviz.plans.<plan>``).
+    plan : str
+        Which plan: one of ``rlviz.plans.PLANS`` (``rlviz.plans.<plan>``).
     env : str or callable
         A gymnasium id or env creator (default ``"CartPole-v1"``).
     num_workers : int

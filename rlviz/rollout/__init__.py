@@ -1,8 +1,7 @@
 """Rollouts: environments and policies sampling experience, locally or on Ray actors.
 
 ``RolloutWorker`` samples ``SampleBatch``es; ``WorkerSet`` runs one local and N
-remote workers.  Imports rlviz.trace and rlviz.iter only (never ops, plans,
-viz or widgets); torch loads only when a torch policy is used.
+remote workers; torch loads only when a torch policy is used.
 """
 from __future__ import annotations
 

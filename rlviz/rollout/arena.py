@@ -1,7 +1,7 @@
 """``MultiAgentArena``: a tiny multi-agent env where agents walk a shared line to a target.
 
 Small enough to read in one go; exists so ``MultiAgentBatch`` is exercised for
-real.  Imports gymnasium and numpy; must not import ray, torch or other rlviz layers.
+real.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Typed settings for rollout workers, and the one helper that turns dicts into config dataclasses.
 
-Unknown keys fail with the closest valid name.  Imports only the standard
-library; must not import ray, torch or any other rlviz layer.
+Unknown keys fail with the closest valid name.
 """
 from __future__ import annotations
 

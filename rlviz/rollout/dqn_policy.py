@@ -2,7 +2,6 @@
 
 Epsilon decays linearly with the global timestep a trainer broadcasts; n-step
 returns are computed on the worker, per episode segment, before replay.
-Imports torch and numpy; must not import ray or any other rlviz layer.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Making environments: from a gymnasium id or a callable, plus the multi-agent env interface.
 
-Unknown ids fail at construction with the closest registered names.  Imports
-gymnasium and numpy; must not import ray, torch or any other rlviz layer.
+Unknown ids fail at construction with the closest registered names.
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``PGPolicy`` and ``A2CPolicy``: policy gradient with discounted returns, optionally with a critic and GAE.
 
 PG weights each log-probability by the return that followed; A2C adds a value
-head and uses advantages.  Imports torch and numpy; must not import ray or
-any other rlviz layer.
+head and uses advantages.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """``Policy``: the interface every rlviz policy implements, and the checks of the spaces it accepts.
 
-Acting, postprocessing, learning and weights, as in RLlib 1.x.  Imports numpy
-and gymnasium only; must not import torch, ray or any other rlviz layer.
+Acting, postprocessing, learning and weights, as in RLlib 1.x.
 """
 from __future__ import annotations
 

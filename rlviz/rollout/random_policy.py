@@ -1,7 +1,6 @@
 """``RandomPolicy``: picks uniformly random actions and never learns.
 
-The cheapest policy, for throughput baselines and tests.  Imports numpy
-only; must not import torch, ray or any other rlviz layer.
+The cheapest policy, for throughput baselines and tests.
 """
 from __future__ import annotations
 

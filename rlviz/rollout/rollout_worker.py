@@ -1,8 +1,7 @@
 """``RolloutWorker``: envs plus policies in one process, sampling batches and learning from them.
 
 Runs locally or as a Ray actor; as a ``ParallelIteratorWorker`` its shard is
-an endless stream of ``sample()`` batches.  Imports rlviz.trace and rlviz.iter;
-must not import rlviz.ops, rlviz.plans, rlviz.viz or rlviz.widgets.
+an endless stream of ``sample()`` batches.
 """
 from __future__ import annotations
 

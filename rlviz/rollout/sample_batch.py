@@ -1,7 +1,6 @@
 """``SampleBatch`` and ``MultiAgentBatch``: the columns of experience that flow between workers.
 
-Plain numpy data, cheap to pickle across Ray actors.  Imports only numpy; must
-not import ray, torch, matplotlib or any other rlviz layer.
+Plain numpy data, cheap to pickle across Ray actors.
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Samplers: step environments with policies and cut the experience into batches with correct episode bookkeeping.
 
 ``VectorSampler`` drives a gymnasium vector env for one policy;
-``MultiAgentSampler`` drives a list of ``MultiAgentEnv``.  Imports numpy and
-gymnasium; must not import ray, torch or any other rlviz layer.
+``MultiAgentSampler`` drives a list of ``MultiAgentEnv``.
 """
 from __future__ import annotations
 

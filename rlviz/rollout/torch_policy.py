@@ -1,8 +1,7 @@
 """``TorchPolicy``: the torch plumbing shared by PG, A2C and DQN (gradients and weights as numpy).
 
 A subclass builds ``self.model`` and writes ``loss(batch)``; this module turns
-that into compute/apply gradients and numpy weights.  Imports torch and
-numpy; must not import ray or any other rlviz layer.
+that into compute/apply gradients and numpy weights.
 """
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``WorkerSet``: one local RolloutWorker plus N remote ones on Ray actors, with weight sync and crash recovery.
 
 Every remote worker is tracked (``rlviz.iter.track_actor``) under the lane
-label ``RolloutWorker-i``.  Imports ray, rlviz.trace and rlviz.iter; must not
-import rlviz.ops, rlviz.plans, rlviz.viz or rlviz.widgets.
+label ``RolloutWorker-i``.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES
+from rlviz.trace.lanes import lane_key
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -39,8 +40,8 @@ def op_stats(trace: "Trace") -> list[dict]:
 
 
 def summary_table(trace: "Trace") -> str:
-    """A fixed-width table of ``op_stats``, driver first, busiest nodes first."""
-    rows = sorted(op_stats(trace), key=lambda r: (r["where"] != "driver", r["where"], -r["busy_ns"]))
+    """A fixed-width table of ``op_stats``, lanes in lane order, busiest nodes first within a lane."""
+    rows = sorted(op_stats(trace), key=lambda r: (lane_key(r["where"]), -r["busy_ns"]))
     where_width = max([len("where"), *(len(r["where"]) for r in rows)])
     op_width = max([len("op"), *(len(r["op"]) for r in rows)])
     header = (f"{'where':<{where_width}} {'op':<{op_width}} {'calls':>8} {'items':>8} {'not_rdy':>8} "

@@ -89,7 +89,7 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     ----------
     capacity : int, optional
         Bound on the events each process holds (default 1,000,000, at least
-        8192); past it the oldest are dropped and counted in ``trace.dropped``.
+        2048: two chunks); past it the oldest are dropped and counted in ``trace.dropped``.
 
     Yields
     ------

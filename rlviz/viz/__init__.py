@@ -1,7 +1,7 @@
 """Views of traces and dataflows: graph, timeline, round-robin order strip, HTML report.
 
-Reads ``rlviz.trace`` data only; matplotlib and networkx load inside the
-drawing functions, so ``import rlviz.viz`` is cheap.  Must not import ray.
+matplotlib and networkx load inside the drawing functions of every module
+here, so ``import rlviz.viz`` is cheap.
 """
 from rlviz.viz.graph import dataflow_graph, plot_graph
 from rlviz.viz.order import plot_order

@@ -1,8 +1,4 @@
-"""Figure plumbing shared by the views: new axes, notes on empty figures, input checks.
-
-matplotlib is imported inside the functions, so importing this is cheap; must
-not import ray.
-"""
+"""Figure plumbing shared by the views: new axes, notes on empty figures, input checks."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,10 +1,12 @@
-"""Synthetic traces and plans shaped like real runs, for docs, tests and benchmarks.
+"""Example traces and plans for docs, tests and benchmarks: synthetic runs and real plans' graphs.
 
 Deterministic (seeded) and Ray-free, so every view can be shown and measured
-without starting actors.  Plain numpy; must not import ray or matplotlib.
+without starting actors.
 """
 from __future__ import annotations
 
+import importlib.resources
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -143,52 +145,26 @@ def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup
     return builder.trace()
 
 
-def apex_nodes(workers: int = 4, replay_shards: int = 4) -> list[Node]:
-    """An Ape-X-like dataflow of about 30 nodes, as plain ``Node`` data.
+def apex_nodes() -> list[Node]:
+    """The real Ape-X plan's dataflow (4 rollout workers, 4 replay actors, 36 nodes), as plain ``Node`` data.
 
-    Parameters
-    ----------
-    workers : int, default 4
-        Rollout worker actors.
-    replay_shards : int, default 4
-        Replay-buffer actors.
+    Read from the snapshot ``rlviz.plans.dataflows`` takes of the real plan
+    (``rlviz/plans/dataflow_apex.json``; a test keeps it equal to the plan), so
+    no actor starts and Ray is not imported.
 
     Returns
     -------
     list of Node
+
+    Examples
+    --------
+    >>> nodes = apex_nodes()
+    >>> [n.op for n in nodes if n.where == "driver"][-5:]
+    ['Concurrently', 'output_indexes', 'OncePerTimestepsElapsed', 'OncePerTimeInterval', 'CollectMetrics']
     """
-    nodes: list[Node] = []
-    for k in range(1, workers + 1):
-        where = f"RolloutWorker-{k}"
-        nodes.append(Node(f"s{k}", "sample", f"RolloutWorker.sample() on worker {k}", where))
-        nodes.append(Node(f"ps{k}", "par_iter_next_batch", f"par_iter_next_batch(batch_ms=0) on worker {k}",
-                          where, (f"s{k}",)))
-    nodes.append(Node("ga", "gather_async", "ParallelRollouts(workers, mode='async', num_async=2)", "driver",
-                      tuple(f"ps{k}" for k in range(1, workers + 1))))
-    nodes.append(Node("store", "StoreToReplayBuffer", "for_each(StoreToReplayBuffer(actors=replay_actors))",
-                      "driver", ("ga",)))
-    nodes.append(Node("zip", "zip_with_source_actor", "zip_with_source_actor()", "driver", ("store",)))
-    nodes.append(Node("upd", "UpdateWorkerWeights", "for_each(UpdateWorkerWeights(learner_thread, workers))",
-                      "driver", ("zip",)))
-    for k in range(replay_shards):
-        where = f"ReplayActor-{k}"
-        nodes.append(Node(f"rb{k}", "replay", f"ReplayActor.replay() on shard {k}", where))
-        nodes.append(Node(f"rn{k}", "par_iter_next_batch", f"par_iter_next_batch on replay shard {k}",
-                          where, (f"rb{k}",)))
-    nodes.append(Node("rg", "gather_async", "Replay(actors=replay_actors, num_async=4)", "driver",
-                      tuple(f"rn{k}" for k in range(replay_shards))))
-    nodes.append(Node("rz", "zip_with_source_actor", "zip_with_source_actor()", "driver", ("rg",)))
-    nodes.append(Node("enq", "Enqueue", "for_each(Enqueue(learner_thread.inqueue))", "driver", ("rz",)))
-    nodes.append(Node("deq", "Dequeue", "Dequeue(learner_thread.outqueue, check=learner_thread.is_alive)",
-                      "driver"))
-    nodes.append(Node("prio", "UpdatePriorities", "for_each(update_prio_and_stats)", "driver", ("deq",)))
-    nodes.append(Node("tgt", "UpdateTargetNetwork", "for_each(UpdateTargetNetwork(workers, 50000, by_steps_trained=True))",
-                      "driver", ("prio",)))
-    nodes.append(Node("conc", "Concurrently", "Concurrently([store_op, replay_op, update_op], mode='async', "
-                      "output_indexes=[2])", "driver", ("upd", "enq", "tgt")))
-    nodes.append(Node("metrics", "StandardMetricsReporting",
-                      "StandardMetricsReporting(train_op, workers, config)", "driver", ("conc",)))
-    return nodes
+    text = (importlib.resources.files("rlviz") / "plans" / "dataflow_apex.json").read_text()
+    return [Node(n["op_id"], n["op"], n["label"], n["where"], tuple(n["parents"]))
+            for n in json.loads(text)["nodes"]]
 
 
 def large_trace(events: int = 100_000, processes: int = 4, ops_per_process: int = 4,

@@ -2,16 +2,17 @@
 
 Draws a Trace (annotated with calls, items per edge, busy time, not-ready
 counts), an iterator or plan (anything with ``.dataflow()``), or a list of
-``Node``.  matplotlib and networkx are imported inside functions; must not import ray.
+``Node``.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rlviz.trace import Node, Trace
+from rlviz.trace import DRIVER, Node, Trace
+from rlviz.trace.lanes import lane_order
 from rlviz.viz.canvas import check_axes, draw_note
 from rlviz.viz.layout import Layout, graph_layout
-from rlviz.viz.palette import ERROR_COLOR, natural_key, short_text, where_colors
+from rlviz.viz.palette import ERROR_COLOR, short_text, where_colors
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -196,12 +197,12 @@ def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, 
 
     actors: dict[str, list[str]] = {}
     for node in graph.nodes:
-        if graph.nodes[node]["where"] != "driver":
+        if graph.nodes[node]["where"] != DRIVER:
             actors.setdefault(graph.nodes[node]["where"], []).append(node)
     half_w, half_h = _BOX_W / 2, _BOX_H[stats] / 2
     side, top_pad = _GROUP_PAD
     boxes = []
-    for where in sorted(actors, key=natural_key):
+    for where in lane_order(actors):
         xs, ys = zip(*(_xy(layout, n) for n in actors[where]))
         x0, y0 = min(xs) - half_w - side, min(ys) - half_h - side
         x1, y1 = max(xs) + half_w + side, max(ys) + half_h + top_pad
@@ -302,10 +303,8 @@ def _stats_text(data: dict) -> str:
 def _draw_legend(ax: "Axes", graph: "nx.DiGraph", colors: dict) -> None:
     from matplotlib.patches import Patch
 
-    present = {graph.nodes[n]["where"] for n in graph.nodes}
-    names = sorted(present, key=lambda w: (w != "driver", natural_key(w)))
     handles = [Patch(facecolor="white", edgecolor=colors[w], linewidth=1.6, label=short_text(w, 24))
-               for w in names]
+               for w in lane_order(graph.nodes[n]["where"] for n in graph.nodes)]
     width_in = ax.get_figure().get_figwidth()
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
               ncol=max(1, min(len(handles), int(width_in // 1.7))), fontsize=8,

@@ -2,15 +2,15 @@
 
 Columns come from ``networkx.topological_generations``; rows are ordered by
 barycentre sweeps and then relaxed so that chains line up and a gather sits
-between the shards it pulls from.  networkx is imported inside functions;
-must not import ray or matplotlib.
+between the shards it pulls from.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rlviz.viz.palette import natural_key
+from rlviz.trace import DRIVER
+from rlviz.trace.lanes import lane_order
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -109,7 +109,7 @@ def _anchors(dag: "nx.DiGraph") -> dict[str, str]:
     """
     import networkx as nx
 
-    where = {n: dag.nodes[n].get("where", "driver") for n in dag}
+    where = {n: dag.nodes[n].get("where", DRIVER) for n in dag}
     column = _columns(dag)
     leftmost: dict[str, str] = {}
     for node in nx.topological_sort(dag):
@@ -151,10 +151,11 @@ def _columns(dag: "nx.DiGraph") -> dict[str, int]:
 
 
 def _place_rank(graph: "nx.DiGraph") -> dict[str, tuple]:
-    """Tie-break key: actors in natural order, then the driver, then insertion order."""
+    """Tie-break key: actors in lane order, then the driver, then insertion order."""
     index = {n: i for i, n in enumerate(graph.nodes)}
-    wheres = {n: graph.nodes[n].get("where", "driver") for n in graph.nodes}
-    return {n: (w == "driver", natural_key(w), index[n]) for n, w in wheres.items()}
+    wheres = {n: graph.nodes[n].get("where", DRIVER) for n in graph.nodes}
+    lane = {w: i for i, w in enumerate(lane_order(wheres.values()))}
+    return {n: (w == DRIVER, lane[w], index[n]) for n, w in wheres.items()}
 
 
 def _order(dag: "nx.DiGraph", column: dict[str, int], rank: dict[str, tuple]) -> list[list[str]]:

@@ -1,8 +1,7 @@
 """``plot_order``: the round-robin strip, one cell per item in the order items completed.
 
 The figure of how Concurrently and union interleave their children: colours
-by op, weights next to the measured ratio.  matplotlib is imported inside
-functions; must not import ray.
+by op, weights next to the measured ratio.
 """
 from __future__ import annotations
 

@@ -1,15 +1,17 @@
 """Colour lookup tables shared by every view: one colour per process, one per op.
 
 Tables, not branches (Dask's task-stream lesson), so the graph, the timeline
-and the order strip agree on colours.  Plain Python; must not import ray.
+and the order strip agree on colours.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from rlviz.trace import DRIVER
+from rlviz.trace.lanes import lane_order
+
 __all__ = ["DRIVER_COLOR", "ERROR_COLOR", "NOT_READY_COLOR", "RESTART_COLOR",
-           "where_colors", "key_colors", "natural_key", "short_text"]
+           "where_colors", "key_colors", "short_text"]
 
 #: The driver process: a neutral slate so the actors stand out.
 DRIVER_COLOR = "#5b6770"
@@ -29,22 +31,6 @@ _KEY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
                "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363")
 
 
-def natural_key(text: str) -> tuple:
-    """Sort key that orders ``shard-2`` before ``shard-10``.
-
-    Parameters
-    ----------
-    text : str
-        Any name.
-
-    Returns
-    -------
-    tuple
-        Alternating text and integer parts.
-    """
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
-
-
 def where_colors(wheres: Iterable[str]) -> dict[str, str]:
     """One colour per process name: the driver slate, actors in natural order.
 
@@ -58,9 +44,9 @@ def where_colors(wheres: Iterable[str]) -> dict[str, str]:
     dict of str to str
         Hex colour per distinct name.
     """
-    actors = sorted({w for w in wheres if w != "driver"}, key=natural_key)
+    actors = [w for w in lane_order(wheres) if w != DRIVER]
     colors = {name: _ACTOR_COLORS[i % len(_ACTOR_COLORS)] for i, name in enumerate(actors)}
-    colors["driver"] = DRIVER_COLOR
+    colors[DRIVER] = DRIVER_COLOR
     return colors
 
 

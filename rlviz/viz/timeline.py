@@ -2,7 +2,6 @@
 
 Works on the trace's numpy columns (no Python object per event): one
 PolyCollection per outcome kind, one LineCollection of value flows.
-matplotlib is imported inside functions; must not import ray.
 """
 from __future__ import annotations
 
@@ -13,13 +12,13 @@ import numpy as np
 
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace, draw_note, new_axes
-from rlviz.viz.palette import (ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, natural_key,
-                               short_text, where_colors)
+from rlviz.trace.lanes import lane_order
+from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, short_text, where_colors
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "RESTART_OP", "MAX_FLOWS"]
+__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "event_times_ms", "pixel_ms", "RESTART_OP", "MAX_FLOWS"]
 
 #: Events of nodes with this op are marked with a vertical line across all lanes.
 RESTART_OP = "worker_restarted"
@@ -46,6 +45,11 @@ class Lanes:
     spans: list[tuple[float, float]]
     ticks: list[float]
     labels: list[str]
+
+    @property
+    def figure_height(self) -> float:
+        """Inches a timeline of these lanes needs: 0.3 per row, 0.15 per process, 3 at least."""
+        return max(3.0, 1.3 + 0.3 * len(self.ticks) + 0.15 * len(self.names))
 
 
 def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, float] | None = None,
@@ -95,15 +99,14 @@ def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, f
         raise ValueError(f"max_flows must be an int >= 0, got {max_flows!r}")
     c = trace.columns
     lanes = timeline_lanes(trace)
-    ax = new_axes(ax, (12, max(3.0, 1.3 + 0.3 * len(lanes.ticks) + 0.15 * len(lanes.names))))
+    ax = new_axes(ax, (12, lanes.figure_height))
     origin = trace.start_ns
     end_ms = float(c["end_ns"].max() - origin) / 1e6 if len(trace) else 0.0
     _frame(ax, lanes, trace, window, end_ms, title)
     if len(trace) == 0:
         draw_note(ax, "empty trace: nothing was recorded")
         return ax
-    start = (c["start_ns"] - origin) / 1e6
-    end = (c["end_ns"] - origin) / 1e6
+    start, end = event_times_ms(trace)
     t0, t1 = window if window else ax.get_xlim()
     shown = np.flatnonzero((end >= t0) & (start <= t1))
     if len(shown) == 0:
@@ -134,7 +137,7 @@ def timeline_lanes(trace: Trace) -> Lanes:
     by_where: dict[str, list[int]] = {}
     for i in np.flatnonzero(used).tolist():
         by_where.setdefault(trace.nodes[i].where, []).append(i)
-    names = sorted(by_where, key=lambda w: (w != "driver", natural_key(w)))
+    names = lane_order(by_where)
     row = np.full(len(trace.nodes), np.nan)
     spans, ticks, labels = [], [], []
     y = 0.0
@@ -151,6 +154,40 @@ def timeline_lanes(trace: Trace) -> Lanes:
         spans.append((top, y - 0.5))
         y += _LANE_GAP
     return Lanes(row, names, spans, ticks, labels)
+
+
+def event_times_ms(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's start and end in ms since the trace started: the timeline's x coordinates.
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+
+    Returns
+    -------
+    tuple of two float arrays
+        ``(start_ms, end_ms)``, one entry per event.
+    """
+    c = trace.columns
+    return (c["start_ns"] - trace.start_ns) / 1e6, (c["end_ns"] - trace.start_ns) / 1e6
+
+
+def pixel_ms(ax: "Axes") -> float:
+    """Milliseconds per screen pixel of a timeline's axes at its current limits (0 before it has a size).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Axes drawn by ``plot_timeline``.
+
+    Returns
+    -------
+    float
+    """
+    lo, hi = ax.get_xlim()
+    width = ax.get_window_extent().width
+    return (hi - lo) / width if width > 0 else 0.0
 
 
 # -- checks -----------------------------------------------------------------
@@ -208,7 +245,7 @@ def _draw_spans(ax: "Axes", trace: Trace, lanes: Lanes, start: np.ndarray, end: 
     ops = key_colors(n.op for n in trace.nodes)
     node_rgba = to_rgba_array([ops[n.op] for n in trace.nodes] or ["k"])
     fixed = {_NOT_READY: NOT_READY_COLOR, _STOP: "#333333", _ERROR: ERROR_COLOR}
-    pixel = _pixel_ms(ax)
+    pixel = pixel_ms(ax)
     outcome = c["outcome"][shown]
     for code, (kind, low, high) in _KINDS.items():
         idx = shown[outcome == code]
@@ -281,10 +318,3 @@ def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> np
     verts[:, 0, 1] = verts[:, 1, 1] = y0
     verts[:, 2, 1] = verts[:, 3, 1] = y1
     return verts
-
-
-def _pixel_ms(ax: "Axes") -> float:
-    """Milliseconds per screen pixel at the current limits."""
-    lo, hi = ax.get_xlim()
-    width = ax.get_window_extent().width
-    return (hi - lo) / width if width > 0 else 0.0

@@ -3,7 +3,7 @@
 Built on ``rlviz.viz`` (pictures) and ``rlviz.trace`` (data); the playground
 also runs small local iterators from ``rlviz.iter`` / ``rlviz.ops``.
 ipywidgets loads when a widget is first used, so ``import rlviz.widgets`` is
-cheap.  Must not import ray directly.
+cheap.
 """
 from __future__ import annotations
 

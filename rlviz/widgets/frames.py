@@ -3,8 +3,7 @@
 ``TimelineFrame`` and ``GraphFrame`` draw ``plot_timeline`` / ``plot_graph``
 on an off-screen Agg figure, keep the rendered pixels, and for each step
 restore them and draw a few highlight artists on top before encoding a PNG,
-so a step costs a PNG encode, not a redraw of every span.  matplotlib is
-imported inside functions; must not import ray or ipywidgets.
+so a step costs a PNG encode, not a redraw of every span.
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ import numpy as np
 from rlviz.trace import Trace
 from rlviz.viz import plot_graph, plot_timeline
 from rlviz.viz.graph import NODE_GID
-from rlviz.viz.timeline import timeline_lanes
+from rlviz.viz.timeline import event_times_ms, pixel_ms, timeline_lanes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -97,15 +96,12 @@ class TimelineFrame(_BlitFrame):
 
         self.trace = trace
         self.lanes = timeline_lanes(trace)
-        height = max(3.0, 1.3 + 0.3 * len(self.lanes.ticks) + 0.15 * len(self.lanes.names))
-        figure = Figure(figsize=(width, height), layout="constrained")
+        figure = Figure(figsize=(width, self.lanes.figure_height), layout="constrained")
         super().__init__(figure, dpi)
         self.ax = figure.add_subplot()
         plot_timeline(trace, ax=self.ax)
         self.full_xlim = self.ax.get_xlim()
-        c = trace.columns
-        self.start_ms = (c["start_ns"] - trace.start_ns) / 1e6
-        self.end_ms = (c["end_ns"] - trace.start_ns) / 1e6
+        self.start_ms, self.end_ms = event_times_ms(trace)
         self.box = self._animate(self.ax.add_patch(Rectangle((0, 0), 0, 0, facecolor=(0.82, 0, 0.82, 0.18),
                                                              edgecolor=HIGHLIGHT_COLOR, linewidth=2.0,
                                                              zorder=6, gid="rlviz-current")))
@@ -132,8 +128,7 @@ class TimelineFrame(_BlitFrame):
         if index is None:
             return self.png()
         row = self.lanes.row[self.trace.columns["node"]]
-        lo, hi = self.ax.get_xlim()
-        pixel = 3 * (hi - lo) / max(self.ax.get_window_extent().width, 1.0)
+        pixel = 3 * pixel_ms(self.ax)
         x0, x1 = self.start_ms[index], max(self.end_ms[index], self.start_ms[index] + pixel)
         self.box.set_bounds(x0 - pixel / 3, row[index] - 0.5, x1 - x0 + 2 * pixel / 3, 1.0)
         self.cursor.set_xdata([self.end_ms[index]] * 2)

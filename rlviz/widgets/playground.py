@@ -2,8 +2,7 @@
 
 Each change re-runs ``run_round_robin`` (local ops, no actors, milliseconds)
 and redraws its ``plot_order`` strip; a ``training_intensity`` slider shows
-the weights ``calculate_rr_weights`` derives from it.  Imports rlviz.ops for
-that arithmetic; must not import ray directly.
+the weights ``calculate_rr_weights`` derives from it.
 """
 from __future__ import annotations
 
@@ -13,15 +12,12 @@ from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
 
-from rlviz.ops.weights import calculate_rr_weights, calculate_rr_weights_float, native_ratio
+from rlviz.ops.weights import DQN_SAMPLING, calculate_rr_weights, calculate_rr_weights_float, native_ratio
 from rlviz.viz import plot_order
 from rlviz.widgets.roundrobin import OP_NAMES, RoundRobinRun, parse_weight, run_round_robin
 
-__all__ = ["RoundRobinPlayground", "DQN_SAMPLING", "WEIGHT_CHOICES"]
+__all__ = ["RoundRobinPlayground", "WEIGHT_CHOICES"]
 
-#: The sampling settings ``training_intensity`` is measured against (rlviz's DQN defaults, 2 workers).
-DQN_SAMPLING = {"train_batch_size": 64, "rollout_fragment_length": 4, "num_envs_per_worker": 1,
-                "num_workers": 2}
 #: Suggestions in each weight box (any number > 0 or "*" may be typed).
 WEIGHT_CHOICES = ("*", "0.5", "1", "2", "3", "4", "8")
 
@@ -51,7 +47,7 @@ class RoundRobinPlayground(widgets.VBox):
         Initial slider value.
     sampling : mapping, optional
         ``train_batch_size``, ``rollout_fragment_length``,
-        ``num_envs_per_worker``, ``num_workers`` (default ``DQN_SAMPLING``).
+        ``num_envs_per_worker``, ``num_workers`` (default ``rlviz.ops.weights.DQN_SAMPLING``).
 
     Attributes
     ----------

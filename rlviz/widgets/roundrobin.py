@@ -4,7 +4,6 @@ Two or three local ops shaped like DQN's (``store`` fills a buffer,
 ``train`` is not ready until the buffer holds ``learning_starts`` items,
 ``update`` is always ready) run under ``Concurrently``; the trace gives the
 order in which the ops produced items.  No actors: runs in milliseconds.
-Imports rlviz.iter and rlviz.ops; must not import ray directly or ipywidgets.
 """
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Recording stays cheap and separate (``rlviz.record()``); this widget only
 reads the finished ``Trace`` (the Dask diagnostics model).  Plain state lives
-in ``rlviz.widgets.steps``, pictures in ``rlviz.widgets.frames``.  Must not
-import ray.
+in ``rlviz.widgets.steps``, pictures in ``rlviz.widgets.frames``.
 """
 from __future__ import annotations
 

@@ -1,14 +1,15 @@
 """Stepping through a trace: its events in completion order, filtered, each described in words.
 
 The plain-data half of ``TraceStepper``, so what the widget shows can be
-tested without a browser or a figure.  numpy only; must not import ray,
-matplotlib or ipywidgets.
+tested without a browser or a figure.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from rlviz.trace import Event, Trace
+from rlviz.trace.lanes import lane_order
+from rlviz.viz.canvas import check_trace
 
 __all__ = ["Steps", "check_nonempty_trace"]
 
@@ -67,9 +68,8 @@ class Steps:
 
     @property
     def wheres(self) -> list[str]:
-        """Lanes (processes) that have events, driver first."""
-        present = set(self._node_where[np.unique(self.trace.columns["node"])].tolist())
-        return sorted(present, key=lambda w: (w != "driver", w))
+        """Lanes (processes) that have events, in lane order (driver first, ``shard-2`` before ``shard-10``)."""
+        return lane_order(self._node_where[np.unique(self.trace.columns["node"])].tolist())
 
     def select(self, op: str | None = None, where: str | None = None) -> np.ndarray:
         """Event indices, in completion order, of the events of ``op`` on lane ``where``.
@@ -166,9 +166,7 @@ def check_nonempty_trace(trace: object, caller: str) -> Trace:
     ValueError
         If it has no events.
     """
-    if not isinstance(trace, Trace):
-        raise TypeError(f"{caller}(trace) needs an rlviz.trace.Trace, not {type(trace).__name__}; "
-                        f"hint: `with rlviz.record() as trace: ...` or Trace.load(path)")
+    trace = check_trace(trace, caller)
     if len(trace) == 0:
         raise ValueError(f"{caller}(trace): the trace has no events, so there is nothing to step through; "
                          f"record some work first (`with rlviz.record() as trace: it.take(10)`), "

@@ -139,3 +139,14 @@ def test_selection_is_completion_order_of_a_larger_trace():
     stepper = TraceStepper(trace, views=(), where="shard-2")
     ends = trace.columns["end_ns"][stepper.selection]
     assert np.all(np.diff(ends) >= 0) and {stepper.steps.event(i).where for i in stepper.selection} == {"shard-2"}
+
+
+def test_lane_menu_lists_lanes_in_the_views_order():
+    """Driver first, then natural order: shard-2 before shard-10, as in the timeline's bands."""
+    from rlviz.viz.timeline import timeline_lanes
+
+    trace = sharded_trace(items=1, shards=11, not_ready=0)
+    stepper = TraceStepper(trace, views=())
+    lanes = [value for _, value in stepper.where_menu.options[1:]]
+    assert lanes[:4] == ["driver", "shard-0", "shard-1", "shard-2"] and lanes[-1] == "shard-10"
+    assert lanes == stepper.steps.wheres == timeline_lanes(trace).names
