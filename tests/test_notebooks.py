@@ -20,14 +20,15 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_stored_without_outputs_and_start_and_stop_ray(path):
+def test_stored_without_outputs_and_stop_the_ray_they_start(path):
     cells = json.loads(path.read_text())["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     assert all(not c["outputs"] and c["execution_count"] is None for c in code), \
         f"{path.name} has outputs; clear them before committing (Kernel > Restart and Clear Outputs)"
     sources = ["".join(c["source"]) for c in code]
-    assert any("rlviz.init(num_cpus=8)" in s for s in sources)
-    assert sources[-1].strip().endswith("ray.shutdown()"), f"{path.name} must end by shutting Ray down"
+    if any("rlviz.init(" in s for s in sources):    # a notebook that starts Ray shares the cores and stops it
+        assert any("rlviz.init(num_cpus=8)" in s for s in sources)
+        assert sources[-1].strip().endswith("ray.shutdown()"), f"{path.name} must end by shutting Ray down"
 
 
 @pytest.mark.notebook
