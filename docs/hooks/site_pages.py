@@ -89,7 +89,7 @@ def _module_holding(package, name: str) -> str:
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, ast.AnnAssign) else []
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                relative = candidate.relative_to(ROOT).with_suffix("")
+                relative = candidate.relative_to(path.parents[len(package.__name__.split("."))]).with_suffix("")
                 parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
                 return ".".join(parts)
     raise PluginError(f"{package.__name__}.__all__ names {name!r}, but no module of it assigns it")
