@@ -13,7 +13,7 @@ from rlviz.runtime import init
 from rlviz.trace import Trace, record
 
 __version__ = "0.1.0"
-__all__ = ["init", "record", "Trace", "Trainer", "__version__"]
+__all__ = ["init", "record", "show", "Trace", "Trainer", "__version__"]
 
 _SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace"}
 
@@ -21,6 +21,8 @@ _SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace"}
 def __getattr__(name: str):
     if name in _SUBPACKAGES:
         return importlib.import_module(f"rlviz.{name}")
+    if name == "show":                          # lazily: widgets pull in ipywidgets
+        return importlib.import_module("rlviz.widgets.show").show
     if name == "Trainer":                       # lazily: it pulls in Ray and torch
         return importlib.import_module("rlviz.plans.trainer").Trainer
     raise AttributeError(f"module 'rlviz' has no attribute {name!r}")

@@ -110,5 +110,5 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
     print(f"  {paths['curve_png'].name}      return curve")
     print(f"  {paths['trace_json'].name}    rlviz trace (rlviz.Trace.load)")
     print(f"  {paths['chrome_json'].name}   open in https://ui.perfetto.dev or chrome://tracing")
-    print(f"  {paths['report_html'].name}   self-contained HTML report")
+    print(f"  {paths['report_html'].name}   self-contained HTML report: the interactive Explorer, then the printable views")
     return paths

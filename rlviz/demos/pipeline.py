@@ -65,5 +65,5 @@ def _write_outputs(trace, out_dir: Path) -> dict:
     print(f"\nwrote {out_dir.resolve()}/")
     print(f"  {paths['trace_json'].name}   rlviz trace (rlviz.Trace.load)")
     print(f"  {paths['chrome_json'].name}  open in https://ui.perfetto.dev or chrome://tracing")
-    print(f"  {paths['report_html'].name}  self-contained HTML report")
+    print(f"  {paths['report_html'].name}  self-contained HTML report: the interactive Explorer, then the printable views")
     return paths

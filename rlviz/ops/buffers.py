@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.iter import ParallelIteratorWorker
 from rlviz.ops.errors import OpInputError
 from rlviz.rollout.sample_batch import MultiAgentBatch, SampleBatch
@@ -43,8 +44,7 @@ class ReplayBuffer:
                  seed: int | None = None) -> None:
         for name, value, low in (("capacity", capacity, 1), ("learning_starts", learning_starts, 0),
                                  ("replay_batch_size", replay_batch_size, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+            check_int(name, value, minimum=low)
         self.capacity = capacity
         self.learning_starts = learning_starts
         self.replay_batch_size = replay_batch_size

@@ -8,6 +8,7 @@ import queue as queue_module
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from rlviz.checks import check_distinct_indexes, check_round_robin_weights
 from rlviz.iter import LocalIterator, NextValueNotReady
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops.errors import OpInputError
@@ -46,11 +47,14 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
 
     Raises
     ------
+    TypeError
+        At construction, naming the argument: an op that is not a
+        LocalIterator (``OpInputError``, also a ValueError), weights or
+        output indexes that are not lists of numbers.
     ValueError
-        At construction, naming the argument: fewer than 2 ops, an op that is
-        not a LocalIterator (``OpInputError``, also a TypeError), an unknown
-        mode, weights in async mode, weights of the wrong length or all
-        ``"*"``, output indexes out of range.
+        At construction, naming the argument: fewer than 2 ops, an unknown
+        mode, weights in async mode, weights of the wrong length, not finite
+        and > 0, or all ``"*"``, output indexes out of range or repeated.
 
     Examples
     --------
@@ -203,17 +207,6 @@ def _check(ops: object, mode: object, output_indexes: object, weights: object) -
         if mode != "round_robin":
             raise ValueError(f"round_robin_weights only apply in mode='round_robin', got mode={mode!r}; "
                              f"drop the weights or switch the mode")
-        if not isinstance(weights, (list, tuple)) or len(weights) != len(ops):
-            raise ValueError(f"round_robin_weights must be a list with one weight per op ({len(ops)}), "
-                             f"got {weights!r}")
-        for i, w in enumerate(weights):
-            if w != "*" and (isinstance(w, bool) or not isinstance(w, (int, float)) or w <= 0):
-                raise ValueError(f"round_robin_weights[{i}] must be a number > 0 or '*', got {w!r}")
-        if all(w == "*" for w in weights):
-            raise ValueError("round_robin_weights cannot all be '*': at least one op must set the pace")
+        check_round_robin_weights("round_robin_weights", weights, len(ops))
     if output_indexes is not None:
-        if not isinstance(output_indexes, (list, tuple)) or not output_indexes:
-            raise ValueError(f"output_indexes must be a non-empty list of op indexes, got {output_indexes!r}")
-        for index in output_indexes:
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(ops):
-                raise ValueError(f"output_indexes has {index!r}, but the ops are indexed 0..{len(ops) - 1}")
+        check_distinct_indexes("output_indexes", output_indexes, len(ops))

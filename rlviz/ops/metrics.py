@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from rlviz.checks import check_int, check_number
 from rlviz.iter import LocalIterator
 from rlviz.ops.names import (AGENT_STEPS_SAMPLED_COUNTER, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER,
                              STEPS_TRAINED_THIS_ITER_COUNTER)
@@ -55,8 +56,7 @@ class OncePerTimeInterval:
     __rlviz_op__ = "OncePerTimeInterval"
 
     def __init__(self, delay: float = 0.0) -> None:
-        if not isinstance(delay, (int, float)) or isinstance(delay, bool) or delay < 0:
-            raise ValueError(f"delay must be a number of seconds >= 0, got {delay!r}")
+        check_number("delay", delay, minimum=0, hint="a delay in seconds; 0 = always")
         self.delay = delay
         self.last_returned_true = 0.0
 
@@ -74,8 +74,7 @@ class OncePerTimestepsElapsed:
     __rlviz_op__ = "OncePerTimestepsElapsed"
 
     def __init__(self, delay_steps: int, by_steps_trained: bool = False) -> None:
-        if isinstance(delay_steps, bool) or not isinstance(delay_steps, int) or delay_steps < 0:
-            raise ValueError(f"delay_steps must be an int >= 0, got {delay_steps!r}")
+        check_int("delay_steps", delay_steps, minimum=0)
         self.delay = delay_steps
         self.counter = STEPS_TRAINED_COUNTER if by_steps_trained else STEPS_SAMPLED_COUNTER
         self.last_called = 0
@@ -107,8 +106,7 @@ class CollectMetrics:
     __rlviz_op__ = "CollectMetrics"
 
     def __init__(self, workers: Any, min_history: int = 100) -> None:
-        if isinstance(min_history, bool) or not isinstance(min_history, int) or min_history < 1:
-            raise ValueError(f"min_history must be an int >= 1, got {min_history!r}")
+        check_int("min_history", min_history, minimum=1)
         self.workers = workers
         self.history: collections.deque = collections.deque(maxlen=min_history)
         self.episodes_total = 0

@@ -8,6 +8,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from rlviz.checks import check_int, check_number
 from rlviz.iter import LocalIterator, from_actors
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops.buffers import ReplayBuffer
@@ -105,8 +106,7 @@ def Replay(*, local_buffer: ReplayBuffer | None = None, actors: list | None = No
                 yield NOT_READY if batch is None else batch
 
         return LocalIterator(replayed, name="Replay(local_buffer)").named("Replay")
-    if isinstance(num_async, bool) or not isinstance(num_async, int) or num_async < 1:
-        raise ValueError(f"num_async must be an int >= 1, got {num_async!r}")
+    check_int("num_async", num_async, minimum=1)
     gathered = from_actors(list(actors), name=f"ReplayActor x{len(actors)}").gather_async(num_async=num_async)
     return gathered.filter(_is_batch).named("Replay", f"{gathered}.Replay()")
 
@@ -117,9 +117,7 @@ class WaitUntilTimestepsElapsed:
     __rlviz_op__ = "WaitUntilTimestepsElapsed"
 
     def __init__(self, target_num_timesteps: int) -> None:
-        if isinstance(target_num_timesteps, bool) or not isinstance(target_num_timesteps, int) \
-                or target_num_timesteps < 0:
-            raise ValueError(f"target_num_timesteps must be an int >= 0, got {target_num_timesteps!r}")
+        check_int("target_num_timesteps", target_num_timesteps, minimum=0)
         self.target = target_num_timesteps
 
     def __call__(self, item: Any) -> bool:
@@ -140,8 +138,7 @@ class SimpleReplayBuffer:
     """
 
     def __init__(self, num_slots: int, seed: int | None = None) -> None:
-        if isinstance(num_slots, bool) or not isinstance(num_slots, int) or num_slots < 1:
-            raise ValueError(f"num_slots must be an int >= 1, got {num_slots!r}")
+        check_int("num_slots", num_slots, minimum=1)
         self.num_slots = num_slots
         self.replay_batches: list = []
         self.replay_index = 0
@@ -180,9 +177,7 @@ class MixInReplay:
     __rlviz_op__ = "MixInReplay"
 
     def __init__(self, num_slots: int, replay_proportion: float, seed: int | None = None) -> None:
-        if isinstance(replay_proportion, bool) or not isinstance(replay_proportion, (int, float)) \
-                or replay_proportion < 0:
-            raise ValueError(f"replay_proportion must be a number >= 0, got {replay_proportion!r}")
+        check_number("replay_proportion", replay_proportion, minimum=0)
         self.buffer = SimpleReplayBuffer(num_slots, seed)
         self.replay_proportion = replay_proportion
         self.rng = random.Random(seed)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.iter import LocalIterator, ParallelIterator, from_actors
 from rlviz.ops.errors import OpInputError
 from rlviz.ops.names import (AGENT_STEPS_SAMPLED_COUNTER, GRAD_WAIT_TIMER, LEARNER_INFO,
@@ -54,8 +55,7 @@ def ParallelRollouts(workers: Any, *, mode: str = "bulk_sync", num_async: int = 
     """
     if mode not in ROLLOUT_MODES:
         raise ValueError(f"mode must be one of {list(ROLLOUT_MODES)}, got {mode!r}")
-    if isinstance(num_async, bool) or not isinstance(num_async, int) or num_async < 1:
-        raise ValueError(f"num_async must be an int >= 1, got {num_async!r}")
+    check_int("num_async", num_async, minimum=1)
     workers.sync_weights()
     remote = workers.remote_workers()
     if not remote:
@@ -119,8 +119,7 @@ class ConcatBatches:
     __rlviz_op__ = "ConcatBatches"
 
     def __init__(self, min_batch_size: int, count_steps_by: str = "env_steps") -> None:
-        if isinstance(min_batch_size, bool) or not isinstance(min_batch_size, int) or min_batch_size < 1:
-            raise ValueError(f"min_batch_size must be an int >= 1, got {min_batch_size!r}")
+        check_int("min_batch_size", min_batch_size, minimum=1)
         if count_steps_by not in ("env_steps", "agent_steps"):
             raise ValueError(f"count_steps_by must be 'env_steps' or 'agent_steps', got {count_steps_by!r}")
         self.min_batch_size = min_batch_size

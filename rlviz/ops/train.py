@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.iter import LocalIterator
 from rlviz.ops.names import (AGENT_STEPS_TRAINED_COUNTER, APPLY_GRADS_TIMER, COMPUTE_GRADS_TIMER,
                              LAST_TARGET_UPDATE_TS, LEARN_ON_BATCH_TIMER, LEARNER_INFO, NUM_TARGET_UPDATES,
@@ -44,8 +45,8 @@ class TrainOneStep:
     __rlviz_op__ = "TrainOneStep"
 
     def __init__(self, workers: Any, num_sgd_iter: int = 1, sgd_minibatch_size: int = 0) -> None:
-        _check_int("num_sgd_iter", num_sgd_iter, 1)
-        _check_int("sgd_minibatch_size", sgd_minibatch_size, 0)
+        check_int("num_sgd_iter", num_sgd_iter, minimum=1)
+        check_int("sgd_minibatch_size", sgd_minibatch_size, minimum=0)
         self.workers = workers
         self.num_sgd_iter = num_sgd_iter
         self.sgd_minibatch_size = sgd_minibatch_size
@@ -194,7 +195,7 @@ class UpdateTargetNetwork:
 
     def __init__(self, workers: Any, target_update_freq: int, by_steps_trained: bool = False,
                  lock: Any = None) -> None:
-        _check_int("target_update_freq", target_update_freq, 1)
+        check_int("target_update_freq", target_update_freq, minimum=1)
         self.workers = workers
         self.target_update_freq = target_update_freq
         self.counter = STEPS_TRAINED_COUNTER if by_steps_trained else STEPS_SAMPLED_COUNTER
@@ -256,10 +257,5 @@ def _writable(grads: Any) -> Any:
 
 def _mean(grads: list[list[np.ndarray]]) -> list[np.ndarray]:
     return [np.mean(np.stack(parts), axis=0) for parts in zip(*grads)]
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
 
 

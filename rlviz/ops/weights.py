@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rlviz.checks import check_positive_number
+
 __all__ = ["DQN_SAMPLING", "native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
 
 #: DQN's sampling defaults, on the Trainer's default 2 workers: what ``training_intensity`` is measured
@@ -52,8 +54,10 @@ def calculate_rr_weights(config: Mapping) -> list[int]:
 
     Raises
     ------
+    TypeError
+        If ``training_intensity`` is not None or a number.
     ValueError
-        If ``training_intensity`` is not > 0.
+        If ``training_intensity`` is not finite and > 0 (NaN, infinity, 0).
 
     Examples
     --------
@@ -93,6 +97,6 @@ def _ratio(config: Mapping) -> float | None:
     intensity = config.get("training_intensity")
     if intensity is None:
         return None
-    if isinstance(intensity, bool) or not isinstance(intensity, (int, float)) or intensity <= 0:
-        raise ValueError(f"training_intensity must be None or a number > 0, got {intensity!r}")
+    check_positive_number("training_intensity", intensity,
+                          hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
     return intensity / native_ratio(config)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rlviz.checks import check_int, check_positive_number
 from rlviz.plans import PLANS
 
 __all__ = ["Trainer", "COMMON_CONFIG"]
@@ -49,9 +50,13 @@ class Trainer:
 
     Raises
     ------
+    TypeError
+        ``num_workers`` not an int, ``config`` not a dict, or a config value
+        of the wrong type; raised before any actor starts.
     ValueError
-        Unknown plan or config key (naming the closest valid one), or too
-        few workers for the plan; raised before any actor starts.
+        Unknown plan or config key (naming the closest valid one), too few
+        workers for the plan, or a bad config value (``training_intensity``
+        NaN, infinite or <= 0); raised before any actor starts.
 
     Examples
     --------
@@ -72,8 +77,7 @@ class Trainer:
 
         if plan not in PLANS:
             raise ValueError(_unknown("plan", plan, list(PLANS)) + f" plans are {list(PLANS)}")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        check_int("num_workers", num_workers, minimum=0)
         if plan in _NEEDS_REMOTE and num_workers < 1:
             raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
                              f">= 1, got {num_workers}")
@@ -87,6 +91,9 @@ class Trainer:
             if key not in valid:
                 raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
         self.config = {**COMMON_CONFIG, **self.module.DEFAULT_CONFIG, **(config or {}), "num_workers": num_workers}
+        if self.config.get("training_intensity") is not None:
+            check_positive_number("training_intensity", self.config["training_intensity"],
+                                  hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
         self.env = env
         policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],

@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from rlviz.checks import check_int, check_number
+
 __all__ = ["RolloutConfig", "make_config"]
 
 C = TypeVar("C")
@@ -43,10 +45,10 @@ class RolloutConfig:
     """Replace a remote worker that died (restoring its weights) instead of raising."""
 
     def __post_init__(self) -> None:
-        _check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
-        _check_int("rollout_fragment_length", self.rollout_fragment_length, minimum=1)
+        check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
+        check_int("rollout_fragment_length", self.rollout_fragment_length, minimum=1)
         if self.seed is not None:
-            _check_int("seed", self.seed, minimum=0)
+            check_int("seed", self.seed, minimum=0)
         if not isinstance(self.env_config, Mapping):
             raise TypeError(f"env_config must be a dict of keyword arguments, not "
                             f"{type(self.env_config).__name__}")
@@ -58,9 +60,8 @@ class RolloutConfig:
                             f"{self.policies_to_train!r}; write [{self.policies_to_train!r}]")
         if self.policies_to_train is not None:
             self.policies_to_train = tuple(self.policies_to_train)
-        if isinstance(self.num_cpus_per_worker, bool) or not isinstance(self.num_cpus_per_worker, (int, float)) \
-                or self.num_cpus_per_worker < 0:
-            raise ValueError(f"num_cpus_per_worker must be a number >= 0, got {self.num_cpus_per_worker!r}")
+        check_number("num_cpus_per_worker", self.num_cpus_per_worker, minimum=0,
+                     hint="0 lets several workers share a small machine")
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:
@@ -118,10 +119,3 @@ def _unknown_key_message(owner: str, key: str, valid: list[str]) -> str:
     close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return f"unknown {owner} key {key!r}; {hint}valid keys are {valid}"
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__} ({value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from rlviz.checks import check_int
 from rlviz.rollout.policy import check_box_obs, check_discrete_actions
 from rlviz.rollout.sample_batch import SampleBatch
 from rlviz.rollout.torch_policy import TorchPolicy, mlp, seeded_init
@@ -49,8 +50,7 @@ class DQNConfig:
     """Rewards summed per target (RLlib's ``n_step``): r_t + ... + gamma^(n-1) r_(t+n-1) + gamma^n Q(s_(t+n))."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.n_step, bool) or not isinstance(self.n_step, int) or self.n_step < 1:
-            raise ValueError(f"n_step must be an int >= 1, got {self.n_step!r}; 1 is plain one-step Q-learning")
+        check_int("n_step", self.n_step, minimum=1, hint="1 is plain one-step Q-learning")
 
 
 class DQNPolicy(TorchPolicy):

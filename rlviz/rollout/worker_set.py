@@ -10,6 +10,7 @@ from typing import Any
 
 import ray
 
+from rlviz.checks import check_int
 from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
@@ -72,8 +73,7 @@ class WorkerSet:
 
     def __init__(self, env_creator: str | Callable[..., Any], policy: PolicySpec, num_workers: int = 0,
                  config: RolloutConfig | dict | None = None, **settings: Any) -> None:
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        check_int("num_workers", num_workers, minimum=0)
         self.config = make_config(RolloutConfig, config, **settings)
         self._env_creator = env_creator
         self._policy_spec = policy

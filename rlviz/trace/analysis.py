@@ -59,11 +59,12 @@ def summary_table(trace: "Trace") -> str:
 def edge_counts(trace: "Trace") -> dict[tuple[str, str], int]:
     """Values passed from producer node to consumer node, counted from the links."""
     producers, consumers = trace.links()
-    node = trace.columns["node"]
-    pairs, counts = np.unique(np.stack((node[producers], node[consumers])), axis=1,
-                              return_counts=True) if len(producers) else (np.zeros((2, 0), int), [])
+    node = trace.columns["node"].astype(np.int64)
+    width = max(len(trace.nodes), 1)
+    # One int per (producer node, consumer node) pair: a 1-D unique is ~10x faster than unique(axis=1).
+    pairs, counts = np.unique(node[producers] * width + node[consumers], return_counts=True)
     ids = [n.op_id for n in trace.nodes]
-    return {(ids[a], ids[b]): int(k) for (a, b), k in zip(pairs.T.tolist(), list(counts))}
+    return {(ids[a // width], ids[a % width]): int(k) for a, k in zip(pairs.tolist(), counts.tolist())}
 
 
 def trace_graph(trace: "Trace") -> "nx.DiGraph":

@@ -91,10 +91,18 @@ def _column(raw: dict, name: str, dtype) -> np.ndarray:
     values = raw.get(name)
     if not isinstance(values, list) or not all(type(v) is int for v in values):
         raise TraceFormatError(f"column \"{name}\" must be a list of integers")
+    limits = np.iinfo(dtype)
     try:
-        return np.array(values, dtype=np.int64).astype(dtype)
-    except OverflowError as err:
-        raise TraceFormatError(f"column \"{name}\" has a value out of range") from err
+        wide = np.array(values, dtype=np.int64)
+        outside = np.flatnonzero((wide < limits.min) | (wide > limits.max))
+    except OverflowError:                            # beyond int64 itself: find it the slow way
+        outside = [next(i for i, v in enumerate(values) if not limits.min <= v <= limits.max)]
+    if len(outside):
+        position = int(outside[0])
+        raise TraceFormatError(f"column \"{name}\" record {position} is {values[position]}, outside the "
+                               f"column's {np.dtype(dtype).name} range {limits.min}..{limits.max}; "
+                               f"the file was not written by Trace.save or was edited")
+    return wide.astype(dtype)
 
 
 def _check_consistent(columns: dict, n_nodes: int, n_texts: int) -> None:

@@ -22,6 +22,7 @@ from array import array
 from collections import deque
 from collections.abc import Sequence
 
+from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, OUTCOMES, Node
 from rlviz.trace.items import TextTable, summarize
 
@@ -231,11 +232,8 @@ class Recorder:
 
 
 def _check_capacity(capacity: object) -> None:
-    if not isinstance(capacity, int) or isinstance(capacity, bool):
-        raise TypeError(f"capacity must be an int, not {type(capacity).__name__}")
-    if capacity < 2 * CHUNK_EVENTS:
-        raise ValueError(f"capacity must be >= {2 * CHUNK_EVENTS} events (two chunks), got {capacity}; "
-                         f"the default is {DEFAULT_CAPACITY:,}")
+    check_int("capacity", capacity, minimum=2 * CHUNK_EVENTS,
+              hint=f"a number of events, at least two chunks; the default is {DEFAULT_CAPACITY:,}")
 
 
 _RECORDER = Recorder()

@@ -8,7 +8,7 @@ from rlviz.trace import Trace
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["new_axes", "draw_note", "check_trace", "check_axes"]
+__all__ = ["new_axes", "draw_note", "check_trace", "check_axes", "literal_text"]
 
 
 def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
@@ -37,6 +37,30 @@ def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
 
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+def literal_text(text: object) -> str:
+    """``text`` as a string matplotlib draws literally: every ``$`` escaped, so no mathtext is parsed.
+
+    Every view passes the texts it draws (op names, labels, titles, legends,
+    tick labels) through this: a trace is data, and an op named ``cost$\\bad{$``
+    would otherwise be parsed as a formula and fail the whole figure.
+
+    Parameters
+    ----------
+    text : object
+        What to draw (converted with ``str``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> literal_text("cost$x$")
+    'cost\\\\$x\\\\$'
+    """
+    return str(text).replace("$", "\\$")
 
 
 def check_axes(ax: object) -> None:
@@ -107,6 +131,6 @@ def draw_note(ax: "Axes", text: str, where: str = "center") -> None:
     if where not in spots:
         raise ValueError(f"where must be one of {', '.join(spots)}, got {where!r}")
     (x, y), ha, va = spots[where]
-    ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va, fontsize=9, color="#444444",
+    ax.text(x, y, literal_text(text), transform=ax.transAxes, ha=ha, va=va, fontsize=9, color="#444444",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#fffbe6", "edgecolor": "#d9c27a"},
             zorder=10, gid="rlviz-note")

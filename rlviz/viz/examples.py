@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Node, Trace
 
 __all__ = ["sharded_trace", "concurrently_trace", "apex_nodes", "large_trace"]
@@ -79,7 +80,11 @@ def sharded_trace(items: int = 12, shards: int = 2, not_ready: int = 2, seed: in
 
 def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup: int = 3,
                        seed: int = 0) -> Trace:
-    """A DQN-style ``Concurrently([store_op, replay_op], round_robin_weights=weights)``.
+    """A DQN-style ``Concurrently([store_op, replay_op], round_robin_weights=weights)``, synthetic.
+
+    A reduced node set (sampling, store, replay, train, Concurrently) with
+    made-up timings, for the order strip; the real DQN plan also has tag,
+    target-update and reporting nodes.
 
     Parameters
     ----------
@@ -101,8 +106,10 @@ def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup
     ValueError
         If ``weights`` does not hold two positive ints.
     """
-    if len(weights) != 2 or any(not isinstance(w, int) or w < 1 for w in weights):
-        raise ValueError(f"weights must be two ints >= 1, got {weights!r}")
+    if len(weights) != 2:
+        raise ValueError(f"weights must be two ints >= 1, got {weights!r}; hint: weights=(1, 2)")
+    for index, weight in enumerate(weights):
+        check_int(f"weights[{index}]", weight, minimum=1)
     rng = np.random.default_rng(seed)
     builder = _Records()
     rollouts = [Node(f"sample{k}", "sample", f"RolloutWorker.sample() on worker {k}",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from rlviz.trace import DRIVER, Node, Trace
 from rlviz.trace.lanes import lane_order
-from rlviz.viz.canvas import check_axes, draw_note
+from rlviz.viz.canvas import check_axes, draw_note, literal_text
 from rlviz.viz.layout import Layout, graph_layout
 from rlviz.viz.palette import ERROR_COLOR, short_text, where_colors
 
@@ -85,7 +85,7 @@ def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = Non
         title = _default_title(graph, obj)
     if title:
         # a fixed y skips matplotlib's title placement, which lays out the hidden ticks
-        ax.set_title(title, fontsize=11, loc="left", y=1.0, pad=8,
+        ax.set_title(literal_text(title), fontsize=11, loc="left", y=1.0, pad=8,
                      x=0.12 / ax.get_figure().get_figwidth())
     if graph.number_of_nodes() == 0:
         draw_note(ax, "no dataflow nodes to draw (empty trace or plan)")
@@ -209,7 +209,7 @@ def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, 
         boxes.append(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0,rounding_size=0.08",
                                     facecolor=(*to_rgb(colors[where]), 0.1), edgecolor=colors[where],
                                     linewidth=1.0))
-        ax.text(x0 + 0.08, y1 - 0.04, short_text(where, 30), ha="left", va="top", fontsize=7,
+        ax.text(x0 + 0.08, y1 - 0.04, literal_text(short_text(where, 30)), ha="left", va="top", fontsize=7,
                 color=colors[where], fontweight="bold", zorder=1, gid="rlviz-actor")
     if boxes:
         ax.add_collection(PatchCollection(boxes, match_original=True, zorder=0, gid="rlviz-actor-boxes"))
@@ -283,10 +283,10 @@ def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, s
                                     alpha=0.5 if idle else 1.0, zorder=3, gid=NODE_GID.format(i)))
         name_y = y + h / 2 - 0.2 if stats else y
         name = short_text(data["op"], 24)
-        ax.text(x, name_y, name, ha="center", va="center", fontsize=9 if len(name) < 20 else 8,
+        ax.text(x, name_y, literal_text(name), ha="center", va="center", fontsize=9 if len(name) < 20 else 8,
                 fontweight="bold", color="#222222", zorder=4, gid="rlviz-op")
         if stats:
-            ax.text(x, y - 0.1, _stats_text(data), ha="center", va="center", fontsize=7,
+            ax.text(x, y - 0.1, literal_text(_stats_text(data)), ha="center", va="center", fontsize=7,
                     color="#444444", linespacing=1.25, zorder=4, gid="rlviz-stats")
 
 
@@ -303,7 +303,7 @@ def _stats_text(data: dict) -> str:
 def _draw_legend(ax: "Axes", graph: "nx.DiGraph", colors: dict) -> None:
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor="white", edgecolor=colors[w], linewidth=1.6, label=short_text(w, 24))
+    handles = [Patch(facecolor="white", edgecolor=colors[w], linewidth=1.6, label=literal_text(short_text(w, 24)))
                for w in lane_order(graph.nodes[n]["where"] for n in graph.nodes)]
     width_in = ax.get_figure().get_figwidth()
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,

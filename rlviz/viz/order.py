@@ -6,26 +6,29 @@ by op, weights next to the measured ratio.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import re
 from dataclasses import dataclass
-from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlviz.trace import Trace
-from rlviz.viz.canvas import check_axes, check_trace, draw_note
+from rlviz.checks import check_int, check_round_robin_weights
+from rlviz.trace import Node, Trace
+from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
 if TYPE_CHECKING:
+    import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_order", "order_cells", "Cells", "MAX_ITEMS"]
+__all__ = ["plot_order", "order_cells", "merge_inputs", "stream_op", "Cells", "MAX_ITEMS"]
 
 #: Cells drawn at most; later items are counted in the ratio but not drawn.
 MAX_ITEMS = 2000
 _ONE_ROW = 60            # strips up to this long stay on one row
 _ROW = 50                # otherwise wrap near this many cells per row
 _ITEM = 0
+_WRAPPER = re.compile(r"tag\[\d+\]")   # Concurrently tags each child's stream with its index
 
 
 @dataclass
@@ -88,8 +91,7 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     """
     trace = check_trace(trace, "plot_order")
     check_axes(ax)
-    if not isinstance(max_items, int) or max_items < 1:
-        raise ValueError(f"max_items must be an int >= 1, got {max_items!r}")
+    check_int("max_items", max_items, minimum=1)
     cells = order_cells(trace, ops)
     weights = _check_weights(weights, len(cells.names))
     shown = cells.category[:max_items]
@@ -103,7 +105,7 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     if title is None:
         title = _title(cells, weights)
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_title(literal_text(title), fontsize=10, loc="left")
     _frame(ax, length, rows)
     if len(trace) == 0:
         draw_note(ax, "empty trace: no items to order")
@@ -154,6 +156,67 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
     return Cells(category, names, counts)
 
 
+def stream_op(node: Node, by_id: dict[str, Node]) -> str:
+    """The op name of the stream ``node`` makes; a ``Concurrently`` wrapper (``tag[k]``) names the op it wraps.
+
+    Parameters
+    ----------
+    node : Node
+        A dataflow node.
+    by_id : dict of str to Node
+        Every node of the dataflow by op_id, to look parents up.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> store = Node("n4", "StoreToReplayBuffer", "...for_each(StoreToReplayBuffer)")
+    >>> tag = Node("n8", "tag[0]", "...", parents=("n4",))
+    >>> stream_op(tag, {"n4": store, "n8": tag})
+    'StoreToReplayBuffer'
+    """
+    seen = set()
+    while _WRAPPER.fullmatch(node.op) and len(node.parents) == 1 and node.parents[0] in by_id:
+        seen.add(node.op_id)
+        node = by_id[node.parents[0]]
+        if node.op_id in seen:
+            break
+    return node.op
+
+
+def merge_inputs(graph: "nx.DiGraph") -> tuple[str, list[str]] | None:
+    """The most downstream node that merges several streams of items, and the op_ids it pulls from.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A trace's dataflow graph (``Trace.graph()``), nodes annotated with ``items``.
+
+    Returns
+    -------
+    tuple of (str, list of str) or None
+        The merging node's op_id and its inputs' op_ids; None if no node
+        merges streams or the graph has a cycle.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import concurrently_trace
+    >>> merge, inputs = merge_inputs(concurrently_trace().graph())
+    >>> len(inputs)
+    2
+    """
+    import networkx as nx
+
+    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n].get("items")]
+    if not merges or not nx.is_directed_acyclic_graph(graph):
+        return None
+    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
+    last = max(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
+    return last, list(graph.predecessors(last))
+
+
 def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str]]:
     """Group index per node (-1 = not selected) and the group names."""
     nodes = trace.nodes
@@ -165,6 +228,8 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
                         f"hint: ops=[{ops!r}]")
     wanted = list(ops)
     group = np.full(len(nodes), -1)
+    names = []
+    by_id = {n.op_id: n for n in nodes}
     for k, entry in enumerate(wanted):
         hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
         if not hits and nodes:
@@ -172,21 +237,24 @@ def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[s
             raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; "
                              f"ops and op_ids in this trace: {', '.join(known)}")
         group[hits] = k
-    return group, [short_text(str(entry), 24) for entry in wanted]
+        names.append(_group_name(entry, [nodes[i] for i in hits], by_id))
+    return group, names
+
+
+def _group_name(entry: str, hits: list, by_id: dict) -> str:
+    """An op name for the strip: an op_id entry (``n8``) is shown as its node's op (and lane if needed)."""
+    if not hits or any(entry in (n.op, n.label) for n in hits):
+        return short_text(str(entry), 24)
+    ops = {stream_op(n, by_id) for n in hits}
+    wheres = {n.where for n in hits}
+    name = short_text(" / ".join(sorted(ops)), 24)
+    return name if wheres == {"driver"} else f"{name} @ {', '.join(sorted(wheres))}"
 
 
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
     if weights is None:
         return None
-    if isinstance(weights, str) or not isinstance(weights, Sequence):
-        raise TypeError(f"weights must be a list of numbers or \"*\", not {type(weights).__name__}")
-    bad = [w for w in weights if not (w == "*" or (isinstance(w, Real) and not isinstance(w, bool) and w > 0))]
-    if bad:
-        raise ValueError(f"weights entries must be numbers > 0 or \"*\", got {bad[0]!r} in {list(weights)!r}")
-    if len(weights) != groups:
-        raise ValueError(f"weights has {len(weights)} entries but there are {groups} groups of items; "
-                         f"give one weight per ops entry (in the same order)")
-    return list(weights)
+    return check_round_robin_weights("weights", weights, groups, what="ops entry")
 
 
 def _row_length(count: int, weights: list | None) -> int:
@@ -243,7 +311,7 @@ def _draw_cells(ax: "Axes", cells: Cells, shown: np.ndarray, length: int) -> Non
     verts[:, 2, 1] = verts[:, 3, 1] = y + 0.95
     ax.add_collection(PolyCollection(verts, facecolors=table[shown], linewidths=0,
                                      gid="rlviz-order-cells"), autolim=False)
-    handles = [Patch(color=colors[n], label=f"{n} ({count:,})") for n, count in
+    handles = [Patch(color=colors[n], label=literal_text(f"{n} ({count:,})")) for n, count in
                zip(cells.names, cells.counts.tolist())]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False, borderaxespad=0.0)

@@ -1,8 +1,9 @@
 """A self-contained HTML report of a trace, and the ``rlviz report`` command that writes one.
 
-Images are inline (SVG graph with tooltips, base64 PNG timeline and order
-strip); no external URL, so it opens offline; every text from the trace is
-HTML-escaped.  matplotlib is imported inside functions; must not import ray.
+The interactive Explorer sits on top; below it the printable part: the
+per-node table and the matplotlib pictures (SVG graph with tooltips, base64
+PNG timeline and order strip).  No external URL, so it opens offline; every
+text from the trace is HTML-escaped.  matplotlib is imported inside functions.
 """
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from typing import TYPE_CHECKING
 
 from rlviz.trace import Trace, TraceFormatError
 from rlviz.viz.canvas import check_trace
+from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.graph import NODE_GID, dataflow_graph, plot_graph
-from rlviz.viz.order import plot_order
+from rlviz.viz.order import merge_inputs, plot_order, stream_op
+from rlviz.viz.palette import short_text
 from rlviz.viz.timeline import plot_timeline
 
 if TYPE_CHECKING:
@@ -26,9 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["write_report", "report_html", "report_main"]
 
+_LABEL_CHARS = 48       # labels in the table are cut to this; the full text is the cell's tooltip
 _CSS = """
-body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+h1 { font-size: 1.4em; margin: 0 0 0.4em 0; } h2 { font-size: 1.15em; margin-top: 2em; }
+.printable { margin-top: 2.5em; border-top: 2px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.7em; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
@@ -39,7 +43,7 @@ p.hint { color: #666; font-size: 0.85em; }
 
 
 def write_report(trace: Trace, path: str | Path, title: str = "rlviz trace report") -> Path:
-    """Write ``trace`` as one HTML file: summary table, graph, timeline, order strip.
+    """Write ``trace`` as one HTML file: the interactive Explorer, then table, graph, timeline, order strip.
 
     Parameters
     ----------
@@ -98,7 +102,9 @@ def report_html(trace: Trace, title: str = "rlviz trace report") -> str:
     trace = check_trace(trace, "report_html")
     import matplotlib.pyplot as plt
 
-    order_ops = _merge_inputs(trace)
+    graph = trace.graph()
+    merge = merge_inputs(graph)
+    order_ops = merge[1] if merge else None
     figures = [plot_graph(trace).figure, plot_timeline(trace).figure,
                plot_order(trace, ops=order_ops).figure]
     try:
@@ -111,19 +117,20 @@ def report_html(trace: Trace, title: str = "rlviz trace report") -> str:
     dropped = (f'<p class="warn">{trace.dropped:,} events were dropped by the bounded buffers '
                f'(the oldest); raise <code>rlviz.record(capacity=...)</code> to keep them.</p>'
                if trace.dropped else "")
-    order_note = (f"items of {', '.join(esc(o) for o in order_ops)}, the inputs of the last node "
-                  f"that merges several streams" if order_ops else "every node that produced items")
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>", f"<p>{esc(repr(trace))}</p>", dropped,
-        "<h2>Per node</h2>", _stats_table(trace),
+    by_id = {node.op_id: node for node in trace.nodes}
+    order_note = (f"items of {', '.join(esc(stream_op(by_id[o], by_id)) for o in order_ops)}, the inputs of "
+                  f"the last node that merges several streams ({esc(graph.nodes[merge[0]]['op'])})"
+                  if order_ops else "every node that produced items")
+    printable = "\n".join([
+        '<div class="printable">', f"<p>{esc(repr(trace))}</p>", dropped,
+        "<h2>Per node</h2>", '<p class="hint">Hover a label for the full text.</p>', _stats_table(trace),
         "<h2>Dataflow graph</h2>", '<p class="hint">Hover a node for its full label.</p>',
         f'<div class="figure">{graph_svg}</div>',
         "<h2>Timeline</h2>", f'<div class="figure"><img alt="timeline" src="data:image/png;base64,{timeline_png}"></div>',
         "<h2>Completion order</h2>", f'<p class="hint">Cells are {order_note}.</p>',
         f'<div class="figure"><img alt="completion order" src="data:image/png;base64,{order_png}"></div>',
-        "</body></html>", ""])
+        "</div>"])
+    return explorer_html(trace, above=f"<h1>{esc(title)}</h1>", below=printable, title=title, css=_CSS)
 
 
 def report_main(argv: list[str]) -> int:
@@ -172,29 +179,18 @@ def _stats_table(trace: Trace) -> str:
     rows = sorted(trace.op_stats(), key=lambda r: (r["where"] != "driver", r["where"], -r["busy_ns"]))
     head = "".join(f"<th>{h}</th>" for h in ("where", "op", "label", "calls", "items",
                                               "not ready", "errors", "busy ms"))
+    esc = html.escape
     body = []
     for r in rows:
         numbers = (r["calls"], r["items"], r["not_ready"], r["errors"])
-        cells = [f"<td>{html.escape(r[k])}</td>" for k in ("where", "op", "label")]
+        cells = [f"<td>{esc(r[k])}</td>" for k in ("where", "op")]
+        cells.append(f'<td title="{esc(r["label"])}">{esc(short_text(r["label"], _LABEL_CHARS))}</td>')
         cells += [f'<td class="n">{n:,}</td>' for n in numbers]
         cells.append(f'<td class="n">{r["busy_ns"] / 1e6:,.2f}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
         body.append('<tr><td colspan="8">empty trace: nothing was recorded</td></tr>')
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _merge_inputs(trace: Trace) -> list[str] | None:
-    """op_ids pulled by the most downstream node that merges several streams, if any."""
-    import networkx as nx
-
-    graph = dataflow_graph(trace)
-    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n]["items"]]
-    if not merges or not nx.is_directed_acyclic_graph(graph):
-        return None
-    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
-    last = max(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
-    return list(graph.predecessors(last))
 
 
 def _svg_with_tooltips(figure: "Figure", trace: Trace) -> str:

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Trace
-from rlviz.viz.canvas import check_trace, draw_note, new_axes
 from rlviz.trace.lanes import lane_order
+from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, short_text, where_colors
 
 if TYPE_CHECKING:
@@ -95,8 +96,7 @@ def plot_timeline(trace: Trace, ax: "Axes | None" = None, window: tuple[float, f
     """
     trace = check_trace(trace, "plot_timeline")
     window = _check_window(window)
-    if not isinstance(max_flows, int) or max_flows < 0:
-        raise ValueError(f"max_flows must be an int >= 0, got {max_flows!r}")
+    check_int("max_flows", max_flows, minimum=0)
     c = trace.columns
     lanes = timeline_lanes(trace)
     ax = new_axes(ax, (12, lanes.figure_height))
@@ -214,9 +214,9 @@ def _frame(ax: "Axes", lanes: Lanes, trace: Trace, window: tuple | None, end_ms:
     side = mtransforms.blended_transform_factory(ax.transAxes, ax.transData)
     for name, (top, bottom) in zip(lanes.names, lanes.spans):
         ax.axhspan(top, bottom, color=colors[name], alpha=0.08, linewidth=0, gid="rlviz-lane")
-        ax.text(1.005, (top + bottom) / 2, short_text(name, 18), transform=side, ha="left",
+        ax.text(1.005, (top + bottom) / 2, literal_text(short_text(name, 18)), transform=side, ha="left",
                 va="center", fontsize=8, fontweight="bold", color=colors[name], gid="rlviz-lane-name")
-    ax.set_yticks(lanes.ticks, lanes.labels, fontsize=8)
+    ax.set_yticks(lanes.ticks, [literal_text(label) for label in lanes.labels], fontsize=8)
     ax.set_ylim(lanes.spans[-1][1] + 0.1 if lanes.spans else 1, -0.6)
     ax.set_xlim(window if window else (0, max(end_ms, 1e-3) * 1.01))
     ax.set_xlabel("ms since the trace started")
@@ -232,7 +232,7 @@ def _frame(ax: "Axes", lanes: Lanes, trace: Trace, window: tuple | None, end_ms:
     if trace.dropped:
         title += f"  ·  {trace.dropped:,} events dropped (oldest first)"
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_title(literal_text(title), fontsize=10, loc="left")
 
 
 def _draw_spans(ax: "Axes", trace: Trace, lanes: Lanes, start: np.ndarray, end: np.ndarray,

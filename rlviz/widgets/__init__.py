@@ -1,4 +1,4 @@
-"""Jupyter widgets over traces: step through a recorded run, experiment with round-robin weights.
+"""Jupyter widgets over traces: explore or step through a recorded run, experiment with round-robin weights.
 
 Built on ``rlviz.viz`` (pictures) and ``rlviz.trace`` (data); the playground
 also runs small local iterators from ``rlviz.iter`` / ``rlviz.ops``.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["TraceStepper", "RoundRobinPlayground", "run_round_robin", "RoundRobinRun"]
+__all__ = ["TraceView", "TraceStepper", "RoundRobinPlayground", "run_round_robin", "RoundRobinRun"]
 
-_HOMES = {"TraceStepper": "rlviz.widgets.stepper", "RoundRobinPlayground": "rlviz.widgets.playground",
+_HOMES = {"TraceView": "rlviz.widgets.traceview", "TraceStepper": "rlviz.widgets.stepper", "RoundRobinPlayground": "rlviz.widgets.playground",
           "run_round_robin": "rlviz.widgets.roundrobin", "RoundRobinRun": "rlviz.widgets.roundrobin"}
 
 

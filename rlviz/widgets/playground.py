@@ -61,9 +61,14 @@ class RoundRobinPlayground(widgets.VBox):
 
     Raises
     ------
+    TypeError
+        At construction, for weights or output indexes that are not lists of
+        numbers, or ``items``/``learning_starts`` that are not ints.
     ValueError
-        At construction, for weights of the wrong length or value, output
-        indexes out of range, or a bad ``sampling``/``training_intensity``.
+        At construction, for weights of the wrong length or value (NaN,
+        infinity, <= 0), output indexes out of range or repeated, or a bad
+        ``sampling``/``training_intensity``.  After construction, a bad entry
+        in a box is shown in the widget (``error``) instead.
 
     Examples
     --------
@@ -182,13 +187,12 @@ class RoundRobinPlayground(widgets.VBox):
                                  "(Concurrently needs a non-empty output_indexes)")
             run = run_round_robin(self.weights, output_indexes, items=self.items_slider.value,
                                   learning_starts=self.learning_slider.value)
-        except ValueError as err:
-            self.error = str(err)
-            self.status.value = f"<b style='color:#c62828'>cannot run: {html.escape(self.error)}</b>"
+            self._draw(run)
+        except Exception as err:        # an observer's exception would only reach the kernel log: show it here
+            self._show_error("cannot run", err)
             return
         self.error = None
         self.run = run
-        self._draw(run)
 
     def _show_rows(self) -> None:
         """Show the weight rows of the ops in use only."""
@@ -211,7 +215,19 @@ class RoundRobinPlayground(widgets.VBox):
                                  f"</code><br>passed on: <code>{html.escape(shown)}</code>")
             self.picture.value = buffer.getvalue()
 
+    def _show_error(self, what: str, err: Exception) -> None:
+        """Show ``err`` in the widget: a callback's exception would otherwise only reach the kernel log."""
+        kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
+        self.error = f"{kind}{err}"
+        self.status.value = f"<b style='color:#c62828'>{what}: {html.escape(self.error)}</b>"
+
     def _on_intensity(self, change: dict | None) -> None:
+        try:
+            self._show_intensity()
+        except Exception as err:        # as in _on_change: never lost in the kernel log
+            self.intensity_text.value = f"<b style='color:#c62828'>{html.escape(f'{type(err).__name__}: {err}')}</b>"
+
+    def _show_intensity(self) -> None:
         intensity = self.intensity.value
         self.rr_weights, self.ray_weights = _intensity_weights(self.sampling, intensity)
         native = native_ratio(self.sampling)

@@ -11,6 +11,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rlviz.checks import check_int, check_round_robin_weight, check_round_robin_weights, parse_number
 from rlviz.trace import Trace, record
 
 __all__ = ["run_round_robin", "RoundRobinRun", "OP_NAMES", "parse_weight"]
@@ -69,10 +70,13 @@ def run_round_robin(weights: Sequence[float | str], output_indexes: Sequence[int
 
     Raises
     ------
+    TypeError
+        If ``weights`` is not a list, an entry is neither a number nor text,
+        or ``items`` / ``learning_starts`` is not an int.
     ValueError
-        If ``weights`` does not have 2 or 3 entries, an entry is not a number
-        > 0 or ``"*"``, all are ``"*"``, an output index is out of range, or
-        ``items`` / ``learning_starts`` is negative.
+        If ``weights`` does not have 2 or 3 entries, an entry is not a finite
+        number > 0 or ``"*"``, all are ``"*"``, an output index is out of range
+        or repeated, or ``items`` / ``learning_starts`` is negative.
 
     Examples
     --------
@@ -89,9 +93,9 @@ def run_round_robin(weights: Sequence[float | str], output_indexes: Sequence[int
     if not 2 <= len(weights) <= len(OP_NAMES):
         raise ValueError(f"weights must have 2 or 3 entries (one per op: {', '.join(OP_NAMES)}), "
                          f"got {len(weights)}: {weights!r}; hint: weights=[1, 1]")
-    for name, value in (("items", items), ("learning_starts", learning_starts)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    check_round_robin_weights("weights", weights, len(weights))
+    check_int("items", items, minimum=0)
+    check_int("learning_starts", learning_starts, minimum=0)
     names = OP_NAMES[:len(weights)]
     stored: list[str] = []
     ops = [LocalIterator(_source(name, stored, learning_starts), name=name).named(name) for name in names]
@@ -113,8 +117,10 @@ def parse_weight(value: object, name: str = "weight") -> float | int | str:
 
     Raises
     ------
+    TypeError
+        If ``value`` is neither text nor a number.
     ValueError
-        If ``value`` is neither ``"*"`` nor a number > 0.
+        If ``value`` is neither ``"*"`` nor a finite number > 0.
 
     Examples
     --------
@@ -122,21 +128,16 @@ def parse_weight(value: object, name: str = "weight") -> float | int | str:
     ('*', 2, 1.5, 3)
     """
     if isinstance(value, str):
-        text = value.strip()
-        if text == "*":
+        if value.strip() == "*":
             return "*"
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError(f"{name} must be a number > 0 or '*', got {text!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a number > 0 or '*', got {value!r}")
+        value = parse_number(name, value, hint='a number > 0 such as 2 or 0.5, or "*" (pull whatever is ready)')
+    check_round_robin_weight(name, value)
     return int(value) if float(value).is_integer() else float(value)
 
 
 def _check_list(value: object, name: str) -> list:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(f"{name} must be a list, got {value!r}; hint: {name}=[2, 1]")
+        raise TypeError(f"{name} must be a list, got {type(value).__name__} {value!r}; hint: {name}=[2, 1]")
     return list(value)
 
 

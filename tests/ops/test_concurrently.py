@@ -91,11 +91,18 @@ BAD = [
     (dict(ops=["x", "y"]), ValueError, r"ops\[0\] must be a LocalIterator"),
     (dict(mode="fast"), ValueError, "mode must be one of"),
     (dict(mode="async", round_robin_weights=[1, 1]), ValueError, "only apply in mode='round_robin'"),
-    (dict(round_robin_weights=["*", "*"]), ValueError, "cannot all be"),
-    (dict(round_robin_weights=[1]), ValueError, "one weight per op"),
-    (dict(round_robin_weights=[1, 0]), ValueError, r"round_robin_weights\[1\]"),
-    (dict(output_indexes=[2]), ValueError, "output_indexes has 2"),
+    (dict(round_robin_weights=["*", "*"]), ValueError, r'not all "\*"'),
+    (dict(round_robin_weights=[1]), ValueError, "one per op"),
+    (dict(round_robin_weights=[1, 0]), ValueError, r"round_robin_weights\[1\] must be a finite number > 0"),
+    (dict(round_robin_weights=[1, float("nan")]), ValueError, r"round_robin_weights\[1\] .*got nan"),
+    (dict(round_robin_weights=[1, float("inf")]), ValueError, r"round_robin_weights\[1\] .*got inf"),
+    (dict(round_robin_weights=[1, "2"]), TypeError, r"round_robin_weights\[1\] .*got str"),
+    (dict(round_robin_weights=(1, True)), TypeError, r"round_robin_weights\[1\] .*got bool"),
+    (dict(round_robin_weights="1,1"), TypeError, "round_robin_weights must be a list"),
+    (dict(output_indexes=[2]), ValueError, r"output_indexes\[0\] must be an index in 0..1, got 2"),
     (dict(output_indexes=[]), ValueError, "output_indexes must be a non-empty list"),
+    (dict(output_indexes=[1, 1]), ValueError, r"output_indexes must be distinct indexes, got \[1, 1\]"),
+    (dict(output_indexes=[True]), TypeError, r"output_indexes\[0\] must be an int"),
 ]
 
 

@@ -47,7 +47,7 @@ def test_arena_episode_ends_for_everyone():
     (lambda: RolloutWorker("CartPole-v1", RandomPolicy, num_envs=2), ValueError,
      "unknown RolloutConfig key 'num_envs'; did you mean 'num_envs_per_worker'"),
     (lambda: RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=0), ValueError,
-     "rollout_fragment_length must be >= 1"),
+     "rollout_fragment_length must be an int >= 1, got 0"),
     (lambda: RolloutWorker("CartPole-v1", (PGPolicy, {"lrr": 0.1})), TypeError, "policy must be"),
     (lambda: PGPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, {"lrr": 0.1}), ValueError,
      "unknown PGConfig key 'lrr'; did you mean 'lr'"),

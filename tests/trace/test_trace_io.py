@@ -55,6 +55,26 @@ def test_node_index_out_of_range_is_caught(tmp_path):
         Trace.load(path)
 
 
+@pytest.mark.parametrize("column, position, value", [
+    ("node", 1, 2**32),                 # int32: would wrap to node 0
+    ("node", 0, 2**31),
+    ("outcome", 2, 256),                # uint8: would wrap to 0, "item"
+    ("outcome", 0, -1),
+    ("item_kind", 1, 300),
+    ("start_ns", 0, 2**63),             # beyond int64 itself
+    ("input_ids", 0, -(2**63) - 1),
+])
+def test_values_that_overflow_a_column_are_rejected_not_wrapped(tmp_path, column, position, value):
+    path = tmp_path / "wraps.json"
+    Trace.from_records(_records()).save(path)
+    document = json.loads(path.read_text())
+    document["columns"][column][position] = value
+    path.write_text(json.dumps(document))
+    with pytest.raises(TraceFormatError, match=rf'wraps.json: column "{column}" record {position} is {value}, '
+                                               rf"outside the column's \w+ range"):
+        Trace.load(path)
+
+
 @pytest.mark.parametrize("record, match", [
     ({"op": "x"}, "lacks"),
     ({**_records()[0], "outcome": "maybe"}, "outcome"),

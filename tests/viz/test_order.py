@@ -39,7 +39,9 @@ def test_title_sets_weights_beside_measured_ratio():
     title = ax.get_title(loc="left")
     assert title == ("Completion order: 30 items from 2 groups\n"
                      "weights 1 : 2  ·  measured 12 : 18 = 1 : 1.50")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["store (12)", "train (18)"]
+    # the groups were chosen by op_id; the legend names their ops, never the ids
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["StoreToReplayBuffer (12)",
+                                                                    "TrainOneStep (18)"]
 
 
 def test_ops_match_op_name_label_or_op_id():
@@ -73,8 +75,11 @@ def test_long_strips_wrap_in_whole_rounds_and_cap_at_max_items():
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"ops": "store"}, TypeError, "not the string"),
     ({"ops": ["nope"]}, ValueError, "matches no node"),
-    ({"ops": ["store", "train"], "weights": [1]}, ValueError, "one weight per ops entry"),
-    ({"ops": ["store", "train"], "weights": [1, 0]}, ValueError, "numbers > 0"),
+    ({"ops": ["store", "train"], "weights": [1]}, ValueError, "one per ops entry"),
+    ({"ops": ["store", "train"], "weights": [1, 0]}, ValueError, r"weights\[1\] must be a finite number > 0"),
+    ({"ops": ["store", "train"], "weights": [1, float("inf")]}, ValueError, r"weights\[1\] .*got inf"),
+    ({"ops": ["store", "train"], "weights": [1, True]}, TypeError, r"weights\[1\] .*got bool"),
+    ({"max_items": True}, TypeError, "max_items must be an int"),
     ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a list"),
     ({"max_items": 0}, ValueError, "max_items"),
 ])

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-MODULES = ["canvas", "examples", "graph", "layout", "order", "palette", "report", "timeline"]
+MODULES = ["canvas", "examples", "explorer_html", "explorer_payload", "graph", "layout", "order", "palette", "report",
+           "timeline"]
 
 
 def test_import_loads_no_matplotlib_networkx_or_ray():

@@ -21,7 +21,10 @@ def _evil_trace():
 
 def test_trace_text_is_escaped(tmp_path):
     page = write_report(_evil_trace(), tmp_path / "r.html", title="<title> & co").read_text()
-    assert "<script" not in page and "<b>op" not in page and "<i>x" not in page
+    # the viewer's own three scripts (meta, columns, code) and nothing from the trace
+    assert page.count("<script") == 3 and "<script>alert" not in page
+    assert "<b>op" not in page and "<i>x" not in page
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page          # in the embedded JSON
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "map &amp; &lt;i&gt;x&lt;/i&gt;" in page
     assert "<h1>&lt;title&gt; &amp; co</h1>" in page
@@ -46,7 +49,24 @@ def test_summary_table_has_a_row_per_node_and_graph_has_tooltips(tmp_path):
 
 def test_order_strip_uses_the_last_merge_node_inputs(tmp_path):
     page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
-    assert "Cells are items of store, train" in page
+    assert "Cells are items of StoreToReplayBuffer, TrainOneStep, the inputs of the last node" in page
+    assert not re.search(r"\bn\d+\b", page[page.index('class="printable"'):].split("<svg")[0])
+
+
+def test_viewer_sits_above_the_printable_part(tmp_path):
+    page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
+    assert page.index('id="rlviz-root"') < page.index('class="printable"') < page.index("<table>")
+    assert "mountExplorer" in page and 'id="rlviz-data"' in page
+
+
+def test_table_shows_short_labels_with_the_full_label_on_hover(tmp_path):
+    long_label = "Concurrently([" + ", ".join(f"op_{k}" for k in range(20)) + "])"
+    trace = Trace.from_records([record("Concurrently", 0, 10, op_id="c", label=long_label)])
+    page = write_report(trace, tmp_path / "r.html").read_text()
+    table = page[page.index("<table>"):page.index("</table>")]
+    assert f'title="{long_label}"' in table
+    cell = re.search(r'title="[^"]*">([^<]*)</td>', table).group(1)
+    assert len(cell) <= 48 and cell.endswith("\u2026") and long_label.startswith(cell[:-1])
 
 
 def test_dropped_events_are_reported(tmp_path):

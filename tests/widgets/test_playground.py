@@ -64,11 +64,11 @@ def test_playground_reruns_when_widgets_change():
 def test_bad_widget_input_is_reported_not_raised():
     pg = RoundRobinPlayground(weights=[1, 1], items=4)
     pg.weight_boxes[0].value = "fast"
-    assert pg.error == "store weight must be a number > 0 or '*', got 'fast'"
+    assert pg.error.startswith("store weight must be a finite number, got 'fast'; hint: a number > 0")
     assert "cannot run" in pg.status.value and pg.pattern == "S T S T"      # the last good run stays
     pg.weight_boxes[0].value = "*"
     pg.weight_boxes[1].value = "*"
-    assert "cannot all be '*'" in pg.error
+    assert 'not all "*"' in pg.error
     pg.weight_boxes[1].value = "1"
     pg.pass_boxes[0].value = pg.pass_boxes[1].value = False
     assert "no op is passed on" in pg.error
@@ -99,14 +99,52 @@ def test_use_button_copies_rounded_weights():
 @pytest.mark.parametrize("kwargs, match", [
     ({"weights": [1]}, r"weights must have 2 or 3 entries .* got 1: \[1\]; hint: weights=\[1, 1\]"),
     ({"weights": [1, 1, 1, 1]}, "weights must have 2 or 3 entries"),
-    ({"weights": "21"}, "weights must be a list"),
-    ({"weights": [1, 0]}, r"weights\[1\] must be a number > 0 or '\*', got 0"),
-    ({"weights": ["*", "*"]}, "cannot all be '\\*'"),
-    ({"output_indexes": [2]}, r"output_indexes has 2, but the ops are indexed 0..1"),
+    ({"weights": [1, 0]}, r'weights\[1\] must be a finite number > 0 or "\*", got 0'),
+    ({"weights": [1, float("inf")]}, r'weights\[1\] must be a finite number > 0 or "\*", got inf'),
+    ({"weights": [1, float("nan")]}, r'weights\[1\] must be a finite number > 0 or "\*", got nan'),
+    ({"weights": [1, "inf"]}, r"weights\[1\] must be a finite number, got 'inf'"),
+    ({"weights": ["*", "*"]}, 'weights must be at least one number \\(not all "\\*"\\)'),
+    ({"output_indexes": [2]}, r"output_indexes\[0\] must be an index in 0..1, got 2"),
+    ({"output_indexes": [1, 1]}, r"output_indexes must be distinct indexes, got \[1, 1\]"),
     ({"items": -1}, "items must be an int >= 0"),
-    ({"training_intensity": 0}, "training_intensity must be None or a number > 0"),
+    ({"training_intensity": 0}, "training_intensity must be a finite number > 0, got 0"),
+    ({"training_intensity": float("nan")}, "training_intensity must be a finite number > 0, got nan"),
     ({"sampling": {"num_workers": 2}}, "sampling lacks train_batch_size, rollout_fragment_length"),
 ])
 def test_bad_input_fails_at_construction(kwargs, match):
     with pytest.raises(ValueError, match=match):
         RoundRobinPlayground(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"weights": "21"}, "weights must be a list, got str '21'"),
+    ({"weights": [1, True]}, r'weights\[1\] must be a finite number > 0 or "\*", got bool True'),
+    ({"output_indexes": [0.5]}, r"output_indexes\[0\] must be an int, got float 0.5"),
+    ({"items": 2.5}, "items must be an int, got float 2.5"),
+])
+def test_wrong_types_fail_at_construction_as_type_errors(kwargs, match):
+    with pytest.raises(TypeError, match=match):
+        RoundRobinPlayground(**kwargs)
+
+
+@pytest.mark.parametrize("typed", ["inf", "-inf", "nan", "1e999"])
+def test_non_finite_text_in_a_box_is_shown_in_the_widget(typed):
+    pg = RoundRobinPlayground(weights=[1, 1], items=4)
+    pg.weight_boxes[1].value = typed
+    assert pg.error.startswith(f"train weight must be a finite number, got {typed!r}")
+    assert "cannot run" in pg.status.value and pg.pattern == "S T S T"
+
+
+def test_an_unexpected_failure_is_shown_in_the_widget_not_lost(monkeypatch):
+    """An observer's exception only reaches the kernel log, so the widget would silently stop updating."""
+    import rlviz.widgets.playground as playground
+
+    pg = RoundRobinPlayground(weights=[1, 1], items=4)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the recorder could not reach a shard")
+
+    monkeypatch.setattr(playground, "run_round_robin", broken)
+    pg.weight_boxes[0].value = "2"
+    assert pg.error == "RuntimeError: the recorder could not reach a shard"
+    assert "RuntimeError: the recorder could not reach a shard" in pg.status.value

@@ -1,0 +1,167 @@
+"""``write_html``: the Explorer as one self-contained HTML file, data embedded, no network request.
+
+The viewer sits on top; the static report (per-node table, matplotlib
+pictures) follows below it as the printable part.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from rlviz.trace import Trace
+from rlviz.viz.canvas import check_trace
+from rlviz.viz.explorer_payload import Payload, encode_trace
+
+__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json"]
+
+_IMPORT = re.compile(r'import\s*\{[^}]*\}\s*from\s*"\./explorer_core\.js";\s*')
+_PAGE_CSS = "body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; margin: 1.2em; color: #222; }"
+
+
+@lru_cache(maxsize=1)
+def explorer_js() -> str:
+    """The Explorer's front end as one ES module (``explorer_core.js`` then ``explorer.js``).
+
+    The widget uses it as its ``_esm``; the standalone file inlines it.  No
+    build tool: the two shipped files are joined and the one import between
+    them dropped.
+
+    Returns
+    -------
+    str
+        JavaScript source exporting ``mountExplorer`` and a default ``{render}``.
+    """
+    static = resources.files("rlviz.viz") / "static"
+    core = (static / "explorer_core.js").read_text(encoding="utf-8")
+    main = (static / "explorer.js").read_text(encoding="utf-8")
+    joined, count = _IMPORT.subn("", main)
+    if count != 1:
+        raise RuntimeError("explorer.js must import explorer_core.js exactly once")
+    return core + "\n" + joined
+
+
+def embed_json(value: object) -> str:
+    """``value`` as JSON safe inside an HTML ``<script>`` element (no ``<``, ``>`` or ``&``).
+
+    Parameters
+    ----------
+    value : object
+        JSON-ready data.
+
+    Returns
+    -------
+    str
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "rlviz trace explorer",
+                  css: str = "") -> str:
+    """The standalone page as a string (see ``write_html``).
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+    above, below : str, default ""
+        HTML placed over and under the viewer (already escaped; the report's
+        heading and its static part).
+    title : str, default "rlviz trace explorer"
+        Page title (escaped).
+    css : str, default ""
+        Extra style rules for ``above`` and ``below``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        If ``trace`` is not a Trace.
+    """
+    import html
+
+    trace = check_trace(trace, "explorer_html")
+    payload = encode_trace(trace)
+    script = explorer_js() + _BOOT
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
+        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
+        "the static report below does not.</noscript></div>",
+        f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
+        f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
+        f'<script type="module">{script}</script>',
+        below, "</body></html>", ""])
+
+
+def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explorer") -> Path:
+    """Write the Explorer with ``trace`` embedded as one HTML file that works offline from ``file://``.
+
+    Zoom, hover, click and step need no kernel and no network: the viewer's
+    JavaScript is inlined and the columns are embedded as base64 of the same
+    binary format the notebook widget receives.  Every text is escaped or set
+    as text.
+
+    Parameters
+    ----------
+    trace : Trace
+        The recorded trace.
+    path : str or Path
+        The HTML file to write.
+    title : str, default "rlviz trace explorer"
+        Page title (escaped).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    TypeError
+        If ``trace`` is not a Trace.
+    OSError
+        If ``path`` cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rlviz.viz.examples import sharded_trace
+    >>> out = write_html(sharded_trace(), pathlib.Path(tempfile.mkdtemp()) / "t.html")
+    >>> page = out.read_text()
+    >>> "mountExplorer" in page, 'src="http' in page or 'href="http' in page
+    (True, False)
+    """
+    trace = check_trace(trace, "write_html")
+    path = Path(path)
+    path.write_text(explorer_html(trace, title=title), encoding="utf-8")
+    return path
+
+
+_BOOT = """
+{
+  const meta = JSON.parse(document.getElementById("rlviz-meta").textContent);
+  const bytes = base64Bytes(document.getElementById("rlviz-data").textContent.trim());
+  const host = document.getElementById("rlviz-root");
+  try {
+    window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  } catch (error) {
+    const box = document.createElement("pre");
+    box.textContent = "The Explorer failed: " + error.message;
+    host.replaceChildren(box);
+  }
+}
+"""
+
+
+def _blob(payload: Payload) -> str:
+    return base64.b64encode(b"".join(payload.buffers)).decode("ascii")

@@ -1,0 +1,253 @@
+"""The Explorer's wire format: a trace as typed little-endian columns plus a small JSON meta.
+
+The same bytes feed the notebook widget (binary message buffers) and the
+standalone HTML file (base64), so both views decode one format.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rlviz.trace import Trace
+from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
+from rlviz.viz.graph import dataflow_graph
+from rlviz.viz.layout import graph_layout
+from rlviz.viz.order import merge_inputs, stream_op
+from rlviz.viz.palette import key_colors, short_text, where_colors
+from rlviz.viz.timeline import RESTART_OP, timeline_lanes
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["Payload", "encode_trace", "decode_payload", "FORMAT_VERSION", "CHUNK_BYTES"]
+
+#: Bumped whenever the column layout or the meta keys change.
+FORMAT_VERSION = 1
+#: Columns longer than this travel as several buffers (the browser joins them).
+CHUNK_BYTES = 8 << 20
+
+_UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
+_UINT32_MAX = (1 << 32) - 1
+_INT32 = np.iinfo(np.int32)
+_WEIGHTS = re.compile(r"round_robin_weights=\[([^\]]*)\]")
+
+
+@dataclass
+class Payload:
+    """An encoded trace: ``meta`` (JSON-ready dict) and ``buffers`` (bytes, in ``meta["columns"]`` order).
+
+    ``meta["columns"]`` lists, per column, its name, little-endian dtype,
+    length and the byte sizes of its chunks; ``buffers`` holds every chunk of
+    every column in that order.
+    """
+
+    meta: dict
+    buffers: list[bytes]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the binary columns (the meta excluded)."""
+        return sum(len(b) for b in self.buffers)
+
+
+def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
+    """Encode ``trace`` for the browser.
+
+    Columns (one entry per event, in the trace's start order): ``start`` and
+    ``duration`` as uint32 counts of ``meta["unit_ns"]`` nanoseconds since
+    the trace start (the smallest power of ten that keeps the last end below
+    2**32; times are floored to it), ``node`` (uint8 or uint16), ``flags``
+    (uint8: outcome | item kind << 2), ``item`` (int32, or float64 when a
+    float or a large int is present), ``input_count`` (uint8 or uint16) and
+    ``inputs`` (uint32 event indices of the producers of each event's
+    inputs, grouped by consumer).
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace to encode.
+    chunk_bytes : int, default CHUNK_BYTES
+        Largest buffer; longer columns are split.
+
+    Returns
+    -------
+    Payload
+
+    Raises
+    ------
+    ValueError
+        If ``chunk_bytes`` is below 8.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import sharded_trace
+    >>> payload = encode_trace(sharded_trace())
+    >>> payload.meta["count"], payload.meta["unit_ns"]
+    (81, 1)
+    """
+    if not isinstance(chunk_bytes, int) or chunk_bytes < 8:
+        raise ValueError(f"chunk_bytes must be an int >= 8, got {chunk_bytes!r}")
+    c = trace.columns
+    origin = trace.start_ns
+    span = int(c["end_ns"].max() - origin) if len(trace) else 0
+    unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), None)
+    if unit is None:
+        raise ValueError(f"the trace spans {span / 1e9:.0f} s; the Explorer shows at most "
+                         f"{_UINT32_MAX * _UNITS_NS[-1] / 1e9:.0f} s")
+    start = (c["start_ns"] - origin) // unit
+    end = (c["end_ns"] - origin) // unit
+    item, item_mode, kinds, texts = _item_column(trace)
+    producers, consumers = trace.links()
+    counts = np.bincount(consumers, minlength=len(trace))
+    columns = {
+        "start": start.astype("<u4"),
+        "duration": (end - start).astype("<u4"),
+        "node": c["node"].astype("<u1" if len(trace.nodes) <= 256 else "<u2"),
+        "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
+        "item": item,
+        "input_count": counts.astype("<u1" if counts.max(initial=0) <= 255 else "<u2"),
+        "inputs": producers.astype("<u4"),
+    }
+    specs, buffers = [], []
+    for name, values in columns.items():
+        data = values.tobytes()
+        sizes = [len(data[i:i + chunk_bytes]) for i in range(0, len(data), chunk_bytes)]
+        buffers.extend(data[i:i + chunk_bytes] for i in range(0, len(data), chunk_bytes))
+        specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": sizes})
+    meta = {"version": FORMAT_VERSION, "count": len(trace), "dropped": trace.dropped,
+            "unit_ns": unit, "origin_ns": str(origin), "span_ms": span / 1e6,
+            "item_mode": item_mode, "texts": texts, "columns": specs, **_structure(trace)}
+    return Payload(meta, buffers)
+
+
+def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
+    """The columns of a ``Payload`` as numpy arrays (the browser's decoding, in Python).
+
+    Parameters
+    ----------
+    payload : Payload
+        What ``encode_trace`` returned (or the same meta and buffers received).
+
+    Returns
+    -------
+    dict of str to ndarray
+        One array per column named in ``payload.meta["columns"]``.
+
+    Raises
+    ------
+    ValueError
+        If the buffers do not match the sizes the meta announces.
+    """
+    chunks = iter(payload.buffers)
+    columns = {}
+    for spec in payload.meta["columns"]:
+        data = b"".join(bytes(next(chunks)) for _ in spec["chunks"])
+        if len(data) != sum(spec["chunks"]):
+            raise ValueError(f"column {spec['name']!r}: got {len(data)} bytes, the meta announces "
+                             f"{sum(spec['chunks'])}")
+        columns[spec["name"]] = np.frombuffer(data, dtype=spec["dtype"], count=spec["length"])
+    return columns
+
+
+# -- helpers ----------------------------------------------------------------
+def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
+    """The item numbers, their mode ("i32" or "f64"), the item kinds, and the texts they index.
+
+    Floats travel as their value, numbers beyond int32 (large ints, long
+    sized values) switch the column to f64; ints beyond 2**53 would lose
+    digits there, so they are re-kinded as text.
+    """
+    c = trace.columns
+    kinds = c["item_kind"].astype(np.uint8)
+    number = c["item_num"]
+    texts = list(trace.texts)
+    is_int = kinds == KIND_INT
+    is_float = kinds == KIND_FLOAT
+    wide = ~is_float & ((number < _INT32.min) | (number > _INT32.max))
+    if not is_float.any() and not wide.any():
+        return number.astype("<i4"), "i32", kinds, texts
+    values = number.astype("<f8")
+    values[is_float] = number[is_float].astype("<i8").view("<f8")
+    huge = is_int & (np.abs(number) > (1 << 53))
+    if huge.any():
+        kinds = kinds.copy()
+        table = {}
+        for i in np.flatnonzero(huge).tolist():
+            text = f"int {int(number[i])}"
+            values[i] = table.setdefault(text, len(texts) + len(table))
+        texts.extend(table)
+        kinds[huge] = KIND_TEXT
+    return values, "f64", kinds, texts
+
+
+def _structure(trace: Trace) -> dict:
+    """Lanes, nodes, graph layout, order strip: everything but the per-event columns."""
+    lanes = timeline_lanes(trace)
+    ops = key_colors(n.op for n in trace.nodes)
+    process_colors = where_colors(n.where for n in trace.nodes)
+    rows = sorted((int(r), i) for i, r in enumerate(np.nan_to_num(lanes.row, nan=-1)) if r >= 0)
+    lane_rows: dict[str, list[int]] = {name: [] for name in lanes.names}
+    for _, i in rows:
+        lane_rows[trace.nodes[i].where].append(i)
+    graph = dataflow_graph(trace)
+    layout = graph_layout(graph)
+    index = {n.op_id: i for i, n in enumerate(trace.nodes)}
+    nodes = []
+    for i, node in enumerate(trace.nodes):
+        data = graph.nodes[node.op_id]
+        nodes.append({"op": node.op, "label": node.label, "where": node.where,
+                      "short": short_text(node.op, 22), "color": ops[node.op],
+                      "column": layout.column.get(node.op_id, 0), "row": layout.row.get(node.op_id, 0.0),
+                      "calls": data["calls"], "items": data["items"], "not_ready": data["not_ready"],
+                      "errors": data["errors"], "busy_ms": data["busy_ns"] / 1e6,
+                      "restart": node.op == RESTART_OP})
+    back = set(layout.back_edges)
+    edges = [[index[u], index[v], data.get("items", 0), (u, v) in back]
+             for u, v, data in graph.edges(data=True) if u in index and v in index]
+    return {"nodes": nodes, "edges": edges,
+            "lanes": [{"name": name, "color": process_colors.get(name, "#5b6770"), "nodes": lane_rows[name]}
+                      for name in lanes.names],
+            "order": _order_strip(graph, index, trace.nodes)}
+
+
+def _order_strip(graph: "nx.DiGraph", index: dict[str, int], nodes: list) -> dict | None:
+    """The inputs of the last node that merges several streams: op names, weights, measured counts."""
+    found = merge_inputs(graph)
+    if found is None:
+        return None
+    merge, inputs = found
+    weights = _weights(graph.nodes[merge]["label"], len(inputs))
+    by_id = {node.op_id: node for node in nodes}
+    names = [stream_op(by_id[op_id], by_id) for op_id in inputs]
+    groups = []
+    for k, op_id in enumerate(inputs):
+        data = graph.nodes[op_id]
+        name = names[k] if names.count(names[k]) == 1 else f"{names[k]} @ {data['where']}"
+        groups.append({"name": name, "node": index[op_id], "items": data["items"],
+                       "weight": weights[k] if weights else None})
+    first = groups[0]["items"]
+    ratio = [round(g["items"] / first, 2) for g in groups] if first else None
+    return {"merge": graph.nodes[merge]["op"], "label": graph.nodes[merge]["label"],
+            "groups": groups, "ratio": ratio}
+
+
+def _weights(label: str, count: int) -> list | None:
+    """Round-robin weights written in a node label (``round_robin_weights=[1, 2]``), if any."""
+    found = _WEIGHTS.search(label)
+    if not found:
+        return None
+    parts = [p.strip().strip("'\"") for p in found.group(1).split(",")]
+    if len(parts) != count:
+        return None
+    return [p if p == "*" else _number(p) for p in parts]
+
+
+def _number(text: str) -> float | int | str:
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return int(value) if value.is_integer() else value

@@ -1,0 +1,346 @@
+// The Explorer's data logic, free of the DOM: decoding the columns, per-row indexes,
+// level of detail, hit-testing, completion order and search. Tested with `node --test`.
+
+export const OUTCOMES = ["item", "not_ready", "stop", "error"];
+export const ITEM = 0, NOT_READY = 1, STOP = 2, ERROR = 3;
+const KIND_INT = 1, KIND_FLOAT = 2, KIND_BOOL = 3, KIND_TEXT = 4, KIND_SIZED = 5;
+const NAME_SPAN = 2 ** 24;          // sized items pack length * 2**24 + type-name index
+const TYPED = {
+  "|u1": Uint8Array, "<u1": Uint8Array, "<u2": Uint16Array, "<u4": Uint32Array,
+  "<i4": Int32Array, "<f8": Float64Array,
+};
+// Rows with more events than this in the window are drawn as per-pixel aggregates.
+export const EXACT_PER_PIXEL = 0.5;
+// Hit-testing and exact drawing look back at most this many earlier spans of a row.
+const LOOK_BACK = 4096;
+
+/** Bytes of a buffer as a Uint8Array (ArrayBuffer, DataView or typed array). */
+function bytesOf(buffer) {
+  if (buffer instanceof ArrayBuffer) return new Uint8Array(buffer);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** The columns named in meta.columns, as typed arrays, from the list of chunk buffers. */
+export function decodeColumns(meta, buffers) {
+  const columns = {};
+  let next = 0;
+  for (const spec of meta.columns) {
+    const Typed = TYPED[spec.dtype];
+    if (!Typed) throw new Error(`column ${spec.name}: unknown dtype ${spec.dtype}`);
+    const total = spec.chunks.reduce((a, b) => a + b, 0);
+    const parts = spec.chunks.map(() => bytesOf(buffers[next++]));
+    let bytes;
+    if (parts.length === 1 && parts[0].byteOffset % Typed.BYTES_PER_ELEMENT === 0) {
+      bytes = parts[0];
+    } else {
+      bytes = new Uint8Array(total);
+      let at = 0;
+      for (const part of parts) { bytes.set(part, at); at += part.byteLength; }
+    }
+    if (bytes.byteLength !== total) {
+      throw new Error(`column ${spec.name}: got ${bytes.byteLength} bytes, expected ${total}`);
+    }
+    columns[spec.name] = new Typed(bytes.buffer, bytes.byteOffset, spec.length);
+  }
+  return columns;
+}
+
+/** Index the decoded columns: rows (one per node with events), per-row event lists and prefix sums. */
+export function buildModel(meta, columns) {
+  const n = meta.count;
+  const nodes = meta.nodes;
+  const rows = [];
+  const nodeRow = new Int32Array(nodes.length).fill(-1);
+  meta.lanes.forEach((lane, laneIndex) => {
+    const seen = {};
+    lane.nodes.forEach((node, k) => {
+      const op = nodes[node].op;
+      seen[op] = (seen[op] || 0) + 1;
+      nodeRow[node] = rows.length;
+      rows.push({ node, lane: laneIndex, first: k === 0, name: nodes[node].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
+    });
+  });
+  const start = columns.start, duration = columns.duration, node = columns.node, flags = columns.flags;
+  const R = rows.length;
+  const rowStart = new Uint32Array(R + 1);
+  for (let i = 0; i < n; i++) rowStart[nodeRow[node[i]] + 1]++;
+  for (let r = 0; r < R; r++) rowStart[r + 1] += rowStart[r];
+  const rowEvents = new Uint32Array(n);
+  const fill = rowStart.slice(0, R);
+  for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
+  // row-ordered copy of the starts: binary searches read one contiguous array
+  const rowTimes = new Uint32Array(n);
+  for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
+  // prefix sums with one extra slot per row: row r's slot k is at rowStart[r] + r + k
+  const busy = new Float64Array(n + R);
+  const polls = new Uint32Array(n + R);
+  const rowMaxDur = new Float64Array(R);
+  const errors = [];
+  for (let r = 0; r < R; r++) {
+    const base = rowStart[r] + r;
+    const rowErrors = [];
+    for (let k = rowStart[r]; k < rowStart[r + 1]; k++) {
+      const i = rowEvents[k], outcome = flags[i] & 3, slot = base + (k - rowStart[r]);
+      busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
+      polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
+      if (duration[i] > rowMaxDur[r]) rowMaxDur[r] = duration[i];
+      if (outcome === ERROR) rowErrors.push(i);
+    }
+    errors.push(Uint32Array.from(rowErrors));
+  }
+  const inOffsets = new Uint32Array(n + 1);
+  const counts = columns.input_count;
+  for (let i = 0; i < n; i++) inOffsets[i + 1] = inOffsets[i] + counts[i];
+  const inputs = columns.inputs;
+  const outOffsets = new Uint32Array(n + 1);
+  for (let k = 0; k < inputs.length; k++) outOffsets[inputs[k] + 1]++;
+  for (let i = 0; i < n; i++) outOffsets[i + 1] += outOffsets[i];
+  const outputs = new Uint32Array(inputs.length);
+  const at = outOffsets.slice(0, n);
+  for (let c = 0; c < n; c++) {
+    for (let k = inOffsets[c]; k < inOffsets[c + 1]; k++) outputs[at[inputs[k]]++] = c;
+  }
+  let end = 0;
+  for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration[i]);
+  return {
+    meta, n, nodes, rows, nodeRow, start, duration, node, flags, item: columns.item,
+    rowStart, rowEvents, rowTimes, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
+    end, unitMs: meta.unit_ns / 1e6, byEnd: null, rank: null,
+  };
+}
+
+/** First position k in [lo, hi) of row r's events with start >= t (hi when none). */
+export function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowStart[r + 1]) {
+  const times = model.rowTimes;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** Events of row r that start in [t0, t1). */
+export function countInWindow(model, r, t0, t1) {
+  return lowerBound(model, r, t1) - lowerBound(model, r, t0);
+}
+
+/** Whether row r is drawn span by span (true) or as per-pixel aggregates (false). */
+export function drawsExact(model, r, t0, t1, width) {
+  return countInWindow(model, r, t0, t1) <= width * EXACT_PER_PIXEL;
+}
+
+/**
+ * Per-pixel aggregates of row r over [t0, t1) in `width` pixels: the busy fraction
+ * (durations of items, stops and errors starting in the pixel over its time) and the
+ * not-ready polls starting in the pixel. Two binary searches per pixel, whatever the
+ * number of events: O(width log n).
+ */
+export function aggregateRow(model, r, t0, t1, width) {
+  const fraction = new Float32Array(width), polls = new Uint32Array(width);
+  const base = r;                   // prefix-sum slot of position k is k + r
+  const hi = model.rowStart[r + 1];
+  const step = (t1 - t0) / width;
+  let k = lowerBound(model, r, t0);
+  for (let px = 0; px < width; px++) {
+    const next = lowerBound(model, r, t0 + (px + 1) * step, k, hi);
+    if (next > k) {
+      fraction[px] = Math.min(1, (model.busy[base + next] - model.busy[base + k]) / step);
+      polls[px] = model.polls[base + next] - model.polls[base + k];
+    }
+    k = next;
+  }
+  return { fraction, polls };
+}
+
+/** Positions [k0, k1) of row r's events that may overlap [t0, t1), looking back at most LOOK_BACK spans. */
+export function visibleRange(model, r, t0, t1) {
+  const inside = lowerBound(model, r, t0);
+  const k0 = Math.max(lowerBound(model, r, t0 - model.rowMaxDur[r]), inside - LOOK_BACK);
+  return [k0, lowerBound(model, r, t1, inside)];
+}
+
+/**
+ * The event of row r under time t (within `tolerance` time units), or -1.
+ * A span containing t wins over a near one; among those the shortest (drawn on top).
+ */
+export function hitTest(model, r, t, tolerance) {
+  if (r < 0 || r >= model.rows.length) return -1;
+  const { rowEvents, start, duration } = model;
+  const lo = model.rowStart[r];
+  let k = lowerBound(model, r, t + tolerance + 1e-9) - 1;
+  const stopAt = Math.max(lo, k - LOOK_BACK);
+  let best = -1, bestDistance = Infinity, bestDuration = Infinity;
+  for (; k >= stopAt; k--) {
+    const i = rowEvents[k], s = start[i], e = s + duration[i];
+    if (s + model.rowMaxDur[r] < t - tolerance) break;       // no earlier span reaches t
+    const distance = t < s ? s - t : t > e ? t - e : 0;
+    if (distance > tolerance) continue;
+    if (distance < bestDistance || (distance === bestDistance && duration[i] < bestDuration)) {
+      best = i; bestDistance = distance; bestDuration = duration[i];
+    }
+  }
+  return best;
+}
+
+/** Event indices in completion order (end time, then start order), and each event's rank in it. */
+export function completionOrder(model) {
+  if (model.byEnd) return model.byEnd;
+  const { n, start, duration } = model;
+  let byEnd;
+  if (n < 2 ** 21 && model.end < 2 ** 32) {
+    // end * 2**21 + index is exact in a double: one native numeric sort, no comparator
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = (start[i] + duration[i]) * 2097152 + i;
+    keys.sort();
+    byEnd = new Uint32Array(n);
+    for (let k = 0; k < n; k++) byEnd[k] = keys[k] % 2097152;
+  } else {
+    byEnd = Uint32Array.from({ length: n }, (_, i) => i);
+    byEnd.sort((a, b) => (start[a] + duration[a]) - (start[b] + duration[b]) || a - b);
+  }
+  const rank = new Uint32Array(n);
+  for (let k = 0; k < n; k++) rank[byEnd[k]] = k;
+  model.byEnd = byEnd;
+  model.rank = rank;
+  return byEnd;
+}
+
+/** Whether node `nodeIndex` passes the op / lane filter ({op, where}, null = any). */
+export function nodeMatches(model, nodeIndex, filter) {
+  const node = model.nodes[nodeIndex];
+  return (filter.op == null || node.op === filter.op) && (filter.where == null || node.where === filter.where);
+}
+
+/** The events passing the filter, in completion order. */
+export function stepList(model, filter) {
+  const byEnd = completionOrder(model);
+  if (filter.op == null && filter.where == null) return byEnd;
+  const keep = model.nodes.map((_, k) => nodeMatches(model, k, filter));
+  let count = 0;
+  for (let k = 0; k < byEnd.length; k++) if (keep[model.node[byEnd[k]]]) count++;
+  const list = new Uint32Array(count);
+  let at = 0;
+  for (let k = 0; k < byEnd.length; k++) if (keep[model.node[byEnd[k]]]) list[at++] = byEnd[k];
+  return list;
+}
+
+/**
+ * The event one step from `current` (an event index or -1) in `list` (completion order):
+ * direction +1 is the next to complete, -1 the previous; the first / last when nothing
+ * is selected; -1 past either end or for an empty list.
+ */
+export function step(model, list, current, direction) {
+  if (list.length === 0) return -1;
+  if (current < 0) return direction > 0 ? list[0] : list[list.length - 1];
+  completionOrder(model);
+  const rank = model.rank, target = rank[current];
+  let lo = 0, hi = list.length;                  // first position with rank >= target
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rank[list[mid]] < target) lo = mid + 1; else hi = mid;
+  }
+  const here = lo < list.length && list[lo] === current;
+  const k = direction > 0 ? (here ? lo + 1 : lo) : lo - 1;
+  return k >= 0 && k < list.length ? list[k] : -1;
+}
+
+/** The item text of event i, as rlviz.trace.items.format_summary writes it (null for none). */
+export function itemText(model, i) {
+  const kind = model.flags[i] >> 2, number = model.item[i], texts = model.meta.texts;
+  if (kind === KIND_INT) return `int ${number}`;
+  if (kind === KIND_TEXT) return texts[number];
+  if (kind === KIND_SIZED) return `${texts[number % NAME_SPAN]}[${Math.floor(number / NAME_SPAN)}]`;
+  if (kind === KIND_FLOAT) return `float ${formatG(number)}`;
+  if (kind === KIND_BOOL) return `bool ${number ? "True" : "False"}`;
+  return null;
+}
+
+/** Python's format(x, ".6g"). */
+export function formatG(x) {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  const exponent = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(6)))));
+  if (exponent < -4 || exponent >= 6) {
+    const [mantissa, power] = x.toExponential(5).split("e");
+    const trimmed = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
+    const sign = power[0] === "-" ? "-" : "+";
+    const digits = power.replace(/^[+-]/, "").padStart(2, "0");
+    return `${trimmed}e${sign}${digits}`;
+  }
+  const fixed = x.toFixed(Math.max(0, 5 - exponent));
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+}
+
+/** Events whose op, label or item text contains `query` (case-insensitive), in completion order. */
+export function searchEvents(model, query, filter = { op: null, where: null }) {
+  const needle = query.trim().toLowerCase();
+  if (!needle) return new Uint32Array(0);
+  const nodeHit = model.nodes.map((node) =>
+    node.op.toLowerCase().includes(needle) || node.label.toLowerCase().includes(needle));
+  const textHit = model.meta.texts.map((text) => text.toLowerCase().includes(needle));
+  const list = stepList(model, filter);
+  const found = [];
+  for (let k = 0; k < list.length; k++) {
+    const i = list[k];
+    if (nodeHit[model.node[i]]) { found.push(i); continue; }
+    const kind = model.flags[i] >> 2;
+    if (kind === KIND_TEXT ? textHit[model.item[i]] : kind !== 0 && (itemText(model, i) || "").toLowerCase().includes(needle)) {
+      found.push(i);
+    }
+  }
+  return Uint32Array.from(found);
+}
+
+/** Round tick spacing (1, 2 or 5 times a power of ten) for about `target` ticks over `span`. */
+export function tickStep(span, target) {
+  const raw = span / Math.max(1, target);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+/** Events of the order strip's groups, in completion order. */
+export function orderEvents(model) {
+  const strip = model.meta.order;
+  if (!strip) return new Uint32Array(0);
+  const group = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => { group[g.node] = k; });
+  const byEnd = completionOrder(model);
+  const found = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  }
+  model.orderGroup = group;
+  return Uint32Array.from(found);
+}
+
+/** Error events of row r that overlap [t0, t1] (drawn exactly at every zoom). */
+export function errorsInWindow(model, r, t0, t1) {
+  const list = model.errors[r], found = [];
+  const from = t0 - model.rowMaxDur[r];
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (model.start[list[mid]] < from) lo = mid + 1; else hi = mid;
+  }
+  for (let k = lo; k < list.length && model.start[list[k]] <= t1; k++) {
+    const i = list[k];
+    if (model.start[i] + model.duration[i] >= t0) found.push(i);
+  }
+  return found;
+}
+
+/** Positions [k0, k1) of `list` (events in completion order) that completed within [t0, t1]. */
+export function completedIn(model, list, t0, t1) {
+  const endOf = (k) => model.start[list[k]] + model.duration[list[k]];
+  const bound = (t, strict) => {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (endOf(mid) < t || (strict && endOf(mid) === t)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  };
+  return [bound(t0, false), bound(t1, true)];
+}

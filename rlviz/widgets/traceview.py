@@ -1,0 +1,190 @@
+"""``TraceView``: the Explorer in a notebook, an anywidget whose drawing happens in the browser.
+
+The trace travels once, as binary column buffers of a custom message (the
+format of ``rlviz.viz.explorer_payload``); zoom, hover, click and step need
+no kernel round trip.  Selection, window and filters are traits mirrored
+both ways.
+"""
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import anywidget
+import traitlets
+
+from rlviz.trace import Event, Trace
+from rlviz.viz.explorer_html import explorer_js
+from rlviz.viz.explorer_payload import encode_trace
+
+__all__ = ["TraceView"]
+
+_TRAITS = ("selected", "window", "op", "where")
+
+
+class TraceView(anywidget.AnyWidget):
+    """An interactive trace viewer: timeline, dataflow graph, order strip and inspector, linked.
+
+    Wheel to zoom, drag to pan, hover for a tooltip, click a span to select
+    it (its producers and consumers are drawn with arrows), click a graph
+    node to filter the timeline, ←/→ or Play to step in completion order,
+    and search op or item text.  Without a live kernel (nbconvert, GitHub)
+    the output falls back to a PNG of the matplotlib timeline.
+
+    Parameters
+    ----------
+    trace : Trace
+        A recorded trace (live or ``Trace.load``-ed); may be empty.
+    selected : int, default -1
+        Trace index of the selected event; -1 for none.
+    window : tuple of two floats, optional
+        Visible range in ms since the trace start; by default all of it.
+    op : str, optional
+        Show only this op's spans (and step through them only).
+    where : str, optional
+        Show only this lane's (process's) spans.
+
+    Attributes
+    ----------
+    selected, window, op, where
+        Traits mirrored with the page: set them to move the view; clicks,
+        zooms and steps in the page set them.
+    event : Event or None
+        The selected event.
+
+    Raises
+    ------
+    TypeError
+        If ``trace`` is not a Trace or an unknown keyword is given.
+    traitlets.TraitError
+        If ``op`` or ``where`` names no op or lane of the trace (the message
+        lists the valid ones), ``selected`` is out of range or ``window`` is
+        not an increasing pair.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import sharded_trace
+    >>> view = TraceView(sharded_trace(), op="gather_sync")
+    >>> view.event is None, view.op
+    (True, 'gather_sync')
+    """
+
+    _esm = traitlets.Unicode().tag(sync=True)
+    selected = traitlets.Int(-1).tag(sync=True)
+    window = traitlets.Tuple(traitlets.Float(), traitlets.Float(), default_value=(0.0, 0.0)).tag(sync=True)
+    op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+
+    def __init__(self, trace: Trace, **kwargs: Any) -> None:
+        if not isinstance(trace, Trace):
+            raise TypeError(f"TraceView(trace=...) needs an rlviz.trace.Trace, not {type(trace).__name__}; "
+                            f"hint: `with rlviz.record() as trace:` or Trace.load(path)")
+        unknown = sorted(set(kwargs) - set(_TRAITS))
+        if unknown:
+            raise TypeError(f"TraceView got an unknown keyword argument {unknown[0]!r}; "
+                            f"it accepts {', '.join(_TRAITS)}")
+        self._trace = trace
+        self._ops = sorted({n.op for n in trace.nodes})
+        self._wheres = sorted({n.where for n in trace.nodes})
+        self._payload = None
+        super().__init__(_esm=explorer_js())
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+        self.on_msg(self._on_message)
+
+    @property
+    def trace(self) -> Trace:
+        """The trace shown."""
+        return self._trace
+
+    @property
+    def event(self) -> Event | None:
+        """The selected event, or None."""
+        return self._trace.event(self.selected) if self.selected >= 0 else None
+
+    # -- validation: a bad value raises and the trait keeps its last good value
+    @traitlets.validate("selected")
+    def _check_selected(self, proposal: dict) -> int:
+        value = proposal["value"]
+        if not -1 <= value < len(self._trace):
+            raise traitlets.TraitError(f"selected must be -1 (none) or a trace index in 0..{len(self._trace) - 1}, "
+                                       f"got {value}")
+        return value
+
+    @traitlets.validate("window")
+    def _check_window(self, proposal: dict) -> tuple[float, float]:
+        a, b = proposal["value"]
+        if (a, b) != (0.0, 0.0) and not a < b:
+            raise traitlets.TraitError(f"window must be (t0_ms, t1_ms) with t0_ms < t1_ms, got {(a, b)!r}; "
+                                       f"hint: view.window = (0, 50) shows the first 50 ms")
+        return a, b
+
+    @traitlets.validate("op")
+    def _check_op(self, proposal: dict) -> str | None:
+        return self._shown(_check_choice, "op", proposal["value"], self._ops)
+
+    @traitlets.validate("where")
+    def _check_where(self, proposal: dict) -> str | None:
+        return self._shown(_check_choice, "where", proposal["value"], self._wheres)
+
+    def _shown(self, check, *args):
+        """Run ``check``; its error is also shown in the page, then raised."""
+        try:
+            return check(*args)
+        except traitlets.TraitError as err:
+            self.send({"type": "error", "message": str(err)})
+            raise
+
+    # -- messages ----------------------------------------------------------
+    def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
+        if isinstance(content, dict) and content.get("type") == "ready":
+            self.send_payload(content.get("view"))
+
+    def send_payload(self, view: str | None = None) -> None:
+        """Send the trace's columns to the page (each view asks for them when it is drawn).
+
+        Parameters
+        ----------
+        view : str, optional
+            The asking view's token; other views of this widget ignore the answer.
+        """
+        try:
+            if self._payload is None:
+                self._payload = encode_trace(self._trace)
+        except Exception as err:          # shown in the widget, not lost in a log
+            self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
+            raise
+        self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
+
+    # -- static fallback ---------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        data["image/png"] = _timeline_png(self._trace)
+        data["text/plain"] = f"TraceView of {self._trace!r}"
+        return (data, meta) if isinstance(bundle, tuple) else data
+
+
+def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:
+    if value is None or value in valid:
+        return value
+    raise traitlets.TraitError(f"{name}={value!r} is not in this trace; valid values: "
+                               f"{', '.join(map(repr, valid)) or '(none: the trace is empty)'}, or None for all")
+
+
+def _timeline_png(trace: Trace) -> str:
+    """The matplotlib timeline as base64 PNG: what a reader without a live kernel sees."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from rlviz.viz import plot_timeline
+
+    ax = plot_timeline(trace)
+    buffer = io.BytesIO()
+    try:
+        ax.figure.savefig(buffer, format="png", dpi=80)
+    finally:
+        plt.close(ax.figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -1,0 +1,156 @@
+// Unit tests of the Explorer's data logic: decoding, level of detail, hit-testing, step order.
+// Run with `node --test tests/js` (tests/viz/test_explorer_js.py runs it under pytest).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  aggregateRow, buildModel, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
+  itemText, searchEvents, step, stepList, tickStep, visibleRange,
+} from "../../rlviz/viz/static/explorer_core.js";
+
+/** A payload like encode_trace's, from plain event lists: [node, start, duration, outcome, kind, item, inputs]. */
+function payload(nodes, events, texts = []) {
+  const n = events.length;
+  const columns = {
+    start: Uint32Array.from(events.map((e) => e[1])),
+    duration: Uint32Array.from(events.map((e) => e[2])),
+    node: Uint8Array.from(events.map((e) => e[0])),
+    flags: Uint8Array.from(events.map((e) => e[3] | (e[4] << 2))),
+    item: Int32Array.from(events.map((e) => e[5])),
+    input_count: Uint8Array.from(events.map((e) => e[6].length)),
+    inputs: Uint32Array.from(events.flatMap((e) => e[6])),
+  };
+  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
+  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
+  const lanes = [];
+  nodes.forEach((node, k) => {
+    let lane = lanes.find((l) => l.name === node.where);
+    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
+    lane.nodes.push(k);
+  });
+  const meta = { count: n, unit_ns: 1000, texts, columns: specs, lanes, order: null,
+    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
+  return { meta, buffers: Object.values(columns).map((v) => new Uint8Array(v.buffer)) };
+}
+
+function model(nodes, events, texts) {
+  const { meta, buffers } = payload(nodes, events, texts);
+  return buildModel(meta, decodeColumns(meta, buffers));
+}
+
+const TWO = [{ op: "src", where: "shard-0" }, { op: "gather", where: "driver" }];
+
+test("columns split in chunks decode like one buffer, also from unaligned views", () => {
+  const { meta, buffers } = payload(TWO, [[0, 0, 5, 0, 0, 0, []], [1, 10, 5, 0, 0, 0, [0]]]);
+  const start = meta.columns[0];
+  const whole = buffers[0];
+  const shifted = new Uint8Array(whole.byteLength + 1);
+  shifted.set(whole, 1);
+  start.chunks = [4, 4];
+  const parts = [shifted.subarray(1, 5), shifted.subarray(5, 9), ...buffers.slice(1)];
+  const columns = decodeColumns(meta, parts);
+  assert.deepEqual(Array.from(columns.start), [0, 10]);
+  assert.deepEqual(Array.from(columns.inputs), [0]);
+});
+
+test("rows follow the lanes; producers and consumers link both ways", () => {
+  const m = model(TWO, [[0, 0, 5, 0, 1, 7, []], [1, 6, 2, 0, 1, 7, [0]], [0, 9, 5, 1, 0, 0, []]]);
+  assert.deepEqual(m.rows.map((r) => r.node), [0, 1]);
+  assert.deepEqual(Array.from(m.outputs.subarray(m.outOffsets[0], m.outOffsets[1])), [1]);
+  assert.deepEqual(Array.from(m.inputs.subarray(m.inOffsets[1], m.inOffsets[2])), [0]);
+});
+
+test("hit-testing finds the span under the pointer, the shortest when nested, none in a gap", () => {
+  const m = model([{ op: "a", where: "driver" }], [[0, 0, 100, 0, 0, 0, []], [0, 10, 5, 0, 0, 0, []], [0, 200, 10, 0, 0, 0, []]]);
+  assert.equal(hitTest(m, 0, 12, 0), 1);              // inside both: the shorter, drawn on top
+  assert.equal(hitTest(m, 0, 50, 0), 0);
+  assert.equal(hitTest(m, 0, 150, 0), -1);            // a gap
+  assert.equal(hitTest(m, 0, 198, 3), 2);             // near enough
+  assert.equal(hitTest(m, 1, 12, 0), -1);             // no such row
+});
+
+test("a span that started long before the pointer is still hit", () => {
+  const events = [[0, 0, 1_000_000, 0, 0, 0, []]];
+  for (let k = 1; k <= 50; k++) events.push([0, 10 * k, 2, 0, 0, 0, []]);
+  const m = model([{ op: "a", where: "driver" }], events);
+  assert.equal(hitTest(m, 0, 999_999, 0), 0);
+});
+
+test("level of detail: exact spans when few, per-pixel aggregates that add up when many", () => {
+  const events = [];
+  for (let k = 0; k < 1000; k++) events.push([0, 10 * k, 5, k % 10 === 0 ? 1 : 0, 0, 0, []]);
+  const m = model([{ op: "a", where: "driver" }], events);
+  assert.equal(drawsExact(m, 0, 0, 10_000, 100), false);       // 1000 spans on 100 pixels
+  assert.equal(drawsExact(m, 0, 0, 100, 100), true);           // 10 spans
+  const { fraction, polls } = aggregateRow(m, 0, 0, 10_000, 100);
+  assert.equal(fraction.length, 100);
+  // each pixel covers 100 time units with 10 spans of 5, one of them a not-ready poll
+  for (let px = 0; px < 100; px++) {
+    assert.ok(Math.abs(fraction[px] - 0.45) < 1e-6, `pixel ${px}: ${fraction[px]}`);
+    assert.equal(polls[px], 1);
+  }
+});
+
+test("aggregates touch O(pixels) positions: the visible range is found by binary search", () => {
+  const events = [];
+  for (let k = 0; k < 100_000; k++) events.push([0, k, 1, 0, 0, 0, []]);
+  const m = model([{ op: "a", where: "driver" }], events);
+  assert.deepEqual(visibleRange(m, 0, 50_000, 50_010), [49_999, 50_010]);
+  const { fraction } = aggregateRow(m, 0, 0, 100_000, 1000);
+  assert.ok(fraction.every((v) => Math.abs(v - 1) < 1e-6));
+});
+
+test("steps follow completion order (end time), not start order, and respect the filter", () => {
+  const nodes = [{ op: "src", where: "shard-0" }, { op: "src", where: "shard-1" }, { op: "gather", where: "driver" }];
+  // event 0 starts first but ends last
+  const m = model(nodes, [[2, 0, 100, 0, 0, 0, []], [0, 5, 10, 0, 0, 0, []], [1, 6, 20, 0, 0, 0, []], [0, 30, 10, 0, 0, 0, []]]);
+  assert.deepEqual(Array.from(completionOrder(m)), [1, 2, 3, 0]);
+  const all = stepList(m, { op: null, where: null });
+  assert.equal(step(m, all, -1, 1), 1);
+  const visited = [];
+  for (let i = step(m, all, -1, 1); i >= 0; i = step(m, all, i, 1)) visited.push(i);
+  assert.deepEqual(visited, [1, 2, 3, 0]);
+  assert.equal(step(m, all, 0, 1), -1);               // past the end
+  assert.equal(step(m, all, 3, -1), 2);
+  const shard0 = stepList(m, { op: "src", where: "shard-0" });
+  assert.deepEqual(Array.from(shard0), [1, 3]);
+  assert.equal(step(m, shard0, 2, 1), 3);             // from an event outside the filter: the next inside
+  assert.equal(step(m, shard0, 2, -1), 1);
+});
+
+test("ties in end time keep trace order", () => {
+  const m = model([{ op: "a", where: "driver" }], [[0, 0, 10, 0, 0, 0, []], [0, 5, 5, 0, 0, 0, []], [0, 8, 2, 0, 0, 0, []]]);
+  assert.deepEqual(Array.from(completionOrder(m)), [0, 1, 2]);
+});
+
+test("completedIn bounds the events that completed in a window", () => {
+  const m = model([{ op: "a", where: "driver" }], [[0, 0, 10, 0, 0, 0, []], [0, 10, 10, 0, 0, 0, []], [0, 20, 10, 0, 0, 0, []]]);
+  const list = completionOrder(m);
+  assert.deepEqual(completedIn(m, list, 10, 20), [0, 2]);
+  assert.deepEqual(completedIn(m, list, 21, 29), [2, 2]);
+});
+
+test("item texts match rlviz.trace.items.format_summary", () => {
+  const texts = ["(summary table full)", "SampleBatch(200)", "list"];
+  const m = model([{ op: "a", where: "driver" }], [
+    [0, 0, 1, 0, 1, -3, []], [0, 1, 1, 0, 4, 1, []], [0, 2, 1, 0, 5, 4 * 2 ** 24 + 2, []], [0, 3, 1, 0, 3, 1, []],
+    [0, 4, 1, 1, 0, 0, []]], texts);
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => itemText(m, i)), ["int -3", "SampleBatch(200)", "list[4]", "bool True", null]);
+  assert.deepEqual([2.5, 1e-7, 123456789, 0.1 + 0.2, 100000, -0.0001234567].map(formatG),
+    ["2.5", "1e-07", "1.23457e+08", "0.3", "100000", "-0.000123457"]);
+});
+
+test("search matches op, label and item text in completion order", () => {
+  const nodes = [{ op: "StoreToReplayBuffer", where: "driver" }, { op: "TrainOneStep", where: "driver" }];
+  const m = model(nodes, [[0, 0, 5, 0, 4, 1, []], [1, 1, 2, 0, 1, 42, []], [0, 10, 5, 0, 1, 7, []]], ["x", "SampleBatch(50)"]);
+  assert.deepEqual(Array.from(searchEvents(m, "store")), [0, 2]);
+  assert.deepEqual(Array.from(searchEvents(m, "int 42")), [1]);
+  assert.deepEqual(Array.from(searchEvents(m, "samplebatch")), [0]);
+  assert.deepEqual(Array.from(searchEvents(m, "  ")), []);
+});
+
+test("ruler ticks are 1, 2 or 5 times a power of ten", () => {
+  assert.equal(tickStep(17.6, 10), 2);
+  assert.equal(tickStep(2000, 12), 200);
+  assert.equal(tickStep(0.004, 8), 0.0005);
+});

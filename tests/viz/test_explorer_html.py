@@ -1,0 +1,67 @@
+"""write_html: one offline page with the viewer's code inlined and the columns embedded."""
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+
+from rlviz.trace import Trace
+from rlviz.viz import write_html
+from rlviz.viz.examples import large_trace, sharded_trace
+from rlviz.viz.explorer_html import embed_json, explorer_html
+from rlviz.viz.explorer_payload import Payload, decode_payload
+
+EVIL = "</script><script>alert(1)</script>"
+
+
+def _embedded(page):
+    meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page, re.S).group(1))
+    blob = base64.b64decode(re.search(r'id="rlviz-data">(.*?)</script>', page, re.S).group(1))
+    chunks, at = [], 0
+    for spec in meta["columns"]:
+        for size in spec["chunks"]:
+            chunks.append(blob[at:at + size])
+            at += size
+    return meta, chunks
+
+
+def test_embedded_columns_decode_to_the_trace(tmp_path):
+    trace = sharded_trace()
+    meta, chunks = _embedded(write_html(trace, tmp_path / "t.html").read_text())
+    columns = decode_payload(Payload(meta, chunks))
+    np.testing.assert_array_equal(columns["node"], trace.columns["node"])
+    assert meta["count"] == len(trace)
+
+
+def test_trace_text_cannot_close_the_script_element():
+    records = [{"op": EVIL, "label": EVIL, "op_id": "x", "where": "driver", "pid": 1, "start_ns": 0,
+                "end_ns": 5, "outcome": "item", "item": EVIL}]
+    page = explorer_html(Trace.from_records(records), title=EVIL)
+    assert page.count("<script") == 3 and "alert(1)</script>" not in page
+    meta, _ = _embedded(page)
+    assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["texts"]       # intact once parsed
+    assert json.loads(embed_json({"a": "<&>"})) == {"a": "<&>"}
+
+
+def test_page_asks_for_nothing_over_the_network():
+    page = explorer_html(sharded_trace())
+    assert "default-src 'none'" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert "import(" not in page and 'from "' not in page
+
+
+def test_at_most_40_bytes_per_event(tmp_path):
+    trace = large_trace(200_000, processes=16)
+    size = write_html(trace, tmp_path / "big.html").stat().st_size
+    assert size / len(trace) <= 40
+
+
+def test_empty_trace_page(tmp_path):
+    meta, chunks = _embedded(write_html(Trace.empty(), tmp_path / "e.html").read_text())
+    assert meta["count"] == 0 and all(len(c) == 0 for c in chunks)
+
+
+def test_not_a_trace_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="write_html"):
+        write_html("run.json", tmp_path / "x.html")

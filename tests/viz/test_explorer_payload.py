@@ -1,0 +1,131 @@
+"""The Explorer's binary columns decode back to the trace they were made from."""
+import json
+
+import numpy as np
+import pytest
+
+from rlviz.trace import Node, Trace
+from rlviz.trace.items import format_summary
+from rlviz.viz.examples import concurrently_trace, large_trace, sharded_trace
+from rlviz.viz.explorer_payload import decode_payload, encode_trace
+
+
+def _format(columns, meta, i):
+    """The item text the browser shows for event i, rebuilt from the decoded columns."""
+    kind = int(columns["flags"][i]) >> 2
+    number = columns["item"][i]
+    if meta["item_mode"] == "f64" and kind == 2:
+        return f"float {float(number):.6g}"
+    return format_summary(kind, int(number), meta["texts"])
+
+
+@pytest.mark.parametrize("trace", [sharded_trace(), concurrently_trace(), large_trace(20_000, processes=16)],
+                         ids=["sharded", "concurrently", "large"])
+def test_columns_round_trip_exactly(trace):
+    payload = encode_trace(trace)
+    columns = decode_payload(payload)
+    c = trace.columns
+    unit = payload.meta["unit_ns"]
+    origin = int(payload.meta["origin_ns"])
+    np.testing.assert_array_equal(columns["start"].astype(np.int64) * unit + origin, c["start_ns"])
+    end = (columns["start"].astype(np.int64) + columns["duration"]) * unit + origin
+    np.testing.assert_array_equal(end, c["end_ns"])
+    np.testing.assert_array_equal(columns["node"], c["node"])
+    np.testing.assert_array_equal(columns["flags"] & 3, c["outcome"])
+    producers, consumers = trace.links()
+    np.testing.assert_array_equal(columns["inputs"], producers)
+    np.testing.assert_array_equal(np.repeat(np.arange(len(trace)), columns["input_count"]), consumers)
+    for i in range(0, len(trace), max(1, len(trace) // 200)):
+        assert _format(columns, payload.meta, i) == trace.item_summary(i)
+
+
+def test_times_beyond_four_seconds_use_a_coarser_unit_and_floor_to_it():
+    records = [{"op": "a", "label": "a", "op_id": "a", "where": "driver", "pid": 1, "start_ns": s,
+                "end_ns": s + 1234, "outcome": "item"} for s in (0, 7_000_000_123, 9_999_999_999)]
+    payload = encode_trace(Trace.from_records(records))
+    columns = decode_payload(payload)
+    assert payload.meta["unit_ns"] == 10
+    np.testing.assert_array_equal(columns["start"], [0, 700_000_012, 999_999_999])
+    np.testing.assert_array_equal(columns["duration"], [123, 123, 124])
+
+
+def test_floats_and_wide_ints_switch_the_item_column_to_float64():
+    records = [{"op": "a", "label": "a", "op_id": "a", "where": "driver", "pid": 1, "start_ns": i,
+                "end_ns": i + 1, "outcome": "item", "item": None} for i in range(3)]
+    records.append(dict(records[0], item="list"))
+    trace = Trace.from_records(records)
+    trace.columns["item_kind"][:] = [1, 1, 2, 5]                  # int, int, float, sized
+    trace.columns["item_num"][:] = [1 << 40, (1 << 60) + 1, np.float64(2.5).view(np.int64),
+                                    (300 << 24) | trace.texts.index("list")]
+    payload = encode_trace(trace)
+    columns = decode_payload(payload)
+    assert payload.meta["item_mode"] == "f64"
+    shown = [_format(columns, payload.meta, i) for i in range(4)]
+    assert shown == [trace.item_summary(i) for i in range(4)]
+    assert shown[3] == "list[300]"
+
+
+def test_big_columns_travel_in_chunks():
+    trace = large_trace(5_000)
+    payload = encode_trace(trace, chunk_bytes=4096)
+    spec = next(s for s in payload.meta["columns"] if s["name"] == "start")
+    assert spec["chunks"] == [4096] * 4 + [20_000 - 4 * 4096]
+    np.testing.assert_array_equal(decode_payload(payload)["start"],
+                                  (trace.columns["start_ns"] - trace.start_ns).astype(np.uint32))
+
+
+def test_at_most_24_bytes_per_event_for_a_million_events():
+    trace = large_trace(1_000_000, processes=16)
+    payload = encode_trace(trace)
+    meta = len(json.dumps(payload.meta).encode())
+    assert (payload.nbytes + meta) / len(trace) <= 24
+
+
+def test_meta_names_ops_and_lanes_never_node_ids():
+    payload = encode_trace(concurrently_trace((1, 2)))
+    meta = payload.meta
+    order = meta["order"]
+    assert [g["name"] for g in order["groups"]] == ["StoreToReplayBuffer", "TrainOneStep"]
+    assert [g["weight"] for g in order["groups"]] == [1, 2]
+    assert order["ratio"] == [1.0, 1.5]
+    assert [lane["name"] for lane in meta["lanes"]] == ["driver", "RolloutWorker-1", "RolloutWorker-2"]
+    assert all(not g["name"].startswith("n") or not g["name"][1:].isdigit() for g in order["groups"])
+
+
+def test_lanes_follow_the_timeline_order_driver_first_then_natural():
+    nodes = [Node(f"s{k}", "from_range", f"src {k}", f"shard-{k}") for k in (10, 2)] + [Node("d", "gather", "g")]
+    records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": n.where, "pid": 1, "start_ns": i,
+                "end_ns": i + 5, "outcome": "item"} for i, n in enumerate(nodes)]
+    meta = encode_trace(Trace.from_records(records, nodes)).meta
+    assert [lane["name"] for lane in meta["lanes"]] == ["driver", "shard-2", "shard-10"]
+
+
+def test_empty_trace_encodes_to_empty_columns():
+    payload = encode_trace(Trace.empty())
+    assert payload.meta["count"] == 0 and payload.nbytes == 0
+    assert all(len(v) == 0 for v in decode_payload(payload).values())
+
+
+def test_bad_chunk_size_is_rejected():
+    with pytest.raises(ValueError, match="chunk_bytes"):
+        encode_trace(sharded_trace(), chunk_bytes=0)
+
+
+def test_order_strip_names_the_ops_under_concurrently_tags():
+    nodes = [Node("n4", "StoreToReplayBuffer", "store"), Node("n8", "tag[0]", "store tagged", parents=("n4",)),
+             Node("n7", "UpdateTargetNetwork", "update"), Node("n9", "tag[1]", "update tagged", parents=("n7",)),
+             Node("n10", "Concurrently", "Concurrently[...; mode=round_robin, round_robin_weights=[1, 2]]",
+                  parents=("n8", "n9"))]
+    records, t = [], 0
+    for k, tag in enumerate(["n8", "n9", "n9", "n8", "n9", "n9"]):
+        node = nodes[1] if tag == "n8" else nodes[3]
+        records.append({"op": node.op, "label": node.label, "op_id": tag, "where": "driver", "pid": 1,
+                        "start_ns": t, "end_ns": t + 5, "outcome": "item", "item_id": 2 * k + 1})
+        records.append({"op": "Concurrently", "label": nodes[4].label, "op_id": "n10", "where": "driver", "pid": 1,
+                        "start_ns": t + 6, "end_ns": t + 8, "outcome": "item", "item_id": 2 * k + 2,
+                        "inputs": [2 * k + 1]})
+        t += 10
+    order = encode_trace(Trace.from_records(records, nodes)).meta["order"]
+    assert [(g["name"], g["weight"], g["items"]) for g in order["groups"]] == [
+        ("StoreToReplayBuffer", 1, 2), ("UpdateTargetNetwork", 2, 4)]
+    assert order["merge"] == "Concurrently" and order["ratio"] == [1.0, 2.0]

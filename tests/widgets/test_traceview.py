@@ -1,0 +1,138 @@
+"""TraceView's Python side: payload messages, traits both ways, bad input, static fallback (no browser)."""
+import base64
+import json
+
+import numpy as np
+import pytest
+import traitlets
+
+import rlviz
+from rlviz.trace import Trace
+from rlviz.viz.examples import concurrently_trace, sharded_trace
+from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.widgets import TraceView
+
+
+def _sent(view):
+    messages = []
+    view.send = lambda content, buffers=None: messages.append((content, buffers))
+    return messages
+
+
+def test_page_ready_gets_the_columns_as_binary_buffers():
+    trace = sharded_trace()
+    view = TraceView(trace)
+    messages = _sent(view)
+    view._handle_custom_msg({"type": "ready"}, [])
+    (content, buffers), = messages
+    assert content["type"] == "payload"
+    assert all(isinstance(b, bytes) for b in buffers)
+    columns = decode_payload(Payload(content["meta"], buffers))
+    np.testing.assert_array_equal(columns["node"], trace.columns["node"])
+
+
+def test_json_part_does_not_grow_with_the_events():
+    sizes = []
+    for items in (12, 1200):
+        view = TraceView(sharded_trace(items=items))
+        messages = _sent(view)
+        view._handle_custom_msg({"type": "ready"}, [])
+        meta = dict(messages[0][0]["meta"], texts=None)     # interned item texts are per distinct text
+        sizes.append((len(json.dumps(meta)), sum(len(b) for b in messages[0][1])))
+    (json_small, bytes_small), (json_big, bytes_big) = sizes
+    assert bytes_big > 50 * bytes_small
+    assert json_big < json_small + 200                 # only the printed counts got longer
+
+
+def test_each_new_page_view_is_sent_the_same_payload_again():
+    view = TraceView(sharded_trace())
+    messages = _sent(view)
+    view._handle_custom_msg({"type": "ready", "view": "a"}, [])
+    view._handle_custom_msg({"type": "ready", "view": "b"}, [])
+    assert len(messages) == 2 and messages[0][1] == messages[1][1]
+    assert [m[0]["view"] for m in messages] == ["a", "b"]      # each view takes only its own answer
+
+
+def test_traits_set_from_python_and_event_follows_selected():
+    trace = concurrently_trace()
+    view = TraceView(trace, op="TrainOneStep", window=(0.0, 5.0))
+    assert view.op == "TrainOneStep" and view.window == (0.0, 5.0)
+    assert view.event is None
+    view.selected = 7
+    assert view.event == trace.event(7)
+    view.where = "driver"
+    view.op = None
+    assert (view.op, view.where) == (None, "driver")
+
+
+def test_page_changes_update_the_traits():
+    view = TraceView(sharded_trace())
+    view.set_state({"selected": 3, "window": [1.0, 2.5], "op": "batch", "where": "driver"})
+    assert (view.selected, view.window, view.op, view.where) == (3, (1.0, 2.5), "batch", "driver")
+    assert view.event.op == "batch" or view.event == view.trace.event(3)
+
+
+def test_unknown_op_names_the_valid_ones_and_keeps_the_last_good_state():
+    view = TraceView(sharded_trace(), op="batch")
+    messages = _sent(view)
+    with pytest.raises(traitlets.TraitError, match="valid values: 'batch', 'for_each', 'from_range', 'gather_sync'"):
+        view.op = "bacth"
+    assert view.op == "batch"
+    assert messages[-1][0]["type"] == "error" and "bacth" in messages[-1][0]["message"]
+    with pytest.raises(traitlets.TraitError, match="'driver', 'shard-0', 'shard-1'"):
+        view.where = "shard-9"
+    assert view.where is None
+
+
+def test_bad_selected_and_window_are_rejected():
+    view = TraceView(sharded_trace())
+    with pytest.raises(traitlets.TraitError, match="selected must be -1"):
+        view.selected = 10_000
+    with pytest.raises(traitlets.TraitError, match="t0_ms < t1_ms"):
+        view.window = (5.0, 1.0)
+    assert view.selected == -1 and view.window == (0.0, 0.0)
+
+
+def test_unknown_keyword_and_wrong_trace_type_raise_type_error():
+    with pytest.raises(TypeError, match="unknown keyword argument 'selection'"):
+        TraceView(sharded_trace(), selection=3)
+    with pytest.raises(TypeError, match="needs an rlviz.trace.Trace, not list"):
+        TraceView([])
+
+
+def test_static_fallback_carries_a_png_of_the_timeline():
+    data, _ = TraceView(sharded_trace())._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert base64.b64decode(data["image/png"]).startswith(b"\x89PNG")
+
+
+def test_empty_trace_still_makes_a_view_and_a_payload():
+    view = TraceView(Trace.empty())
+    messages = _sent(view)
+    view._handle_custom_msg({"type": "ready"}, [])
+    assert messages[0][0]["meta"]["count"] == 0
+    with pytest.raises(traitlets.TraitError, match="none: the trace is empty"):
+        view.op = "x"
+
+
+def test_esm_is_the_shared_front_end():
+    from rlviz.viz.explorer_html import explorer_js
+
+    view = TraceView(sharded_trace())
+    assert view._esm == explorer_js() and "export default { render }" in view._esm
+    assert "innerHTML" not in view._esm
+
+
+def test_show_picks_traceview_for_a_trace_and_the_graph_for_a_dataflow():
+    from matplotlib.figure import Figure
+
+    from rlviz.trace import Node
+
+    class Plan:
+        def dataflow(self):
+            return [Node("a", "from_range", "from_range(4)"), Node("b", "batch", "batch(2)", parents=("a",))]
+
+    assert isinstance(rlviz.show(sharded_trace(), op="batch"), TraceView)
+    assert isinstance(rlviz.show(Plan()), Figure)
+    with pytest.raises(TypeError, match="got int"):
+        rlviz.show(3)
