@@ -466,8 +466,8 @@ def _table(r: dict) -> str:
          f"{mb('renderer_mb_open')} / {mb('renderer_mb_after')} MB", ""),
         ("the same for the Explorer of a 62-event trace (what any page costs): JS / renderer",
          f"{mb('js_mb_baseline')} / {mb('renderer_mb_baseline')} MB", ""),
-        ("bytes per event sent to the widget (columns + meta)", f"{r['payload_bytes_per_event']:.1f}", "<= 24"),
         *_lab_rows(r),
+        ("bytes per event sent to the widget (columns + meta)", f"{r['payload_bytes_per_event']:.1f}", "<= 24"),
         ("bytes per event of this trace's standalone HTML", f"{r['html_bytes_per_event']:.1f}", ""),
         (f"bytes per event of a real DQN trace's standalone HTML ({r['demo_events']:,} events): "
          "`write_html` / `write_report` (Explorer + printable part, as `rlviz demo` writes it)",
@@ -475,8 +475,9 @@ def _table(r: dict) -> str:
         ("matplotlib `plot_timeline(window=...)` + PNG, per zoom step",
          f"{r['matplotlib_zoom_s']['median'] * 1000:,.0f} / {r['matplotlib_zoom_s']['p95'] * 1000:,.0f} ms", ""),
     ]
+    load = "/".join(f"{v:.1f}" for v in r["load_average"])
     head = (f"{r['events']:,} events, {r['lanes']} lanes; {r['runs']} fresh chromium runs; "
-            "median / p95 over all samples of all runs\n\n"
+            f"median / p95 over all samples of all runs; load average {load} on 2 cores at the start\n\n"
             "| measurement | median / p95 | target |\n|---|---:|---|")
     return head + "\n" + "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
 

@@ -41,8 +41,9 @@ def init(address: str | None = None, **ray_kwargs) -> str:
         os.environ.setdefault("RAY_DEDUP_LOGS", "0")
         options = {"include_dashboard": False, "logging_level": logging.ERROR,
                    "configure_logging": True, **ray_kwargs}
-        if address is not None:
-            options["address"] = address
+        # "local" unless RAY_ADDRESS says otherwise: a bare ray.init() would quietly join whatever cluster
+        # `ray start` (or a stale /tmp/ray/ray_current_cluster file) left behind, then reject num_cpus=...
+        options["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
         ray.init(**options)
     return ray.get_runtime_context().gcs_address
 

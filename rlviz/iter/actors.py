@@ -18,13 +18,16 @@ from rlviz.trace.session import add_collector
 
 __all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
 
+#: How many hex digits of a Ray node id a lane shows on a multi-node cluster (``RolloutWorker-1@3f2a1c``).
+NODE_ID_CHARS = 6
 _LABEL_COUNTERS: dict[str, itertools.count] = {}
 _BEGIN_TIMEOUT_S = 2.0     # an actor busy in its default queue answers later; the time window covers it
 _COLLECT_TIMEOUT_S = 10.0
 
 
 def next_label(prefix: str) -> str:
-    """A fresh lane label: ``shard-0``, ``shard-1``, ... per prefix."""
+    """A fresh lane label: ``shard-0``, ``shard-1``, ... per prefix (counting anew in each new Ray)."""
+    COLLECTOR._same_ray()
     counter = _LABEL_COUNTERS.setdefault(prefix, itertools.count())
     return f"{prefix}-{next(counter)}"
 
@@ -37,6 +40,7 @@ class ActorCollector:
     """
 
     def __init__(self) -> None:
+        self.ray_key: tuple | None = None        # which Ray the actors below belong to (see _ray_key)
         self.labels: dict[object, str] = {}
         self.grouped: set = set()                # actor ids whose class declared rlviz's groups
         self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -46,14 +50,18 @@ class ActorCollector:
         self.offsets: dict[str, int] = {}
         self.pinned: list = []
         self.final_exports: list[dict] = []    # of actors stopped inside the running block
+        self.latest: dict[str, dict] = {}      # each actor's latest export in the running block
 
     def track(self, handle, label: str, control_group: bool) -> str:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
+        self._same_ray()
+        if control_group:
+            self.grouped.add(handle._actor_id)
+        if len([node for node in ray.nodes() if node["Alive"]]) > 1:     # a cluster: say which node
+            label = f"{label}@{ray.get(self._control(handle, '_rlviz_node').remote())[:NODE_ID_CHARS]}"
         label = self._unused(label)
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
-        if control_group:
-            self.grouped.add(handle._actor_id)
         ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:
@@ -69,30 +77,59 @@ class ActorCollector:
             candidate = f"{label}#{n}"
         return candidate
 
+    def _same_ray(self) -> bool:
+        """True if Ray is up; actors tracked under a Ray that is gone (shut down, restarted) are forgotten.
+
+        A notebook variable can keep an old actor handle alive after ``ray.shutdown()``; calling
+        it would fail ("Can't find actor") or, with Ray down, quietly start a new Ray.
+        """
+        key = _ray_key()
+        if key != self.ray_key:
+            self.ray_key = key
+            self.labels.clear()
+            self.grouped.clear()
+            self.handles = weakref.WeakValueDictionary()
+            self.offsets.clear()
+            self.dropped_before = {}
+            self.pinned = []
+            self.final_exports = []
+            self.latest = {}
+            _LABEL_COUNTERS.clear()
+        return key is not None
+
     def begin(self, capacity: int | None) -> None:
+        self._same_ray()
         self.capacity = capacity
         self.active = True
         self.pinned = list(self.handles.values())
         self.final_exports = []
+        self.latest = {}
         self.dropped_before = self._call_all("_rlviz_set_recording", lambda label: (True, capacity),
                                              _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
-        exports = [self._aligned(label, export) for label, export in
-                   self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()]
-        return exports + self.final_exports
+        if not self._same_ray():
+            return list(self.final_exports)
+        answered = {label: self._aligned(label, export) for label, export in
+                    self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()}
+        self.latest.update(answered)
+        # an actor that died (or is stuck) keeps the lane it had at the latest collection
+        kept = [export for label, export in self.latest.items() if label not in answered and label in self.handles]
+        return [*answered.values(), *kept, *self.final_exports]
 
     def release(self, handle) -> None:
         """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
         label = self.labels.get(handle._actor_id)
-        if label is None:
+        if label is None or not self._same_ray():
             return
         if self.active:
             try:
                 export = ray.get(self._control(handle, "_rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
                 self.final_exports.append(self._aligned(label, export))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
-                pass                                    # already dead: nothing left to keep
+                if label in self.latest:                # already dead: keep what the latest collection saw
+                    self.final_exports.append(self.latest[label])
+            self.latest.pop(label, None)
         del self.labels[handle._actor_id]
         self.grouped.discard(handle._actor_id)
         if self.handles.get(label) is handle:
@@ -106,6 +143,9 @@ class ActorCollector:
 
     def end(self) -> None:
         self.active = False
+        if not self._same_ray():
+            self.pinned = []
+            return
         for handle in list(self.handles.values()):
             self._control(handle, "_rlviz_set_recording").remote(False)
         self.pinned = []
@@ -138,6 +178,14 @@ class ActorCollector:
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 continue
         return results
+
+
+def _ray_key() -> tuple | None:
+    """Identifies the Ray this driver is connected to (None if none): its node and job ids are new each time."""
+    if not ray.is_initialized():
+        return None
+    context = ray.get_runtime_context()
+    return context.get_node_id(), context.get_job_id()
 
 
 COLLECTOR = ActorCollector()

@@ -167,6 +167,8 @@ class ParallelIteratorWorker:
         recorder = get_recorder()
         if capacity is not None:
             recorder.set_capacity(capacity)
+        if on:
+            recorder.start_block(time.time_ns())
         recorder.enabled = on
         return recorder.dropped
 
@@ -175,6 +177,12 @@ class ParallelIteratorWorker:
 
     def _rlviz_clock(self) -> int:
         return time.time_ns()
+
+    def _rlviz_node(self) -> str:
+        """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
 
     # -- helpers -------------------------------------------------------------
     def _rlviz_source(self, op: str, source_id: str, label: str) -> Source:

@@ -28,6 +28,8 @@ COMMON_CONFIG: dict[str, Any] = {
     "min_iter_time_s": 0,                # ... and at least this many seconds passed
     "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
     "seed": None,                        # base seed of workers and policies
+    "num_cpus_per_worker": 0,            # CPUs each remote rollout worker reserves
+    "custom_resources_per_worker": {},   # Ray custom resources each remote worker reserves (node placement)
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}
@@ -97,7 +99,9 @@ class Trainer:
         self.env = env
         policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
-                                num_envs_per_worker=self.config["num_envs_per_worker"], seed=self.config["seed"])
+                                num_envs_per_worker=self.config["num_envs_per_worker"], seed=self.config["seed"],
+                                num_cpus_per_worker=self.config["num_cpus_per_worker"],
+                                custom_resources_per_worker=self.config["custom_resources_per_worker"])
         self.workers = WorkerSet(env, {DEFAULT_POLICY_ID: (self.module.POLICY, policy_config)}, num_workers,
                                  rollout)
         self.plan = self.module.execution_plan(self.workers, self.config)

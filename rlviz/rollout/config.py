@@ -41,6 +41,9 @@ class RolloutConfig:
     """Base seed; worker i seeds its envs and policies with seed + 1000 * i."""
     num_cpus_per_worker: float = 0
     """CPUs each remote worker actor reserves (0 lets several share a small machine)."""
+    custom_resources_per_worker: dict = field(default_factory=dict)
+    """Ray custom resources each remote worker reserves, e.g. ``{"sampler": 1}`` to place workers on the
+    cluster nodes started with ``--resources='{"sampler": 4}'`` (RLlib 1.x's key of the same name)."""
     recreate_failed_workers: bool = False
     """Replace a remote worker that died (restoring its weights) instead of raising."""
 
@@ -62,6 +65,12 @@ class RolloutConfig:
             self.policies_to_train = tuple(self.policies_to_train)
         check_number("num_cpus_per_worker", self.num_cpus_per_worker, minimum=0,
                      hint="0 lets several workers share a small machine")
+        if not isinstance(self.custom_resources_per_worker, Mapping) or \
+                not all(isinstance(key, str) for key in self.custom_resources_per_worker):
+            raise TypeError(f"custom_resources_per_worker must be a dict of resource name -> amount, got "
+                            f"{self.custom_resources_per_worker!r}; hint: {{'sampler': 1}}")
+        for key, amount in self.custom_resources_per_worker.items():
+            check_number(f"custom_resources_per_worker[{key!r}]", amount, above=0)
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:

@@ -267,6 +267,7 @@ class WorkerSet:
     # -- helpers ------------------------------------------------------------
     def _start_actor(self, index: int) -> Any:
         actor_cls = ray.remote(num_cpus=self.config.num_cpus_per_worker,
+                               resources=dict(self.config.custom_resources_per_worker) or None,
                                concurrency_groups=CONCURRENCY_GROUPS)(RolloutWorker)
         return actor_cls.remote(self._env_creator, self._policy_spec, self.config, index)
 

@@ -143,6 +143,7 @@ class Recorder:
         self.pid = os.getpid()
         self.tag = random.getrandbits(22) | (1 << 21)   # nonzero, so ids never collide with -1
         self.dropped = 0
+        self.count_from_ns = 0          # ``dropped`` counts evicted events that started at or after this
         self.texts = TextTable()
         self.nodes: list[Node] = []
         self._node_index: dict[str, int] = {}
@@ -192,9 +193,20 @@ class Recorder:
             self._full.append(chunk)
             self._full_events += len(chunk) // FIELDS - 1
             while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
-                evicted = len(self._full.popleft()) // FIELDS - 1
-                self._full_events -= evicted
-                self.dropped += evicted
+                evicted = self._full.popleft()
+                self._full_events -= len(evicted) // FIELDS - 1
+                since = self.count_from_ns      # header and continuation rows start below 0: never counted
+                self.dropped += sum(1 for start in evicted[::FIELDS] if start >= since)
+
+    def start_block(self, since_ns: int) -> None:
+        """A ``record()`` block starts: count as ``dropped`` only evictions of events from ``since_ns`` on.
+
+        Events an earlier block left in the buffer may still be evicted to make
+        room, but they were never part of this block, so they are not its loss.
+        """
+        with self._lock:
+            self.count_from_ns = since_ns
+            self.dropped = 0
 
     # -- reading ------------------------------------------------------------
     @property

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from rlviz.trace.recorder import get_recorder
+from rlviz.checks import check_int
+from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, get_recorder
 from rlviz.trace.trace import Trace
 
 __all__ = ["record", "Collector", "add_collector", "LiveTrace"]
@@ -32,6 +33,7 @@ class Collector(Protocol):
 
 
 _COLLECTORS: list[Collector] = []
+_OPEN_SESSIONS: list["_Session"] = []      # the record() blocks running now, outermost first
 
 
 def add_collector(collector: Collector) -> None:
@@ -88,15 +90,27 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     Parameters
     ----------
     capacity : int, optional
-        Bound on the events each process holds (default 1,000,000, at least
-        2048: two chunks); past it the oldest are dropped and counted in ``trace.dropped``.
+        Bound on the events each process holds during this block (default
+        1,000,000, at least 2048: two chunks); past it the oldest are dropped
+        and counted in ``trace.dropped``.  The bound lasts for this block only.
 
     Yields
     ------
     Trace
         Reads inside the block see what has been recorded so far; after the
         block it holds everything from the driver and every actor that ran
-        rlviz iterators.
+        rlviz iterators.  ``dropped`` counts only this block's own events.
+
+    Raises
+    ------
+    ValueError
+        If a nested block (one inside another ``record()``) gives a
+        ``capacity``: nested blocks share the enclosing block's buffers.
+
+    Notes
+    -----
+    Blocks nest: an inner block sees the events of its own time span, and the
+    enclosing block goes on recording every process after the inner one ends.
 
     Examples
     --------
@@ -108,23 +122,36 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     True
     """
     recorder = get_recorder()
+    outermost = not _OPEN_SESSIONS
     if capacity is not None:
-        recorder.set_capacity(capacity)
+        check_int("capacity", capacity, minimum=2 * CHUNK_EVENTS,
+                  hint=f"a number of events, at least two chunks; the default is {DEFAULT_CAPACITY:,}")
+        if not outermost:
+            raise ValueError(f"capacity={capacity} was given to a record() block nested in another one; "
+                             f"nested blocks share the enclosing block's buffers, so give the capacity to "
+                             f"the outermost block")
     session = _Session(capacity)
     trace = LiveTrace(session)
-    session.dropped_before = recorder.dropped
     session.start_ns = time.time_ns()
+    if outermost:
+        recorder.set_capacity(DEFAULT_CAPACITY if capacity is None else capacity)
+        recorder.start_block(session.start_ns)
+        for collector in _COLLECTORS:
+            collector.begin(DEFAULT_CAPACITY if capacity is None else capacity)
+    session.dropped_before = recorder.dropped
     was_enabled = recorder.enabled
-    for collector in _COLLECTORS:
-        collector.begin(capacity)
     recorder.enabled = True
     session.active = True
+    _OPEN_SESSIONS.append(session)
     try:
         yield trace
     finally:
-        recorder.enabled = was_enabled
+        _OPEN_SESSIONS.remove(session)
+        if outermost:
+            recorder.enabled = was_enabled
         final = session.collect()
         session.active = False
-        for collector in _COLLECTORS:
-            collector.end()
+        if outermost:
+            for collector in _COLLECTORS:
+                collector.end()
         trace._adopt(final, None)
