@@ -21,7 +21,7 @@ EXECUTED = ROOT / "build" / "notebooks"
 
 #: The public packages, in the order the API reference lists them.
 PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.trace",
-                   "rlviz.viz", "rlviz.widgets"]
+                   "rlviz.viz", "rlviz.widgets", "rlviz.testing"]
 
 
 @event_priority(100)                            # before mkdocs-jupyter turns .ipynb files into pages
