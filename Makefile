@@ -1,16 +1,17 @@
 # Two commands do everything on a fresh machine: `make demo` and `make test`.
+# `make docs` executes the notebooks and builds the documentation site into site/ (strict).
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench clean
+.PHONY: demo test test-fast docs site bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# CPU-only torch first: a bare `torch` requirement would pull GBs of CUDA wheels.
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -20,12 +21,22 @@ test: $(STAMP)
 	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
 	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(PY) -m pytest
+	# pytest executed every notebook into build/notebooks/; the site renders those copies
+	$(MAKE) site
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not browser and not notebook"
+
+docs: $(STAMP)
+	$(PY) -m pytest -q -m notebook tests/test_notebooks.py
+	$(MAKE) site
+
+# The strict build alone (a warning or a broken link fails it), from the executed notebooks.
+site: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) rlviz-out .pytest_cache
+	rm -rf $(VENV) rlviz-out notebooks/rlviz-out .pytest_cache build site

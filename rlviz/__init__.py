@@ -13,9 +13,9 @@ from rlviz.runtime import init
 from rlviz.trace import Trace, record
 
 __version__ = "0.1.0"
-__all__ = ["init", "record", "show", "Trace", "Trainer", "__version__"]
+__all__ = ["init", "record", "show", "Trace", "Trainer", "diff", "__version__"]
 
-_SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace"}
+_SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace", "testing"}
 
 
 def __getattr__(name: str):
@@ -25,4 +25,6 @@ def __getattr__(name: str):
         return importlib.import_module("rlviz.widgets.show").show
     if name == "Trainer":                       # lazily: it pulls in Ray and torch
         return importlib.import_module("rlviz.plans.trainer").Trainer
+    if name == "diff":                          # lazily, like the views it draws with
+        return importlib.import_module("rlviz.testing.diff").diff
     raise AttributeError(f"module 'rlviz' has no attribute {name!r}")

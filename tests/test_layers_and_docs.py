@@ -25,6 +25,8 @@ FORBIDDEN = {
     "rlviz.rollout": {"matplotlib", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
     "rlviz.ops": {"matplotlib", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
     "rlviz.viz": {"ray", "torch", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans"},
+    # reads traces for users' tests; draws with viz
+    "rlviz.testing": {"ray", "torch", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.widgets"},
     # the top layer: reads traces and draws with viz; only the playground runs local iter/ops chains
     "rlviz.widgets": {"ray", "torch", "rlviz.rollout", "rlviz.plans"},
 }

@@ -38,7 +38,7 @@ class StoreToReplayBuffer:
     >>> from rlviz.rollout import SampleBatch
     >>> buf = ReplayBuffer(capacity=10, learning_starts=0)
     >>> StoreToReplayBuffer(local_buffer=buf)(SampleBatch(t=[0, 1]))
-    SampleBatch(2: t)
+    SampleBatch(2: ['t'])
     >>> len(buf)
     2
     """

@@ -113,7 +113,7 @@ class ConcatBatches:
     --------
     >>> concat = ConcatBatches(4)
     >>> concat(SampleBatch(t=[0, 1, 2])), concat(SampleBatch(t=[3, 4]))
-    ([], [SampleBatch(5: t)])
+    ([], [SampleBatch(5: ['t'])])
     """
 
     __rlviz_op__ = "ConcatBatches"
@@ -147,7 +147,7 @@ class SelectExperiences:
     --------
     >>> batch = MultiAgentBatch({"red": SampleBatch(t=[0]), "blue": SampleBatch(t=[0])}, 1)
     >>> SelectExperiences(["red"])(batch)
-    MultiAgentBatch(1 env steps: red 1)
+    MultiAgentBatch({'red': SampleBatch(1: ['t'])}, env_steps=1)
     """
 
     __rlviz_op__ = "SelectExperiences"

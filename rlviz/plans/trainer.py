@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from rlviz.checks import check_int, check_positive_number
+from rlviz.checks import check_int, check_number, check_positive_number
 from rlviz.plans import PLANS
 
-__all__ = ["Trainer", "COMMON_CONFIG"]
+__all__ = ["Trainer", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS", "DEFAULT_NUM_WORKERS", "DEFAULT_ENV"]
 
 #: Settings every plan understands (each plan's DEFAULT_CONFIG overrides some).
 COMMON_CONFIG: dict[str, Any] = {
@@ -28,8 +28,35 @@ COMMON_CONFIG: dict[str, Any] = {
     "min_iter_time_s": 0,                # ... and at least this many seconds passed
     "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
     "seed": None,                        # base seed of workers and policies
-    "num_cpus_per_worker": 0,            # CPUs each remote rollout worker reserves
+}
+
+#: Remote workers and env when neither the arguments nor the config name them.
+DEFAULT_NUM_WORKERS = 2
+DEFAULT_ENV = "CartPole-v1"
+
+#: RLlib 1.x keys taken with the one value rlviz honours; any other value is a contradiction.
+RLLIB_FIXED: dict[str, tuple[Any, str]] = {
+    "framework": ("torch", "rlviz's policies are torch modules"),
+    "num_gpus": (0, "rlviz learns on the CPU"),
+}
+
+#: Keys passed on to the WorkerSet's ``RolloutConfig`` (RLlib 1.x spells them the same).
+WORKER_SET_KEYS: dict[str, Any] = {
+    "recreate_failed_workers": False,    # replace a dead remote worker (weights restored) and rebuild the plan
+    "num_cpus_per_worker": 0,            # CPUs each remote worker reserves
     "custom_resources_per_worker": {},   # Ray custom resources each remote worker reserves (node placement)
+    "env_config": {},                    # keyword arguments of the env creator
+}
+
+#: Settings checked at construction: (smallest allowed, ints only, None allowed).
+_NUMBERS = {
+    "rollout_fragment_length": (1, True, False), "num_envs_per_worker": (1, True, False),
+    "train_batch_size": (1, True, False), "timesteps_per_iteration": (0, True, False),
+    "min_iter_time_s": (0, False, False), "metrics_smoothing_episodes": (1, True, False),
+    "seed": (0, True, True), "microbatch_size": (1, True, True), "buffer_size": (1, True, False),
+    "learning_starts": (0, True, False), "target_network_update_freq": (1, True, False),
+    "num_replay_shards": (1, True, False), "max_weight_sync_delay": (1, True, False),
+    "learner_queue_size": (1, True, False), "num_cpus_per_worker": (0, False, False),
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}
@@ -42,13 +69,19 @@ class Trainer:
     ----------
     plan : str
         Which plan: one of ``rlviz.plans.PLANS`` (``rlviz.plans.<plan>``).
-    env : str or callable
-        A gymnasium id or env creator (default ``"CartPole-v1"``).
-    num_workers : int
-        Remote rollout workers (a3c and apex need at least 1).
+    env : str or callable, optional
+        A gymnasium id or env creator; also taken from ``config["env"]``
+        (default ``"CartPole-v1"``).
+    num_workers : int, optional
+        Remote rollout workers (a3c and apex need at least 1); also taken
+        from ``config["num_workers"]`` (default 2).
     config : dict, optional
-        Overrides of ``COMMON_CONFIG``, the plan's ``DEFAULT_CONFIG`` and the
-        policy's config fields (``lr``, ``gamma``, ...).
+        Overrides of ``COMMON_CONFIG``, the plan's ``DEFAULT_CONFIG``, the
+        policy's config fields (``lr``, ``gamma``, ...) and ``WORKER_SET_KEYS``.
+        A config written for RLlib 1.x is accepted where it is consistent:
+        ``num_workers`` and ``env`` may sit in it (if also given as
+        arguments, they must agree), and ``RLLIB_FIXED`` keys may carry the
+        value rlviz honours (``framework="torch"``, ``num_gpus=0``).
 
     Raises
     ------
@@ -56,9 +89,20 @@ class Trainer:
         ``num_workers`` not an int, ``config`` not a dict, or a config value
         of the wrong type; raised before any actor starts.
     ValueError
-        Unknown plan or config key (naming the closest valid one), too few
-        workers for the plan, or a bad config value (``training_intensity``
-        NaN, infinite or <= 0); raised before any actor starts.
+        Unknown plan or config key (naming the closest valid one), a config
+        value out of range, NaN or infinite (``training_intensity``, ``lr``,
+        ``train_batch_size``, ...), an argument contradicting the config, or
+        too few workers for the plan; raised before any actor starts.
+
+    Notes
+    -----
+    With ``recreate_failed_workers``, a ``train()`` that meets a dead remote
+    worker does what RLlib 1.x's trainer did: replace the dead workers (their
+    weights restored from the local worker), rebuild the execution plan over
+    the new set, and train again.  Both show in the trace
+    (``worker_restarted``, ``plan_rebuilt``).  Unlike RLlib 1.x, the
+    counters carry over into the rebuilt plan; a DQN replay buffer starts
+    empty again, as in RLlib.
 
     Examples
     --------
@@ -70,38 +114,46 @@ class Trainer:
     Traceback (most recent call last):
     ...
     ValueError: unknown plan 'dqm'; did you mean 'dqn'? plans are ['pg', 'a2c', 'a3c', 'dqn', 'apex']
+    >>> Trainer("pg", num_workers=1, config={"num_workers": 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: num_workers=1 contradicts config['num_workers']=2; give it once (either place works)
     >>> trainer.stop()
     """
 
-    def __init__(self, plan: str, env: Any = "CartPole-v1", num_workers: int = 2,
+    def __init__(self, plan: str, env: Any = None, num_workers: int | None = None,
                  config: dict | None = None) -> None:
         from rlviz.rollout import DEFAULT_POLICY_ID, RolloutConfig, WorkerSet
+        from rlviz.rollout.config import reconcile
 
         if plan not in PLANS:
             raise ValueError(_unknown("plan", plan, list(PLANS)) + f" plans are {list(PLANS)}")
+        if config is not None and not isinstance(config, dict):
+            raise TypeError(f"config must be a dict, not {type(config).__name__}")
+        config = dict(config or {})
+        num_workers = reconcile("num_workers", num_workers, config, default=DEFAULT_NUM_WORKERS)
+        env = reconcile("env", env, config, default=DEFAULT_ENV)
         check_int("num_workers", num_workers, minimum=0)
         if plan in _NEEDS_REMOTE and num_workers < 1:
             raise ValueError(f"plan {plan!r} samples asynchronously on remote workers: num_workers must be "
                              f">= 1, got {num_workers}")
-        if config is not None and not isinstance(config, dict):
-            raise TypeError(f"config must be a dict, not {type(config).__name__}")
         self.plan_name = plan
         self.module = importlib.import_module(f"rlviz.plans.{plan}")
         policy_fields = [f.name for f in dataclasses.fields(self.module.POLICY.config_class)]
-        valid = sorted(set(COMMON_CONFIG) | set(self.module.DEFAULT_CONFIG) | set(policy_fields))
-        for key in config or {}:
-            if key not in valid:
-                raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
-        self.config = {**COMMON_CONFIG, **self.module.DEFAULT_CONFIG, **(config or {}), "num_workers": num_workers}
+        _check_config(plan, config, sorted(set(COMMON_CONFIG) | set(self.module.DEFAULT_CONFIG) | set(policy_fields)
+                                           | set(WORKER_SET_KEYS) | set(RLLIB_FIXED) | {"num_workers", "env"}))
+        self.config = {**COMMON_CONFIG, **WORKER_SET_KEYS, **self.module.DEFAULT_CONFIG, **config,
+                       "num_workers": num_workers, "env": env}
         if self.config.get("training_intensity") is not None:
             check_positive_number("training_intensity", self.config["training_intensity"],
                                   hint="None for the plan's native ratio, or e.g. 2 to train on each sample twice")
+        if "lr" in self.config:
+            check_positive_number("lr", self.config["lr"])
         self.env = env
         policy_config = {k: self.config[k] for k in policy_fields if k in self.config}
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
                                 num_envs_per_worker=self.config["num_envs_per_worker"], seed=self.config["seed"],
-                                num_cpus_per_worker=self.config["num_cpus_per_worker"],
-                                custom_resources_per_worker=self.config["custom_resources_per_worker"])
+                                **{key: self.config[key] for key in WORKER_SET_KEYS})
         self.workers = WorkerSet(env, {DEFAULT_POLICY_ID: (self.module.POLICY, policy_config)}, num_workers,
                                  rollout)
         self.plan = self.module.execution_plan(self.workers, self.config)
@@ -117,14 +169,38 @@ class Trainer:
             ``episode_reward_mean``, ``episode_len_mean``, ``timesteps_total``,
             ``counters``, ``timers``, ``info`` ... plus ``training_iteration``.
         """
-        result = next(self.plan)
-        while not isinstance(result, dict):          # not-ready markers of async plans
-            result = next(self.plan)
+        try:
+            result = self._next_result()
+        except _worker_errors() as err:
+            if not self.config["recreate_failed_workers"]:
+                raise
+            self._recover(err)
+            result = self._next_result()
         self.iteration += 1
         result["training_iteration"] = self.iteration
         self.history.append({k: result[k] for k in ("training_iteration", "timesteps_total", "num_steps_trained",
                                                      "episode_reward_mean", "episode_len_mean")})
         return result
+
+    def _next_result(self) -> dict:
+        result = next(self.plan)
+        while not isinstance(result, dict):          # not-ready markers of async plans
+            result = next(self.plan)
+        return result
+
+    def _recover(self, err: Exception) -> None:
+        """Replace dead remote workers and rebuild the plan over them, as RLlib 1.x's trainer did."""
+        from rlviz.trace import span
+
+        with span("plan_rebuilt", label="Trainer rebuilt the execution plan after a worker died") as call:
+            replaced = self.workers.probe_unhealthy_workers()
+            counters = dict(self.metrics.counters)
+            stop_plan = getattr(self.module, "stop", None)
+            if stop_plan is not None:
+                stop_plan(self.workers)
+            self.plan = self.module.execution_plan(self.workers, self.config)
+            self.metrics.counters.update(counters)
+            call.produced(f"{type(err).__name__}; replaced workers {replaced or 'already replaced'}")
 
     def dataflow(self) -> list:
         """The plan's dataflow graph as plain ``Node``s (for ``rlviz.viz.plot_graph``)."""
@@ -186,6 +262,36 @@ class Trainer:
 
     def __repr__(self) -> str:
         return f"Trainer({self.plan_name!r}, env={self.env!r}, num_workers={self.config['num_workers']})"
+
+
+def _check_config(plan: str, config: dict, valid: list[str]) -> None:
+    """Unknown keys, RLlib keys with a value rlviz cannot honour, and numbers out of range all fail here."""
+    for key, value in config.items():
+        if key not in valid:
+            raise ValueError(_unknown(f"{plan} config key", key, valid) + f" valid keys are {valid}")
+        if key in RLLIB_FIXED and value != RLLIB_FIXED[key][0]:
+            honoured, why = RLLIB_FIXED[key]
+            raise ValueError(f"config[{key!r}]={value!r} cannot be honoured: {why}; use {honoured!r} "
+                             f"or leave the key out")
+        minimum, integer, optional = _NUMBERS.get(key, (None, False, True))
+        if minimum is None or (optional and value is None):
+            continue
+        if integer:
+            check_int(f"config[{key!r}]", value, minimum=minimum)
+        else:
+            check_number(f"config[{key!r}]", value, minimum=minimum)
+    if not isinstance(config.get("recreate_failed_workers", False), bool):
+        raise TypeError(f"config['recreate_failed_workers'] must be True or False, "
+                        f"not {config['recreate_failed_workers']!r}")
+
+
+def _worker_errors() -> tuple[type[Exception], ...]:
+    """What a dead remote worker raises out of a plan: Ray's actor error, or the WorkerSet's."""
+    import ray
+
+    from rlviz.rollout import WorkerCrashedError
+
+    return (ray.exceptions.RayActorError, WorkerCrashedError)
 
 
 def _unknown(what: str, value: object, valid: list[str]) -> str:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from rlviz.checks import check_int, check_number
 
-__all__ = ["RolloutConfig", "make_config"]
+__all__ = ["RolloutConfig", "make_config", "reconcile"]
 
 C = TypeVar("C")
 
@@ -121,6 +121,46 @@ def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None,
         if key not in valid:
             raise ValueError(_unknown_key_message(config_cls.__name__, key, valid))
     return config_cls(**settings)
+
+
+def reconcile(name: str, argument: object, config: Mapping[str, Any], default: object) -> object:
+    """One setting given as an argument, as an RLlib-style config key, or both (then they must agree).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, also the config key (``"num_workers"``).
+    argument : object
+        The argument's value; None when it was not given.
+    config : mapping
+        The config dict, which may hold ``name``.
+    default : object
+        The value when neither gives one.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ValueError
+        If both are given and differ.
+
+    Examples
+    --------
+    >>> reconcile("num_workers", None, {"num_workers": 3}, default=2)
+    3
+    >>> reconcile("num_workers", 2, {"num_workers": 3}, default=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: num_workers=2 contradicts config['num_workers']=3; give it once (either place works)
+    """
+    if name not in config:
+        return default if argument is None else argument
+    if argument is not None and argument != config[name]:
+        raise ValueError(f"{name}={argument!r} contradicts config[{name!r}]={config[name]!r}; "
+                         f"give it once (either place works)")
+    return config[name]
 
 
 # -- helpers ------------------------------------------------------------------

@@ -56,8 +56,9 @@ class RolloutWorker(ParallelIteratorWorker):
     >>> from rlviz.rollout import RandomPolicy
     >>> worker = RolloutWorker("CartPole-v1", RandomPolicy, num_envs_per_worker=2,
     ...                        rollout_fragment_length=5, seed=0)
-    >>> worker.sample()
-    SampleBatch(10: obs, actions, rewards, ...)
+    >>> batch = worker.sample()
+    >>> len(batch), batch.count, list(batch)[:3]
+    (10, 10, ['obs', 'actions', 'rewards'])
     """
 
     def __init__(self, env_creator: str | Callable[..., Any], policy: PolicySpec,

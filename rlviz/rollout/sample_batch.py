@@ -19,6 +19,10 @@ _REPR_COLUMNS = 3
 class SampleBatch(dict):
     """A batch of experience: a dict of equally long numpy columns, one row per step.
 
+    As in RLlib 1.x, it is a dict of columns (iterating, ``in`` and ``keys()``
+    see column names) whose ``len()`` is its row count, the same as ``count``;
+    a slice ``batch[a:b]`` is a batch of those rows.
+
     Parameters
     ----------
     columns : mapping of str to array-like, optional
@@ -35,9 +39,11 @@ class SampleBatch(dict):
     --------
     >>> batch = SampleBatch(obs=[[0.0], [1.0], [2.0]], actions=[1, 0, 1], rewards=[1.0, 1.0, 0.0])
     >>> batch
-    SampleBatch(3: obs, actions, rewards)
-    >>> batch.count, batch["actions"].tolist()
-    (3, [1, 0, 1])
+    SampleBatch(3: ['obs', 'actions', 'rewards'])
+    >>> len(batch), batch.count, list(batch), "obs" in batch
+    (3, 3, ['obs', 'actions', 'rewards'], True)
+    >>> batch[1:]["actions"].tolist()
+    [0, 1]
     """
 
     OBS = "obs"
@@ -57,26 +63,34 @@ class SampleBatch(dict):
 
     def __init__(self, columns: Mapping[str, object] | None = None, **more: object) -> None:
         super().__init__()
-        for key, value in {**(columns or {}), **more}.items():
+        for key, value in {**(columns if columns is not None else {}), **more}.items():
             dict.__setitem__(self, key, np.asarray(value))
         self.count = _common_length(self)
 
     # -- dict behaviour -------------------------------------------------------
+    def __len__(self) -> int:
+        """Rows (steps) in the batch, as in RLlib; ``len(batch.keys())`` counts the columns."""
+        return self.count
+
     def __getitem__(self, key):
         if isinstance(key, slice):
-            return self.slice(key.start or 0, self.count if key.stop is None else key.stop)
+            if key.step not in (None, 1):
+                raise ValueError(f"a SampleBatch slice takes consecutive rows; got step {key.step} in "
+                                 f"{key!r}; hint: use batch[{key.start}:{key.stop}] or shuffle()")
+            start, stop, _ = key.indices(self.count)
+            return self.slice(start, max(start, stop))
         return dict.__getitem__(self, key)
 
     def __setitem__(self, key: str, value: object) -> None:
         array = np.asarray(value)
-        if len(self) and (array.ndim == 0 or len(array) != self.count):
+        if dict.__len__(self) and (array.ndim == 0 or len(array) != self.count):
             raise ValueError(f"column {key!r} has {_length(array)} rows but the batch has "
                              f"{self.count}; every column needs one entry per row")
         dict.__setitem__(self, key, array)
         self.count = len(array)
 
     def __repr__(self) -> str:
-        return self.__rlviz_summary__()
+        return f"SampleBatch({self.count}: {list(self)})"
 
     def __rlviz_summary__(self) -> str:
         """The short text rlviz traces show for this batch, e.g. ``SampleBatch(200: obs, actions, rewards, ...)``."""
@@ -264,9 +278,9 @@ class MultiAgentBatch:
     --------
     >>> batch = MultiAgentBatch({"red": SampleBatch(t=[0, 1]), "blue": SampleBatch(t=[0, 1])}, env_steps=2)
     >>> batch
-    MultiAgentBatch(2 env steps: red 2, blue 2)
-    >>> batch.env_steps(), batch.agent_steps()
-    (2, 4)
+    MultiAgentBatch({'red': SampleBatch(2: ['t']), 'blue': SampleBatch(2: ['t'])}, env_steps=2)
+    >>> len(batch), batch.count, batch.env_steps(), batch.agent_steps()
+    (2, 2, 2, 4)
     """
 
     def __init__(self, policy_batches: dict[str, SampleBatch], env_steps: int) -> None:
@@ -275,6 +289,10 @@ class MultiAgentBatch:
                             f"not {type(policy_batches).__name__}")
         self.policy_batches = policy_batches
         self.count = int(env_steps)
+
+    def __len__(self) -> int:
+        """Environment steps, as in RLlib (the same as ``count`` and ``env_steps()``)."""
+        return self.count
 
     def env_steps(self) -> int:
         """Environment steps that produced the batch."""
@@ -295,8 +313,8 @@ class MultiAgentBatch:
         Examples
         --------
         >>> a = MultiAgentBatch({"p": SampleBatch(t=[0])}, 1)
-        >>> MultiAgentBatch.concat_samples([a, a])
-        MultiAgentBatch(2 env steps: p 2)
+        >>> MultiAgentBatch.concat_samples([a, a]).__rlviz_summary__()
+        'MultiAgentBatch(2 env steps: p 2)'
         """
         grouped: dict[str, list[SampleBatch]] = {}
         env_steps = 0
@@ -312,7 +330,7 @@ class MultiAgentBatch:
         return self
 
     def __repr__(self) -> str:
-        return self.__rlviz_summary__()
+        return f"MultiAgentBatch({self.policy_batches}, env_steps={self.count})"
 
     def __rlviz_summary__(self) -> str:
         """Short text for traces, e.g. ``MultiAgentBatch(200 env steps: red 200, blue 200)``."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,13 +35,16 @@ _WRAPPER = re.compile(r"tag\[\d+\]")   # Concurrently tags each child's stream w
 class Cells:
     """The strip's data: ``category[k]`` is the group of the k-th item to complete.
 
-    ``names`` label the groups, ``counts`` are items per group over the
-    whole trace (including items past ``MAX_ITEMS``).
+    ``names`` are the groups' short names, the op names of their nodes
+    (never internal op_ids), ``labels`` their full node labels for where
+    the long form is needed, ``counts`` items per group over the whole
+    trace (including items past ``MAX_ITEMS``).
     """
 
     category: np.ndarray
     names: list[str]
     counts: np.ndarray
+    labels: list[str] = field(default_factory=list)
 
 
 def plot_order(trace: Trace, ops: Iterable[str] | None = None,
@@ -141,7 +144,7 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
         If an ``ops`` entry matches no node of a non-empty trace.
     """
     c = trace.columns
-    group, names = _groups(trace, ops)
+    group, names, labels = _groups(trace, ops)
     is_item = c["outcome"] == _ITEM
     cat = group[c["node"]] if len(group) else np.zeros(len(trace), np.int64)
     picked = np.flatnonzero(is_item & (cat >= 0))
@@ -153,7 +156,8 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
         remap = np.full(len(names), -1)
         remap[keep] = np.arange(len(keep))
         category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
-    return Cells(category, names, counts)
+        labels = [labels[k] for k in keep]
+    return Cells(category, names, counts, labels)
 
 
 def stream_op(node: Node, by_id: dict[str, Node]) -> str:
@@ -217,33 +221,39 @@ def merge_inputs(graph: "nx.DiGraph") -> tuple[str, list[str]] | None:
     return last, list(graph.predecessors(last))
 
 
-def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str]]:
-    """Group index per node (-1 = not selected) and the group names."""
+def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str], list[str]]:
+    """Group index per node (-1 = not selected), the groups' short names and their full labels."""
     nodes = trace.nodes
     if ops is None:
         names = [short_text(n.op, 24) + ("" if n.where == "driver" else f" @ {n.where}") for n in nodes]
-        return np.arange(len(nodes)), names
+        return np.arange(len(nodes)), names, [n.label for n in nodes]
     if isinstance(ops, str):
         raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
                         f"hint: ops=[{ops!r}]")
     wanted = list(ops)
     group = np.full(len(nodes), -1)
-    names = []
+    names, labels = [], []
     by_id = {n.op_id: n for n in nodes}
     for k, entry in enumerate(wanted):
         hits = [i for i, n in enumerate(nodes) if entry in (n.op, n.label, n.op_id) and group[i] < 0]
         if not hits and nodes:
-            known = sorted({n.op for n in nodes} | {n.op_id for n in nodes})
-            raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; "
-                             f"ops and op_ids in this trace: {', '.join(known)}")
+            known = sorted({n.op for n in nodes})
+            raise ValueError(f"ops entry {entry!r} matches no node's op, label or op_id; ops in this trace: "
+                             f"{', '.join(known)} (a node's full label or op_id from trace.nodes also works)")
         group[hits] = k
-        names.append(_group_name(entry, [nodes[i] for i in hits], by_id))
-    return group, names
+        chosen = [nodes[i] for i in hits]
+        names.append(_group_name(entry, chosen, by_id))
+        labels.append("; ".join(dict.fromkeys(n.label for n in chosen)) or str(entry))
+    repeated = {name for name in names if names.count(name) > 1}
+    names = [f"{name} #{k + 1}" if name in repeated else name for k, name in enumerate(names)]
+    return group, names, labels
 
 
 def _group_name(entry: str, hits: list, by_id: dict) -> str:
-    """An op name for the strip: an op_id entry (``n8``) is shown as its node's op (and lane if needed)."""
-    if not hits or any(entry in (n.op, n.label) for n in hits):
+    """An op name for the strip: an op name or short label entry names itself; an op_id (``n8``) or a
+    long label is shown as its node's op (and lane if needed)."""
+    readable = any(entry == n.op for n in hits) or (len(entry) <= 24 and any(entry == n.label for n in hits))
+    if not hits or readable:
         return short_text(str(entry), 24)
     ops = {stream_op(n, by_id) for n in hits}
     wheres = {n.where for n in hits}

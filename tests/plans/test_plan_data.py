@@ -1,6 +1,4 @@
 """What other layers read about the plans without Ray: the Ape-X graph snapshot, DQN's sampling defaults."""
-import inspect
-
 import pytest
 
 from rlviz.ops.weights import DQN_SAMPLING, native_ratio
@@ -20,10 +18,9 @@ def test_dataflow_snapshot_is_the_real_plans_graph(plan, ray_local):
 
 def test_dqn_sampling_is_what_a_default_dqn_trainer_samples():
     from rlviz.plans import dqn
-    from rlviz.plans.trainer import COMMON_CONFIG, Trainer
+    from rlviz.plans.trainer import COMMON_CONFIG, DEFAULT_NUM_WORKERS
 
-    config = {**COMMON_CONFIG, **dqn.DEFAULT_CONFIG,
-              "num_workers": inspect.signature(Trainer).parameters["num_workers"].default}
+    config = {**COMMON_CONFIG, **dqn.DEFAULT_CONFIG, "num_workers": DEFAULT_NUM_WORKERS}
     assert {key: config[key] for key in DQN_SAMPLING} == DQN_SAMPLING
     assert native_ratio(config) == native_ratio(DQN_SAMPLING) == 8.0
 

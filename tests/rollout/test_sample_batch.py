@@ -12,10 +12,12 @@ def _batch():
                        terminateds=[False, True, False, False, False], truncateds=[False] * 5)
 
 
-def test_repr_and_summary_are_short_and_equal():
+def test_repr_is_rllib_1x_and_the_trace_summary_is_short():
     batch = _batch()
-    assert repr(batch) == "SampleBatch(5: obs, actions, rewards, ...)"
-    assert batch.__rlviz_summary__() == repr(batch)
+    assert repr(batch) == ("SampleBatch(5: ['obs', 'actions', 'rewards', 'eps_id', 't', 'terminateds', "
+                           "'truncateds'])")
+    assert str(batch) == repr(batch)
+    assert batch.__rlviz_summary__() == "SampleBatch(5: obs, actions, rewards, ...)"
 
 
 def test_trace_uses_the_summary():
@@ -74,4 +76,73 @@ def test_multi_agent_counts_and_concat():
     b = MultiAgentBatch({"red": SampleBatch(t=[2])}, env_steps=1)
     both = concat_samples([a, b])
     assert both.env_steps() == 3 and both.agent_steps() == 5
-    assert repr(both) == "MultiAgentBatch(3 env steps: red 3, blue 2)"
+    assert both.__rlviz_summary__() == "MultiAgentBatch(3 env steps: red 3, blue 2)"
+
+
+# -- what an RLlib 1.x user touches first: each behaves as RLlib's SampleBatch did -------------------
+def test_len_is_the_row_count_not_the_column_count():
+    batch = _batch()
+    assert len(batch) == batch.count == 5
+    assert len(batch.keys()) == 7
+    assert len(SampleBatch(t=[1, 2, 3])) == 3             # one column, three rows
+    assert len(SampleBatch()) == 0 and not SampleBatch()
+    assert not SampleBatch(t=[]) and SampleBatch(t=[]).count == 0
+    assert [len(b) for b in [SampleBatch(t=range(200)), SampleBatch(t=range(200))]] == [200, 200]
+
+
+def test_iteration_and_in_see_column_names_like_a_dict():
+    batch = _batch()
+    assert list(batch) == ["obs", "actions", "rewards", "eps_id", "t", "terminateds", "truncateds"]
+    assert "obs" in batch and SampleBatch.REWARDS in batch and "q_values" not in batch
+    assert 0 not in batch                                  # rows are not keys
+    assert dict(batch).keys() == batch.keys() and isinstance(batch, dict)
+
+
+def test_slicing_takes_rows_like_a_list():
+    batch = _batch()
+    assert batch[1:3]["t"].tolist() == [6, 0] and len(batch[1:3]) == 2
+    assert batch[:2]["t"].tolist() == [5, 6]
+    assert batch[3:]["t"].tolist() == [1, 2]
+    assert batch[-2:]["t"].tolist() == [1, 2]
+    assert len(batch[2:100]) == 3                          # past the end stops at the end
+    assert len(batch[4:1]) == 0
+    assert isinstance(batch[1:3], SampleBatch) and list(batch[1:3]) == list(batch)
+    with pytest.raises(ValueError, match="consecutive rows; got step 2"):
+        batch[::2]
+
+
+def test_setting_columns_keeps_len_in_step():
+    batch = SampleBatch()
+    batch["t"] = [0, 1, 2]
+    assert len(batch) == 3
+    batch["rewards"] = [1.0, 1.0, 0.0]
+    assert len(batch) == 3 and len(batch.keys()) == 2
+    with pytest.raises(ValueError, match="column 'obs' has 2 rows but the batch has 3"):
+        batch["obs"] = [1, 2]
+
+
+def test_an_empty_batch_with_columns_survives_copying_and_pickling():
+    import pickle
+
+    empty = SampleBatch(t=np.zeros(0, int), obs=np.zeros((0, 4)))
+    assert list(SampleBatch(empty)) == ["t", "obs"]
+    again = pickle.loads(pickle.dumps(_batch()))
+    assert len(again) == 5 and list(again) == list(_batch())
+
+
+def test_concat_samples_adds_rows():
+    parts = [SampleBatch(t=range(200)), SampleBatch(t=range(200))]
+    merged = concat_samples(parts)
+    assert len(merged) == merged.count == 400 and list(merged) == ["t"]
+    assert len(SampleBatch.concat_samples([])) == 0
+
+
+def test_multi_agent_batch_len_count_policy_batches_and_repr():
+    batch = MultiAgentBatch({"red": SampleBatch(t=[0, 1]), "blue": SampleBatch(t=[0, 1, 2])}, env_steps=2)
+    assert len(batch) == batch.count == batch.env_steps() == 2
+    assert batch.agent_steps() == 5
+    assert list(batch.policy_batches) == ["red", "blue"] and len(batch.policy_batches["blue"]) == 3
+    assert repr(batch) == ("MultiAgentBatch({'red': SampleBatch(2: ['t']), 'blue': SampleBatch(3: ['t'])}, "
+                           "env_steps=2)")
+    single = SampleBatch(t=[0, 1]).as_multi_agent()
+    assert len(single) == 2 and list(single.policy_batches) == ["default_policy"]

@@ -50,6 +50,29 @@ def test_dqn_order_strip_shows_the_round_robin_ratio(dqn_run):
     assert 3.0 <= trained / stored <= 4.5     # weights [1, 4]; recording may start mid-round
 
 
+def test_dqn_order_strip_names_ops_never_node_ids(dqn_run):
+    import re
+
+    from matplotlib.text import Text
+
+    from rlviz.viz.order import order_cells
+
+    _, trace = dqn_run
+    by_op = {n.op: n for n in trace.nodes}
+    store, train = by_op["StoreToReplayBuffer"], by_op["TrainOneStep"]
+    assert re.fullmatch(r"n\d+", store.op_id), "the plan's nodes have internal ids"
+    for ops in ([store.op_id, train.op_id], [store.label, train.label], ["StoreToReplayBuffer", "TrainOneStep"]):
+        ax = plot_order(trace, ops=ops, weights=[1, 4])
+        legend = [t.get_text().rsplit(" (", 1)[0] for t in ax.get_legend().get_texts()]
+        assert legend == ["StoreToReplayBuffer", "TrainOneStep"]
+        cells = order_cells(trace, ops)
+        assert cells.labels == [store.label, train.label]          # the full names, for where they are needed
+    ax = plot_order(trace)                                       # every node that produced items
+    texts = [t.get_text() for t in ax.figure.findobj(Text) if t.get_text()]
+    assert not [t for t in texts if re.search(r"\bn\d+\b", t)]
+    assert any(t.startswith("TrainOneStep (") for t in texts)
+
+
 def test_apex_plan_graph_is_readable(ray_local):
     trainer = rlviz.Trainer("apex", num_workers=2, config={"learning_starts": 32})
     try:

@@ -1,0 +1,95 @@
+"""MkDocs hook: add the executed notebooks and the generated API reference pages to the site.
+
+The notebooks are executed once, by ``tests/test_notebooks.py``, which writes each executed
+copy into ``build/notebooks/``; this hook renders those copies (with their outputs) and fails
+the build when one is missing or older than its source. The API pages list, module by module,
+every name in the ``__all__`` of each public package.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ROOT / "notebooks"
+EXECUTED = ROOT / "build" / "notebooks"
+
+#: The public packages, in the order the API reference lists them.
+PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.trace",
+                   "rlviz.viz", "rlviz.widgets", "rlviz.testing"]
+
+
+@event_priority(100)                            # before mkdocs-jupyter turns .ipynb files into pages
+def on_files(files: Files, config) -> Files:
+    for source in sorted(SOURCES.glob("*.ipynb")):
+        executed = EXECUTED / source.name
+        if not executed.exists() or executed.stat().st_mtime < source.stat().st_mtime:
+            raise PluginError(f"{executed.relative_to(ROOT)} is missing or older than {source.name}: "
+                              "execute the notebooks first (make docs does: pytest -m notebook "
+                              "tests/test_notebooks.py writes the executed copies)")
+        files.append(File(f"notebooks/{source.name}", src_dir=str(EXECUTED.parent),
+                          dest_dir=config["site_dir"], use_directory_urls=config["use_directory_urls"]))
+    for package in PUBLIC_PACKAGES:
+        files.append(File.generated(config, f"api/{package}.md", content=api_page(package)))
+    return files
+
+
+def api_page(package: str) -> str:
+    """One Markdown page: the package's docstring, then each module that defines its public names."""
+    module = importlib.import_module(package)
+    lines = [f"# `{package}`", "", f"::: {package}", "    options:", "      members: false",
+             "      show_root_heading: false", "      show_root_toc_entry: false", ""]
+    elsewhere = []
+    for home, names in _homes(module).items():
+        owner = max((p for p in PUBLIC_PACKAGES if home.startswith(p + ".")), key=len, default=package)
+        if owner != package:                    # documented on its own package's page
+            elsewhere += [f"- `{package}.{name}`: see [`{owner}`]({owner}.md)" for name in names]
+            continue
+        lines += [f"## `{home}`", "", f"::: {home}", "    options:", "      show_root_heading: false",
+                  "      show_root_toc_entry: false", "      members:"]
+        lines += [f"        - {name}" for name in names]
+        lines.append("")
+    if elsewhere:
+        lines += ["## Re-exported here", "", *elsewhere, ""]
+    return "\n".join(lines)
+
+
+def _homes(module) -> dict[str, list[str]]:
+    """Public name -> the module that defines it, grouped by module (constants: the module holding them)."""
+    homes: dict[str, list[str]] = {}
+    for name in getattr(module, "__all__", []):
+        if name.startswith("__"):
+            continue
+        value = getattr(module, name)
+        if inspect.ismodule(value):
+            home = value.__name__
+            homes.setdefault(home, [])
+            continue
+        home = getattr(value, "__module__", None) if callable(value) else None
+        if home is None or not home.startswith("rlviz"):
+            home = _module_holding(module, name)
+        homes.setdefault(home, []).append(name)
+    return homes
+
+
+def _module_holding(package, name: str) -> str:
+    """The submodule of ``package`` that assigns ``name`` at its top level (for constants)."""
+    import ast
+
+    path = Path(package.__file__)
+    candidates = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+    for candidate in candidates:
+        tree = ast.parse(candidate.read_text())
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                relative = candidate.relative_to(path.parents[len(package.__name__.split("."))]).with_suffix("")
+                parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+                return ".".join(parts)
+    raise PluginError(f"{package.__name__}.__all__ names {name!r}, but no module of it assigns it")

@@ -1,0 +1,83 @@
+"""The documentation site: every page and notebook in the nav, and the RLlib name map true to both packages.
+
+The strict site build itself runs in ``make test`` after pytest (it renders the notebooks
+the notebook tests executed); these checks are the cheap ones.
+"""
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+RLLIB_PAGE = (DOCS / "rllib.md").read_text()
+
+
+def _nav_entries(nav) -> list[str]:
+    entries = []
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        entries += _nav_entries(value) if isinstance(value, list) else [value]
+    return entries
+
+
+class _IgnoreTags(yaml.SafeLoader):
+    """mkdocs.yml may use !!python tags in other setups; the nav needs none of them."""
+
+
+_IgnoreTags.add_multi_constructor("", lambda loader, suffix, node: None)
+NAV = _nav_entries(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_IgnoreTags)["nav"])
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
+def test_every_docs_page_is_in_the_nav(page):
+    assert page in NAV, f"docs/{page} is not in mkdocs.yml's nav; add it so the site links it"
+
+
+@pytest.mark.parametrize("notebook", sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")))
+def test_every_notebook_is_in_the_nav(notebook):
+    assert f"notebooks/{notebook}" in NAV, f"notebooks/{notebook} is not in mkdocs.yml's nav"
+
+
+@pytest.mark.parametrize("path", sorted(DOCS.glob("*.md")) + sorted((ROOT / "notebooks").glob("*.ipynb")),
+                         ids=lambda p: p.name)
+def test_docs_cite_only_the_repository(path):
+    text = path.read_text()
+    assert not re.search(r"\bSPEC\b|shared/", text), \
+        f"{path.name} points outside the repository; cite docs/behaviour.md instead"
+
+
+def _ray_names(prefix: str) -> list[str]:
+    return sorted(set(re.findall(rf"`({re.escape(prefix)}\.[A-Za-z_.]+)`", RLLIB_PAGE)))
+
+
+@pytest.mark.parametrize("name", _ray_names("ray.util"))
+def test_rllib_page_ray_util_names_exist_in_ray(name):
+    module, _, attribute = name.rpartition(".")
+    assert hasattr(importlib.import_module(module), attribute), f"{name} is not in the installed Ray"
+
+
+@pytest.mark.parametrize("name", _ray_names("rlviz"))
+def test_rllib_page_rlviz_names_exist(name):
+    parts = name.split(".")
+    value = importlib.import_module(parts[0])
+    for part in parts[1:]:
+        value = getattr(value, part)
+    assert value is not None
+
+
+@pytest.mark.parametrize("cls", ["ParallelIterator", "LocalIterator", "ParallelIteratorWorker"])
+def test_rllib_page_lists_every_public_method_of_ray_iterators(cls):
+    import ray.util.iter
+
+    ray_class = getattr(ray.util.iter, cls)
+    methods = [n for n, v in vars(ray_class).items()
+               if not n.startswith("_") and (inspect.isfunction(v) or isinstance(v, staticmethod))]
+    missing = [m for m in methods if f"`{m}`" not in RLLIB_PAGE]
+    assert not missing, f"docs/rllib.md does not list Ray's {cls} methods {missing}"
+    rlviz_class = getattr(importlib.import_module("rlviz.iter"), cls)
+    absent = [m for m in methods if not hasattr(rlviz_class, m)]
+    assert not absent, f"rlviz.iter.{cls} lacks Ray's methods {absent}"
