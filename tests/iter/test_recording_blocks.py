@@ -64,14 +64,15 @@ def test_a_killed_shards_lane_keeps_what_it_recorded_before_it_died():
     import ray
 
     pi = from_range(400, num_shards=2)
-    doomed_actor, doomed_label = pi.actor_sets[0].actors[0], pi.actor_sets[0].labels[0]
+    group = pi.shard_set.groups[0]
+    doomed_actor, doomed_label = group.actors[0], group.labels[0]
     it = pi.gather_sync()
     with rlviz.record() as trace:
         assert len(it.take(20)) == 20
         before = len([e for e in trace.events if e.where == doomed_label])     # a live read collects
         ray.kill(doomed_actor)
         with pytest.raises(ray.exceptions.RayActorError):        # it is gone before the block ends
-            ray.get(doomed_actor._rlviz_clock.remote(), timeout=60)
+            ray.get(doomed_actor.rlviz_clock.remote(), timeout=60)
     assert before > 0
     kept = [e for e in trace.events if e.where == doomed_label]
     assert len(kept) >= before
