@@ -44,7 +44,7 @@ def init(address: str | None = None, **ray_kwargs) -> str:
         # "local" unless RAY_ADDRESS says otherwise: a bare ray.init() would quietly join whatever cluster
         # `ray start` (or a stale /tmp/ray/ray_current_cluster file) left behind, then reject num_cpus=...
         options["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
-        ray.init(**options)
+        _start(ray, options)
     return ray.get_runtime_context().gcs_address
 
 
@@ -54,3 +54,19 @@ def ensure_ray() -> None:
 
     if not ray.is_initialized():
         init()
+
+
+def _start(ray, options: dict) -> None:
+    """``ray.init``, tried once more when a local start misses Ray's 30 s registration window.
+
+    On a busy 2-core machine the raylet can take longer than Ray allows to register; Ray then raises
+    a bare ``Exception`` ("The current node timed out during startup") and leaves nothing running, so
+    one more attempt is safe.  Joining a cluster is never retried: its failure is the user's to see.
+    """
+    try:
+        ray.init(**options)
+    except Exception as err:                     # Ray raises a bare Exception here
+        if options["address"] != "local" or "timed out during startup" not in str(err):
+            raise
+        ray.shutdown()
+        ray.init(**options)

@@ -129,7 +129,8 @@ class TraceStepper(widgets.VBox):
     def _build_controls(self) -> None:
         self.play = widgets.Play(value=0, min=0, max=0, step=1, interval=400, description="play",
                                  layout=widgets.Layout(width="auto"))
-        self.slider = widgets.IntSlider(value=0, min=0, max=0, description="step", readout=True,
+        # No readout: it would count from 0 while the panel's "step k of N" counts from 1.
+        self.slider = widgets.IntSlider(value=0, min=0, max=0, description="step", readout=False,
                                         continuous_update=True, layout=widgets.Layout(width="40%"))
         self.prev_button = widgets.Button(description="prev", icon="step-backward", tooltip="previous event",
                                           layout=widgets.Layout(width="auto"))
