@@ -3,7 +3,9 @@
 Each stage's generator is wrapped by ``instrument``: it records one event per
 call (item, not-ready, stop or error) through the stage's own ``Writer``,
 hands the new value's id to the stage downstream, and lists the ids its own
-stage consumed.  The common case (an item, at most one input) is written
+stage consumed.  A not-ready call lists none: the values it took stay pending
+for the call that finally uses them (an ``Enqueue`` retried after a full
+queue, a batch still filling), so links lead to the value they became.  The common case (an item, at most one input) is written
 inline, without a function call, because it runs for every item of every
 stage.
 """
@@ -79,7 +81,7 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         kind = type(item)
         if kind is not_ready_type:
             writer.next_id = next_id
-            writer.record(start, end, NOT_READY, inputs=_take(pending))
+            writer.record(start, end, NOT_READY)       # inputs stay pending: the call that uses them comes later
             next_id, id_end = writer.next_id, writer.id_end
             yield item
             continue

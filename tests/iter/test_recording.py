@@ -153,3 +153,24 @@ def test_gather_async_by_default_answers_one_item_per_call_and_coalescing_is_opt
         assert sorted(from_range(40, num_shards=2).gather_async(coalesce_ms=50)) == list(range(40))
     labels = {n.label for n in coalesced.nodes if n.op in ("par_iter_next_batch", "gather_async")}
     assert labels and all("coalesce_ms=50" in label for label in labels)
+
+
+def test_a_value_retried_after_not_ready_links_to_the_call_that_used_it():
+    """An Enqueue on a full queue answers not-ready and is retried: the successful call lists the input."""
+    import queue
+
+    from rlviz.ops import Enqueue
+
+    full = queue.Queue(maxsize=2)
+    enqueue = Enqueue(full)
+    it = LocalIterator(lambda t: range(4)).for_each(enqueue)
+    with rlviz.record() as trace:
+        pulls = [next(it), next(it), next(it)]          # 0 and 1 fit; 2 finds the queue full
+        full.get_nowait()
+        pulls.append(next(it))                          # the retry puts 2
+    assert pulls[:2] == [0, 1] and pulls[3] == 2
+    source_value = {e.item_id: e.item for e in trace.events if e.op == "source" and e.outcome == "item"}
+    calls = [e for e in trace.events if e.op == "Enqueue"]
+    assert [e.outcome for e in calls] == ["item", "item", "not_ready", "item"]
+    assert calls[2].inputs == ()
+    assert [source_value[i] for i in calls[3].inputs] == ["int 2"]
