@@ -206,10 +206,6 @@ def _rlviz_imports(name: str) -> set[str]:
 MODULE_SET = set(MODULES) | {"rlviz"}
 
 
-#: Circles left to their owners, named so that a new one still fails (remove an entry once it is fixed).
-KNOWN_CIRCLES = [["rlviz.rollout.arena", "rlviz.rollout.env"]]   # env's registry imports the arena lazily
-
-
 def test_no_import_circle_inside_a_package():
     """The modules of one package import each other without a circle.
 
@@ -223,8 +219,7 @@ def test_no_import_circle_inside_a_package():
         members = {m for m in MODULE_SET if m != package and m.rsplit(".", 1)[0] == package}
         graph = {m: _rlviz_imports(m) & members for m in members}
         circles += [sorted(c) for c in _strongly_connected(graph) if len(c) > 1]
-    new = [circle for circle in circles if circle not in KNOWN_CIRCLES]
-    assert not new, f"import circles: {new}"
+    assert not circles, f"import circles: {circles}"
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:

@@ -17,7 +17,7 @@ _WHERE = {
     "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
     "DEFAULT_POLICY_ID": "sample_batch", "Policy": "policy", "RandomPolicy": "random_policy",
     "PGPolicy": "pg_policy", "PGConfig": "pg_policy", "A2CPolicy": "pg_policy", "A2CConfig": "pg_policy",
-    "DQNPolicy": "dqn_policy", "DQNConfig": "dqn_policy", "MultiAgentEnv": "env",
+    "DQNPolicy": "dqn_policy", "DQNConfig": "dqn_policy", "MultiAgentEnv": "multi_agent",
     "make_env_creator": "env", "MultiAgentArena": "arena", "RolloutConfig": "config",
     "RolloutWorker": "rollout_worker", "get_global_worker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
     "WorkerCrashedError": "worker_set",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlviz.rollout.env import MultiAgentEnv
+from rlviz.rollout.multi_agent import MultiAgentEnv
 
 __all__ = ["MultiAgentArena"]
 

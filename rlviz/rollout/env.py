@@ -1,4 +1,4 @@
-"""Making environments: from a gymnasium id or a callable, plus the multi-agent env interface.
+"""Making environments: from a gymnasium id, a registered name or a callable.
 
 Unknown ids fail at construction with the closest registered names.
 """
@@ -8,8 +8,9 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["MultiAgentEnv", "make_env_creator", "is_multi_agent", "register_env"]
+from rlviz.rollout.multi_agent import MultiAgentEnv
 
+__all__ = ["make_env_creator", "is_multi_agent", "register_env"]
 
 
 def _arena(**config: Any) -> Any:
@@ -19,33 +20,6 @@ def _arena(**config: Any) -> Any:
 
 
 _RLVIZ_ENVS: dict[str, Callable[..., Any]] = {"MultiAgentArena": _arena}
-
-
-class MultiAgentEnv:
-    """Interface of a multi-agent env: dicts keyed by agent id in, dicts out.
-
-    Subclasses set ``possible_agents`` (a list of agent ids) and the dicts
-    ``observation_spaces`` and ``action_spaces`` (agent id -> gymnasium
-    space), and implement ``reset`` and ``step``.  ``step`` returns
-    ``(obs, rewards, terminateds, truncateds, infos)``; ``terminateds`` and
-    ``truncateds`` carry an extra key ``"__all__"`` that says whether the whole
-    episode is over.  Only agents present in ``obs`` act on the next step.
-    """
-
-    possible_agents: list[str] = []
-    observation_spaces: dict[str, Any] = {}
-    action_spaces: dict[str, Any] = {}
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Start an episode; return ``(obs, infos)`` keyed by agent id."""
-        raise NotImplementedError
-
-    def step(self, actions: dict) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply one action per acting agent; return the five dicts."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release resources (nothing by default)."""
 
 
 def register_env(name: str, creator: Callable[..., Any]) -> None:
