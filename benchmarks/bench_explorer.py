@@ -7,7 +7,7 @@ quick look; ``--no-docs`` leaves docs/performance.md alone).  The trace is
 playwright (never ``playwright install``).  The same run re-renders the
 matplotlib timeline per zoom step for comparison, and sizes the standalone
 file of a real DQN trace (``--demo-trace``, else ``rlviz-out/dqn.trace.json``,
-else a short DQN run recorded here, which needs Ray).
+else a 60-second DQN run recorded here, as `make demo` runs it; that needs Ray).
 """
 from __future__ import annotations
 
@@ -374,7 +374,8 @@ def _demo_sizes(demo_trace: Path | None, folder: Path) -> dict:
     if path is not None:
         trace, source = Trace.load(str(path)), str(path)
     else:
-        trace, source = _record_dqn(seconds=20), "DQN on CartPole-v1, 2 remote workers, 20 s, recorded by this run"
+        trace = _record_dqn(seconds=60)
+        source = "DQN on CartPole-v1, 2 remote workers, 60 s (as `make demo`), recorded by this run"
     html = write_html(trace, folder / "demo.html")
     report = write_report(trace, folder / "demo.report.html")
     return {"demo_source": source, "demo_events": len(trace),

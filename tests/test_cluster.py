@@ -1,4 +1,8 @@
-"""rlviz on a real two-node Ray cluster started on this machine with Ray's own tools (loopback only)."""
+"""rlviz on a real two-node Ray cluster started on this machine with Ray's own tools.
+
+Both nodes run on this machine and listen on its own address (Ray resolves 127.0.0.1 to the machine's
+address when a driver joins, so a loopback-only cluster cannot be joined); nothing leaves the machine.
+"""
 import os
 import subprocess
 import sys
@@ -20,10 +24,25 @@ ON_A_CLUSTER = textwrap.dedent("""
     # Cluster() writes /tmp/ray/ray_current_cluster, which makes any plain ray.init() on this machine
     # (other test runs included) join this test cluster: keep the address to ourselves
     ray._private.utils.write_ray_address = lambda *args, **kwargs: None
-    cluster = Cluster(initialize_head=True, connect=False,
-                      head_node_args={"num_cpus": 2, "include_dashboard": False, "node_ip_address": "127.0.0.1"})
+
+
+    def start_head():
+        # Ray gives a node 30 s to register; on a loaded machine that can fail: retry, cleaning up our own
+        import psutil
+
+        for attempt in range(3):
+            try:
+                return Cluster(initialize_head=True, connect=False,
+                               head_node_args={"num_cpus": 2, "include_dashboard": False})
+            except Exception:
+                for child in psutil.Process().children(recursive=True):     # only what this script started
+                    child.kill()
+                if attempt == 2:
+                    raise
+
+    cluster = start_head()
     try:
-        sampler = cluster.add_node(num_cpus=2, resources={"sampler": 4}, node_ip_address="127.0.0.1")
+        sampler = cluster.add_node(num_cpus=2, resources={"sampler": 4})
         cluster.wait_for_nodes()
         rlviz.init(address=cluster.address)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2

@@ -2,8 +2,7 @@
 
 Lazy chains of transforms over shards on Ray actors (``ParallelIterator``)
 and over local streams (``LocalIterator``); every ``next()`` call, on the
-driver or in a shard, is recorded inside ``rlviz.record()``.  Imports Ray;
-never imports rollout, ops, plans or the views.
+driver or in a shard, is recorded inside ``rlviz.record()``.
 """
 from rlviz.iter.actors import release_actor, track_actor
 from rlviz.iter.constructors import from_actors, from_items, from_iterators, from_range

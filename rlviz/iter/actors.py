@@ -58,11 +58,11 @@ class ActorCollector:
         if control_group:
             self.grouped.add(handle._actor_id)
         if len([node for node in ray.nodes() if node["Alive"]]) > 1:     # a cluster: say which node
-            label = f"{label}@{ray.get(self._control(handle, '_rlviz_node').remote())[:NODE_ID_CHARS]}"
+            label = f"{label}@{ray.get(self._control(handle, 'rlviz_node').remote())[:NODE_ID_CHARS]}"
         label = self._unused(label)
         self.handles[label] = handle
         self.labels[handle._actor_id] = label
-        ray.get(self._control(handle, "_rlviz_attach").remote(label, self.active, self.capacity))
+        ray.get(self._control(handle, "rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:
             self.dropped_before[label] = 0
@@ -104,14 +104,14 @@ class ActorCollector:
         self.pinned = list(self.handles.values())
         self.final_exports = []
         self.latest = {}
-        self.dropped_before = self._call_all("_rlviz_set_recording", lambda label: (True, capacity),
+        self.dropped_before = self._call_all("rlviz_set_recording", lambda label: (True, capacity),
                                              _BEGIN_TIMEOUT_S)
 
     def collect(self) -> list[dict]:
         if not self._same_ray():
             return list(self.final_exports)
         answered = {label: self._aligned(label, export) for label, export in
-                    self._call_all("_rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()}
+                    self._call_all("rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()}
         self.latest.update(answered)
         # an actor that died (or is stuck) keeps the lane it had at the latest collection
         kept = [export for label, export in self.latest.items() if label not in answered and label in self.handles]
@@ -124,7 +124,7 @@ class ActorCollector:
             return
         if self.active:
             try:
-                export = ray.get(self._control(handle, "_rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
+                export = ray.get(self._control(handle, "rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
                 self.final_exports.append(self._aligned(label, export))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 if label in self.latest:                # already dead: keep what the latest collection saw
@@ -147,7 +147,7 @@ class ActorCollector:
             self.pinned = []
             return
         for handle in list(self.handles.values()):
-            self._control(handle, "_rlviz_set_recording").remote(False)
+            self._control(handle, "rlviz_set_recording").remote(False)
         self.pinned = []
 
     def _clock_offset(self, handle, pings: int = 3) -> int:
@@ -155,7 +155,7 @@ class ActorCollector:
         best = None
         for _ in range(pings):
             before = time.time_ns()
-            actor_ns = ray.get(self._control(handle, "_rlviz_clock").remote())
+            actor_ns = ray.get(self._control(handle, "rlviz_clock").remote())
             after = time.time_ns()
             if best is None or after - before < best[0]:
                 best = (after - before, (before + after) // 2 - actor_ns)
@@ -190,11 +190,6 @@ def _ray_key() -> tuple | None:
 
 COLLECTOR = ActorCollector()
 add_collector(COLLECTOR)
-
-
-def label_of(handle) -> str:
-    """The lane label of a tracked actor."""
-    return COLLECTOR.labels[handle._actor_id]
 
 
 def has_rlviz_groups(handle) -> bool:
@@ -243,7 +238,7 @@ def track_actor(handle, label: str | None = None, control_group: bool = False) -
     known = actor_label(handle)
     if known is not None:
         return known
-    if not hasattr(handle, "_rlviz_attach"):
+    if not hasattr(handle, "rlviz_attach"):
         raise TypeError(f"actor {handle!r} cannot be tracked: its class must subclass "
                         f"rlviz.iter.ParallelIteratorWorker")
     label = label or next_label(handle._ray_actor_creation_function_descriptor.class_name)

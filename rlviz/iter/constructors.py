@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
-import ray
-
-from rlviz.iter.actors import next_label, track_actor
-from rlviz.iter.instrument import new_node_id
-from rlviz.iter.parallel import ActorSet, ParallelIterator
-from rlviz.iter.validate import check_batch_ms, check_positive_int
-from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
+from rlviz.iter.actors import track_actor
+from rlviz.iter.parallel import ParallelIterator
+from rlviz.iter.shards import ShardSet
+from rlviz.checks import check_int
 from rlviz.runtime import ensure_ray
 
-__all__ = ["from_items", "from_range", "from_iterators", "from_actors", "repartition"]
-
-_ShardActor = ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ShardWorker)
+__all__ = ["from_items", "from_range", "from_iterators", "from_actors"]
 
 
 def from_items(items: Sequence, num_shards: int = 2, repeat: bool = False) -> ParallelIterator:
@@ -32,7 +26,7 @@ def from_items(items: Sequence, num_shards: int = 2, repeat: bool = False) -> Pa
     >>> from_items([1, 2, 3, 4], num_shards=2).gather_sync().take(4)
     [1, 2, 3, 4]
     """
-    check_positive_int("num_shards", num_shards)
+    check_int("num_shards", num_shards, minimum=1)
     items = list(items)
     shards = [items[i::num_shards] for i in range(num_shards)]
     kind = type(items[0]).__name__ if items else "empty"
@@ -48,8 +42,8 @@ def from_range(n: int, num_shards: int = 2, repeat: bool = False) -> ParallelIte
     >>> from_range(5, num_shards=2).get_shard(1).take(5)
     [2, 3, 4]
     """
-    check_positive_int("n", n, allow_zero=True)
-    check_positive_int("num_shards", num_shards)
+    check_int("n", n, minimum=0)
+    check_int("num_shards", num_shards, minimum=1)
     size = n // num_shards
     shards = [range(i * size, n if i == num_shards - 1 else (i + 1) * size) for i in range(num_shards)]
     name = f"from_range[{n}, shards={num_shards}{', repeat=True' if repeat else ''}]"
@@ -96,7 +90,7 @@ def from_actors(actors: Sequence, name: str | None = None) -> ParallelIterator:
     if not actors:
         raise ValueError("actors is empty; give at least one actor handle")
     for index, actor in enumerate(actors):
-        if not hasattr(actor, "_rlviz_init"):
+        if not hasattr(actor, "rlviz_init"):
             raise TypeError(f"actors[{index}] ({actor!r}) is not an actor of a "
                             f"ParallelIteratorWorker subclass; subclass rlviz.iter.ParallelIteratorWorker "
                             f"and call its __init__(item_generator, repeat)")
@@ -104,43 +98,11 @@ def from_actors(actors: Sequence, name: str | None = None) -> ParallelIterator:
     labels = tuple(track_actor(actor) for actor in actors)
     class_name = actors[0]._ray_actor_creation_function_descriptor.class_name
     label = name or f"from_actors[{class_name} x{len(actors)}]"
-    source = ActorSet(tuple(actors), labels, "from_actors", new_node_id(), f"ParallelIterator[{label}]")
-    return ParallelIterator([source], f"ParallelIterator[{label}]")
+    name = f"ParallelIterator[{label}]"
+    return ParallelIterator(ShardSet.of_actors(actors, labels, "from_actors", name), name)
 
 
-def repartition(parallel: ParallelIterator, num_partitions: int, batch_ms: float) -> ParallelIterator:
-    """New shard actors; partition ``i`` pulls every ``num_partitions``-th item (offset ``i``) of each old shard."""
-    check_positive_int("num_partitions", num_partitions)
-    check_batch_ms(batch_ms)
-    old = parallel._start_shards()
-    shards = [_partition_items(old, num_partitions, i, batch_ms) for i in range(num_partitions)]
-    name = f"{parallel}.repartition[num_partitions={num_partitions}]"
-    result = _from_shards(shards, False, name, "repartition", wrap=False)
-    result.parent_iterators.append(parallel)
-    return result
-
-
-def _from_shards(shards: list, repeat: bool, name: str, op: str, wrap: bool = True) -> ParallelIterator:
-    """Start one shard actor per entry and describe them as one actor set."""
-    ensure_ray()
-    actors = tuple(_ShardActor.remote(shard, repeat) for shard in shards)
-    labels = tuple(track_actor(actor, next_label("shard"), control_group=True) for actor in actors)
-    label = f"ParallelIterator[{name}]" if wrap else name
-    return ParallelIterator([ActorSet(actors, labels, op, new_node_id(), label)], label)
-
-
-def _partition_items(actors: list, step: int, start: int, batch_ms: float) -> Callable[[], Any]:
-    """The item generator of one new partition: slices of every old shard, as they arrive."""
-    def items():
-        pending = {a._rlviz_slice_batch.remote(step, start, batch_ms): a for a in actors}
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                actor = pending.pop(ref)
-                try:
-                    _, batch = ray.get(ref)
-                except StopIteration:
-                    continue
-                pending[actor._rlviz_slice_batch.remote(step, start, batch_ms)] = actor
-                yield from batch
-    return items
+def _from_shards(shards: list, repeat: bool, name: str, op: str) -> ParallelIterator:
+    """Start one shard actor per entry, as one shard set."""
+    label = f"ParallelIterator[{name}]"
+    return ParallelIterator(ShardSet.launch(shards, repeat, op, label), label)

@@ -1,110 +1,166 @@
 """How the driver pulls from shard actors: the sources behind the gather methods.
 
-``batch_across_shards`` is a lock-step barrier of plain calls; ``gather_sync``,
-``gather_async`` and ``get_shard`` pull through a ``_Feed`` per shard: one Ray
-streaming call whose back-pressure bounds how far the shard runs ahead.  Each
-source lists the ids of the values it received, so traces link shard events
-to driver events, and stops its streams when it is closed or dropped.
+By default each gather makes Ray 1.x's calls: ``batch_across_shards`` and
+``gather_sync`` are a lock-step barrier of one ``par_iter_next`` per live shard
+per round; ``gather_async`` keeps ``num_async`` one-item ``par_iter_next_batch``
+calls in flight per shard.  Faster patterns are opt-in and named in the trace:
+``gather_sync(prefetch=N)`` streams N items per message, ``gather_async(coalesce_ms=x)``
+lets a shard add items made within x ms to one answer (docs/performance.md).
+Each source lists the ids of the values it received, so traces link shard
+events to driver events, and stops its streams when it is closed or dropped.
 """
 from __future__ import annotations
 
 import itertools
-from collections import deque
-from collections.abc import Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import ray
 
 from rlviz.iter.actors import has_rlviz_groups
-from rlviz.iter.chain import Source
-from rlviz.iter.instrument import new_node_id
+from rlviz.iter.chain import Chain, NodeId, Serving, Source
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY
-from rlviz.iter.worker import CONTROL_GROUP, STREAM_GROUP
-
-if TYPE_CHECKING:
-    from rlviz.iter.parallel import ParallelIterator
+from rlviz.iter.shards import ShardSet
+from rlviz.iter.worker import CONTROL_GROUP, STREAM_GROUP, STREAM_SLOTS, BatchRequest
 
 __all__ = ["batch_across_shards", "gather_sync", "gather_async", "get_shard"]
 
 _FILLED, _NOT_READY, _ENDED = "filled", "not ready", "ended"
-#: How long a shard may keep adding fast items to one answer of gather_async or
-#: get_shard (ns): well under a round trip, so a batch arrives no later than
-#: its first item's round trip would have taken, and items slower than this go one by one.
-COALESCE_NS = 200_000
 _STREAM_TOKENS = itertools.count()
+#: Streams open per actor (by this driver): past STREAM_SLOTS a feed falls back to plain calls.
+_LIVE_STREAMS: Counter = Counter()
 
 
-def batch_across_shards(parallel: "ParallelIterator") -> LocalIterator:
+def batch_across_shards(shards: ShardSet, name: str) -> LocalIterator:
     """A list per round: one ``par_iter_next`` per live shard, all awaited together."""
-    gather_id = new_node_id()
-    serve = f"{gather_id}:par_iter_next"
+    serving = Serving(NodeId.new(), "par_iter_next")
 
     def open_barrier(timeout, consumed: list) -> Iterator:
-        actors = parallel._start_shards()
-        futures = [a._rlviz_next.remote(serve) for a in actors]
-        while actors:
+        return _rounds(shards, serving, timeout, consumed, flat=False)
+
+    return _gathered(shards, serving, f"{name}.batch_across_shards()", "batch_across_shards", open_barrier)
+
+
+def gather_sync(shards: ShardSet, name: str, prefetch: int | None) -> LocalIterator:
+    """Items in strict round robin across shards.
+
+    ``prefetch=None``: Ray's ``batch_across_shards().flatten()``, one
+    ``par_iter_next`` per live shard per round.  ``prefetch=N``: each shard
+    streams N items per ``par_iter_next_batch`` answer (opt-in, in the labels).
+    """
+    if prefetch is None:
+        serving = Serving(NodeId.new(), "par_iter_next")
+
+        def open_rounds(timeout, consumed: list) -> Iterator:
+            return _rounds(shards, serving, timeout, consumed, flat=True)
+
+        return _gathered(shards, serving, f"{name}.gather_sync()", "gather_sync", open_rounds)
+    serving = Serving(NodeId.new(), "par_iter_next_batch", f"prefetch={prefetch}")
+    request = BatchRequest(serving, chunk=prefetch)
+
+    def open_prefetched(timeout, consumed: list) -> Iterator:
+        with _feeds(shards, request, in_flight=1) as feeds:
+            yield from _round_robin(feeds, timeout, consumed)
+
+    return _gathered(shards, serving, f"{name}.gather_sync(prefetch={prefetch})", "gather_sync", open_prefetched)
+
+
+def gather_async(shards: ShardSet, name: str, batch_ms: float, num_async: int,
+                 coalesce_ms: float | None) -> LocalIterator:
+    """Items as they arrive from any shard; ``num_async`` ``par_iter_next_batch`` calls in flight per shard."""
+    options = ", ".join([*([f"batch_ms={batch_ms}"] if batch_ms else []),
+                         *([f"coalesce_ms={coalesce_ms}"] if coalesce_ms is not None else [])])
+    serving = Serving(NodeId.new(), "par_iter_next_batch", options)
+    request = BatchRequest(serving, batch_ms=batch_ms,
+                           coalesce_ns=int(coalesce_ms * 1e6) if coalesce_ms is not None else 0)
+    shared = SharedMetrics()
+    arguments = ", ".join([*([options] if options else []), *([f"num_async={num_async}"] if num_async != 1 else [])])
+
+    def open_as_ready(timeout, consumed: list) -> Iterator:
+        with _feeds(shards, request, in_flight=num_async) as feeds:
+            yield from _as_ready(list(feeds), timeout, consumed, shared)
+
+    return _gathered(shards, serving, f"{name}.gather_async({arguments})", "gather_async", open_as_ready, shared)
+
+
+def get_shard(shards: ShardSet, name: str, index: int, batch_ms: float, num_async: int) -> LocalIterator:
+    """The items of shard ``index``, in order."""
+    serving = Serving(NodeId.new(), "par_iter_next_batch", f"batch_ms={batch_ms}" if batch_ms else "")
+    request = BatchRequest(serving, batch_ms=batch_ms)
+
+    def open_one(timeout, consumed: list) -> Iterator:
+        with _feeds(shards, request, in_flight=num_async, indices=[index]) as feeds:
+            yield from _round_robin(feeds, timeout, consumed)
+
+    return _gathered(shards, serving, f"{name}.shard[{index}]", f"get_shard[{index}]", open_one,
+                     indices=[index])
+
+
+def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_source: Callable,
+              shared: SharedMetrics | None = None, indices: list[int] | None = None) -> LocalIterator:
+    """A LocalIterator whose source node ``op`` (the gather's node) pulls through ``serving`` on the shards."""
+    def upstream():
+        return shards.serving_nodes(serving, indices)
+
+    source = Source(op, serving.gather, label, open_source, upstream)
+    return LocalIterator.from_chain(Chain(source), shared)
+
+
+def _rounds(shards: ShardSet, serving: Serving, timeout, consumed: list, *, flat: bool) -> Iterator:
+    """The barrier's rounds, as lists or (``flat``) item by item; each value's id goes to ``consumed`` as it is yielded."""
+    for pairs in _barrier(shards, serving, timeout):
+        if pairs is NOT_READY:
+            yield pairs
+        elif flat:
+            for item_id, item in pairs:
+                consumed.append(item_id)
+                yield item
+        else:
+            consumed.extend(item_id for item_id, _ in pairs)
+            yield [item for _, item in pairs]
+
+
+def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
+    """Rounds of ``par_iter_next``: one call per live shard, all awaited; each round's ``(id, item)`` pairs."""
+    actors = shards.start()
+    lanes = list(shards.labels)
+    futures = [a.rlviz_next.remote(serving) for a in actors]
+    while actors:
+        if timeout is not None:
             ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
             if len(ready) < len(futures):
                 yield NOT_READY
                 continue
-            batch, live = [], []
-            for actor, future in zip(actors, futures):
+        try:
+            pairs = ray.get(futures)                  # the common round: one get, as Ray did
+        except Exception:                             # a shard ended or failed: see which, one by one
+            pairs = []
+            for actor, lane, future in zip(list(actors), list(lanes), futures):
                 try:
-                    item_id, item = ray.get(future)
+                    pairs.append(_get(future, lane))
                 except StopIteration:
-                    continue
-                consumed.append(item_id)
-                batch.append(item)
-                live.append(actor)
-            actors = live
-            if batch:
-                yield batch
-            if timeout is not None:
-                yield NOT_READY
-            futures = [a._rlviz_next.remote(serve) for a in actors]
-
-    return _gathered(parallel, "batch_across_shards", gather_id, serve, open_barrier, SharedMetrics())
+                    lanes.pop(actors.index(actor))
+                    actors.remove(actor)
+        if pairs:
+            yield pairs
+        if timeout is not None:
+            yield NOT_READY
+        futures = [a.rlviz_next.remote(serving) for a in actors]
 
 
-def gather_sync(parallel: "ParallelIterator", prefetch: int) -> LocalIterator:
-    """Items in strict round robin across shards, each shard streaming ``prefetch`` at a time."""
-    gather_id = new_node_id()
-    serve = f"{gather_id}:par_iter_next_batch"
-
-    def open_round_robin(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards(), serve, 0, prefetch, 0, 1) as feeds:
-            yield from _round_robin(feeds, timeout, consumed)
-
-    return _gathered(parallel, "gather_sync", gather_id, serve, open_round_robin, SharedMetrics())
-
-
-def gather_async(parallel: "ParallelIterator", batch_ms: float, num_async: int) -> LocalIterator:
-    """Items as they arrive from any shard; ``num_async`` batches in flight per shard."""
-    gather_id = new_node_id()
-    serve = f"{gather_id}:par_iter_next_batch"
-    shared = SharedMetrics()
-
-    def open_as_ready(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards(), serve, batch_ms, 1, COALESCE_NS, num_async) as feeds:
-            yield from _as_ready(list(feeds), timeout, consumed, shared)
-
-    return _gathered(parallel, "gather_async", gather_id, serve, open_as_ready, shared)
-
-
-def get_shard(parallel: "ParallelIterator", index: int, batch_ms: float, num_async: int) -> LocalIterator:
-    """The items of one shard, in order."""
-    gather_id = new_node_id()
-    serve = f"{gather_id}:par_iter_next_batch"
-
-    def open_one(timeout, consumed: list) -> Iterator:
-        with _feeds(parallel._start_shards([index]), serve, batch_ms, 1, COALESCE_NS, num_async) as feeds:
-            yield from _round_robin(feeds, timeout, consumed)
-
-    return _gathered(parallel, f"get_shard[{index}]", gather_id, serve, open_one, SharedMetrics(),
-                     shards=[index])
+def _get(ref, lane: str):
+    """``ray.get(ref)``; an error from the shard also names the shard's lane (Ray names only its actor id)."""
+    try:
+        return ray.get(ref)
+    except StopIteration:
+        raise
+    except Exception as error:
+        error.add_note(f"rlviz: raised by the shard on lane {lane!r}")
+        raise
 
 
 def _round_robin(feeds: list["_Feed"], timeout, consumed: list) -> Iterator:
@@ -149,20 +205,12 @@ def _as_ready(feeds: list["_Feed"], timeout, consumed: list, shared: SharedMetri
             yield NOT_READY
 
 
-def _gathered(parallel, op: str, gather_id: str, serve: str, open_fn, shared: SharedMetrics,
-              shards: list[int] | None = None) -> LocalIterator:
-    """A LocalIterator whose source node ``op`` pulls through serving nodes on the shards."""
-    def upstream():
-        return parallel._shard_nodes(serve, shards)
-
-    label = f"{parallel}.{op}()" if not op.startswith("get_shard") else f"{parallel}.shard[{shards[0]}]"
-    return LocalIterator._create(Source(op, gather_id, label, open_fn, upstream), shared)
-
-
 @contextmanager
-def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, budget_ns: int, in_flight: int):
-    """A feed per actor, closed when the block ends, however it ends (even on GeneratorExit)."""
-    feeds = [_Feed(actor, (serve, batch_ms, chunk, budget_ns), in_flight) for actor in actors]
+def _feeds(shards: ShardSet, request: BatchRequest, *, in_flight: int, indices: list[int] | None = None):
+    """A feed per (chosen) shard, closed when the block ends, however it ends (even on GeneratorExit)."""
+    actors = shards.start(indices)
+    lanes = [shards.lane(i) for i in indices] if indices is not None else list(shards.labels)
+    feeds = [_Feed(actor, lane, request, in_flight) for actor, lane in zip(actors, lanes)]
     try:
         yield feeds
     finally:
@@ -170,30 +218,34 @@ def _feeds(actors: list, serve: str, batch_ms: float, chunk: int, budget_ns: int
             feed.close()
 
 
+@dataclass
 class _Feed:
     """Batches of ``(ids, items)`` from one shard, with at most ``in_flight`` requested ahead.
 
-    ``request`` is what the shard batches by: ``(serve_id, batch_ms, chunk, budget_ns)``.
-
     Shards whose class declares rlviz's concurrency groups stream: one Ray
     streaming call whose back-pressure is ``in_flight``, running in its own
-    group so the actor stays free for other calls.  Other actors get plain
-    calls, ``in_flight`` of them outstanding, as Ray 1.x did.
+    group so the actor stays free for other calls.  Other actors, and actors
+    whose stream slots are all taken by live gathers, get plain calls,
+    ``in_flight`` of them outstanding, as Ray 1.x did.
     """
 
-    def __init__(self, actor, request: tuple[str, float, int, int], in_flight: int) -> None:
-        self.actor = actor
-        self._request = request
+    actor: object
+    lane: str
+    request: BatchRequest
+    in_flight: int
+
+    def __post_init__(self) -> None:
         self._stream = None
         self._token = ""
         self._pending: deque = deque()
-        if has_rlviz_groups(actor):
-            self._token = f"{request[0]}#{next(_STREAM_TOKENS)}"
-            self._stream = actor._rlviz_stream.options(
-                concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=in_flight,
-            ).remote(*self._request, self._token)
+        if has_rlviz_groups(self.actor) and _LIVE_STREAMS[self.actor] < STREAM_SLOTS:
+            _LIVE_STREAMS[self.actor] += 1
+            self._token = f"{self.request.serving.gather.key}#{next(_STREAM_TOKENS)}"
+            self._stream = self.actor.rlviz_stream.options(
+                concurrency_group=STREAM_GROUP, _generator_backpressure_num_objects=self.in_flight,
+            ).remote(self.request, self._token)
         else:
-            self._pending.extend(actor._rlviz_next_batch.remote(*self._request) for _ in range(in_flight))
+            self._pending.extend(self.actor.rlviz_next_batch.remote(self.request) for _ in range(self.in_flight))
 
     def waitable(self):
         """What ``ray.wait`` should watch for this feed's next batch."""
@@ -202,9 +254,9 @@ class _Feed:
     def take(self) -> tuple[list, list]:
         """The next batch (blocking); ``StopIteration`` when the shard has ended."""
         if self._stream is not None:
-            return ray.get(next(self._stream))
-        batch = ray.get(self._pending.popleft())
-        self._pending.append(self.actor._rlviz_next_batch.remote(*self._request))
+            return _get(next(self._stream), self.lane)
+        batch = _get(self._pending.popleft(), self.lane)
+        self._pending.append(self.actor.rlviz_next_batch.remote(self.request))
         return batch
 
     def refill(self, buffer: deque, timeout) -> str:
@@ -228,9 +280,14 @@ class _Feed:
         """
         stream, self._stream = self._stream, None
         self._pending.clear()
-        if stream is None or not ray.is_initialized():
+        if stream is None:
+            return
+        _LIVE_STREAMS[self.actor] -= 1
+        if _LIVE_STREAMS[self.actor] <= 0:
+            del _LIVE_STREAMS[self.actor]
+        if not ray.is_initialized():
             return
         try:
-            self.actor._rlviz_stop_stream.options(concurrency_group=CONTROL_GROUP).remote(self._token)
+            self.actor.rlviz_stop_stream.options(concurrency_group=CONTROL_GROUP).remote(self._token)
         except Exception:  # Ray raises a bare Exception for an actor that no longer exists
             pass

@@ -5,30 +5,24 @@ call (item, not-ready, stop or error) through the stage's own ``Writer``,
 hands the new value's id to the stage downstream, and lists the ids its own
 stage consumed.  The common case (an item, at most one input) is written
 inline, without a function call, because it runs for every item of every
-stage.  Imports no Ray.
+stage.
 """
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterator
 
 from rlviz.iter.sentinel import NextValueNotReady
-from rlviz.trace.items import KIND_INT, summarize
-from rlviz.trace.recorder import (CHUNK_EVENTS, CONTINUATION, ERROR, ITEM, NOT_READY, ROW, STOP, TWO_ROWS, Recorder,
-                                  append_continuations)
+from rlviz.trace.items import KIND_INT, KINDS, summarize
+from rlviz.trace.recorder import Recorder
+from rlviz.trace.rows import (CHUNK_BYTES, CONTINUATION, ERROR, ITEM, NO_INPUT, NOT_READY, ROW, STOP, TWO_ROWS,
+                              append_continuations, pack_code)
 
-__all__ = ["Tap", "instrument", "new_node_id"]
+__all__ = ["Tap", "instrument"]
 
-_NODE_IDS = itertools.count(1)
-_CHUNK_BYTES = CHUNK_EVENTS * ROW.size
-_INT_ITEM = ITEM | (KIND_INT << 2)
+#: The code field of an ITEM row, by summary kind (the hot path looks it up instead of shifting).
+_ITEM_CODES = tuple(pack_code(ITEM, kind) for kind in KINDS)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def new_node_id() -> str:
-    """A fresh id for a dataflow node created in this process (``n1``, ``n2``, ...)."""
-    return f"n{next(_NODE_IDS)}"
 
 
 class Tap:
@@ -58,7 +52,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     now = time.time_ns
     pull = stage.__next__
     low, high = _INT64
-    not_ready_type, int_item, chunk_bytes = NextValueNotReady, _INT_ITEM, _CHUNK_BYTES
+    not_ready_type, item_codes, chunk_bytes = NextValueNotReady, _ITEM_CODES, CHUNK_BYTES
+    int_item, no_input = item_codes[KIND_INT], NO_INPUT
     next_id, id_end = writer.next_id, writer.id_end   # this chunk's ids, kept in locals on the hot path
     while True:
         if not recorder.enabled:
@@ -92,7 +87,7 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             code, number = int_item, item
         else:
             summary_kind, number = summarize(item, texts)
-            code = ITEM | (summary_kind << 2)
+            code = item_codes[summary_kind]
         if next_id >= id_end:                         # the chunk's ids are used up: it is full
             hand_over()
             next_id, id_end = writer.next_id, writer.id_end
@@ -102,9 +97,10 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         if inputs == 1:
             rows += pack(start, end, code, number, pending.pop())
         elif not inputs:
-            rows += pack(start, end, code, number, -1)
+            rows += pack(start, end, code, number, no_input)
         elif inputs == 2:                             # a filter that dropped one item: inline
-            rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1], -1, -1, -1)
+            rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1],
+                             no_input, no_input, no_input)
             pending.clear()
         else:                                         # many inputs (batch): rows may fill the chunk early
             rows += pack(start, end, code, number, pending[0])

@@ -7,16 +7,15 @@ in ``instrument`` so a ``rlviz.record()`` block sees each call.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from typing import Any
 
+from rlviz.checks import check_int
 from rlviz.iter import transforms
-from rlviz.iter.chain import Source, Step, localize
-from rlviz.iter.instrument import Tap, instrument, new_node_id
+from rlviz.iter.chain import Chain, NodeId, Source, Step
 from rlviz.iter.metrics import MetricsContext, SharedMetrics, current_metrics
-from rlviz.iter.validate import check_positive_int, check_concurrency
+from rlviz.iter.union import duplicate_sources, union_source
+from rlviz.iter.validate import check_concurrency, check_weights
 from rlviz.trace.event import DRIVER, Node
-from rlviz.trace.recorder import get_recorder
 
 __all__ = ["LocalIterator"]
 
@@ -55,33 +54,41 @@ class LocalIterator:
             raise TypeError(f"base_iterator must be a callable taking a timeout and returning an "
                             f"iterable, not {type(base_iterator).__name__}; wrap it: lambda timeout: items")
         label = name or "LocalIterator[source]"
-        source = Source("source", new_node_id(), label, lambda timeout, consumed: iter(base_iterator(timeout)))
-        steps: tuple[Step, ...] = ()
+        source = Source("source", NodeId.new(), label, lambda timeout, consumed: iter(base_iterator(timeout)))
+        chain = Chain(source, timeout=timeout)
         for fn in local_transforms or ():
-            steps += (_as_step(fn, steps[-1].label if steps else label),)
-        self._init(source, shared_metrics or SharedMetrics(), steps, timeout)
+            chain = chain.then(_as_step(fn, chain.label))
+        self.chain = chain
+        self.shared_metrics = shared_metrics or SharedMetrics()
+        self._built: Iterator | None = None
 
     @classmethod
-    def _create(cls, source: Source, shared_metrics: SharedMetrics | None = None,
-                steps: tuple[Step, ...] = (), timeout: float | None = None) -> "LocalIterator":
-        """A LocalIterator over ``source`` (how rlviz's own sources make one)."""
-        it = cls.__new__(cls)
-        it._init(source, shared_metrics or SharedMetrics(), steps, timeout)
-        return it
+    def from_chain(cls, chain: Chain, shared_metrics: SharedMetrics | None = None) -> "LocalIterator":
+        """The public face of ``chain``: how rlviz's own sources (gathers, union) make an iterator.
 
-    def _init(self, source: Source, shared: SharedMetrics, steps: tuple[Step, ...],
-              timeout: float | None) -> None:
-        self._source = source
-        self._steps = steps
-        self.shared_metrics = shared
-        self.timeout = timeout
-        self._built: Iterator | None = None
+        Parameters
+        ----------
+        chain : Chain
+            The source, its steps and its timeout.
+        shared_metrics : SharedMetrics, optional
+            The metrics context shared along the chain (a new one by default).
+        """
+        it = cls.__new__(cls)
+        it.chain = chain
+        it.shared_metrics = shared_metrics or SharedMetrics()
+        it._built = None
+        return it
 
     # -- identity ----------------------------------------------------------
     @property
     def name(self) -> str:
         """The readable name of the whole chain."""
-        return self._steps[-1].label if self._steps else self._source.label
+        return self.chain.label
+
+    @property
+    def timeout(self) -> float | None:
+        """How long the source waits (None blocks; a number yields not-ready after each wait)."""
+        return self.chain.timeout
 
     def __repr__(self) -> str:
         return self.name
@@ -90,22 +97,22 @@ class LocalIterator:
 
     def dataflow(self, where: str = DRIVER) -> list[Node]:
         """The dataflow graph feeding this iterator, as plain ``Node``s (nothing runs)."""
-        upstream, _ = self._source.upstream()
-        return upstream + self._chain_nodes(where)
+        return self.chain.dataflow(where)
 
     # -- iteration ---------------------------------------------------------
     def __iter__(self) -> Iterator:
-        self._build_once()
+        if self._built is None:
+            self._built = self.chain.build(self.shared_metrics)
         return self._built
 
     def __next__(self) -> Any:
         if self._built is None:
-            self._build_once()
+            self._built = self.chain.build(self.shared_metrics)
         return next(self._built)
 
     def take(self, n: int) -> list:
         """The next ``n`` items (fewer if the stream ends)."""
-        check_positive_int("n", n, allow_zero=True)
+        check_int("n", n, minimum=0)
         out: list = []
         if n == 0:
             return out
@@ -163,7 +170,7 @@ class LocalIterator:
 
     def batch(self, n: int) -> "LocalIterator":
         """Group items into lists of ``n`` (the last list may be shorter)."""
-        check_positive_int("n", n)
+        check_int("n", n, minimum=1)
         return self._then_fn("batch", f".batch({n})", lambda up, shared: transforms.batch(up, n))
 
     def flatten(self) -> "LocalIterator":
@@ -172,7 +179,7 @@ class LocalIterator:
 
     def shuffle(self, shuffle_buffer_size: int, seed: int | None = None) -> "LocalIterator":
         """Shuffle through a buffer of ``shuffle_buffer_size`` items."""
-        check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+        check_int("shuffle_buffer_size", shuffle_buffer_size, minimum=1)
         return self._then_fn("shuffle", f".shuffle(shuffle_buffer_size={shuffle_buffer_size}, seed={seed})",
                              lambda up, shared: transforms.shuffle(up, shuffle_buffer_size, seed))
 
@@ -195,16 +202,53 @@ class LocalIterator:
                              lambda up, shared: transforms.for_each(up, _zip_with_source, shared))
 
     def duplicate(self, n: int) -> list["LocalIterator"]:
-        """``n`` iterators over one shared stream; one that is ahead waits (yields not-ready)."""
-        from rlviz.iter.union import duplicate
-        return duplicate(self, n)
+        """``n`` iterators over one shared stream, in step.
+
+        A child that is ahead of the slowest one yields not-ready until the
+        others catch up, so memory stays bounded.
+        """
+        check_int("n", n, minimum=1)
+        return [LocalIterator.from_chain(Chain(source), self.shared_metrics)
+                for source in duplicate_sources(self.chain, self.shared_metrics, n)]
 
     def union(self, *others: "LocalIterator", deterministic: bool = False,
               round_robin_weights: list | None = None) -> "LocalIterator":
-        """Interleave this iterator with ``others`` (see ``rlviz.iter.union``)."""
-        from rlviz.iter.union import union
-        return union([self, *others], deterministic=deterministic,
-                     round_robin_weights=round_robin_weights)
+        """Interleave this iterator with ``others``, round by round.
+
+        Each round every child is pulled up to its weight times (a fractional
+        weight ``w`` gives ``int(w)`` pulls plus one more with probability
+        ``w - int(w)``; ``"*"`` pulls without blocking, up to
+        ``rlviz.iter.union.STAR_MAX_PULL``, until nothing is ready).  The
+        first not-ready ends a child's turn; an exhausted child is dropped.
+        With weights, numeric children block and ``"*"`` children don't;
+        without weights every weight is 1 and children block only if
+        ``deterministic``.  All children share one metrics context.
+
+        Raises
+        ------
+        TypeError
+            If a child is not a LocalIterator.
+        ValueError
+            If the weights are not one per child, not finite numbers > 0 or "*", or all "*".
+        """
+        iterators = [self, *others]
+        for index, it in enumerate(iterators):
+            if not isinstance(it, LocalIterator):
+                raise TypeError(f"union() takes LocalIterators; argument {index} is a "
+                                f"{type(it).__name__} (gather a ParallelIterator first)")
+        if round_robin_weights is not None:
+            check_weights(round_robin_weights, len(iterators))
+            weights = list(round_robin_weights)
+            timeouts = [0 if w == "*" else None for w in weights]
+            detail = f", round_robin_weights={weights}"
+        else:
+            weights = [1] * len(iterators)
+            timeouts = [None if deterministic else 0] * len(iterators)
+            detail = ", deterministic=True" if deterministic else ""
+        shared = SharedMetrics(parents=[it.shared_metrics for it in iterators])
+        chains = [it.chain.with_timeout(t) for it, t in zip(iterators, timeouts)]
+        label = f"LocalUnion[{', '.join(map(str, iterators))}{detail}]"
+        return LocalIterator.from_chain(Chain(union_source(chains, weights, shared, label)), shared)
 
     def named(self, op: str, label: str | None = None) -> "LocalIterator":
         """The same chain with its last node shown as ``op`` (and ``label``) in graphs and traces.
@@ -220,54 +264,22 @@ class LocalIterator:
         """
         if not isinstance(op, str) or not op:
             raise TypeError(f"op must be a non-empty str, got {op!r}")
-        if self._steps:
-            last = self._steps[-1]
-            steps = self._steps[:-1] + (replace(last, op=op, label=label or last.label),)
-            return LocalIterator._create(self._source, self.shared_metrics, steps, self.timeout)
-        source = replace(self._source, op=op, label=label or self._source.label)
-        return LocalIterator._create(source, self.shared_metrics, (), self.timeout)
+        return LocalIterator.from_chain(self.chain.named(op, label), self.shared_metrics)
+
+    def then(self, step: Step) -> "LocalIterator":
+        """This chain with a prepared ``step`` appended (what calling a ``Step`` on it does)."""
+        return LocalIterator.from_chain(self.chain.then(step), self.shared_metrics)
 
     # -- building ----------------------------------------------------------
-    def _then(self, step: Step) -> "LocalIterator":
-        return LocalIterator._create(self._source, self.shared_metrics, self._steps + (step,), self.timeout)
-
     def _then_fn(self, op: str, suffix: str, build: Callable) -> "LocalIterator":
-        return self._then(Step(op, new_node_id(), self.name + suffix, build))
-
-    def _rebuilt(self, timeout: float | None, shared: SharedMetrics) -> "LocalIterator":
-        """The same chain, unbuilt, with another timeout and metrics (for union)."""
-        return LocalIterator._create(self._source, shared, self._steps, timeout)
-
-    def _chain_nodes(self, where: str) -> list[Node]:
-        """Source and step nodes as placed on ``where``."""
-        _, parents = self._source.upstream()
-        nodes = [Node(localize(self._source.node_id, where), self._source.op, self._source.label,
-                      where, tuple(parents))]
-        for step in self._steps:
-            nodes.append(Node(localize(step.node_id, where), step.op, step.label, where,
-                              (nodes[-1].op_id,)))
-        return nodes
-
-    def _build_once(self, consumer: list | None = None) -> None:
-        """Build the generator chain; ids of the values it yields go to ``consumer``."""
-        if self._built is not None:
-            return
-        recorder = get_recorder()
-        taps = [Tap(recorder, recorder.register(node), None) for node in self._chain_nodes(recorder.where)]
-        for tap, after in zip(taps, taps[1:]):
-            tap.downstream = after.pending
-        taps[-1].downstream = consumer
-        built = instrument(iter(self._source.open(self.timeout, taps[0].pending)), taps[0])
-        for step, tap in zip(self._steps, taps[1:]):
-            built = instrument(iter(step.build(built, self.shared_metrics)), tap)
-        self._built = built
+        return self.then(Step(op, NodeId.new(), self.name + suffix, build))
 
 
 def _as_step(fn: Callable, label: str) -> Step:
     """A user's ``iterator -> iterator`` function as a step."""
     if isinstance(fn, Step):
         return fn
-    return Step("transform", new_node_id(), label + ".transform()", lambda up, shared: iter(fn(up)))
+    return Step("transform", NodeId.new(), label + ".transform()", lambda up, shared: iter(fn(up)))
 
 
 def _op_name(fn: Callable, name: str | None) -> str | None:

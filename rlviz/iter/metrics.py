@@ -1,7 +1,7 @@
 """Metrics shared by the iterators of one dataflow: counters, timers, info, current actor.
 
 ``LocalIterator.get_metrics()`` reads the context of the function running now;
-ops such as ``TrainOneStep`` count steps there.  Imports nothing from Ray.
+ops such as ``TrainOneStep`` count steps there.
 """
 from __future__ import annotations
 

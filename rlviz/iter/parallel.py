@@ -6,46 +6,25 @@ cannot be iterated directly: that is the first thing the error explains.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import ray
 
+from rlviz.checks import check_int
 from rlviz.iter import gather, transforms
-from rlviz.iter.chain import Source, Step, no_upstream, serve_node
-from rlviz.iter.instrument import new_node_id
+from rlviz.iter.chain import NodeId, Step
 from rlviz.iter.local import LocalIterator
-from rlviz.iter.validate import check_batch_ms, check_concurrency, check_positive_int
-from rlviz.iter.worker import ShardSpec
+from rlviz.iter.shards import ShardSet
+from rlviz.iter.validate import check_batch_ms, check_coalesce_ms, check_concurrency, check_prefetch
 from rlviz.trace.event import Node
 
-__all__ = ["ParallelIterator", "ActorSet"]
+__all__ = ["ParallelIterator"]
 
 _NOT_ITERABLE = ("a ParallelIterator is a set of shards living on {n} actors, not a stream; "
                  "gather it into a LocalIterator first: .gather_sync() (strict round robin, "
                  "deterministic) or .gather_async() (items as they are ready). Each gathered "
                  "next() calls par_iter_next on the shards, which run their transforms remotely.")
-
-
-@dataclass(frozen=True)
-class ActorSet:
-    """Shard actors sharing one source and one list of transforms."""
-
-    actors: tuple
-    labels: tuple[str, ...]
-    source_op: str
-    source_id: str
-    source_label: str
-    steps: tuple[Step, ...] = ()
-
-    def chain(self) -> LocalIterator:
-        """The shard-side chain, as a description (it is built on the actors)."""
-        source = Source(self.source_op, self.source_id, self.source_label, lambda t, c: iter(()), no_upstream)
-        return LocalIterator._create(source, steps=self.steps)
-
-    def spec(self) -> ShardSpec:
-        return ShardSpec(self.source_op, self.source_id, self.source_label, self.steps)
 
 
 class ParallelIterator:
@@ -65,8 +44,8 @@ class ParallelIterator:
     [0, 40, 10, 50]
     """
 
-    def __init__(self, actor_sets: list[ActorSet], name: str, parent_iterators: Iterable = ()) -> None:
-        self.actor_sets = list(actor_sets)
+    def __init__(self, shard_set: ShardSet, name: str, parent_iterators: Iterable = ()) -> None:
+        self.shard_set = shard_set
         self.name = name
         self.parent_iterators = list(parent_iterators)
 
@@ -96,7 +75,7 @@ class ParallelIterator:
 
     def batch(self, n: int) -> "ParallelIterator":
         """Group each shard's items into lists of ``n``."""
-        check_positive_int("n", n)
+        check_int("n", n, minimum=1)
         return self._with_step("batch", f".batch({n})", lambda up, shared: transforms.batch(up, n))
 
     def flatten(self) -> "ParallelIterator":
@@ -114,53 +93,60 @@ class ParallelIterator:
 
     def local_shuffle(self, shuffle_buffer_size: int, seed: int | None = None) -> "ParallelIterator":
         """Shuffle each shard's items through a buffer of ``shuffle_buffer_size``."""
-        check_positive_int("shuffle_buffer_size", shuffle_buffer_size)
+        check_int("shuffle_buffer_size", shuffle_buffer_size, minimum=1)
         return self._with_step("local_shuffle", f".local_shuffle(shuffle_buffer_size={shuffle_buffer_size}, "
                                f"seed={seed})", lambda up, shared: transforms.shuffle(up, shuffle_buffer_size, seed))
 
     def repartition(self, num_partitions: int, batch_ms: float = 0) -> "ParallelIterator":
         """New shards: shard ``i`` pulls every ``num_partitions``-th item (offset ``i``) from every old shard."""
-        from rlviz.iter.constructors import repartition
-        check_positive_int("num_partitions", num_partitions)
+        check_int("num_partitions", num_partitions, minimum=1)
         check_batch_ms(batch_ms)
-        return repartition(self, num_partitions, batch_ms)
+        old = self.shard_set.start()
+        partitions = [_partition_items(old, num_partitions, i, batch_ms) for i in range(num_partitions)]
+        name = f"{self}.repartition[num_partitions={num_partitions}]"
+        return ParallelIterator(ShardSet.launch(partitions, False, "repartition", name), name, [self])
 
     # -- gathering into a LocalIterator ----------------------------------------
     def batch_across_shards(self) -> LocalIterator:
-        """A barrier: one item from every live shard per round, as a list."""
-        return gather.batch_across_shards(self)
+        """A barrier: one ``par_iter_next`` per live shard per round, the round's items as a list."""
+        return gather.batch_across_shards(self.shard_set, self.name)
 
-    def gather_sync(self, prefetch: int = 16) -> LocalIterator:
+    def gather_sync(self, prefetch: int | None = None) -> LocalIterator:
         """Items in strict round robin across shards (deterministic order).
 
-        The order is that of ``batch_across_shards().flatten()``.  Each shard
-        streams up to ``prefetch`` items per message and may run up to twice
-        that far ahead of the driver; for a strict lock-step barrier (no look
-        ahead, as RLlib's bulk-sync sampling needs) use ``batch_across_shards``.
+        By default this is Ray's ``batch_across_shards().flatten()``: one
+        ``par_iter_next`` per live shard per round, each round awaited whole.
+        ``prefetch=N`` (opt-in, faster for cheap items) lets each shard stream
+        N items per ``par_iter_next_batch`` answer and run up to twice that
+        far ahead of the driver; the gather's and the shards' labels show it.
         """
-        check_positive_int("prefetch", prefetch)
-        return gather.gather_sync(self, prefetch)
+        check_prefetch(prefetch)
+        return gather.gather_sync(self.shard_set, self.name, prefetch)
 
-    def gather_async(self, batch_ms: float = 0, num_async: int = 1) -> LocalIterator:
-        """Items as they arrive from any shard; ``num_async`` batches in flight per shard.
+    def gather_async(self, batch_ms: float = 0, num_async: int = 1,
+                     coalesce_ms: float | None = None) -> LocalIterator:
+        """Items as they arrive from any shard; ``num_async`` ``par_iter_next_batch`` calls in flight per shard.
 
-        With ``batch_ms=0`` a batch is one item, as in Ray, except that a shard
-        whose items take well under a round trip (under 0.2 ms together) sends
-        them together: a sampling worker still answers one batch at a time, a
-        ``from_range`` shard answers with dozens of ints per round trip.  The
-        gathered iterator's metrics record, as ``current_actor``, the shard
-        that produced the latest item (``zip_with_source_actor`` uses it).
+        As in Ray, each call returns the items a shard makes in ``batch_ms``
+        milliseconds, exactly one with ``batch_ms=0``.  ``coalesce_ms=x``
+        (opt-in, with ``batch_ms=0``) lets a shard add items made within x ms
+        of the first to one answer: a ``from_range`` shard then answers with
+        dozens of ints per round trip, a sampling worker still one batch; the
+        labels show it.  The gathered iterator's metrics record, as
+        ``current_actor``, the shard that produced the latest item
+        (``zip_with_source_actor`` uses it).
         """
         check_batch_ms(batch_ms)
-        check_positive_int("num_async", num_async)
-        return gather.gather_async(self, batch_ms, num_async)
+        check_int("num_async", num_async, minimum=1)
+        check_coalesce_ms(coalesce_ms, batch_ms)
+        return gather.gather_async(self.shard_set, self.name, batch_ms, num_async, coalesce_ms)
 
     def get_shard(self, shard_index: int, batch_ms: float = 0, num_async: int = 1) -> LocalIterator:
         """The items of one shard, in order."""
         self._check_index("shard_index", shard_index)
         check_batch_ms(batch_ms)
-        check_positive_int("num_async", num_async)
-        return gather.get_shard(self, shard_index, batch_ms, num_async)
+        check_int("num_async", num_async, minimum=1)
+        return gather.get_shard(self.shard_set, self.name, shard_index, batch_ms, num_async)
 
     def shards(self) -> list[LocalIterator]:
         """One LocalIterator per shard."""
@@ -180,58 +166,33 @@ class ParallelIterator:
         if not isinstance(other, ParallelIterator):
             raise TypeError(f"union() takes a ParallelIterator, got {type(other).__name__}; "
                             f"to merge local streams use LocalIterator.union")
-        return ParallelIterator(self.actor_sets + other.actor_sets, f"ParallelUnion[{self}, {other}]",
+        return ParallelIterator(self.shard_set.union(other.shard_set), f"ParallelUnion[{self}, {other}]",
                                 self.parent_iterators + other.parent_iterators)
 
     def select_shards(self, shards_to_keep: list[int]) -> "ParallelIterator":
         """Only the listed shards."""
-        if len(self.actor_sets) > 1:
+        if len(self.shard_set.groups) > 1:
             raise ValueError("select_shards() cannot follow union(): select on each iterator first")
         if not shards_to_keep:
             raise ValueError("shards_to_keep is empty; select at least one shard index")
         for index in shards_to_keep:
             self._check_index("shards_to_keep", index)
-        old = self.actor_sets[0]
-        chosen = replace(old, actors=tuple(old.actors[i] for i in shards_to_keep),
-                         labels=tuple(old.labels[i] for i in shards_to_keep))
-        return ParallelIterator([chosen], f"{self}.select_shards({len(shards_to_keep)} total)",
+        return ParallelIterator(self.shard_set.select(shards_to_keep),
+                                f"{self}.select_shards({len(shards_to_keep)} total)",
                                 self.parent_iterators)
 
     def num_shards(self) -> int:
         """How many shard actors back this iterator."""
-        return sum(len(s.actors) for s in self.actor_sets)
+        return len(self.shard_set)
 
     def dataflow(self) -> list[Node]:
         """Every shard's chain as plain ``Node``s (nothing runs)."""
-        return [node for s in self.actor_sets for label in s.labels for node in s.chain()._chain_nodes(label)]
+        return self.shard_set.dataflow()
 
-    # -- helpers for the gather sources ----------------------------------------
+    # -- helpers ----------------------------------------------------------------
     def _with_step(self, op: str, suffix: str, build: Callable) -> "ParallelIterator":
-        step = Step(op, new_node_id(), self.name + suffix, build)
-        sets = [replace(s, steps=s.steps + (step,)) for s in self.actor_sets]
-        return ParallelIterator(sets, self.name + suffix, self.parent_iterators)
-
-    def _placed(self) -> list[tuple[Any, str, ActorSet]]:
-        return [(actor, label, s) for s in self.actor_sets for actor, label in zip(s.actors, s.labels)]
-
-    def _start_shards(self, indices: list[int] | None = None) -> list:
-        """Send each (chosen) shard its transforms; return the actor handles in shard order."""
-        placed = self._placed()
-        chosen = [placed[i] for i in indices] if indices is not None else placed
-        ray.get([actor._rlviz_init.remote(s.spec()) for actor, _, s in chosen])
-        return [actor for actor, _, _ in chosen]
-
-    def _shard_nodes(self, serve: str, indices: list[int] | None = None) -> tuple[list[Node], tuple[str, ...]]:
-        """Nodes of the (chosen) shards' chains plus their serving nodes, and the serving ids."""
-        placed = self._placed()
-        chosen = [placed[i] for i in indices] if indices is not None else placed
-        nodes, parents = [], []
-        for _, label, s in chosen:
-            chain = s.chain()._chain_nodes(label)
-            last = serve_node(serve, chain[-1])
-            nodes += chain + [last]
-            parents.append(last.op_id)
-        return nodes, tuple(parents)
+        step = Step(op, NodeId.new(), self.name + suffix, build)
+        return ParallelIterator(self.shard_set.then(step), self.name + suffix, self.parent_iterators)
 
     def _check_index(self, name: str, index: object) -> None:
         if not isinstance(index, int) or isinstance(index, bool):
@@ -239,3 +200,20 @@ class ParallelIterator:
         if not 0 <= index < self.num_shards():
             raise ValueError(f"{name} has shard index {index}, but this iterator has "
                              f"{self.num_shards()} shards (0..{self.num_shards() - 1})")
+
+
+def _partition_items(actors: list, step: int, start: int, batch_ms: float) -> Callable[[], Iterator[Any]]:
+    """The item generator of one new partition: slices of every old shard, as they arrive."""
+    def items():
+        pending = {a.rlviz_slice_batch.remote(step, start, batch_ms): a for a in actors}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                actor = pending.pop(ref)
+                try:
+                    _, batch = ray.get(ref)
+                except StopIteration:
+                    continue
+                pending[actor.rlviz_slice_batch.remote(step, start, batch_ms)] = actor
+                yield from batch
+    return items

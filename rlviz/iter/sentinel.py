@@ -2,7 +2,6 @@
 
 "Not ready" is data, not an exception: every transform passes it through, and
 a ``for_each`` function may return it to ask to be called again (back-pressure).
-Imports nothing from rlviz or Ray.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Merging and splitting local streams: ``union`` (with round-robin weights) and ``duplicate``.
+"""The sources that merge and split local chains: ``union`` (with round-robin weights) and ``duplicate``.
 
-Both are sources: they pull from other chains and record which values they
-took, so a trace shows the interleaving exactly.  Imports no Ray.
+Both pull from other chains and record which values they took, so a trace
+shows the interleaving exactly.  ``LocalIterator.union`` and
+``LocalIterator.duplicate`` are their public faces.
 """
 from __future__ import annotations
 
@@ -9,82 +10,48 @@ import random
 from collections import deque
 from collections.abc import Iterator
 
-from rlviz.iter.chain import Source
-from rlviz.iter.instrument import new_node_id
-from rlviz.iter.local import LocalIterator
+from rlviz.iter.chain import Chain, NodeId, Source
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY, NextValueNotReady
-from rlviz.iter.validate import check_positive_int, check_weights
 from rlviz.trace.event import DRIVER
 
-__all__ = ["union", "duplicate", "STAR_MAX_PULL"]
+__all__ = ["union_source", "duplicate_sources", "STAR_MAX_PULL"]
 
 #: How many items a "*" child may give in one turn before the next child's turn.
 STAR_MAX_PULL = 100
 
 
-def union(iterators: list[LocalIterator], deterministic: bool = False,
-          round_robin_weights: list | None = None) -> LocalIterator:
-    """Interleave ``iterators`` round by round.
+def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, label: str) -> Source:
+    """A source pulling ``chains`` round by round, child ``i`` up to ``weights[i]`` times per round.
 
-    Each round every child is pulled up to its weight times (a fractional
-    weight ``w`` gives ``int(w)`` pulls plus one more with probability
-    ``w - int(w)``; ``"*"`` pulls without blocking, up to ``STAR_MAX_PULL``,
-    until nothing is ready).  The first not-ready ends a child's turn; an
-    exhausted child is dropped.  With weights, numeric children block and
-    ``"*"`` children don't; without weights every weight is 1 and children
-    block only if ``deterministic``.  All children share one metrics context.
-
-    Raises
-    ------
-    TypeError
-        If a child is not a LocalIterator.
-    ValueError
-        If the weights are not one per child, not > 0 or "*", or all "*".
+    The children run with ``shared`` metrics; their values' ids are what the
+    union's own node consumed.
     """
-    for index, it in enumerate(iterators):
-        if not isinstance(it, LocalIterator):
-            raise TypeError(f"union() takes LocalIterators; argument {index} is a "
-                            f"{type(it).__name__} (gather a ParallelIterator first)")
-    if round_robin_weights is not None:
-        check_weights(round_robin_weights, len(iterators))
-        weights = list(round_robin_weights)
-        timeouts = [0 if w == "*" else None for w in weights]
-    else:
-        weights = [1] * len(iterators)
-        timeouts = [None if deterministic else 0] * len(iterators)
-    shared = SharedMetrics(parents=[it.shared_metrics for it in iterators])
-    children = [it._rebuilt(t, shared) for it, t in zip(iterators, timeouts)]
-    detail = f", round_robin_weights={weights}" if round_robin_weights is not None else (
-        ", deterministic=True" if deterministic else "")
-    label = f"LocalUnion[{', '.join(map(str, iterators))}{detail}]"
-
     def open_union(timeout, consumed: list) -> Iterator:
-        for child in children:
-            child._build_once(consumer=consumed)
+        children = [chain.build(shared, consumer=consumed) for chain in chains]
         return _round_robin(list(zip(weights, children)), timeout)
 
     def upstream():
-        nodes = [node for child in children for node in child.dataflow(DRIVER)]
-        return nodes, tuple(child._chain_nodes(DRIVER)[-1].op_id for child in children)
+        nodes = [node for chain in chains for node in chain.dataflow(DRIVER)]
+        return nodes, tuple(chain.nodes(DRIVER)[-1].op_id for chain in chains)
 
-    return LocalIterator._create(Source("union", new_node_id(), label, open_union, upstream), shared)
+    return Source("union", NodeId.new(), label, open_union, upstream)
 
 
-def duplicate(parent: LocalIterator, n: int) -> list[LocalIterator]:
-    """``n`` children that each see every item of ``parent``, in step.
+def duplicate_sources(parent: Chain, shared: SharedMetrics, n: int) -> list[Source]:
+    """``n`` sources that each see every value of ``parent``, in step.
 
-    A child that is ahead of the slowest one yields not-ready until the others
-    catch up, so memory stays bounded.
+    ``parent`` runs once, with the timeout of the child that pulls first; a
+    child ahead of the slowest one yields not-ready until the others catch up.
     """
-    check_positive_int("n", n)
     queues: list[deque] = [deque() for _ in range(n)]
     produced_ids: list[int] = []
+    running: list[Iterator] = []
 
     def fill(timeout) -> None:
-        parent.timeout = timeout
-        parent._build_once(consumer=produced_ids)
-        item = next(parent)
+        if not running:
+            running.append(parent.with_timeout(timeout).build(shared, consumer=produced_ids))
+        item = next(running[0])
         item_id = produced_ids.pop() if produced_ids and not isinstance(item, NextValueNotReady) else -1
         for queue in queues:
             queue.append((item_id, item))
@@ -111,8 +78,7 @@ def duplicate(parent: LocalIterator, n: int) -> list[LocalIterator]:
                 yield item
         return open_child
 
-    return [LocalIterator._create(Source("duplicate", new_node_id(), f"{parent}.duplicate[{i}]",
-                                         make_open(i), upstream), parent.shared_metrics)
+    return [Source("duplicate", NodeId.new(), f"{parent.label}.duplicate[{i}]", make_open(i), upstream)
             for i in range(n)]
 
 

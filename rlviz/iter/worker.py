@@ -2,7 +2,7 @@
 
 A shard actor holds an item generator and the transforms the driver sent;
 the driver pulls items with plain calls (``par_iter_next``) or through one
-streaming call per shard (``_rlviz_stream``, Ray's streaming generators, with
+streaming call per shard (``rlviz_stream``, Ray's streaming generators, with
 back-pressure bounding how far the shard runs ahead).  Recording happens in
 the actor's own bounded recorder; the driver collects it through control
 calls that run in their own concurrency group where the class declares one.
@@ -15,15 +15,17 @@ import inspect
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from rlviz.iter.chain import Source, Step, serve_node
+from rlviz.iter.chain import Chain, NodeId, Serving, Source
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
-from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.rows import ERROR, ITEM, STOP
 
-__all__ = ["ParallelIteratorWorker", "ShardWorker", "ShardSpec", "CONTROL_GROUP", "STREAM_GROUP",
-           "CONCURRENCY_GROUPS", "serialized"]
+__all__ = ["ParallelIteratorWorker", "ShardWorker", "BatchRequest", "CONTROL_GROUP", "STREAM_GROUP",
+           "STREAM_SLOTS", "CONCURRENCY_GROUPS", "serialized"]
 
 #: The concurrency group of rlviz's control calls (recording on/off, export).
 CONTROL_GROUP = "rlviz"
@@ -31,19 +33,31 @@ CONTROL_GROUP = "rlviz"
 #: leaves the actor's default queue free for its other calls (set_weights, ...).
 STREAM_GROUP = "rlviz_stream"
 
+#: How many streams one actor can serve at once (threads of its stream group).
+STREAM_SLOTS = 4
 #: Pass as ``ray.remote(concurrency_groups=CONCURRENCY_GROUPS)`` for worker classes,
 #: then ``track_actor(handle, control_group=True)``.
-CONCURRENCY_GROUPS = {CONTROL_GROUP: 1, STREAM_GROUP: 4}
+CONCURRENCY_GROUPS = {CONTROL_GROUP: 1, STREAM_GROUP: STREAM_SLOTS}
+#: The node of calls made straight to a shard (Ray's ``par_iter_next``), not through a gather.
+_DIRECT = NodeId("direct")
+#: The node of the slices a repartition's new shards pull.
+_SLICE = Serving(NodeId("repartition"), "par_iter_slice")
 
 
-class ShardSpec:
-    """What the driver sends a shard: the source's op and id, and the steps to apply."""
+@dataclass(frozen=True)
+class BatchRequest:
+    """How a shard answers one batch call.
 
-    def __init__(self, source_op: str, source_id: str, source_label: str, steps: tuple[Step, ...]) -> None:
-        self.source_op = source_op
-        self.source_id = source_id
-        self.source_label = source_label
-        self.steps = steps
+    With ``batch_ms > 0`` it pulls for that many milliseconds (Ray's
+    batching); otherwise it pulls ``chunk`` items, then, if ``coalesce_ns``
+    is set, keeps pulling while the next item would still arrive within
+    ``coalesce_ns`` of the first (rlviz's opt-in coalescing).
+    """
+
+    serving: Serving
+    batch_ms: float = 0
+    chunk: int = 1
+    coalesce_ns: int = 0
 
 
 def serialized(method: Callable) -> Callable:
@@ -53,7 +67,7 @@ def serialized(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def locked(self, *args, **kwargs):
-        with self._rlviz_lock:
+        with self.rlviz_lock:
             return method(self, *args, **kwargs)
 
     locked._rlviz_serialized = True
@@ -89,7 +103,7 @@ class ParallelIteratorWorker:
                              f"or a lambda returning a fresh iterator")
         self._rlviz_items = _cycle(item_generator) if repeat else _open(item_generator)
         self._rlviz_local: Iterator | None = None
-        self._rlviz_lock = threading.RLock()
+        self.rlviz_lock = threading.RLock()   # public: subclasses' own generators take it too
         self._rlviz_stopped: set[str] = set()
 
     def __init_subclass__(cls, **kwargs) -> None:
@@ -101,68 +115,69 @@ class ParallelIteratorWorker:
     # -- Ray's public worker interface --------------------------------------
     def par_iter_init(self, transforms: list[Callable]) -> None:
         """Start a fresh local chain over the item generator with ``transforms``."""
-        it = LocalIterator._create(self._rlviz_source("item_generator", "items", "items"), SharedMetrics())
+        source = Source("item_generator", NodeId("items"), "items", None)
+        it = LocalIterator.from_chain(Chain(source))
         for fn in transforms:
             it = fn(it)
-        self._rlviz_set_chain(it)
+        self._rlviz_set_chain(it.chain)
 
     def par_iter_next(self) -> Any:
         """The shard's next item; raises ``StopIteration`` at the end."""
-        return self._rlviz_serve_one("par_iter_next")[1]
+        return self._rlviz_serve_one(Serving(_DIRECT, "par_iter_next"))[1]
 
     def par_iter_next_batch(self, batch_ms: float) -> list:
         """Items gathered for ``batch_ms`` milliseconds (0: exactly one)."""
-        return self._rlviz_serve_batch("par_iter_next_batch", batch_ms)[1]
+        return self._rlviz_serve_batch(BatchRequest(Serving(_DIRECT, "par_iter_next_batch"), batch_ms))[1]
 
     def par_iter_slice(self, step: int, start: int) -> Any:
         """Every ``step``-th item starting at ``start`` (for repartition)."""
-        return self._rlviz_slice("par_iter_slice", step, start)[1]
+        return self._rlviz_slice(step, start)[1]
 
     def par_iter_slice_batch(self, step: int, start: int, batch_ms: float) -> list:
         """``par_iter_slice`` batched for ``batch_ms`` milliseconds."""
-        return self._rlviz_slice_batch(step, start, batch_ms)[1]
+        return self.rlviz_slice_batch(step, start, batch_ms)[1]
 
-    # -- what rlviz's driver calls: same work, values paired with their ids --
-    def _rlviz_init(self, spec: ShardSpec) -> None:
-        it = LocalIterator._create(self._rlviz_source(spec.source_op, spec.source_id, spec.source_label),
-                                   SharedMetrics(), spec.steps)
-        self._rlviz_set_chain(it)
+    # -- rlviz's actor protocol: what its driver calls, values paired with their ids --
+    def rlviz_init(self, chain: Chain) -> None:
+        """Serve ``chain`` (sent by the driver as it is) over this shard's items."""
+        self._rlviz_set_chain(chain)
 
-    def _rlviz_next(self, serve_id: str) -> tuple[int, Any]:
-        return self._rlviz_serve_one(serve_id)
+    def rlviz_next(self, serving: Serving) -> tuple[int, Any]:
+        """The next item and its id, recorded on ``serving``'s node."""
+        return self._rlviz_serve_one(serving)
 
-    def _rlviz_next_batch(self, serve_id: str, batch_ms: float, chunk: int, budget_ns: int = 0) -> tuple[list, list]:
-        """One batch as a plain call (for actors without rlviz's concurrency groups)."""
-        return self._rlviz_serve_batch(serve_id, batch_ms, chunk, budget_ns)
+    def rlviz_next_batch(self, request: BatchRequest) -> tuple[list, list]:
+        """One batch as a plain call: ``(ids, items)``."""
+        return self._rlviz_serve_batch(request)
 
-    def _rlviz_stream(self, serve_id: str, batch_ms: float, chunk: int, budget_ns: int = 0, token: str = ""):
+    def rlviz_stream(self, request: BatchRequest, token: str = ""):
         """Stream ``(ids, items)`` batches until the shard ends or the driver stops ``token``."""
         stopped = self._rlviz_stopped
         try:
             while token not in stopped:
                 try:
-                    yield self._rlviz_serve_batch(serve_id, batch_ms, chunk, budget_ns)
+                    yield self._rlviz_serve_batch(request)
                 except StopIteration:
                     return
         finally:
             stopped.discard(token)
 
-    def _rlviz_stop_stream(self, token: str) -> None:
+    def rlviz_stop_stream(self, token: str) -> None:
         """Make stream ``token`` end before its next pull (its consumer is gone)."""
         self._rlviz_stopped.add(token)
 
-    def _rlviz_slice_batch(self, step: int, start: int, batch_ms: float) -> tuple[list, list]:
-        return self._rlviz_batch(lambda: self._rlviz_slice("par_iter_slice", step, start),
-                                 "par_iter_slice", batch_ms, 1, 0)
+    def rlviz_slice_batch(self, step: int, start: int, batch_ms: float) -> tuple[list, list]:
+        """Ids and items of ``par_iter_slice`` for ``batch_ms`` milliseconds (what repartition pulls)."""
+        return self._rlviz_batch(lambda: self._rlviz_slice(step, start), _SLICE, BatchRequest(_SLICE, batch_ms))
 
-    def _rlviz_attach(self, label: str, recording: bool, capacity: int | None) -> int:
+    def rlviz_attach(self, label: str, recording: bool, capacity: int | None) -> int:
         """Name this process's lane, set recording, and report the clock (ns)."""
         recorder = get_recorder()
         recorder.where = label
-        self._rlviz_set_recording(recording, capacity)
+        self.rlviz_set_recording(recording, capacity)
         return time.time_ns()
 
-    def _rlviz_set_recording(self, on: bool, capacity: int | None = None) -> int:
+    def rlviz_set_recording(self, on: bool, capacity: int | None = None) -> int:
         """Switch recording; return how many events were dropped so far (the session's baseline)."""
         recorder = get_recorder()
         if capacity is not None:
@@ -172,54 +187,49 @@ class ParallelIteratorWorker:
         recorder.enabled = on
         return recorder.dropped
 
-    def _rlviz_export(self) -> dict:
+    def rlviz_export(self) -> dict:
+        """This process's recording (``Recorder.export``)."""
         return get_recorder().export()
 
-    def _rlviz_clock(self) -> int:
+    def rlviz_clock(self) -> int:
+        """This process's clock (ns), for aligning lanes."""
         return time.time_ns()
 
-    def _rlviz_node(self) -> str:
+    def rlviz_node(self) -> str:
         """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
         import ray
 
         return ray.get_runtime_context().get_node_id()
 
     # -- helpers -------------------------------------------------------------
-    def _rlviz_source(self, op: str, source_id: str, label: str) -> Source:
+    def _rlviz_set_chain(self, chain: Chain) -> None:
+        """Serve ``chain`` from now on; its values' ids wait in one list for the next serving call."""
         items = self._rlviz_items
-        return Source(op, source_id, label, lambda timeout, consumed: items)
+        with self.rlviz_lock:
+            self._rlviz_chain = chain.over(lambda timeout, consumed: items)
+            self._rlviz_consumed: list[int] = []
+            self._rlviz_serve = {}
+            self._rlviz_slices = None
+            self._rlviz_held_errors: dict[Serving, BaseException] = {}
+            self._rlviz_local = self._rlviz_chain.build(SharedMetrics(), consumer=self._rlviz_consumed)
 
-    def _rlviz_set_chain(self, it: LocalIterator) -> None:
-        """Serve ``it`` from now on; its values' ids wait in one list for the next serving call."""
-        with self._rlviz_lock:
-            self._rlviz_replace_chain(it)
-
-    def _rlviz_replace_chain(self, it: LocalIterator) -> None:
-        self._rlviz_chain = it
-        self._rlviz_consumed: list[int] = []
-        self._rlviz_serve = {}
-        self._rlviz_slices = None
-        self._rlviz_held_errors: dict[str, BaseException] = {}
-        it._build_once(consumer=self._rlviz_consumed)
-        self._rlviz_local = it._built
-
-    def _rlviz_serve_node(self, serve_id: str) -> int:
-        """The recorder index of serving node ``serve_id`` (e.g. ``n7:par_iter_next``)."""
-        node = self._rlviz_serve.get(serve_id)
+    def _rlviz_serve_node(self, serving: Serving) -> int:
+        """The recorder index of ``serving``'s node on this shard."""
+        node = self._rlviz_serve.get(serving)
         if node is None:
             recorder = get_recorder()
-            last = self._rlviz_chain._chain_nodes(recorder.where)[-1]
-            node = self._rlviz_serve[serve_id] = recorder.register(serve_node(serve_id, last))
+            last = self._rlviz_chain.nodes(recorder.where)[-1]
+            node = self._rlviz_serve[serving] = recorder.register(serving.node(last))
         return node
 
-    def _rlviz_serve_one(self, serve_id: str) -> tuple[int, Any]:
-        with self._rlviz_lock:
-            return self._rlviz_serve_locked(serve_id)
+    def _rlviz_serve_one(self, serving: Serving) -> tuple[int, Any]:
+        with self.rlviz_lock:
+            return self._rlviz_serve_locked(serving)
 
-    def _rlviz_serve_locked(self, serve_id: str) -> tuple[int, Any]:
+    def _rlviz_serve_locked(self, serving: Serving) -> tuple[int, Any]:
         if self._rlviz_local is None:
             raise RuntimeError("par_iter_init() must be called before pulling items from this shard")
-        node = self._rlviz_serve_node(serve_id)
+        node = self._rlviz_serve_node(serving)
         consumed = self._rlviz_consumed
         recorder = get_recorder()
         start = time.time_ns()
@@ -238,31 +248,30 @@ class ParallelIteratorWorker:
             return -1, item
         return recorder.record(node, start, time.time_ns(), ITEM, item, _drain(consumed)), item
 
-    def _rlviz_serve_batch(self, serve_id: str, batch_ms: float, chunk: int = 1,
-                           budget_ns: int = 0) -> tuple[list, list]:
-        return self._rlviz_batch(lambda: self._rlviz_serve_one(serve_id), serve_id, batch_ms, chunk, budget_ns)
+    def _rlviz_serve_batch(self, request: BatchRequest) -> tuple[list, list]:
+        return self._rlviz_batch(lambda: self._rlviz_serve_one(request.serving), request.serving, request)
 
-    def _rlviz_batch(self, pull: Callable[[], tuple[int, Any]], serve_id: str, batch_ms: float, chunk: int,
-                     budget_ns: int) -> tuple[list, list]:
+    def _rlviz_batch(self, pull: Callable[[], tuple[int, Any]], serving: Serving,
+                     request: BatchRequest) -> tuple[list, list]:
         """A batch from ``pull``; an error after some items is held back and raised by the next batch."""
-        held = self._rlviz_held_errors.pop(serve_id, None)
+        held = self._rlviz_held_errors.pop(serving, None)
         if held is not None:
             raise held
-        ids, items, error = _collect(pull, batch_ms, chunk, budget_ns)
+        ids, items, error = _collect(pull, request.batch_ms, request.chunk, request.coalesce_ns)
         if error is not None:
             if not items:
                 raise error
-            self._rlviz_held_errors[serve_id] = error
+            self._rlviz_held_errors[serving] = error
         return ids, items
 
-    def _rlviz_slice(self, serve_id: str, step: int, start: int) -> tuple[int, Any]:
+    def _rlviz_slice(self, step: int, start: int) -> tuple[int, Any]:
         if self._rlviz_slices is None:
             self._rlviz_slices = collections.defaultdict(collections.deque)
         buffers = self._rlviz_slices
         if not buffers[start]:
             for index in range(step):
                 try:
-                    buffers[index].append(self._rlviz_serve_one(f"{serve_id}"))
+                    buffers[index].append(self._rlviz_serve_one(_SLICE))
                 except StopIteration:
                     break
             if not buffers[start]:
@@ -277,7 +286,8 @@ def _collect(pull: Callable[[], tuple[int, Any]], batch_ms: float, chunk: int,
     With ``batch_ms > 0``, pull for that many milliseconds (Ray's batching).
     Otherwise pull ``chunk`` pairs, then keep pulling while the next one, if it
     takes as long as the last, would still arrive within ``budget_ns`` of the
-    first pull: fast items share one round trip, a slow item goes alone.
+    first pull: fast items share one round trip, a slow item goes alone
+    (``budget_ns=0``: exactly ``chunk`` items, Ray's pattern).
     """
     ids: list[int] = []
     items: list = []

@@ -190,7 +190,7 @@ class ReplayActor(ParallelIteratorWorker):
     def _replay_forever(self) -> Iterator:
         import time
         while True:
-            with self._rlviz_lock:
+            with self.rlviz_lock:
                 batch = self.buffer.replay()
             if batch is None:
                 time.sleep(self.idle_sleep_s)

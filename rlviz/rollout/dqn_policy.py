@@ -94,7 +94,7 @@ class DQNPolicy(TorchPolicy):
         n_obs = check_box_obs(name, observation_space)
         self.num_actions = check_discrete_actions(name, action_space)
         sizes = [n_obs, *self.config.hidden_sizes, self.num_actions]
-        self._build(seeded_init(seed, lambda: mlp(sizes)), self.config.lr)
+        self.set_model(seeded_init(seed, lambda: mlp(sizes)), self.config.lr)
         self.target_model = copy.deepcopy(self.model).requires_grad_(False)
         self.num_target_updates = 0
 
@@ -140,7 +140,7 @@ class DQNPolicy(TorchPolicy):
         q_taken, target = self._q_and_target(batch)
         per_row = nn.functional.smooth_l1_loss(q_taken, target, reduction="none")
         if PRIO_WEIGHTS in batch:
-            per_row = per_row * self._tensor(batch, PRIO_WEIGHTS)
+            per_row = per_row * self.column_tensor(batch, PRIO_WEIGHTS)
         loss = per_row.mean()
         return loss, {"mean_q": float(q_taken.mean().detach()),
                       "mean_td_error": float((q_taken - target).abs().mean().detach()),
@@ -164,11 +164,11 @@ class DQNPolicy(TorchPolicy):
         return grads, info
 
     def _q_and_target(self, batch: SampleBatch) -> tuple[torch.Tensor, torch.Tensor]:
-        obs = self._tensor(batch, SampleBatch.OBS)
-        new_obs = self._tensor(batch, SampleBatch.NEXT_OBS)
-        actions = self._tensor(batch, SampleBatch.ACTIONS, torch.int64)
-        rewards = self._tensor(batch, SampleBatch.REWARDS)
-        not_done = 1.0 - self._tensor(batch, SampleBatch.TERMINATEDS)
+        obs = self.column_tensor(batch, SampleBatch.OBS)
+        new_obs = self.column_tensor(batch, SampleBatch.NEXT_OBS)
+        actions = self.column_tensor(batch, SampleBatch.ACTIONS, torch.int64)
+        rewards = self.column_tensor(batch, SampleBatch.REWARDS)
+        not_done = 1.0 - self.column_tensor(batch, SampleBatch.TERMINATEDS)
         q_taken = self.model(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
         with torch.no_grad():
             q_next_target = self.target_model(new_obs)
@@ -178,7 +178,7 @@ class DQNPolicy(TorchPolicy):
             else:
                 q_next = q_next_target.max(dim=1).values
             if N_STEPS in batch:
-                discount = self.config.gamma ** self._tensor(batch, N_STEPS)
+                discount = self.config.gamma ** self.column_tensor(batch, N_STEPS)
             else:
                 discount = self.config.gamma
             target = rewards + discount * not_done * q_next

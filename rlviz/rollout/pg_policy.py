@@ -99,7 +99,7 @@ class PGPolicy(TorchPolicy):
                 heads["vf"] = mlp([*sizes, 1])
             return nn.ModuleDict(heads)
 
-        self._build(seeded_init(seed, build), self.config.lr)
+        self.set_model(seeded_init(seed, build), self.config.lr)
 
     # -- acting ---------------------------------------------------------------
     def compute_actions(self, obs_batch: np.ndarray, explore: bool = True) -> tuple[np.ndarray, dict]:
@@ -163,9 +163,9 @@ class PGPolicy(TorchPolicy):
     # -- learning -------------------------------------------------------------
     def loss(self, batch: SampleBatch) -> tuple[torch.Tensor, dict]:
         """-mean(logp * advantage), plus the value loss and entropy bonus with a critic."""
-        obs = self._tensor(batch, SampleBatch.OBS)
-        actions = self._tensor(batch, SampleBatch.ACTIONS, torch.int64)
-        advantages = self._tensor(batch, SampleBatch.ADVANTAGES)
+        obs = self.column_tensor(batch, SampleBatch.OBS)
+        actions = self.column_tensor(batch, SampleBatch.ACTIONS, torch.int64)
+        advantages = self.column_tensor(batch, SampleBatch.ADVANTAGES)
         if self.config.standardize_advantages and len(advantages) > 1:
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         log_probs = torch.log_softmax(self.model["pi"](obs), dim=-1)
@@ -176,7 +176,7 @@ class PGPolicy(TorchPolicy):
         info = {"policy_loss": float(policy_loss.detach()), "entropy": float(entropy.detach())}
         if self.config.use_critic:
             values = self.model["vf"](obs).squeeze(-1)
-            vf_loss = 0.5 * ((values - self._tensor(batch, SampleBatch.VALUE_TARGETS)) ** 2).mean()
+            vf_loss = 0.5 * ((values - self.column_tensor(batch, SampleBatch.VALUE_TARGETS)) ** 2).mean()
             total = total + self.config.vf_loss_coeff * vf_loss
             info["vf_loss"] = float(vf_loss.detach())
         return total, info

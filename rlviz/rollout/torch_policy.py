@@ -40,12 +40,13 @@ def mlp(sizes: list[int]) -> nn.Sequential:
 class TorchPolicy(Policy):
     """A policy whose parameters live in ``self.model`` and learn with one Adam optimizer.
 
-    Subclasses call ``super().__init__``, then ``self._build(model, lr)``, and
+    Subclasses call ``super().__init__``, then ``self.set_model(model, lr)``, and
     implement ``loss(batch) -> (loss tensor, info dict)``.  Gradients cross
     actors as a list of numpy arrays in ``self.model.parameters()`` order.
     """
 
-    def _build(self, model: nn.Module, lr: float) -> None:
+    def set_model(self, model: nn.Module, lr: float) -> None:
+        """Use ``model`` (its parameters learn with one Adam optimizer at learning rate ``lr``)."""
         self.model = model
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
 
@@ -108,7 +109,8 @@ class TorchPolicy(Policy):
                              f"{sorted(own)}; were they taken from the same policy class?")
         self.model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
 
-    def _tensor(self, batch: SampleBatch, key: str, dtype: Any = torch.float32) -> torch.Tensor:
+    def column_tensor(self, batch: SampleBatch, key: str, dtype: Any = torch.float32) -> torch.Tensor:
+        """Column ``key`` of ``batch`` as a tensor of ``dtype``."""
         return torch.as_tensor(np.asarray(batch[key]), dtype=dtype)
 
 

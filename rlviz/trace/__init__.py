@@ -1,7 +1,6 @@
 """Recording: plain event records, bounded per-process buffers, and the Trace they make.
 
-This layer knows nothing of Ray or matplotlib; everything here is plain data
-that can be saved as JSON and read anywhere.
+Everything here is plain data that can be saved as JSON and read anywhere.
 """
 from rlviz.trace.event import DRIVER, OUTCOMES, Event, Node
 from rlviz.trace.recorder import Recorder, get_recorder

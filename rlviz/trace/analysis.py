@@ -1,7 +1,7 @@
 """Questions asked of a trace: per-node statistics, the dataflow graph, item order.
 
 Small functions over the columns of a ``Trace``; networkx is imported only by
-``trace_graph``.  No Ray, no matplotlib.
+``trace_graph``.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Each process is a Perfetto process, each dataflow node its own thread track,
 each event a complete ("X") event, and each value passed on a flow arrow from
-producer to consumer.  No Ray, no matplotlib.
+producer to consumer.
 """
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """One recorded ``next()`` call, and the dataflow node that made it.
 
-Plain data only: this module imports nothing from Ray, matplotlib or the rest
-of rlviz, so traces can be read anywhere.
+Plain data only, so traces can be read anywhere.
 """
 from __future__ import annotations
 

@@ -1,26 +1,30 @@
 """Saving and loading traces as JSON: data only, never code (no pickle).
 
 Loading checks every field, so a corrupt or foreign file fails with a
-``TraceFormatError`` naming the file and what is wrong.  No Ray, no matplotlib.
+``TraceFormatError`` naming the file and what is wrong.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Node
-from rlviz.trace.items import KIND_SIZED, KIND_TEXT
-from rlviz.trace.trace import COLUMNS, Trace, TraceFormatError
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
+from rlviz.trace.schema import COLUMNS, TraceFormatError
 
-__all__ = ["save_trace", "load_trace", "FORMAT", "VERSION"]
+if TYPE_CHECKING:
+    from rlviz.trace.trace import Trace
+
+__all__ = ["save_trace", "read_trace", "FORMAT", "VERSION"]
 
 FORMAT = "rlviz-trace"
 VERSION = 1
 
 
-def save_trace(trace: Trace, path: str | Path) -> None:
+def save_trace(trace: "Trace", path: str | Path) -> None:
     """Write ``trace`` to ``path`` as columnar JSON."""
     columns = {name: trace.columns[name].tolist() for name in (*COLUMNS, "input_offsets", "input_ids")}
     document = {"format": FORMAT, "version": VERSION, "dropped": trace.dropped,
@@ -29,8 +33,13 @@ def save_trace(trace: Trace, path: str | Path) -> None:
     Path(path).write_text(json.dumps(document, separators=(",", ":")))
 
 
-def load_trace(path: str | Path) -> Trace:
-    """Read a trace written by ``save_trace``.
+def read_trace(path: str | Path) -> dict:
+    """Read a trace written by ``save_trace``: ``Trace(**read_trace(path))`` is the trace.
+
+    Returns
+    -------
+    dict
+        The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``.
 
     Raises
     ------
@@ -48,7 +57,7 @@ def load_trace(path: str | Path) -> Trace:
         raise TraceFormatError(f"{path}: {err}") from None
 
 
-def _parse(document: object) -> Trace:
+def _parse(document: object) -> dict:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise TraceFormatError(f"not an rlviz trace (no \"format\": \"{FORMAT}\" field)")
     if document.get("version") != VERSION:
@@ -65,7 +74,7 @@ def _parse(document: object) -> Trace:
     dropped = document.get("dropped", 0)
     if not isinstance(dropped, int) or dropped < 0:
         raise TraceFormatError(f"\"dropped\" must be a non-negative int, got {dropped!r}")
-    return Trace(nodes, columns, texts, dropped)
+    return {"nodes": nodes, "columns": columns, "texts": texts, "dropped": dropped}
 
 
 def _field(document: dict, key: str, kind: type):
@@ -121,7 +130,7 @@ def _check_consistent(columns: dict, n_nodes: int, n_texts: int) -> None:
     if n and columns["outcome"].max() >= len(OUTCOMES):
         raise TraceFormatError(f"column \"outcome\" has a code outside 0..{len(OUTCOMES) - 1}")
     kinds, numbers = columns["item_kind"], columns["item_num"]
-    text_refs = np.concatenate((numbers[kinds == KIND_TEXT], numbers[kinds == KIND_SIZED] & ((1 << 24) - 1)))
+    text_refs = np.concatenate((numbers[kinds == KIND_TEXT], numbers[kinds == KIND_SIZED] & SIZED_NAME_MASK))
     if len(text_refs) and (text_refs.min() < 0 or text_refs.max() >= n_texts):
         raise TraceFormatError("an item summary refers to a text outside \"texts\"")
     if n and np.any(columns["end_ns"] < columns["start_ns"]):

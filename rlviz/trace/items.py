@@ -3,19 +3,20 @@
 Recording must be cheap, so a value is reduced to ``(kind, number)`` on the
 hot path and turned into text such as ``"int 3"`` or ``"list[2]"`` only when a
 trace is read.  Objects may define ``__rlviz_summary__() -> str`` to choose
-their own text (SampleBatch does).  No Ray, no matplotlib.
+their own text (SampleBatch does).
 """
 from __future__ import annotations
 
 import struct
 
-__all__ = ["TextTable", "summarize", "format_summary",
+__all__ = ["TextTable", "summarize", "format_summary", "KINDS", "SIZED_NAME_MASK",
            "KIND_NONE", "KIND_INT", "KIND_FLOAT", "KIND_BOOL", "KIND_TEXT", "KIND_SIZED"]
 
-KIND_NONE, KIND_INT, KIND_FLOAT, KIND_BOOL, KIND_TEXT, KIND_SIZED = range(6)
+KIND_NONE, KIND_INT, KIND_FLOAT, KIND_BOOL, KIND_TEXT, KIND_SIZED = KINDS = tuple(range(6))
 
-_LENGTH_SHIFT = 24          # KIND_SIZED packs (length << 24) | type-name index
-_NAME_MASK = (1 << _LENGTH_SHIFT) - 1
+_LENGTH_SHIFT = 24
+#: A KIND_SIZED number is ``(length << 24) | index of its type name``; this mask takes the index.
+SIZED_NAME_MASK = (1 << _LENGTH_SHIFT) - 1
 _MAX_TEXT = 60              # longer summaries are cut, so the table stays small
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -82,7 +83,7 @@ def format_summary(kind: int, number: int, texts: list[str]) -> str | None:
     if kind == KIND_TEXT:
         return texts[number]
     if kind == KIND_SIZED:
-        return f"{texts[number & _NAME_MASK]}[{number >> _LENGTH_SHIFT}]"
+        return f"{texts[number & SIZED_NAME_MASK]}[{number >> _LENGTH_SHIFT}]"
     if kind == KIND_FLOAT:
         return f"float {struct.unpack('<d', struct.pack('<q', number))[0]:.6g}"
     if kind == KIND_BOOL:

@@ -1,48 +1,29 @@
 """The per-process event buffer: cheap to append to, bounded, exportable.
 
 Every process that runs rlviz iterators (the driver and each actor) has one
-``Recorder``.  Each recorded stage writes through its own ``Writer``: one
-row of five int64s per event, packed by one ``struct`` call onto a short
-private ``bytearray`` (cheaper than a list of Python ints, which also holds
-every int as an object), handed to the recorder as an int64 array every
-``CHUNK_EVENTS`` rows.  A chunk opens with a
-header row naming its node and the id of its first item; later items take
-the next ids in turn, so rows need not repeat either.  Past ``capacity``
-held events the oldest chunks are dropped and counted, never an unbounded
-list (viztracer's lesson).  No Ray, no matplotlib.
+``Recorder``.  Each recorded stage writes through its own ``Writer`` onto a
+private ``bytearray`` of rows (``rlviz.trace.rows`` owns their layout), handed
+to the recorder as an int64 array once a chunk is full.  Past ``capacity``
+held events the oldest chunks are dropped and counted, never an unbounded list.
 """
 from __future__ import annotations
 
 import os
 import random
-import struct
 import threading
 import weakref
 from array import array
 from collections import deque
-from collections.abc import Sequence
 
 from rlviz.checks import check_int
-from rlviz.trace.event import DRIVER, OUTCOMES, Node
+from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
+from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
+                              header_row, outcome_of, pack_code)
 
-__all__ = ["Recorder", "Writer", "get_recorder", "ITEM", "NOT_READY", "STOP", "ERROR",
-           "DEFAULT_CAPACITY", "FIELDS", "ROW", "TWO_ROWS", "CONTINUATION", "HEADER", "CHUNK_EVENTS",
-           "append_continuations"]
+__all__ = ["Recorder", "Writer", "get_recorder", "DEFAULT_CAPACITY"]
 
-ITEM, NOT_READY, STOP, ERROR = range(len(OUTCOMES))
 DEFAULT_CAPACITY = 1_000_000
-#: An event row: start_ns, end_ns, outcome | kind << 2, summary number, first input id.
-FIELDS = 5
-#: One row, packed as native int64s (what ``array("q")`` reads back); two rows in one call.
-ROW = struct.Struct(f"{FIELDS}q")
-TWO_ROWS = struct.Struct(f"{2 * FIELDS}q")
-#: First field of a row that carries more input ids of the event just before it (-1 pads).
-CONTINUATION = -1
-#: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0, 0.
-HEADER = -2
-#: Rows (header included) a writer collects before packing them and handing them to the recorder.
-CHUNK_EVENTS = 1024
 _ID_SHIFT = 40
 _NO_VALUE = object()
 
@@ -50,25 +31,29 @@ _NO_VALUE = object()
 class Writer:
     """One stage's private rows and ids (owned by a single thread).
 
-    ``rows`` (packed ``ROW``s, opened by a header) and
-    ``next_id``/``id_end`` are advanced directly by ``rlviz.iter.instrument``
-    on the hot path; ``record`` is the general path.  Each chunk reserves
-    ``CHUNK_EVENTS`` ids and the n-th item of a chunk has the header's id
-    plus n; a chunk is handed over when its ids are used up or (with
-    continuation rows) its rows reach ``CHUNK_EVENTS``.  A writer that is
+    ``rows`` (one chunk of ``rlviz.trace.rows`` rows, opened by a header)
+    and ``next_id``/``id_end`` are advanced directly by ``rlviz.iter.instrument``
+    on the hot path, under the invariants stated in ``rlviz.trace.rows``;
+    ``record`` is the general path.  ``rows`` is read-only: the buffer is one
+    object for the writer's life, only ever changed in place.  A writer that is
     garbage-collected hands its last rows over, so a finished chain loses nothing.
     """
 
-    __slots__ = ("recorder", "node", "rows", "next_id", "id_end", "__weakref__")
+    __slots__ = ("recorder", "node", "_rows", "next_id", "id_end", "__weakref__")
 
     def __init__(self, recorder: "Recorder", node: int) -> None:
         self.recorder = recorder
         self.node = node
-        self.rows = bytearray()
+        self._rows = bytearray()
         self._open_chunk()
 
+    @property
+    def rows(self) -> bytearray:
+        """This chunk's packed rows (the same bytearray for the writer's whole life)."""
+        return self._rows
+
     def __del__(self) -> None:
-        if len(self.rows) > ROW.size:
+        if len(self._rows) > ROW.size:
             self._adopt_rows()
 
     def record(self, start_ns: int, end_ns: int, outcome: int, value: object = _NO_VALUE,
@@ -86,47 +71,39 @@ class Writer:
         else:
             item_id = -1
         if inputs is None or type(inputs) is int:
-            first, more = (-1 if inputs is None else inputs), ()
+            first, more = (NO_INPUT if inputs is None else inputs), ()
         else:
-            first, more = (inputs[0] if inputs else -1), tuple(inputs[1:])
-        rows = self.rows
-        rows += ROW.pack(start_ns, end_ns, outcome | (kind << 2), number, first)
+            first, more = (inputs[0] if inputs else NO_INPUT), tuple(inputs[1:])
+        rows = self._rows
+        rows += ROW.pack(start_ns, end_ns, pack_code(outcome, kind), number, first)
         append_continuations(rows, more)
-        if len(rows) >= CHUNK_EVENTS * ROW.size:
+        if len(rows) >= CHUNK_BYTES:
             self.hand_over()
         return item_id
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
-        if len(self.rows) > ROW.size:
+        if len(self._rows) > ROW.size:
             self._adopt_rows()
         self._open_chunk()
 
     def discard(self) -> None:
         """Forget this chunk's rows; the ids they took stay used, so later items keep theirs."""
-        rows = self.rows
-        items = sum(1 for row in ROW.iter_unpack(rows[ROW.size:]) if row[0] >= 0 and row[2] & 3 == ITEM)
+        rows = self._rows
+        items = sum(1 for row in ROW.iter_unpack(rows[ROW.size:]) if row[0] >= 0 and outcome_of(row[2]) == ITEM)
         _, node, first_id, _, _ = ROW.unpack_from(rows)
-        rows[:] = ROW.pack(HEADER, node, first_id + items, 0, 0)
+        rows[:] = header_row(node, first_id + items)
 
     def _open_chunk(self) -> None:
         self.next_id, self.id_end = self.recorder.reserve_ids(CHUNK_EVENTS)
-        self.rows[:] = ROW.pack(HEADER, self.node, self.next_id, 0, 0)
+        self._rows[:] = header_row(self.node, self.next_id)
 
     def _adopt_rows(self) -> None:
         chunk = array("q")
-        with self.recorder._lock:       # so a concurrent export sees the rows exactly once
-            chunk.frombytes(self.rows)
-            del self.rows[:]
+        with self.recorder.lock:        # so a concurrent export sees the rows exactly once
+            chunk.frombytes(self._rows)
+            del self._rows[:]
             self.recorder.adopt(chunk)
-
-
-def append_continuations(rows: bytearray, ids: Sequence[int]) -> None:
-    """Append continuation rows carrying ``ids``, ``FIELDS - 1`` per row, padded with -1."""
-    width = FIELDS - 1
-    for at in range(0, len(ids), width):
-        part = ids[at:at + width]
-        rows += ROW.pack(CONTINUATION, *part, *([-1] * (width - len(part))))
 
 
 class Recorder:
@@ -152,7 +129,7 @@ class Recorder:
         self._full_events = 0
         self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
         self._node_writers: dict[int, Writer] = {}
-        self._lock = threading.RLock()   # export may run on another thread; __del__ may re-enter
+        self.lock = threading.RLock()    # export may run on another thread; __del__ may re-enter
 
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
@@ -172,7 +149,7 @@ class Recorder:
 
     def reserve_ids(self, count: int) -> tuple[int, int]:
         """A block of ``count`` fresh item ids, as ``(first, end)``."""
-        with self._lock:
+        with self.lock:
             first = self._ids
             self._ids += count
         base = self.tag << _ID_SHIFT
@@ -189,7 +166,7 @@ class Recorder:
 
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
-        with self._lock:
+        with self.lock:
             self._full.append(chunk)
             self._full_events += len(chunk) // FIELDS - 1
             while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
@@ -204,7 +181,7 @@ class Recorder:
         Events an earlier block left in the buffer may still be evicted to make
         room, but they were never part of this block, so they are not its loss.
         """
-        with self._lock:
+        with self.lock:
             self.count_from_ns = since_ns
             self.dropped = 0
 
@@ -219,7 +196,7 @@ class Recorder:
 
         One bytes blob carries the numbers, so it crosses process boundaries cheaply.
         """
-        with self._lock:
+        with self.lock:
             chunks = [*(c.tobytes() for c in self._full),
                       *(bytes(w.rows) for w in list(self._writers) if len(w.rows) > ROW.size)]
             nodes = list(self.nodes)
@@ -236,7 +213,7 @@ class Recorder:
 
     def clear(self) -> None:
         """Forget held events (the node table and the id counter stay)."""
-        with self._lock:
+        with self.lock:
             self._full.clear()
             self._full_events = 0
             for writer in list(self._writers):

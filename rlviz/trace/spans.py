@@ -1,7 +1,7 @@
 """``span()``: record one call that is not an iterator step (a worker's ``sample()``,
 a weight sync, a learn step) on this process's recorder.
 
-Costs one attribute read when recording is off.  No Ray, no matplotlib.
+Costs one attribute read when recording is off.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rlviz.trace.event import Node
-from rlviz.trace.recorder import ERROR, ITEM, STOP, get_recorder
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.rows import ERROR, ITEM, STOP
 
 __all__ = ["span", "Span"]
 

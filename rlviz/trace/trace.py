@@ -2,7 +2,7 @@
 
 Columns are numpy arrays (one entry per event), so large traces are drawn and
 analysed without building a Python object per event; ``events`` and
-``to_records()`` materialise them on request.  No Ray, no matplotlib.
+``to_records()`` materialise them on request.
 """
 from __future__ import annotations
 
@@ -12,24 +12,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
-from rlviz.trace.items import KIND_SIZED, KIND_TEXT, TextTable, format_summary
-from rlviz.trace.recorder import CONTINUATION, FIELDS, HEADER, ITEM
+from rlviz.trace.schema import COLUMNS, TraceFormatError
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
+from rlviz.trace.io import read_trace, save_trace
+from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, kind_of, outcome_of
 
 if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["Trace", "TraceFormatError", "COLUMNS"]
 
-#: The per-event columns and their dtypes.
-COLUMNS = {
-    "node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
-    "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64,
-}
 _RECORD_KEYS = ("op", "label", "op_id", "where", "pid", "start_ns", "end_ns", "outcome")
-
-
-class TraceFormatError(ValueError):
-    """A trace file or record list is not a valid rlviz trace."""
 
 
 class Trace:
@@ -168,14 +161,12 @@ class Trace:
     # -- views and exports (each lives in its own module) ------------------
     def save(self, path: str) -> None:
         """Write the trace as JSON (never pickle)."""
-        from rlviz.trace.io import save_trace
         save_trace(self, path)
 
     @classmethod
     def load(cls, path: str) -> "Trace":
         """Read a trace written by ``save``; raises ``TraceFormatError`` if it is not one."""
-        from rlviz.trace.io import load_trace
-        return load_trace(path)
+        return cls(**read_trace(path))
 
     def to_chrome(self, path: str) -> None:
         """Write Chrome trace-event JSON that Perfetto and chrome://tracing open."""
@@ -222,7 +213,7 @@ class _Builder:
     def __init__(self) -> None:
         self.nodes: list[Node] = []
         self.index: dict[str, int] = {}
-        self.texts = TextTable(capacity=1 << 24)
+        self.texts = TextTable(capacity=SIZED_NAME_MASK + 1)
         self.parts: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
         self.count = 0                              # events added so far
         self.input_owner: list[np.ndarray] = []     # (event number, input id) pairs, in input order
@@ -255,13 +246,13 @@ class _Builder:
                                                  tuple(d["parents"]))) for d in export["nodes"]]
                             or [0], np.int32)
         text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
-        outcome = (rows[:, 2] & 3).astype(np.uint8)
-        kind = (rows[:, 2] >> 2).astype(np.uint8)
+        outcome = outcome_of(rows[:, 2]).astype(np.uint8)
+        kind = kind_of(rows[:, 2]).astype(np.uint8)
         number = rows[:, 3].copy()
         is_text = kind == KIND_TEXT
         number[is_text] = text_map[number[is_text]]
         is_sized = kind == KIND_SIZED
-        mask = (1 << 24) - 1
+        mask = SIZED_NAME_MASK
         number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
         n = len(rows)
         self._append(node=node_map[row_node], pid=np.full(n, export["pid"]),
@@ -341,7 +332,7 @@ def _split_headers(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     is_header = rows[:, 0] == HEADER
     chunk = np.cumsum(is_header) - 1
     headers = rows[is_header]
-    is_item = (rows[:, 0] >= 0) & (rows[:, 2] & 3 == ITEM)
+    is_item = (rows[:, 0] >= 0) & (outcome_of(rows[:, 2]) == ITEM)
     items_so_far = np.cumsum(is_item)
     rank = items_so_far - items_so_far[is_header][chunk] - 1
     item_id = np.where(is_item, headers[chunk, 2] + rank, -1)
@@ -359,13 +350,13 @@ def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     event_rows = np.flatnonzero(is_event)
     events = rows[event_rows]
     first = events[:, 4]
-    has_first = np.flatnonzero(first != -1)
+    has_first = np.flatnonzero(first != NO_INPUT)
     owner_of_row = np.cumsum(is_event) - 1
     extra_rows = np.flatnonzero(~is_event)
     extra = rows[extra_rows, 1:]
     extra_owner = np.repeat(owner_of_row[extra_rows], extra.shape[1])
     extra = extra.ravel()
-    real = extra != -1
+    real = extra != NO_INPUT
     owner = np.concatenate((has_first, extra_owner[real]))
     value = np.concatenate((first[has_first], extra[real]))
     # first inputs come before continuation inputs of the same event, which stay in row order

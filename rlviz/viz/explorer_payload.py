@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.viz.graph import dataflow_graph
@@ -88,8 +89,7 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     >>> payload.meta["count"], payload.meta["unit_ns"]
     (81, 1)
     """
-    if not isinstance(chunk_bytes, int) or chunk_bytes < 8:
-        raise ValueError(f"chunk_bytes must be an int >= 8, got {chunk_bytes!r}")
+    check_int("chunk_bytes", chunk_bytes, minimum=8)
     c = trace.columns
     origin = trace.start_ns
     span = int(c["end_ns"].max() - origin) if len(trace) else 0

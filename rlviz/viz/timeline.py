@@ -13,6 +13,7 @@ import numpy as np
 from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.trace.lanes import lane_order
+from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, short_text, where_colors
 
@@ -27,7 +28,7 @@ RESTART_OP = "worker_restarted"
 MAX_FLOWS = 500
 
 _LANE_GAP = 0.6          # rows of space between two processes
-_ITEM, _NOT_READY, _STOP, _ERROR = range(4)
+_ITEM, _NOT_READY, _STOP, _ERROR = OUTCOME_CODES
 # outcome code -> (collection gid, bottom and top of the span within its row)
 _KINDS = {_ITEM: ("item", -0.4, 0.4), _NOT_READY: ("not_ready", 0.1, 0.4),
           _STOP: ("stop", -0.4, 0.4), _ERROR: ("error", -0.45, 0.45)}

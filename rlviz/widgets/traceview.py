@@ -21,6 +21,10 @@ __all__ = ["TraceView"]
 
 _TRAITS = ("selected", "window", "op", "where")
 
+#: The static fallback picture draws at most this many events (the earliest), so that showing a
+#: million-event view does not wait ~12 s for matplotlib to draw a picture a live page never shows.
+FALLBACK_EVENTS = 20_000
+
 
 class TraceView(anywidget.AnyWidget):
     """An interactive trace viewer: timeline, dataflow graph, order strip and inspector, linked.
@@ -174,14 +178,25 @@ def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:
 
 
 def _timeline_png(trace: Trace) -> str:
-    """The matplotlib timeline as base64 PNG: what a reader without a live kernel sees."""
+    """The matplotlib timeline as base64 PNG: what a reader without a live kernel sees.
+
+    A trace longer than ``FALLBACK_EVENTS`` is drawn up to the end of its first ``FALLBACK_EVENTS``
+    calls, and the title says so.
+    """
     import io
 
     import matplotlib.pyplot as plt
+    import numpy as np
 
     from rlviz.viz import plot_timeline
 
-    ax = plot_timeline(trace)
+    window, title = None, None
+    if len(trace) > FALLBACK_EVENTS:
+        cut_ns = np.partition(trace.columns["start_ns"], FALLBACK_EVENTS)[FALLBACK_EVENTS]
+        window = (0.0, max(float(cut_ns - trace.start_ns) / 1e6, 1e-3))
+        title = (f"The first {FALLBACK_EVENTS:,} of {len(trace):,} calls (a static picture; "
+                 f"run the cell in a live kernel to explore them all)")
+    ax = plot_timeline(trace, window=window, title=title)
     buffer = io.BytesIO()
     try:
         ax.figure.savefig(buffer, format="png", dpi=80)

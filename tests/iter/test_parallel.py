@@ -36,7 +36,7 @@ def test_gather_async_yields_everything_and_names_the_source_actor():
     pairs = list(gathered)
     assert sorted(item for _, item in pairs) == list(range(20))
     shard_of = {item: actor for actor, item in pairs}
-    actors = it.actor_sets[0].actors
+    actors = it.shard_set.actors
     assert all(shard_of[i] == actors[0] for i in range(10))
     assert all(shard_of[i] == actors[1] for i in range(10, 20))
 
@@ -47,12 +47,12 @@ def test_source_actors_stay_right_when_unioned_streams_share_one_metrics_context
     merged = left.gather_async().zip_with_source_actor().union(
         right.for_each(lambda x: -x - 1).gather_async().zip_with_source_actor())
     pairs = merged.take(400)
-    left_actors, right_actors = set(left.actor_sets[0].actors), set(right.actor_sets[0].actors)
+    left_actors, right_actors = set(left.shard_set.actors), set(right.shard_set.actors)
     assert {actor for actor, item in pairs if item >= 0} == left_actors
     assert {actor for actor, item in pairs if item < 0} == right_actors
     for actor, item in pairs:
         shard = (item if item >= 0 else -item - 1) // 100
-        assert actor == (left if item >= 0 else right).actor_sets[0].actors[shard]
+        assert actor == (left if item >= 0 else right).shard_set.actors[shard]
 
 
 def test_gather_async_with_batch_ms_still_yields_all_items():
@@ -158,7 +158,7 @@ def test_timeout_makes_gather_non_blocking():
         return x
 
     it = from_range(2, 1).for_each(slow).gather_async()
-    fast = LocalIterator._create(it._source, it.shared_metrics, it._steps, timeout=0.01)
+    fast = LocalIterator.from_chain(it.chain.with_timeout(0.01), it.shared_metrics)
     first = next(fast)
     assert isinstance(first, NextValueNotReady)
     assert [x for x in fast if not isinstance(x, NextValueNotReady)] == [0, 1]
@@ -190,7 +190,7 @@ def test_calls_reach_a_worker_while_its_stream_is_paused():
     actor = Sampler.remote()
     track_actor(actor, control_group=True)
     stream = from_actors([actor]).gather_async()
-    assert stream._source.upstream()[0][-1].op == "par_iter_next_batch"
+    assert stream.chain.source.upstream()[0][-1].op == "par_iter_next_batch"
     assert next(stream) == 0
     # the stream is now paused on back-pressure; the actor must still answer
     assert ray.get(actor.set_weights.remote(7), timeout=10) == 7
@@ -234,3 +234,37 @@ def test_dropping_a_gather_stops_its_streams():
     assert ray.get(actor.samples_taken.remote()) == before  # no stream keeps sampling for nobody
     assert ray.get(actor.set_weights.remote(3), timeout=10) == 3
     assert next(from_actors([actor]).gather_async()) == 3
+
+
+def test_a_fifth_live_gather_async_over_the_same_workers_works():
+    """An actor serves 4 streams at once; a fifth live gather must not wait for a slot forever."""
+    import threading
+
+    actors = [Sampler.remote(), Sampler.remote()]
+    for actor in actors:
+        track_actor(actor, control_group=True)
+    live = []
+    for _ in range(4):
+        live.append(from_actors(actors).gather_async())
+        next(live[-1])
+    fifth = from_actors(actors).gather_async()
+    got = []
+    puller = threading.Thread(target=lambda: got.append(next(fifth)), daemon=True)
+    puller.start()
+    puller.join(timeout=60)
+    assert got == [0], "the fifth gather_async did not deliver within 60 s"
+    assert next(live[0]) == 0                  # the four streams still flow
+
+
+@pytest.mark.parametrize("gather", ["gather_sync", "gather_async", "batch_across_shards"])
+def test_an_error_from_a_shard_names_its_lane(gather):
+    def boom(x):
+        if x == 2:
+            raise KeyError("two")
+        return x
+
+    it = from_range(4, 1).for_each(boom)
+    (lane,) = it.shard_set.labels
+    with pytest.raises(KeyError) as caught:
+        list(getattr(it, gather)())
+    assert any(lane in note for note in getattr(caught.value, "__notes__", [])), caught.value

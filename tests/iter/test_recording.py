@@ -15,7 +15,7 @@ def test_record_collects_driver_and_shard_events_with_links():
     lanes = {e.where for e in events}
     assert "driver" in lanes and len(lanes - {"driver"}) == 2
     ops = {(e.where != "driver", e.op) for e in events}
-    assert {(True, "from_range"), (True, "for_each"), (True, "par_iter_next_batch"),
+    assert {(True, "from_range"), (True, "for_each"), (True, "par_iter_next"),
             (False, "gather_sync"), (False, "for_each")} <= ops
     gathered = [e for e in events if e.op == "gather_sync" and e.outcome == "item"]
     assert [e.item for e in gathered] == ["int 1", "int 4", "int 2", "int 5", "int 3", "int 6"]
@@ -23,7 +23,7 @@ def test_record_collects_driver_and_shard_events_with_links():
     # every value the driver gathered was produced by a shard's serving call
     for event in gathered:
         (source,) = event.inputs
-        assert producers[source].op == "par_iter_next_batch" and producers[source].where != "driver"
+        assert producers[source].op == "par_iter_next" and producers[source].where != "driver"
     graph = trace.graph()
     gather = next(n for n, d in graph.nodes(data=True) if d["op"] == "gather_sync")
     assert sum(graph.edges[u, gather]["items"] for u in graph.predecessors(gather)) == 6
@@ -100,7 +100,7 @@ def test_dataflow_is_available_before_running():
 def test_links_survive_clearing_the_recorder_mid_chain():
     from rlviz.iter import SharedMetrics
     from rlviz.trace import get_recorder
-    from rlviz.trace.recorder import CHUNK_EVENTS
+    from rlviz.trace.rows import CHUNK_EVENTS
 
     n = 3 * CHUNK_EVENTS                           # past the id block of the chunk left open by clear()
     chain = LocalIterator(lambda timeout=None: iter(range(n)), SharedMetrics()).for_each(lambda x: -x)
@@ -116,3 +116,40 @@ def test_links_survive_clearing_the_recorder_mid_chain():
     for event in mapped:
         (source,) = event.inputs
         assert producers[source].item == "int " + event.item.split()[1].lstrip("-")
+
+
+def _serving_events(trace):
+    return [e for e in trace.events if e.where != "driver" and e.op.startswith("par_iter_next")]
+
+
+def test_gather_sync_by_default_makes_one_par_iter_next_per_shard_per_round():
+    """Ray 1.x's call pattern: a serving call yields exactly one item, and no shard runs ahead of a round."""
+    with rlviz.record() as trace:
+        gathered = from_range(12, num_shards=3).gather_sync()
+        assert gathered.take(12) == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+    served = [e for e in _serving_events(trace) if e.outcome == "item"]
+    assert {e.op for e in served} == {"par_iter_next"} and len(served) == 12
+    assert all(len(trace.inputs_of(i)) <= 1 for i in range(len(trace)))
+    (node,) = [n for n in trace.nodes if n.op == "gather_sync"]
+    assert node.label.endswith(".gather_sync()")
+
+
+def test_prefetch_is_opt_in_and_named_in_the_trace():
+    with rlviz.record() as trace:
+        assert from_range(12, num_shards=2).gather_sync(prefetch=4).take(12) == [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]
+    serving = {n.label for n in trace.nodes if n.op == "par_iter_next_batch"}
+    assert serving and all(label.endswith(".par_iter_next_batch(prefetch=4)") for label in serving)
+    assert any(n.op == "gather_sync" and n.label.endswith(".gather_sync(prefetch=4)") for n in trace.nodes)
+
+
+def test_gather_async_by_default_answers_one_item_per_call_and_coalescing_is_opt_in():
+    with rlviz.record() as trace:
+        assert sorted(from_range(40, num_shards=2).gather_async()) == list(range(40))
+    driver = [e for e in trace.events if e.op == "gather_async" and e.outcome == "item"]
+    served = [e for e in _serving_events(trace) if e.outcome == "item"]
+    assert len(served) == 40 and len(driver) == 40
+    assert all(n.label.endswith(".par_iter_next_batch()") for n in trace.nodes if n.op == "par_iter_next_batch")
+    with rlviz.record() as coalesced:
+        assert sorted(from_range(40, num_shards=2).gather_async(coalesce_ms=50)) == list(range(40))
+    labels = {n.label for n in coalesced.nodes if n.op in ("par_iter_next_batch", "gather_async")}
+    assert labels and all("coalesce_ms=50" in label for label in labels)

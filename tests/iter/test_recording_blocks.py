@@ -70,6 +70,8 @@ def test_a_killed_shards_lane_keeps_what_it_recorded_before_it_died():
         assert len(it.take(20)) == 20
         before = len([e for e in trace.events if e.where == doomed_label])     # a live read collects
         ray.kill(doomed_actor)
+        with pytest.raises(ray.exceptions.RayActorError):        # it is gone before the block ends
+            ray.get(doomed_actor._rlviz_clock.remote(), timeout=60)
     assert before > 0
     kept = [e for e in trace.events if e.where == doomed_label]
     assert len(kept) >= before

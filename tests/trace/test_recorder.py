@@ -2,7 +2,7 @@
 import pytest
 
 from rlviz.trace import Node, Recorder, Trace
-from rlviz.trace.recorder import ITEM, NOT_READY
+from rlviz.trace.rows import ITEM, NOT_READY
 
 
 def _fill(recorder, n):
@@ -76,3 +76,29 @@ def test_writer_ids_stay_unique_and_linked_across_clears():
     for source, mapped in pairs:
         assert by_id[mapped].inputs == (source,) and by_id[source].op == "source"
     assert len(by_id) == 1800
+
+
+def test_a_writers_buffer_is_one_object_changed_only_in_place():
+    """The hot path keeps an alias of ``writer.rows``: hand-over, discard and clear must not replace it."""
+    from rlviz.trace.rows import CHUNK_BYTES, CHUNK_EVENTS, HEADER, ROW
+
+    recorder = Recorder()
+    writer = recorder.writer(recorder.register(Node("n1", "source", "s")))
+    alias = writer.rows
+    for i in range(CHUNK_EVENTS + 5):                 # crosses one hand-over
+        writer.record(i, i + 1, ITEM, i)
+    assert writer.rows is alias and len(alias) < CHUNK_BYTES and recorder.held == CHUNK_EVENTS + 5
+    recorder.clear()                                  # discards the open chunk's rows
+    assert writer.rows is alias and ROW.unpack_from(alias)[0] == HEADER and len(alias) == ROW.size
+    with pytest.raises(AttributeError):
+        writer.rows = bytearray()
+
+
+def test_row_codes_round_trip_through_the_owners_helpers():
+    from rlviz.trace.items import KINDS
+    from rlviz.trace.rows import OUTCOME_CODES, kind_of, outcome_of, pack_code
+
+    for outcome in OUTCOME_CODES:
+        for kind in KINDS:
+            code = pack_code(outcome, kind)
+            assert (outcome_of(code), kind_of(code)) == (outcome, kind)

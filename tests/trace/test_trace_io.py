@@ -124,7 +124,7 @@ def test_summary_keeps_long_lane_names_apart():
 
 def test_event_by_index_matches_events_without_building_them_all():
     from rlviz.trace import Node, Recorder
-    from rlviz.trace.recorder import ITEM
+    from rlviz.trace.rows import ITEM
 
     recorder = Recorder()
     node = recorder.register(Node("n1", "for_each", "x.for_each()"))

@@ -107,8 +107,10 @@ def test_empty_trace_encodes_to_empty_columns():
 
 
 def test_bad_chunk_size_is_rejected():
-    with pytest.raises(ValueError, match="chunk_bytes"):
+    with pytest.raises(ValueError, match="chunk_bytes must be an int >= 8, got 0"):
         encode_trace(sharded_trace(), chunk_bytes=0)
+    with pytest.raises(TypeError, match="chunk_bytes must be an int, got float 64.0"):
+        encode_trace(sharded_trace(), chunk_bytes=64.0)
 
 
 def test_order_strip_names_the_ops_under_concurrently_tags():

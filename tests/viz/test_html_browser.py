@@ -1,7 +1,9 @@
 """The standalone Explorer file from ``write_html``, opened from file:// in headless chromium, offline.
 
 Every request that is not for a file:// or data: URL is aborted and counted;
-the test asserts there were none.  The trace comes from a real run on two
+the test asserts there were none, and no console error either (a fetch the
+page's Content-Security-Policy refuses never becomes a request, only a
+console error).  The trace comes from a real run on two
 shard actors.  Screenshots go to the ``artifacts`` folder the test prints.
 """
 import pytest
@@ -45,6 +47,7 @@ def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_pa
                 else outside.append(request.url))
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.goto(html.as_uri())
         root = wait_ready(page)
         shot(root, artifacts, "1-ready")
@@ -66,5 +69,5 @@ def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_pa
         shot(root, artifacts, "5-zoomed")
         expect(root.locator('[data-rlviz="error"]')).to_be_hidden()
         context.close()
-    assert errors == [], f"the page raised: {errors}"
+    assert errors == [], f"the page raised or logged errors: {errors}"
     assert outside == [], f"the standalone file asked the network for {outside}"

@@ -701,8 +701,17 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
       if (color === "#000") rect.setAttribute("stroke", "#000");
       g.setAttribute("opacity", !filtered || nodeMatches(model, k, state.filter) ? 1 : 0.35);
-      if (color === "#000") g.dataset.selected = "1"; else delete g.dataset.selected;
+      if (color === "#000") { g.dataset.selected = "1"; revealInPane(parts.graph, g); } else delete g.dataset.selected;
     }
+  }
+
+  // Scroll the pane (never the page) just enough that the element is inside it.
+  function revealInPane(pane, element) {
+    const box = element.getBoundingClientRect(), view = pane.getBoundingClientRect();
+    if (box.left < view.left) pane.scrollLeft -= view.left - box.left + 8;
+    else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
+    if (box.top < view.top) pane.scrollTop -= view.top - box.top + 8;
+    else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
   }
 
   // ---------------------------------------------------------------- order strip

@@ -1,0 +1,111 @@
+"""The shard set: the actors behind a ParallelIterator, grouped by the chain each group runs.
+
+The gather code owns it: it starts a set (or a subset) by sending each actor
+its group's ``Chain`` and names their nodes, including the node each shard
+serves a gather's calls on.  See docs/design.md for the picture.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import ray
+
+from rlviz.iter.actors import next_label, track_actor
+from rlviz.iter.chain import Chain, NodeId, Serving, Source, Step
+from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
+from rlviz.runtime import ensure_ray
+from rlviz.trace.event import Node
+
+__all__ = ["ShardGroup", "ShardSet"]
+
+_SHARD_ACTOR = ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ShardWorker)
+
+
+@dataclass(frozen=True)
+class ShardGroup:
+    """Shard actors (and their lane labels) that run one chain."""
+
+    actors: tuple
+    labels: tuple[str, ...]
+    chain: Chain
+
+
+@dataclass(frozen=True)
+class ShardSet:
+    """The shards of a ParallelIterator, in shard order, as one or more groups (after ``union``)."""
+
+    groups: tuple[ShardGroup, ...]
+
+    @classmethod
+    def launch(cls, shards: Sequence, repeat: bool, op: str, label: str) -> "ShardSet":
+        """Start one rlviz shard actor per entry of ``shards`` (its items) and track their lanes."""
+        ensure_ray()
+        actors = tuple(_SHARD_ACTOR.remote(shard, repeat) for shard in shards)
+        labels = tuple(track_actor(actor, next_label("shard"), control_group=True) for actor in actors)
+        return cls.of_actors(actors, labels, op, label)
+
+    @classmethod
+    def of_actors(cls, actors: Sequence, labels: Sequence[str], op: str, label: str) -> "ShardSet":
+        """One group over running ``actors`` whose source node is ``op``, labelled ``label``."""
+        chain = Chain(Source(op, NodeId.new(), label, None))
+        return cls((ShardGroup(tuple(actors), tuple(labels), chain),))
+
+    # -- what the set is ------------------------------------------------------
+    @property
+    def actors(self) -> tuple:
+        """Every shard actor, in shard order."""
+        return tuple(actor for group in self.groups for actor in group.actors)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every shard's lane label, in shard order."""
+        return tuple(label for group in self.groups for label in group.labels)
+
+    def __len__(self) -> int:
+        return sum(len(group.actors) for group in self.groups)
+
+    def then(self, step: Step) -> "ShardSet":
+        """Every group's chain with ``step`` appended."""
+        return ShardSet(tuple(replace(group, chain=group.chain.then(step)) for group in self.groups))
+
+    def union(self, other: "ShardSet") -> "ShardSet":
+        """The shards of both sets, each group keeping its chain."""
+        return ShardSet(self.groups + other.groups)
+
+    def select(self, indices: Sequence[int]) -> "ShardSet":
+        """Only the shards at ``indices`` (of a set with one group)."""
+        (group,) = self.groups
+        return ShardSet((replace(group, actors=tuple(group.actors[i] for i in indices),
+                                 labels=tuple(group.labels[i] for i in indices)),))
+
+    # -- what the gather code does with it -------------------------------------
+    def start(self, indices: Sequence[int] | None = None) -> list:
+        """Send each (chosen) shard its group's chain; return their actors in shard order."""
+        chosen = self._placed(indices)
+        ray.get([actor.rlviz_init.remote(group.chain) for actor, _, group in chosen])
+        return [actor for actor, _, _ in chosen]
+
+    def lane(self, index: int) -> str:
+        """The lane label of shard ``index``."""
+        return self.labels[index]
+
+    def dataflow(self) -> list[Node]:
+        """Every shard's chain as plain ``Node``s, placed on its lane (nothing runs)."""
+        return [node for _, label, group in self._placed(None) for node in group.chain.nodes(label)]
+
+    def serving_nodes(self, serving: Serving,
+                      indices: Sequence[int] | None = None) -> tuple[list[Node], tuple[str, ...]]:
+        """The (chosen) shards' chain nodes plus the node serving ``serving`` on each, and those nodes' ids."""
+        nodes, parents = [], []
+        for _, label, group in self._placed(indices):
+            chain = group.chain.nodes(label)
+            last = serving.node(chain[-1])
+            nodes += chain + [last]
+            parents.append(last.op_id)
+        return nodes, tuple(parents)
+
+    def _placed(self, indices: Sequence[int] | None) -> list[tuple[object, str, ShardGroup]]:
+        placed = [(actor, label, group) for group in self.groups
+                  for actor, label in zip(group.actors, group.labels)]
+        return [placed[i] for i in indices] if indices is not None else placed
