@@ -126,9 +126,9 @@ def _rounds(shards: ShardSet, serving: Serving, timeout, consumed: list, *, flat
 
 def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
     """Rounds of ``par_iter_next``: one call per live shard, all awaited; each round's ``(id, item)`` pairs."""
-    actors = shards.start()
+    actors = shards.start(serving=serving)
     lanes = list(shards.labels)
-    futures = [a.rlviz_next.remote(serving) for a in actors]
+    futures = [a.rlviz_next.remote() for a in actors]
     while actors:
         if timeout is not None:
             ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
@@ -149,7 +149,7 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
             yield pairs
         if timeout is not None:
             yield NOT_READY
-        futures = [a.rlviz_next.remote(serving) for a in actors]
+        futures = [a.rlviz_next.remote() for a in actors]
 
 
 def _get(ref, lane: str):

@@ -80,10 +80,14 @@ class ShardSet:
                                  labels=tuple(group.labels[i] for i in indices)),))
 
     # -- what the gather code does with it -------------------------------------
-    def start(self, indices: Sequence[int] | None = None) -> list:
-        """Send each (chosen) shard its group's chain; return their actors in shard order."""
+    def start(self, indices: Sequence[int] | None = None, serving: Serving | None = None) -> list:
+        """Send each (chosen) shard its group's chain; return their actors in shard order.
+
+        ``serving`` names the node argument-less ``rlviz_next()`` calls are
+        recorded on (a shard serves one gather at a time, as Ray's did).
+        """
         chosen = self._placed(indices)
-        ray.get([actor.rlviz_init.remote(group.chain) for actor, _, group in chosen])
+        ray.get([actor.rlviz_init.remote(group.chain, serving) for actor, _, group in chosen])
         return [actor for actor, _, _ in chosen]
 
     def lane(self, index: int) -> str:
