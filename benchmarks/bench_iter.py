@@ -72,6 +72,7 @@ def run(repeats: int = REPEATS) -> dict:
                    "gather_items": GATHER_ITEMS, "gather_shards": GATHER_SHARDS}
         figures.update(_local_chain(repeats))
         figures.update(_gathers(repeats))
+        figures.update(_ray_call_costs(repeats))
     finally:
         ray.shutdown()
     figures.update(_recorder_memory())
@@ -181,6 +182,58 @@ def _gathers(repeats: int) -> dict:
         out[f"{mode}_vs_ray"] = round(on / ray_ms, 3)
         out[f"{mode}_vs_ray_range"] = _paired_range(times[f"{mode}_on"], times[f"{method}_ray"])
     return out
+
+
+class _Counter:
+    """A plain actor whose calls differ only in what crosses the wire (for ``_ray_call_costs``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bare(self) -> int:
+        self.count += 1
+        return self.count
+
+    def with_argument(self, _serving) -> int:
+        self.count += 1
+        return self.count
+
+    def paired(self) -> tuple[int, int]:
+        self.count += 1
+        return self.count, self.count
+
+
+def _ray_call_costs(repeats: int) -> dict:
+    """Microseconds per call of a GATHER_SHARDS-actor barrier: bare, one int argument, a pair returned.
+
+    Why rlviz's hot barrier call ``rlviz_next()`` carries no argument: each
+    argument costs a Ray call more than the recording does.
+    """
+    import ray
+
+    actors = [ray.remote(num_cpus=0)(_Counter).remote() for _ in range(GATHER_SHARDS)]
+    calls = GATHER_ITEMS // GATHER_SHARDS
+
+    def barrier(send):
+        def timed() -> float:
+            start = time.perf_counter()
+            for _ in range(calls):
+                ray.get([send(actor) for actor in actors])
+            return time.perf_counter() - start
+        return timed
+
+    variants = {"bare": barrier(lambda a: a.bare.remote()),
+                "argument": barrier(lambda a: a.with_argument.remote(3)),
+                "paired": barrier(lambda a: a.paired.remote())}
+    for fn in variants.values():
+        fn()
+    times = _interleaved(repeats, variants)
+    per_call = {name: statistics.median(t) / (calls * GATHER_SHARDS) * 1e6 for name, t in times.items()}
+    for actor in actors:
+        ray.kill(actor)
+    return {"call_bare_us": round(per_call["bare"], 1),
+            "call_argument_extra_us": round(per_call["argument"] - per_call["bare"], 1),
+            "call_pair_extra_us": round(per_call["paired"] - per_call["bare"], 1)}
 
 
 def _recorder_memory() -> dict:
@@ -304,6 +357,8 @@ def _table(f: dict) -> str:
         "",
         f"- local chain OFF/ray: {f['local_off_vs_ray']:.2f}x; leaving rlviz.record() (collecting "
         f"{f['local_events_recorded']:,} events into the Trace): {f['local_record_exit_ms']:.1f} ms, not in ON",
+        f"- a Ray call in a {s}-actor barrier: {f['call_bare_us']} us; one int argument adds "
+        f"{f['call_argument_extra_us']} us, returning an (id, item) pair adds {f['call_pair_extra_us']} us",
         f"- recording cost per event in the local chain, (ON - OFF) / events: "
         f"{f['local_recording_ns_per_event']} ns; of which one Recorder.record() call ~"
         f"{f['recorder_record_call_ns']} ns and two time.time_ns() reads ~{f['two_clock_reads_ns']} ns "
