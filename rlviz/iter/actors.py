@@ -7,6 +7,7 @@ Collection happens at the end of a block or when a live trace is read.
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -14,7 +15,8 @@ from collections.abc import Callable
 import ray
 
 from rlviz.iter.worker import CONTROL_GROUP
-from rlviz.trace.session import add_collector
+from rlviz.trace.mirror import RecorderMirror
+from rlviz.trace.session import COLLECT_EVERY_S, add_collector
 
 __all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
 
@@ -33,10 +35,13 @@ def next_label(prefix: str) -> str:
 
 
 class ActorCollector:
-    """Switches tracked actors' recorders on and off and gathers their exports.
+    """Switches tracked actors' recorders on and off and mirrors their recordings on the driver.
 
-    Handles are held weakly, except during a recording block, when they are
-    pinned so that an actor whose iterator was dropped still hands in its events.
+    During a recording block a background thread pulls each actor's new
+    events every ``collect_every_s`` seconds into a ``RecorderMirror``, so an
+    actor that dies abruptly keeps its lane up to the last pull.  Handles are
+    held weakly, except during a block, when they are pinned so that an actor
+    whose iterator was dropped still hands in its events.
     """
 
     def __init__(self) -> None:
@@ -49,8 +54,11 @@ class ActorCollector:
         self.dropped_before: dict[str, int] = {}
         self.offsets: dict[str, int] = {}
         self.pinned: list = []
-        self.final_exports: list[dict] = []    # of actors stopped inside the running block
-        self.latest: dict[str, dict] = {}      # each actor's latest export in the running block
+        self.final_exports: list[dict] = []      # of actors stopped inside the running block
+        self.mirrors: dict[str, RecorderMirror] = {}   # each tracked actor's recording in the running block
+        self.pending: dict[str, ray.ObjectRef] = {}    # the increment each mirror is waiting for
+        self.lock = threading.RLock()            # the poller thread and the caller share the mirrors
+        self.poller: _Poller | None = None
 
     def track(self, handle, label: str, control_group: bool) -> str:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
@@ -59,14 +67,17 @@ class ActorCollector:
             self.grouped.add(handle._actor_id)
         if len([node for node in ray.nodes() if node["Alive"]]) > 1:     # a cluster: say which node
             label = f"{label}@{ray.get(self._control(handle, 'rlviz_node').remote())[:NODE_ID_CHARS]}"
-        label = self._unused(label)
-        self.handles[label] = handle
-        self.labels[handle._actor_id] = label
+        with self.lock:
+            label = self._unused(label)
+            self.handles[label] = handle
+            self.labels[handle._actor_id] = label
         ray.get(self._control(handle, "rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label] = self._clock_offset(handle)
         if self.active:
-            self.dropped_before[label] = 0
-            self.pinned.append(handle)
+            with self.lock:
+                self.dropped_before[label] = 0
+                self.mirrors[label] = RecorderMirror()
+                self.pinned.append(handle)
         return label
 
     def _unused(self, label: str) -> str:
@@ -85,56 +96,103 @@ class ActorCollector:
         """
         key = _ray_key()
         if key != self.ray_key:
-            self.ray_key = key
-            self.labels.clear()
-            self.grouped.clear()
-            self.handles = weakref.WeakValueDictionary()
-            self.offsets.clear()
-            self.dropped_before = {}
-            self.pinned = []
-            self.final_exports = []
-            self.latest = {}
+            self._stop_poller()
+            with self.lock:
+                self.ray_key = key
+                self.labels.clear()
+                self.grouped.clear()
+                self.handles = weakref.WeakValueDictionary()
+                self.offsets.clear()
+                self.dropped_before = {}
+                self.pinned = []
+                self.final_exports = []
+                self.mirrors = {}
+                self.pending = {}
             _LABEL_COUNTERS.clear()
         return key is not None
 
-    def begin(self, capacity: int | None) -> None:
+    def begin(self, capacity: int | None, collect_every_s: float | None = COLLECT_EVERY_S) -> None:
+        """A block starts: switch every tracked actor's recording on, and pull its events every ``collect_every_s``."""
         self._same_ray()
         self.capacity = capacity
         self.active = True
-        self.pinned = list(self.handles.values())
-        self.final_exports = []
-        self.latest = {}
+        with self.lock:
+            self.pinned = list(self.handles.values())
+            self.final_exports = []
+            self.mirrors = {label: RecorderMirror() for label in self.handles}
+            self.pending = {}
         self.dropped_before = self._call_all("rlviz_set_recording", lambda label: (True, capacity),
                                              _BEGIN_TIMEOUT_S)
+        if collect_every_s is not None and self.ray_key is not None:
+            self.poller = _Poller(self, collect_every_s, self.ray_key)
 
     def collect(self) -> list[dict]:
+        """Every tracked actor's recording in the running block, fresh from a pull now."""
         if not self._same_ray():
             return list(self.final_exports)
-        answered = {label: self._aligned(label, export) for label, export in
-                    self._call_all("rlviz_export", lambda label: (), _COLLECT_TIMEOUT_S).items()}
-        self.latest.update(answered)
-        # an actor that died (or is stuck) keeps the lane it had at the latest collection
-        kept = [export for label, export in self.latest.items() if label not in answered and label in self.handles]
-        return [*answered.values(), *kept, *self.final_exports]
+        if self.pull(_COLLECT_TIMEOUT_S):           # some answers were asked for before now: ask again
+            self.pull(_COLLECT_TIMEOUT_S)
+        with self.lock:
+            mirrored = [self._aligned(label, mirror.export()) for label, mirror in self.mirrors.items()
+                        if mirror.has_data]
+            return [*mirrored, *self.final_exports]
+
+    def pull(self, timeout: float, labels: list[str] | None = None) -> bool:
+        """Bring the mirrors (of ``labels``, default all) up to date; True if an answer predates this pull.
+
+        Each mirror has at most one increment in flight, so an actor busy in
+        its default queue (no control group) is never sent a pile of calls.
+        A dead actor's mirror is marked ``lost`` and keeps what it had.
+        """
+        with self.lock:
+            chosen = [label for label in (labels or list(self.mirrors)) if label in self.mirrors]
+            stale = {label for label in chosen if label in self.pending}
+            for label in chosen:
+                handle = self.handles.get(label)
+                if label not in self.pending and handle is not None and not self.mirrors[label].lost:
+                    self.pending[label] = self._control(handle, "rlviz_export_since").remote(
+                        self.mirrors[label].cursor)
+            asked = {label: self.pending[label] for label in chosen if label in self.pending}
+        ready = set(ray.wait(list(asked.values()), num_returns=len(asked), timeout=timeout)[0]) if asked else set()
+        answered_stale = False
+        for label, ref in asked.items():
+            if ref not in ready:
+                continue
+            try:
+                increment, died = ray.get(ref), False
+            except ray.exceptions.RayActorError:
+                increment, died = None, True
+            with self.lock:
+                if self.pending.get(label) is not ref:     # the other thread applied it already
+                    continue
+                del self.pending[label]
+                mirror = self.mirrors[label]
+                if died:
+                    mirror.lost = True
+                else:
+                    mirror.update(increment)
+                answered_stale |= label in stale
+        return answered_stale
 
     def release(self, handle) -> None:
         """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
         label = self.labels.get(handle._actor_id)
         if label is None or not self._same_ray():
             return
-        if self.active:
-            try:
-                export = ray.get(self._control(handle, "rlviz_export").remote(), timeout=_COLLECT_TIMEOUT_S)
-                self.final_exports.append(self._aligned(label, export))
-            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
-                if label in self.latest:                # already dead: keep what the latest collection saw
-                    self.final_exports.append(self.latest[label])
-            self.latest.pop(label, None)
-        del self.labels[handle._actor_id]
-        self.grouped.discard(handle._actor_id)
-        if self.handles.get(label) is handle:
-            del self.handles[label]
-        self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
+        if self.active and label in self.mirrors:
+            if self.pull(_COLLECT_TIMEOUT_S, [label]):
+                self.pull(_COLLECT_TIMEOUT_S, [label])
+            with self.lock:
+                mirror = self.mirrors.pop(label)
+                self.pending.pop(label, None)
+                if mirror.has_data:
+                    self.final_exports.append(self._aligned(label, mirror.export()))
+        with self.lock:
+            del self.labels[handle._actor_id]
+            self.grouped.discard(handle._actor_id)
+            if self.handles.get(label) is handle:
+                del self.handles[label]
+            self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
 
     def _aligned(self, label: str, export: dict) -> dict:
         export["offset_ns"] = self.offsets.get(label, 0)
@@ -142,13 +200,22 @@ class ActorCollector:
         return export
 
     def end(self) -> None:
+        """The block ends: stop pulling and switch every tracked actor's recording off."""
         self.active = False
+        self._stop_poller()
         if not self._same_ray():
             self.pinned = []
             return
         for handle in list(self.handles.values()):
             self._control(handle, "rlviz_set_recording").remote(False)
-        self.pinned = []
+        with self.lock:
+            self.pinned = []
+            self.pending = {}
+
+    def _stop_poller(self) -> None:
+        if self.poller is not None:
+            self.poller.stop()
+            self.poller = None
 
     def _clock_offset(self, handle, pings: int = 3) -> int:
         """Driver clock minus actor clock, from the quickest of a few pings (NTP-style)."""
@@ -178,6 +245,32 @@ class ActorCollector:
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 continue
         return results
+
+
+class _Poller:
+    """The thread that pulls increments every ``every_s`` seconds while a block runs (and this Ray lives)."""
+
+    def __init__(self, collector: ActorCollector, every_s: float, ray_key: tuple) -> None:
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(collector, every_s, ray_key),
+                                       name="rlviz-collector", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.thread is not threading.current_thread():
+            self.thread.join(timeout=_COLLECT_TIMEOUT_S)
+
+    def _run(self, collector: ActorCollector, every_s: float, ray_key: tuple) -> None:
+        while not self.stopped.wait(every_s):
+            if _ray_key() != ray_key:
+                return
+            try:
+                collector.pull(every_s)
+            except Exception:        # Ray going down under the thread: the block's end collects what is left
+                if _ray_key() != ray_key:
+                    return
+                raise
 
 
 def _ray_key() -> tuple | None:

@@ -21,7 +21,7 @@ from typing import Any
 from rlviz.iter.chain import Chain, NodeId, Serving, Source
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
-from rlviz.trace.recorder import get_recorder
+from rlviz.trace.recorder import ExportCursor, get_recorder
 from rlviz.trace.rows import ERROR, ITEM, STOP
 
 __all__ = ["ParallelIteratorWorker", "ShardWorker", "BatchRequest", "CONTROL_GROUP", "STREAM_GROUP",
@@ -194,9 +194,9 @@ class ParallelIteratorWorker:
         recorder.enabled = on
         return recorder.dropped
 
-    def rlviz_export(self) -> dict:
-        """This process's recording (``Recorder.export``)."""
-        return get_recorder().export()
+    def rlviz_export_since(self, cursor: ExportCursor) -> dict:
+        """What this process recorded since ``cursor`` (``Recorder.export_since``), for the driver's mirror."""
+        return get_recorder().export_since(cursor)
 
     def rlviz_clock(self) -> int:
         """This process's clock (ns), for aligning lanes."""

@@ -14,6 +14,7 @@ import threading
 import weakref
 from array import array
 from collections import deque
+from typing import NamedTuple
 
 from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
@@ -21,11 +22,18 @@ from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
                               header_row, outcome_of, pack_code)
 
-__all__ = ["Recorder", "Writer", "get_recorder", "DEFAULT_CAPACITY"]
+__all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
 DEFAULT_CAPACITY = 1_000_000
 _ID_SHIFT = 40
 _NO_VALUE = object()
+
+
+class ExportCursor(NamedTuple):
+    """How far a reader of ``Recorder.export_since`` got: the next chunk's sequence number, texts read."""
+
+    chunks: int = 0
+    texts: int = 0
 
 
 class Writer:
@@ -126,6 +134,7 @@ class Recorder:
         self._node_index: dict[str, int] = {}
         self._ids = 0
         self._full: deque[array] = deque()
+        self._first_sequence = 0        # the sequence number of ``_full[0]``; each adopted chunk takes the next
         self._full_events = 0
         self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
         self._node_writers: dict[int, Writer] = {}
@@ -171,6 +180,7 @@ class Recorder:
             self._full_events += len(chunk) // FIELDS - 1
             while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
                 evicted = self._full.popleft()
+                self._first_sequence += 1
                 self._full_events -= len(evicted) // FIELDS - 1
                 since = self.count_from_ns      # header and continuation rows start below 0: never counted
                 self.dropped += sum(1 for start in evicted[::FIELDS] if start >= since)
@@ -206,6 +216,30 @@ class Recorder:
                 "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
                 "data": data, "offset_ns": 0}
 
+    def export_since(self, cursor: ExportCursor) -> dict:
+        """What changed since ``cursor``: chunks adopted after it, the open chunks, new texts.
+
+        A ``RecorderMirror`` in another process applies these increments, so
+        it holds what this recorder holds without copying everything each
+        time, and keeps it when this process dies.  ``held_from`` is the
+        oldest chunk still held: anything older was evicted (and counted in
+        ``dropped``).
+        """
+        with self.lock:
+            first = max(cursor.chunks, self._first_sequence)
+            chunks = [chunk.tobytes() for chunk in list(self._full)[first - self._first_sequence:]]
+            open_rows = [bytes(w.rows) for w in list(self._writers) if len(w.rows) > ROW.size]
+            next_sequence = self._first_sequence + len(self._full)
+            held_from = self._first_sequence
+            nodes = list(self.nodes)
+            dropped = self.dropped
+        texts = self.texts.texts
+        read = len(texts)               # after the rows: every text they name is in
+        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped,
+                "nodes": [n.to_dict() for n in nodes], "texts_from": cursor.texts,
+                "texts": texts[cursor.texts:read], "chunks": chunks, "open_rows": b"".join(open_rows),
+                "held_from": held_from, "cursor": ExportCursor(next_sequence, read)}
+
     def set_capacity(self, capacity: int) -> None:
         """Change the bound (the oldest chunks go at the next hand-over)."""
         _check_capacity(capacity)
@@ -214,6 +248,7 @@ class Recorder:
     def clear(self) -> None:
         """Forget held events (the node table and the id counter stay)."""
         with self.lock:
+            self._first_sequence += len(self._full)
             self._full.clear()
             self._full_events = 0
             for writer in list(self._writers):

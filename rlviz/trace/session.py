@@ -10,20 +10,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from rlviz.checks import check_int
+from rlviz.checks import check_int, check_positive_number
 from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, get_recorder
 from rlviz.trace.trace import Trace
 
-__all__ = ["record", "Collector", "add_collector", "LiveTrace"]
+__all__ = ["record", "Collector", "add_collector", "LiveTrace", "COLLECT_EVERY_S"]
 
 _REFRESH_S = 0.5
+#: How often, by default, a block pulls new events from other processes (seconds).
+COLLECT_EVERY_S = 1.0
 
 
 class Collector(Protocol):
     """Gathers recorder exports from processes other than this one."""
 
-    def begin(self, capacity: int | None) -> None:
-        """Recording starts: switch remote recorders on and note their cursors."""
+    def begin(self, capacity: int | None, collect_every_s: float | None) -> None:
+        """Recording starts: switch remote recorders on; pull their events every ``collect_every_s`` (None: at the end)."""
 
     def collect(self) -> list[dict]:
         """Exports of everything recorded remotely since ``begin``."""
@@ -84,7 +86,7 @@ class _Session:
 
 
 @contextmanager
-def record(capacity: int | None = None) -> Iterator[Trace]:
+def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S) -> Iterator[Trace]:
     """Record every ``next()`` call made while the block runs.
 
     Parameters
@@ -93,6 +95,11 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
         Bound on the events each process holds during this block (default
         1,000,000, at least 2048: two chunks); past it the oldest are dropped
         and counted in ``trace.dropped``.  The bound lasts for this block only.
+    collect_every_s : float or None, default 1.0
+        How often the driver pulls new events from actors while the block
+        runs.  An actor that dies abruptly keeps in the trace what it had
+        recorded up to the last pull.  None: only when the block ends or the
+        trace is read (what an actor recorded after that is lost if it dies).
 
     Yields
     ------
@@ -104,7 +111,7 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
     Raises
     ------
     ValueError
-        If a nested block (one inside another ``record()``) gives a
+        If ``collect_every_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
         ``capacity``: nested blocks share the enclosing block's buffers.
 
     Notes
@@ -130,6 +137,9 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
             raise ValueError(f"capacity={capacity} was given to a record() block nested in another one; "
                              f"nested blocks share the enclosing block's buffers, so give the capacity to "
                              f"the outermost block")
+    if collect_every_s is not None:
+        check_positive_number("collect_every_s", collect_every_s,
+                              hint="seconds between pulls of actors' events, or None to pull only at the end")
     session = _Session(capacity)
     trace = LiveTrace(session)
     session.start_ns = time.time_ns()
@@ -137,7 +147,7 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
         recorder.set_capacity(DEFAULT_CAPACITY if capacity is None else capacity)
         recorder.start_block(session.start_ns)
         for collector in _COLLECTORS:
-            collector.begin(DEFAULT_CAPACITY if capacity is None else capacity)
+            collector.begin(DEFAULT_CAPACITY if capacity is None else capacity, collect_every_s)
     session.dropped_before = recorder.dropped
     was_enabled = recorder.enabled
     recorder.enabled = True
@@ -149,9 +159,10 @@ def record(capacity: int | None = None) -> Iterator[Trace]:
         _OPEN_SESSIONS.remove(session)
         if outermost:
             recorder.enabled = was_enabled
-        final = session.collect()
-        session.active = False
-        if outermost:
-            for collector in _COLLECTORS:
-                collector.end()
-        trace._adopt(final, None)
+        try:
+            trace._adopt(session.collect(), None)
+        finally:                        # even if collecting fails or is interrupted, recording stops
+            session.active = False
+            if outermost:
+                for collector in _COLLECTORS:
+                    collector.end()

@@ -75,3 +75,65 @@ def test_a_killed_shards_lane_keeps_what_it_recorded_before_it_died():
     assert before > 0
     kept = [e for e in trace.events if e.where == doomed_label]
     assert len(kept) >= before
+
+
+def _collector_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "rlviz-collector"]
+
+
+def test_a_killed_shard_keeps_what_the_periodic_pull_saw_without_any_read():
+    import time
+
+    import ray
+
+    pi = from_range(400, num_shards=2)
+    doomed_actor, doomed_label = pi.shard_set.actors[0], pi.shard_set.labels[0]
+    it = pi.gather_sync()
+    with rlviz.record(collect_every_s=0.1) as trace:
+        assert len(it.take(40)) == 40
+        time.sleep(1.0)                                   # several pulls, no read of the trace
+        ray.kill(doomed_actor)
+        with pytest.raises(ray.exceptions.RayActorError):
+            ray.get(doomed_actor.rlviz_clock.remote(), timeout=60)
+    served = [e for e in trace.events if e.where == doomed_label and e.outcome == "item"
+              and e.op == "par_iter_next"]
+    assert len(served) == 20, "each of the 20 items the dead shard served is on its lane"
+
+
+def test_without_periodic_pulls_a_killed_shard_loses_its_lane():
+    import ray
+
+    pi = from_range(400, num_shards=2)
+    doomed_actor, doomed_label = pi.shard_set.actors[0], pi.shard_set.labels[0]
+    it = pi.gather_sync()
+    with rlviz.record(collect_every_s=None) as trace:
+        assert len(it.take(40)) == 40
+        ray.kill(doomed_actor)
+        with pytest.raises(ray.exceptions.RayActorError):
+            ray.get(doomed_actor.rlviz_clock.remote(), timeout=60)
+    assert not [e for e in trace.events if e.where == doomed_label]
+    assert [e for e in trace.events if e.where == pi.shard_set.labels[1]], "the live shard is collected"
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (float("nan"), ValueError),
+                                        (float("inf"), ValueError), ("1", TypeError)])
+def test_a_bad_collect_interval_is_refused_before_recording(bad, error):
+    with pytest.raises(error, match="collect_every_s"):
+        with rlviz.record(collect_every_s=bad):
+            pass
+    assert not _collector_threads()
+
+
+def test_the_collector_thread_ends_with_the_block_even_when_the_block_raises():
+    from_range(4, num_shards=1).gather_sync().take(4)      # a tracked actor exists
+    with rlviz.record(collect_every_s=0.05):
+        assert _collector_threads()
+    assert not _collector_threads()
+    with pytest.raises(KeyboardInterrupt):
+        with rlviz.record(collect_every_s=0.05) as trace:
+            from_range(10, num_shards=1).gather_sync().take(5)
+            raise KeyboardInterrupt
+    assert not _collector_threads()
+    assert len([e for e in trace.events if e.op == "gather_sync" and e.outcome == "item"]) >= 5

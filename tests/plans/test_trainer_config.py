@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import rlviz
+from rlviz.iter.actors import actor_label
 from rlviz.plans import Trainer
 from rlviz.rollout import WorkerCrashedError
 
@@ -98,6 +99,28 @@ def test_killed_worker_is_recreated_and_training_continues(ray_local):
         samplers = {e.where for e in trace.events if e.op == "sample" and e.where != "driver"}
         assert len(samplers) == 2, "both workers, the new one included, sampled after the rebuild"
         assert trainer.train()["training_iteration"] == 3
+    finally:
+        trainer.stop()
+
+
+@pytest.mark.slow  # starts, kills and restarts torch actors
+def test_a_worker_killed_inside_a_recorded_block_keeps_its_lane(ray_local):
+    import time
+
+    import ray
+
+    trainer = Trainer("dqn", config={"num_workers": 2, "recreate_failed_workers": True, "learning_starts": 16,
+                                     "timesteps_per_iteration": 40, "train_batch_size": 32, "seed": 0})
+    try:
+        dead = trainer.workers.remote_workers()[0]
+        dead_lane = actor_label(dead)
+        with rlviz.record(collect_every_s=0.2) as trace:
+            trainer.train()
+            time.sleep(1.0)
+            ray.kill(dead, no_restart=True)
+            trainer.train()
+        samplers = {e.pid for e in trace.events if e.op == "sample" and e.where == dead_lane}
+        assert len(samplers) == 2, "the killed worker's sampling before it died, then its replacement's"
     finally:
         trainer.stop()
 

@@ -1,0 +1,65 @@
+"""A copy of another process's recorder, kept current by small increments.
+
+The driver holds one ``RecorderMirror`` per tracked actor and feeds it
+``Recorder.export_since`` answers during a ``record()`` block, so an actor
+that dies abruptly (killed, crashed, its node lost) keeps in the trace what
+it recorded up to the last increment, and each collection moves only what
+is new.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from rlviz.trace.recorder import ExportCursor
+
+__all__ = ["RecorderMirror"]
+
+
+class RecorderMirror:
+    """What one remote recorder held at its latest increment, in ``Recorder.export()`` form.
+
+    The mirror never holds more than the recorder did: chunks the recorder
+    evicted are dropped here too, and already counted in its ``dropped``.
+    """
+
+    def __init__(self) -> None:
+        self.cursor = ExportCursor()
+        self.lost = False               # the process died: what it recorded after the cursor is gone
+        self._chunks: deque[tuple[int, bytes]] = deque()
+        self._open_rows = b""
+        self._texts: list[str] = []
+        self._head: dict = {}
+
+    def update(self, increment: dict) -> None:
+        """Apply one ``Recorder.export_since(self.cursor)`` answer.
+
+        Raises
+        ------
+        ValueError
+            If ``increment`` was not taken at this mirror's cursor (applying
+            it would duplicate or skip texts).
+        """
+        if increment["texts_from"] != self.cursor.texts:
+            raise ValueError(f"an increment read from text {increment['texts_from']} cannot extend a mirror "
+                             f"holding {self.cursor.texts} texts; ask export_since(mirror.cursor)")
+        first = increment["cursor"].chunks - len(increment["chunks"])
+        self._chunks.extend(zip(range(first, increment["cursor"].chunks), increment["chunks"]))
+        while self._chunks and self._chunks[0][0] < increment["held_from"]:
+            self._chunks.popleft()
+        self._open_rows = increment["open_rows"]
+        self._texts.extend(increment["texts"])
+        self._head = {key: increment[key] for key in ("tag", "pid", "where", "dropped", "nodes")}
+        self.cursor = increment["cursor"]
+
+    @property
+    def has_data(self) -> bool:
+        """True once an increment has arrived (before that the mirror knows nothing of the recorder)."""
+        return bool(self._head)
+
+    def export(self) -> dict:
+        """The mirrored recording, as ``Recorder.export()`` returns it (a fresh dict each call)."""
+        if not self._head:
+            raise ValueError("this mirror has had no increment yet, so it mirrors no recorder")
+        data = b"".join([*(chunk for _, chunk in self._chunks), self._open_rows])
+        return {**self._head, "nodes": list(self._head["nodes"]), "texts": list(self._texts),
+                "data": data, "offset_ns": 0}
