@@ -46,6 +46,9 @@ class TraceStepper(widgets.VBox):
         Start filtered to this lane (``"driver"``, ``"shard-0"``, ...).
     follow : bool, default False
         Zoom the timeline to the ~20 steps around the current one.
+    skip_not_ready : bool, default False
+        Step over calls that returned "not ready", so each step made, ended or
+        failed something (the Ape-X plan's ``Dequeue`` is mostly not-ready calls).
 
     Attributes
     ----------
@@ -61,7 +64,7 @@ class TraceStepper(widgets.VBox):
     Raises
     ------
     TypeError
-        If ``trace`` is not a Trace or ``views`` is a string.
+        If ``trace`` is not a Trace, ``views`` is a string or ``skip_not_ready`` is not a bool.
     ValueError
         If the trace is empty, a view is unknown, or ``op``/``where`` name
         nothing in the trace.
@@ -85,11 +88,14 @@ class TraceStepper(widgets.VBox):
     op = traitlets.Unicode("", help="only events of this op ('' = every op)")
     where = traitlets.Unicode("", help="only events on this lane ('' = every lane)")
     follow = traitlets.Bool(False, help="zoom the timeline around the current step")
+    skip_not_ready = traitlets.Bool(False, help="step over calls that returned 'not ready'")
 
     def __init__(self, trace: Trace, *, views: Sequence[str] = VIEWS, op: str | None = None,
-                 where: str | None = None, follow: bool = False) -> None:
+                 where: str | None = None, follow: bool = False, skip_not_ready: bool = False) -> None:
         check_nonempty_trace(trace, "TraceStepper")
         views = _check_views(views)
+        if not isinstance(skip_not_ready, bool):
+            raise TypeError(f"skip_not_ready must be True or False, got {skip_not_ready!r}")
         self.steps = Steps(trace)
         self.steps.select(op, where)            # raises for names not in the trace, before any widget exists
         self.selection = np.zeros(0, np.int64)
@@ -102,7 +108,8 @@ class TraceStepper(widgets.VBox):
         super().__init__(children=self._layout(views))
         self._link_controls()
         self.op_menu.value, self.where_menu.value, self.follow_box.value = op or "", where or "", follow
-        self.observe(self._on_filter, names=["op", "where"])
+        self.skip_box.value = skip_not_ready
+        self.observe(self._on_filter, names=["op", "where", "skip_not_ready"])
         self.observe(self._on_index, names=["index"])
         self.observe(self._on_follow, names=["follow"])
         self._refilter(keep_rank=0)
@@ -142,6 +149,8 @@ class TraceStepper(widgets.VBox):
                                            description="lane", layout=widgets.Layout(width="auto"))
         self.follow_box = widgets.Checkbox(description="zoom timeline", indent=False,
                                            layout=widgets.Layout(width="auto"))
+        self.skip_box = widgets.Checkbox(description="skip not-ready", indent=False,
+                                         layout=widgets.Layout(width="auto"))
         self.panel = widgets.HTML(layout=widgets.Layout(min_height="11em"))
         self.images = {name: widgets.Image(format="png", width=str(frame.width_px),     # natural size, never upscaled
                                            layout=widgets.Layout(max_width="100%", height="auto"))
@@ -149,7 +158,7 @@ class TraceStepper(widgets.VBox):
 
     def _layout(self, views: tuple[str, ...]) -> list:
         bar = widgets.HBox([self.play, self.prev_button, self.slider, self.next_button])
-        menus = widgets.HBox([self.op_menu, self.where_menu]
+        menus = widgets.HBox([self.op_menu, self.where_menu, self.skip_box]
                              + ([self.follow_box] if "timeline" in views else []))
         return [bar, menus, self.panel] + [self.images[v] for v in VIEWS if v in views]
 
@@ -159,6 +168,7 @@ class TraceStepper(widgets.VBox):
         widgets.link((self.op_menu, "value"), (self, "op"))
         widgets.link((self.where_menu, "value"), (self, "where"))
         widgets.link((self.follow_box, "value"), (self, "follow"))
+        widgets.link((self.skip_box, "value"), (self, "skip_not_ready"))
         self.prev_button.on_click(lambda _: self.step(-1))
         self.next_button.on_click(lambda _: self.step(+1))
 
@@ -181,7 +191,7 @@ class TraceStepper(widgets.VBox):
 
     def _refilter(self, keep_rank: int) -> None:
         """Apply the filters; stay on the first selected step at or after ``keep_rank``; draw once."""
-        self.selection = self.steps.select(self.op, self.where)
+        self.selection = self.steps.select(self.op, self.where, self.skip_not_ready)
         top = max(len(self.selection) - 1, 0)
         position = int(min(np.searchsorted(self.steps.rank[self.selection], keep_rank), top))
         self._paused = True
@@ -202,7 +212,7 @@ class TraceStepper(widgets.VBox):
     def _show(self) -> None:
         index = self.event_index
         self.event = None if index is None else self.steps.event(index)
-        note = _filter_note(self.op, self.where)
+        note = _filter_note(self.op, self.where, self.skip_not_ready)
         if index is None:
             self.text = f"step 0 of 0{note}\nno events match these filters; widen them"
         else:
@@ -239,6 +249,6 @@ def _check_views(views: object) -> tuple[str, ...]:
     return views
 
 
-def _filter_note(op: str, where: str) -> str:
-    parts = [f"op {op}"] * bool(op) + [f"lane {where}"] * bool(where)
+def _filter_note(op: str, where: str, skip_not_ready: bool) -> str:
+    parts = [f"op {op}"] * bool(op) + [f"lane {where}"] * bool(where) + ["not-ready skipped"] * skip_not_ready
     return f" ({', '.join(parts)})" if parts else ""

@@ -9,6 +9,7 @@ import numpy as np
 
 from rlviz.trace import Event, Trace
 from rlviz.trace.lanes import lane_order
+from rlviz.trace.rows import NOT_READY
 from rlviz.viz.canvas import check_trace
 
 __all__ = ["Steps", "check_nonempty_trace"]
@@ -71,7 +72,7 @@ class Steps:
         """Lanes (processes) that have events, in lane order (driver first, ``shard-2`` before ``shard-10``)."""
         return lane_order(self._node_where[np.unique(self.trace.columns["node"])].tolist())
 
-    def select(self, op: str | None = None, where: str | None = None) -> np.ndarray:
+    def select(self, op: str | None = None, where: str | None = None, skip_not_ready: bool = False) -> np.ndarray:
         """Event indices, in completion order, of the events of ``op`` on lane ``where``.
 
         Parameters
@@ -80,6 +81,9 @@ class Steps:
             Keep only this op name (None or ``""``: every op).
         where : str, optional
             Keep only this lane (None or ``""``: every lane).
+        skip_not_ready : bool, default False
+            Leave out calls that returned "not ready" (Ape-X's ``Dequeue``
+            makes mostly those), so each step made, ended or failed something.
 
         Returns
         -------
@@ -99,7 +103,10 @@ class Steps:
                     raise ValueError(f"{name}={value!r} has no events in this trace; "
                                      f"choose one of {known} (or None for all)")
                 keep &= column == value
-        return self.order[keep[self.trace.columns["node"][self.order]]]
+        chosen = self.order[keep[self.trace.columns["node"][self.order]]]
+        if skip_not_ready:
+            chosen = chosen[self.trace.columns["outcome"][chosen] != NOT_READY]
+        return chosen
 
     def event(self, index: int) -> Event:
         """The event at trace index ``index``."""

@@ -19,7 +19,7 @@ from rlviz.viz.explorer_payload import encode_trace
 
 __all__ = ["TraceView"]
 
-_TRAITS = ("selected", "window", "op", "where")
+_TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
 #: The static fallback picture draws at most this many events (the earliest), so that showing a
 #: million-event view does not wait ~12 s for matplotlib to draw a picture a live page never shows.
@@ -47,10 +47,13 @@ class TraceView(anywidget.AnyWidget):
         Show only this op's spans (and step through them only).
     where : str, optional
         Show only this lane's (process's) spans.
+    skip_not_ready : bool, default False
+        ←/→ and Play step over calls that returned "not ready" (the page's
+        "skip not-ready" box), so each step made, ended or failed something.
 
     Attributes
     ----------
-    selected, window, op, where
+    selected, window, op, where, skip_not_ready
         Traits mirrored with the page: set them to move the view; clicks,
         zooms and steps in the page set them.
     event : Event or None
@@ -78,6 +81,7 @@ class TraceView(anywidget.AnyWidget):
     window = traitlets.Tuple(traitlets.Float(), traitlets.Float(), default_value=(0.0, 0.0)).tag(sync=True)
     op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
+    skip_not_ready = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, trace: Trace, **kwargs: Any) -> None:
         if not isinstance(trace, Trace):

@@ -118,6 +118,21 @@ test("steps follow completion order (end time), not start order, and respect the
   assert.equal(step(m, shard0, 2, -1), 1);
 });
 
+test("skipping not-ready calls steps only over calls that made, ended or failed something", () => {
+  const nodes = [{ op: "Dequeue", where: "driver" }, { op: "Train", where: "driver" }];
+  // outcomes: 0 item, 1 not_ready, 2 stop, 3 error; Dequeue is mostly not ready, as in Ape-X
+  const m = model(nodes, [[0, 0, 1, 1, 0, 0, []], [0, 2, 1, 1, 0, 0, []], [0, 4, 1, 0, 0, 0, []],
+    [1, 6, 1, 0, 0, 0, [2]], [0, 8, 1, 1, 0, 0, []], [0, 10, 1, 3, 0, 0, []], [0, 12, 1, 2, 0, 0, []]]);
+  const every = stepList(m, { op: null, where: null }, false);
+  assert.equal(every.length, 7);
+  const made = stepList(m, { op: null, where: null }, true);
+  assert.deepEqual(Array.from(made), [2, 3, 5, 6]);
+  assert.equal(step(m, made, -1, 1), 2);
+  assert.equal(step(m, made, 3, 1), 5);               // over the not-ready call 4
+  assert.equal(step(m, made, 4, -1), 3);              // from a skipped call: the previous kept one
+  assert.deepEqual(Array.from(stepList(m, { op: "Dequeue", where: null }, true)), [2, 5, 6]);
+});
+
 test("ties in end time keep trace order", () => {
   const m = model([{ op: "a", where: "driver" }], [[0, 0, 10, 0, 0, 0, []], [0, 5, 5, 0, 0, 0, []], [0, 8, 2, 0, 0, 0, []]]);
   assert.deepEqual(Array.from(completionOrder(m)), [0, 1, 2]);

@@ -71,3 +71,35 @@ def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_pa
         context.close()
     assert errors == [], f"the page raised or logged errors: {errors}"
     assert outside == [], f"the standalone file asked the network for {outside}"
+
+
+def test_skip_not_ready_steps_over_not_ready_calls_after_a_click_gives_the_keys(tmp_path):
+    from playwright.sync_api import expect
+
+    from rlviz.viz.examples import sharded_trace
+
+    trace = sharded_trace(items=6, not_ready=3)
+    expected = Expected.of(trace)
+    outcomes = trace.columns["outcome"]
+    made = [int(i) for i in expected.completion if trace.event(int(i)).outcome != "not_ready"]
+    assert len(made) < len(trace), "the example has not-ready calls to skip"
+    html = write_html(trace, tmp_path / "trace.html")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        root.locator('[data-rlviz="skip-not-ready"]').click()      # no root.focus(): the click must give it
+        expect(root).to_have_attribute("data-rlviz-skip-not-ready", "true")
+        visited = []
+        for _ in range(len(made)):
+            page.keyboard.press("ArrowRight")
+            expect(root).not_to_have_attribute("data-rlviz-selected", str(visited[-1] if visited else -1))
+            visited.append(int(root.get_attribute("data-rlviz-selected")))
+        assert visited == made, "→ visits, in completion order, exactly the calls that were not 'not ready'"
+        assert all(outcomes[i] != 1 for i in visited)
+        check_selected(root, expected, visited[-1])
+        root.locator('[data-rlviz="skip-not-ready"]').click()
+        expect(root).to_have_attribute("data-rlviz-skip-not-ready", "false")
+    assert errors == [], f"the page raised errors: {errors}"

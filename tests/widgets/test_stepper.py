@@ -117,6 +117,7 @@ def test_static_fallback_has_text_and_png(small):
     (("small",), {"views": ["gantt"]}, ValueError, r"views has 'gantt'; allowed views are \['timeline', 'graph'\]"),
     (("small",), {"op": "Replay"}, ValueError, r"op='Replay' has no events.*choose one of \['batch'"),
     (("small",), {"where": "shard-9"}, ValueError, r"where='shard-9' has no events.*'shard-0'"),
+    (("small",), {"skip_not_ready": "yes"}, TypeError, r"skip_not_ready must be True or False, got 'yes'"),
 ])
 def test_bad_input_fails_at_construction(small, args, kwargs, error, match):
     args = tuple(small if a == "small" else a for a in args)
@@ -150,3 +151,31 @@ def test_lane_menu_lists_lanes_in_the_views_order():
     lanes = [value for _, value in stepper.where_menu.options[1:]]
     assert lanes[:4] == ["driver", "shard-0", "shard-1", "shard-2"] and lanes[-1] == "shard-10"
     assert lanes == stepper.steps.wheres == timeline_lanes(trace).names
+
+
+def test_skip_not_ready_steps_only_over_calls_that_made_ended_or_failed_something():
+    trace = sharded_trace(items=4, not_ready=3)
+    stepper = TraceStepper(trace, views=(), op="batch")
+    everything = [stepper.steps.event(i).outcome for i in stepper.selection]
+    assert everything.count("not_ready") == 3
+    stepper.skip_box.value = True                          # what a click on the checkbox does
+    assert stepper.skip_not_ready
+    kept = [stepper.steps.event(i).outcome for i in stepper.selection]
+    assert "not_ready" not in kept and len(kept) == len(everything) - 3
+    for _ in range(len(kept)):
+        assert stepper.event.outcome != "not_ready"
+        stepper.next_button.click()
+    assert "not-ready skipped" in stepper.text.splitlines()[0]
+    stepper.skip_not_ready = False
+    assert [stepper.steps.event(i).outcome for i in stepper.selection] == everything
+
+
+def test_skip_not_ready_keeps_the_place_when_switched_on():
+    trace = sharded_trace(items=4, not_ready=3)
+    stepper = TraceStepper(trace, views=(), op="batch")
+    stepper.index = int(np.flatnonzero([stepper.steps.event(i).outcome == "not_ready"
+                                        for i in stepper.selection])[0])
+    rank = int(stepper.steps.rank[stepper.event_index])
+    stepper.skip_not_ready = True
+    assert stepper.event.outcome != "not_ready"
+    assert int(stepper.steps.rank[stepper.event_index]) > rank, "moved on to the next call that made something"

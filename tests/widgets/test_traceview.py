@@ -72,6 +72,16 @@ def test_page_changes_update_the_traits():
     assert view.event.op == "batch" or view.event == view.trace.event(3)
 
 
+def test_skip_not_ready_is_a_trait_both_ways_and_must_be_a_bool():
+    view = TraceView(sharded_trace(), skip_not_ready=True)
+    assert view.skip_not_ready is True
+    view.set_state({"skip_not_ready": False})              # the page's box unticked
+    assert view.skip_not_ready is False
+    with pytest.raises(traitlets.TraitError, match="skip_not_ready"):
+        view.skip_not_ready = "yes"
+    assert view.skip_not_ready is False
+
+
 def test_unknown_op_names_the_valid_ones_and_keeps_the_last_good_state():
     view = TraceView(sharded_trace(), op="batch")
     messages = _sent(view)

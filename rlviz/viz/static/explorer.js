@@ -119,7 +119,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   el.appendChild(root);
   const full = [0, Math.max(model.end, 1)];
   const state = { window: full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
-    steps: null, search: null, searchAt: -1, playing: null, width: 0 };
+    skipNotReady: false, steps: null, search: null, searchAt: -1, playing: null, width: 0 };
   const parts = buildDom();
   const rowY = layoutRows();
   let frameRequested = false, firstFrame = false, windowTimer = null;
@@ -161,12 +161,17 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     play.title = "step through calls in completion order";
     const next = make("button", null, "next", "▶|");
     next.title = "next call to complete (→)";
+    const skip = make("label", "rlviz-skip", "skip-not-ready");
+    const skipBox = make("input", null, "skip-not-ready-box");
+    skipBox.type = "checkbox";
+    skip.title = "step over calls that returned 'not ready'";
+    skip.append(skipBox, document.createTextNode(" skip not-ready"));
     const zoomSel = make("button", null, "zoom-selection", "zoom to selection");
     const reset = make("button", null, "reset", "reset zoom");
     const chip = make("span", "rlviz-chip", "filter");
     chip.style.display = "none";
     const status = make("span", "rlviz-status", "status");
-    bar.append(title, search, prev, play, next, zoomSel, reset, chip, status);
+    bar.append(title, search, prev, play, next, skip, zoomSel, reset, chip, status);
     const banner = make("div", "rlviz-banner", "error");
     banner.style.display = "none";
     root.appendChild(bar);
@@ -191,7 +196,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     root.appendChild(lower);
     const tooltip = make("div", "rlviz-tooltip", "tooltip");
     root.appendChild(tooltip);
-    return { bar, search, prev, play, next, zoomSel, reset, chip, status, banner, timeline, ruler, scroll,
+    return { bar, search, prev, play, next, skipBox, zoomSel, reset, chip, status, banner, timeline, ruler, scroll,
       canvas, graph, order: orderPane, inspector, tooltip };
   }
 
@@ -228,7 +233,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   function notify(what) {
     if (!host.onChange) return;
     const report = () => host.onChange({ selected: state.selected, window: [toMs(state.window[0]), toMs(state.window[1])],
-      op: state.filter.op, where: state.filter.where, what });
+      op: state.filter.op, where: state.filter.where, skipNotReady: state.skipNotReady, what });
     if (what === "window") {
       clearTimeout(windowTimer);
       windowTimer = setTimeout(report, 150);
@@ -238,7 +243,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   }
 
   function steps() {
-    if (!state.steps) state.steps = stepList(model, state.filter);
+    if (!state.steps) state.steps = stepList(model, state.filter, state.skipNotReady);
     return state.steps;
   }
 
@@ -278,6 +283,14 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     markGraph();
     scheduleDraw();
     if (tell) notify("filter");
+  }
+
+  function setSkipNotReady(on, tell = true) {
+    state.skipNotReady = Boolean(on);
+    parts.skipBox.checked = state.skipNotReady;
+    root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
+    state.steps = null;
+    if (tell) notify("skip");
   }
 
   function doStep(direction) {
@@ -819,10 +832,16 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     });
     root.addEventListener("keydown", (e) => {
       if (e.target === parts.search) return;
-      if (e.key === "ArrowRight") { e.preventDefault(); doStep(1); }
-      else if (e.key === "ArrowLeft") { e.preventDefault(); doStep(-1); }
-      else if (e.key === "Escape") select(-1);
+      // handled keys stay in the view: JupyterLab would otherwise move between cells too
+      if (e.key === "ArrowRight") { e.preventDefault(); e.stopPropagation(); doStep(1); }
+      else if (e.key === "ArrowLeft") { e.preventDefault(); e.stopPropagation(); doStep(-1); }
+      else if (e.key === "Escape") { e.stopPropagation(); select(-1); }
     });
+    // a click anywhere but in the search box gives the view the keyboard, so ← / → work next
+    root.addEventListener("pointerdown", (e) => {
+      if (e.target !== parts.search && document.activeElement !== root) root.focus({ preventScroll: true });
+    });
+    parts.skipBox.addEventListener("change", () => setSkipNotReady(parts.skipBox.checked));
     parts.prev.addEventListener("click", () => doStep(-1));
     parts.next.addEventListener("click", () => doStep(1));
     parts.play.addEventListener("click", togglePlay);
@@ -858,6 +877,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     setWindow([a, b]) { setWindowUnits([a / model.unitMs, b / model.unitMs], false); drawOrder(); },
     /** Filter to op / lane (null for any) without telling the host. */
     setFilter(filter) { setFilter(filter, false); },
+    /** Step over not-ready calls (or not) without telling the host. */
+    setSkipNotReady(on) { setSkipNotReady(on, false); },
     /** Show an error message in the view (empty to hide it). */
     showError(message) {
       parts.banner.textContent = message || "";
@@ -910,6 +931,7 @@ function render({ model, el }) {
             model.set("window", state.window);
             model.set("op", state.op);
             model.set("where", state.where);
+            model.set("skip_not_ready", state.skipNotReady);
             model.save_changes();
           },
         });
@@ -921,6 +943,7 @@ function render({ model, el }) {
           model.save_changes();
         }
         view.setFilter({ op: model.get("op"), where: model.get("where") });
+        view.setSkipNotReady(model.get("skip_not_ready"));
         if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
       } else if (message.type === "error") {
         if (view) view.showError(message.message); else showFailure(message.message);
@@ -938,6 +961,7 @@ function render({ model, el }) {
     },
     "change:op": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
     "change:where": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
+    "change:skip_not_ready": () => view && view.setSkipNotReady(model.get("skip_not_ready")),
   };
   for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
   model.send({ type: "ready", view: token });

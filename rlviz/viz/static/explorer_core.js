@@ -211,16 +211,21 @@ export function nodeMatches(model, nodeIndex, filter) {
   return (filter.op == null || node.op === filter.op) && (filter.where == null || node.where === filter.where);
 }
 
-/** The events passing the filter, in completion order. */
-export function stepList(model, filter) {
+/**
+ * The events passing the filter, in completion order; with `skipNotReady`, without the calls
+ * that returned "not ready" (so each step made, ended or failed something).
+ */
+export function stepList(model, filter, skipNotReady = false) {
   const byEnd = completionOrder(model);
-  if (filter.op == null && filter.where == null) return byEnd;
+  if (filter.op == null && filter.where == null && !skipNotReady) return byEnd;
   const keep = model.nodes.map((_, k) => nodeMatches(model, k, filter));
+  const flags = model.flags, node = model.node;
+  const kept = (i) => keep[node[i]] && !(skipNotReady && (flags[i] & 3) === NOT_READY);
   let count = 0;
-  for (let k = 0; k < byEnd.length; k++) if (keep[model.node[byEnd[k]]]) count++;
+  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) count++;
   const list = new Uint32Array(count);
   let at = 0;
-  for (let k = 0; k < byEnd.length; k++) if (keep[model.node[byEnd[k]]]) list[at++] = byEnd[k];
+  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) list[at++] = byEnd[k];
   return list;
 }
 
