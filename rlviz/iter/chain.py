@@ -150,6 +150,10 @@ class Chain:
 
     def build(self, shared: SharedMetrics, consumer: list | None = None) -> Iterator:
         """The running iterator, every stage recorded; ids of the values it yields go to ``consumer``."""
+        return self.build_watched(shared, consumer)[0]
+
+    def build_watched(self, shared: SharedMetrics, consumer: list | None = None) -> tuple[Iterator, Tap]:
+        """``build``, plus the last stage's ``Tap``, whose ``failure`` is the exception that ended the run, if any."""
         if self.source.open is None:
             raise RuntimeError(f"{self.label} runs on its shard actors; gather it into a LocalIterator first")
         recorder = get_recorder()
@@ -160,4 +164,4 @@ class Chain:
         built = instrument(iter(self.source.open(self.timeout, taps[0].pending)), taps[0])
         for step, tap in zip(self.steps, taps[1:]):
             built = instrument(iter(step.build(built, shared)), tap)
-        return built
+        return built, taps[-1]

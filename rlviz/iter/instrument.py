@@ -32,10 +32,12 @@ class Tap:
 
     ``pending`` collects the ids of values this stage consumed since its last
     event; ``downstream`` is the ``pending`` list of whoever consumes this
-    stage's values (None if nobody records consumption).
+    stage's values (None if nobody records consumption); ``failure`` is the
+    exception (a user's function raising, Ctrl-C) that ended the stage, which
+    a finished generator cannot tell later.
     """
 
-    __slots__ = ("recorder", "node", "writer", "pending", "downstream")
+    __slots__ = ("recorder", "node", "writer", "pending", "downstream", "failure")
 
     def __init__(self, recorder: Recorder, node: int, downstream: list | None) -> None:
         self.recorder = recorder
@@ -43,6 +45,7 @@ class Tap:
         self.writer = recorder.writer(node)
         self.pending: list[int] = []
         self.downstream = downstream
+        self.failure: BaseException | None = None
 
 
 def instrument(stage: Iterator, tap: Tap) -> Iterator:
@@ -63,6 +66,9 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
                 item = pull()
             except StopIteration:
                 return
+            except BaseException as error:             # an exception costs nothing until raised
+                tap.failure = error
+                raise
             pending.clear()
             yield item
             continue
@@ -73,9 +79,10 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             writer.next_id = next_id
             writer.record(start, now(), STOP, inputs=_take(pending))
             return
-        except BaseException:
+        except BaseException as error:
             writer.next_id = next_id
             writer.record(start, now(), ERROR, inputs=_take(pending))
+            tap.failure = error
             raise
         end = now()
         kind = type(item)

@@ -101,14 +101,25 @@ class LocalIterator:
 
     # -- iteration ---------------------------------------------------------
     def __iter__(self) -> Iterator:
-        if self._built is None:
-            self._built = self.chain.build(self.shared_metrics)
-        return self._built
+        return self._running()
 
     def __next__(self) -> Any:
+        return next(self._running())
+
+    def _running(self) -> Iterator:
+        """The built chain; an error if an exception (Ctrl-C included) ended it, which Python would hide.
+
+        A generator that raised is finished: asked again it would just stop, so
+        a loop re-run after an interrupt would quietly see no items.
+        """
         if self._built is None:
-            self._built = self.chain.build(self.shared_metrics)
-        return next(self._built)
+            self._built, self._last_tap = self.chain.build_watched(self.shared_metrics)
+        elif self._last_tap.failure is not None:
+            failure = self._last_tap.failure
+            raise RuntimeError(f"{self.name} was ended by {type(failure).__name__}"
+                               f"{f': {failure}' if str(failure) else ''} and cannot go on; "
+                               f"build the iterator again (run the cell that made it)") from failure
+        return self._built
 
     def take(self, n: int) -> list:
         """The next ``n`` items (fewer if the stream ends)."""
