@@ -102,7 +102,8 @@ class Trainer:
     the new set, and train again.  Both show in the trace
     (``worker_restarted``, ``plan_rebuilt``).  Unlike RLlib 1.x, the
     counters carry over into the rebuilt plan; a DQN replay buffer starts
-    empty again, as in RLlib.
+    empty again, as in RLlib.  A ``train()`` interrupted by Ctrl-C ends the
+    plan's generators, so the next ``train()`` rebuilds the plan the same way.
 
     Examples
     --------
@@ -159,6 +160,7 @@ class Trainer:
         self.plan = self.module.execution_plan(self.workers, self.config)
         self.iteration = 0
         self.history: list[dict] = []
+        self._interrupted = False
 
     def train(self) -> dict:
         """One ``next()`` of the plan: the metrics of one training iteration.
@@ -169,6 +171,8 @@ class Trainer:
             ``episode_reward_mean``, ``episode_len_mean``, ``timesteps_total``,
             ``counters``, ``timers``, ``info`` ... plus ``training_iteration``.
         """
+        if self._interrupted:
+            self._rebuild_plan("KeyboardInterrupt: the previous train() was interrupted")
         try:
             result = self._next_result()
         except _worker_errors() as err:
@@ -176,6 +180,9 @@ class Trainer:
                 raise
             self._recover(err)
             result = self._next_result()
+        except KeyboardInterrupt:        # Ctrl-C ends the plan's generators: the next train() rebuilds it
+            self._interrupted = True
+            raise
         self.iteration += 1
         result["training_iteration"] = self.iteration
         self.history.append({k: result[k] for k in ("training_iteration", "timesteps_total", "num_steps_trained",
@@ -190,17 +197,22 @@ class Trainer:
 
     def _recover(self, err: Exception) -> None:
         """Replace dead remote workers and rebuild the plan over them, as RLlib 1.x's trainer did."""
+        replaced = self.workers.probe_unhealthy_workers()
+        self._rebuild_plan(f"{type(err).__name__}; replaced workers {replaced or 'already replaced'}")
+
+    def _rebuild_plan(self, why: str) -> None:
+        """A fresh execution plan over the current workers, counters carried over; a ``plan_rebuilt`` event's item says ``why``."""
         from rlviz.trace import span
 
-        with span("plan_rebuilt", label="Trainer rebuilt the execution plan after a worker died") as call:
-            replaced = self.workers.probe_unhealthy_workers()
+        with span("plan_rebuilt", label="Trainer rebuilt the execution plan") as call:
             counters = dict(self.metrics.counters)
             stop_plan = getattr(self.module, "stop", None)
             if stop_plan is not None:
                 stop_plan(self.workers)
             self.plan = self.module.execution_plan(self.workers, self.config)
             self.metrics.counters.update(counters)
-            call.produced(f"{type(err).__name__}; replaced workers {replaced or 'already replaced'}")
+            self._interrupted = False
+            call.produced(why)
 
     def dataflow(self) -> list:
         """The plan's dataflow graph as plain ``Node``s (for ``rlviz.viz.plot_graph``)."""

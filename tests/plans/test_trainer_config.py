@@ -138,3 +138,26 @@ def test_without_recreate_a_killed_worker_fails_train(ray_local):
             trainer.train()
     finally:
         trainer.stop()
+
+
+@pytest.mark.slow  # torch actors and a train() long enough to interrupt
+def test_a_train_interrupted_by_ctrl_c_rebuilds_the_plan_on_the_next_train(ray_local):
+    import _thread
+    import threading
+
+    trainer = Trainer("dqn", num_workers=1, config={"learning_starts": 16, "timesteps_per_iteration": 100_000,
+                                                    "train_batch_size": 32})
+    timer = threading.Timer(1.5, _thread.interrupt_main)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            timer.start()
+            trainer.train()
+        trainer.config["timesteps_per_iteration"] = 100     # the rebuilt plan reads the config afresh
+        with rlviz.record() as trace:
+            result = trainer.train()
+        assert result["training_iteration"] == 1
+        rebuilt = [e for e in trace.events if e.op == "plan_rebuilt"]
+        assert len(rebuilt) == 1 and "KeyboardInterrupt" in rebuilt[0].item
+    finally:
+        timer.cancel()
+        trainer.stop()
