@@ -53,6 +53,7 @@ class ActorCollector:
         self.capacity: int | None = None
         self.dropped_before: dict[str, int] = {}
         self.offsets: dict[str, int] = {}
+        self.offset_errors: dict[str, int] = {}  # bound on each offset's error: half its quickest ping
         self.pinned: list = []
         self.final_exports: list[dict] = []      # of actors stopped inside the running block
         self.mirrors: dict[str, RecorderMirror] = {}   # each tracked actor's recording in the running block
@@ -72,7 +73,7 @@ class ActorCollector:
             self.handles[label] = handle
             self.labels[handle._actor_id] = label
         ray.get(self._control(handle, "rlviz_attach").remote(label, self.active, self.capacity))
-        self.offsets[label] = self._clock_offset(handle)
+        self.offsets[label], self.offset_errors[label] = self._clock_offset(handle)
         if self.active:
             with self.lock:
                 self.dropped_before[label] = 0
@@ -103,6 +104,7 @@ class ActorCollector:
                 self.grouped.clear()
                 self.handles = weakref.WeakValueDictionary()
                 self.offsets.clear()
+                self.offset_errors.clear()
                 self.dropped_before = {}
                 self.pinned = []
                 self.final_exports = []
@@ -217,8 +219,16 @@ class ActorCollector:
             self.poller.stop()
             self.poller = None
 
-    def _clock_offset(self, handle, pings: int = 3) -> int:
-        """Driver clock minus actor clock, from the quickest of a few pings (NTP-style)."""
+    def clock_error_ns(self, label: str) -> int | None:
+        """How far off, at most, lane ``label``'s times can be from the driver's clock (None if not tracked).
+
+        The offset is taken from the quickest of a few pings, so its error is at
+        most half that ping's round trip (whatever the two clocks are).
+        """
+        return self.offset_errors.get(label)
+
+    def _clock_offset(self, handle, pings: int = 3) -> tuple[int, int]:
+        """Driver clock minus actor clock from the quickest of a few pings (NTP-style), and its error bound."""
         best = None
         for _ in range(pings):
             before = time.time_ns()
@@ -226,7 +236,8 @@ class ActorCollector:
             after = time.time_ns()
             if best is None or after - before < best[0]:
                 best = (after - before, (before + after) // 2 - actor_ns)
-        return best[1]
+        round_trip, offset = best
+        return offset, (round_trip + 1) // 2
 
     def _control(self, handle, method: str):
         """``handle.method``, in the control concurrency group if the actor has one."""

@@ -1,5 +1,6 @@
 """Bookkeeping across record() blocks: own drops only, a capacity that lasts one block, nesting."""
 import pytest
+from waits import mirrored_events, wait_for
 
 import rlviz
 from rlviz.iter import LocalIterator, from_range
@@ -84,8 +85,6 @@ def _collector_threads():
 
 
 def test_a_killed_shard_keeps_what_the_periodic_pull_saw_without_any_read():
-    import time
-
     import ray
 
     pi = from_range(400, num_shards=2)
@@ -93,13 +92,17 @@ def test_a_killed_shard_keeps_what_the_periodic_pull_saw_without_any_read():
     it = pi.gather_sync()
     with rlviz.record(collect_every_s=0.1) as trace:
         assert len(it.take(40)) == 40
-        time.sleep(1.0)                                   # several pulls, no read of the trace
+        wait_for(lambda: len(_served(mirrored_events(doomed_label))) == 20,
+                 "the periodic pulls to mirror the 20 items the doomed shard served")   # no read of the trace
         ray.kill(doomed_actor)
         with pytest.raises(ray.exceptions.RayActorError):
             ray.get(doomed_actor.rlviz_clock.remote(), timeout=60)
-    served = [e for e in trace.events if e.where == doomed_label and e.outcome == "item"
-              and e.op == "par_iter_next"]
+    served = _served(e for e in trace.events if e.where == doomed_label)
     assert len(served) == 20, "each of the 20 items the dead shard served is on its lane"
+
+
+def _served(events):
+    return [e for e in events if e.outcome == "item" and e.op == "par_iter_next"]
 
 
 def test_without_periodic_pulls_a_killed_shard_loses_its_lane():

@@ -105,9 +105,8 @@ def test_killed_worker_is_recreated_and_training_continues(ray_local):
 
 @pytest.mark.slow  # starts, kills and restarts torch actors
 def test_a_worker_killed_inside_a_recorded_block_keeps_its_lane(ray_local):
-    import time
-
     import ray
+    from waits import mirrored_events, wait_for
 
     trainer = Trainer("dqn", config={"num_workers": 2, "recreate_failed_workers": True, "learning_starts": 16,
                                      "timesteps_per_iteration": 40, "train_batch_size": 32, "seed": 0})
@@ -116,7 +115,8 @@ def test_a_worker_killed_inside_a_recorded_block_keeps_its_lane(ray_local):
         dead_lane = actor_label(dead)
         with rlviz.record(collect_every_s=0.2) as trace:
             trainer.train()
-            time.sleep(1.0)
+            wait_for(lambda: any(e.op == "sample" for e in mirrored_events(dead_lane)),
+                     "the periodic pulls to mirror the doomed worker's sampling")
             ray.kill(dead, no_restart=True)
             trainer.train()
         samplers = {e.pid for e in trace.events if e.op == "sample" and e.where == dead_lane}
