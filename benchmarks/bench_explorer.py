@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(result, indent=1, default=float))
     print(table)
     if not args.no_docs and args.events == EVENTS:
-        write_table(DOCS / "performance.md", table)
+        write_table(DOCS / "performance.md", table, name="explorer")
     return 0
 
 

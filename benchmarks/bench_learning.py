@@ -11,7 +11,7 @@ import math
 import time
 from pathlib import Path
 
-__all__ = ["run", "main", "DQN_TARGET", "DQN_BUDGET"]
+__all__ = ["run", "main", "train_plan", "DQN_TARGET", "DQN_BUDGET"]
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
@@ -30,14 +30,14 @@ def run(seed: int = 0) -> dict:
 
     rlviz.init(num_cpus=8)
     figures: dict = {"curves": {}}
-    dqn = _train("dqn", DQN_BUDGET, seed, stop_at=None)
+    dqn = train_plan("dqn", DQN_BUDGET, seed, stop_at=None)
     figures["curves"]["dqn"] = dqn["curve"]
     crossed = next((s for s, r in dqn["curve"] if r >= DQN_TARGET), None)
     figures["dqn"] = {"crossed_150_at_steps": crossed, "final_return": dqn["curve"][-1][1],
                       "best_return": max(r for _, r in dqn["curve"]), "seconds": dqn["seconds"],
                       "passed": crossed is not None and crossed <= DQN_BUDGET}
     for plan, budget in PG_BUDGETS.items():
-        out = _train(plan, budget, seed)
+        out = train_plan(plan, budget, seed)
         figures["curves"][plan] = out["curve"]
         first = out["curve"][0][1]
         figures[plan] = {"first_return": first, "final_return": out["curve"][-1][1],
@@ -66,7 +66,7 @@ def main(seed: int = 0) -> dict:
 
 
 # -- helpers ------------------------------------------------------------------
-def _train(plan: str, budget: int, seed: int, stop_at: float | None = None, **config) -> dict:
+def train_plan(plan: str, budget: int, seed: int, stop_at: float | None = None, **config) -> dict:
     from rlviz.plans import Trainer
 
     settings = {"seed": seed, **config}

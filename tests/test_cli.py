@@ -1,4 +1,5 @@
 """The rlviz command: the demo runs tiny and writes loadable outputs; report reads them."""
+import gzip
 import json
 
 import pytest
@@ -16,8 +17,8 @@ def test_demo_writes_trace_chrome_and_report(tmp_path, capsys):
     trace = Trace.load(tmp_path / "pipeline.trace.json")
     lanes = {e.where for e in trace.events}
     assert "driver" in lanes and len(lanes) == 5  # driver + 2 shards for each of the 2 sources
-    chrome = json.loads((tmp_path / "pipeline.chrome.json").read_text())
-    assert any(e["ph"] == "X" for e in chrome["traceEvents"])
+    chrome = json.loads(gzip.decompress((tmp_path / "pipeline.chrome.json.gz").read_bytes()))
+    assert len([e for e in chrome["traceEvents"] if e["ph"] == "X"]) == len(trace)
     assert (tmp_path / "pipeline.report.html").read_text().startswith("<!DOCTYPE html>")
 
 

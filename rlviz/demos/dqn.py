@@ -91,7 +91,7 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = config.plan
     paths = {"curve_png": out_dir / f"{stem}.return.png", "trace_json": out_dir / f"{stem}.trace.json",
-             "chrome_json": out_dir / f"{stem}.chrome.json", "report_html": out_dir / f"{stem}.report.html"}
+             "chrome_json": out_dir / f"{stem}.chrome.json.gz", "report_html": out_dir / f"{stem}.report.html"}
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = [r["timesteps_total"] for r in results if not math.isnan(r["episode_reward_mean"])]
     ys = [r["episode_reward_mean"] for r in results if not math.isnan(r["episode_reward_mean"])]

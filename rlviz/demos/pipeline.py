@@ -57,7 +57,7 @@ def _write_outputs(trace, out_dir: Path) -> dict:
     from rlviz.viz.report import write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"trace_json": out_dir / "pipeline.trace.json", "chrome_json": out_dir / "pipeline.chrome.json",
+    paths = {"trace_json": out_dir / "pipeline.trace.json", "chrome_json": out_dir / "pipeline.chrome.json.gz",
              "report_html": out_dir / "pipeline.report.html"}
     trace.save(paths["trace_json"])
     trace.to_chrome(paths["chrome_json"])

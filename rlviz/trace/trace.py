@@ -169,7 +169,7 @@ class Trace:
         return cls(**read_trace(path))
 
     def to_chrome(self, path: str) -> None:
-        """Write Chrome trace-event JSON that Perfetto and chrome://tracing open."""
+        """Write Chrome trace-event JSON that Perfetto and chrome://tracing open (gzip-compressed if ``path`` ends in ``.gz``)."""
         from rlviz.trace.chrome import write_chrome
         write_chrome(self, path)
 

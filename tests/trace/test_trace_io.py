@@ -85,18 +85,35 @@ def test_bad_records_are_rejected(record, match):
         Trace.from_records([record])
 
 
-def test_chrome_export_has_tracks_and_flows(tmp_path):
+@pytest.mark.parametrize("name", ["chrome.json", "chrome.json.gz"])
+def test_chrome_export_loads_back_with_every_span_and_flow(tmp_path, name):
+    import gzip
+
     trace = Trace.from_records(_records())
-    path = tmp_path / "chrome.json"
+    path = tmp_path / name
     trace.to_chrome(path)
-    events = json.loads(path.read_text())["traceEvents"]
-    complete = [e for e in events if e["ph"] == "X"]
-    assert len(complete) == 3
+    data = path.read_bytes()
+    document = json.loads(gzip.decompress(data) if name.endswith(".gz") else data)
+    events = document["traceEvents"]
+    assert document["otherData"]["start_ns"] == trace.start_ns
     names = {e["args"]["name"] for e in events if e["name"] == "process_name"}
     assert names == {"shard-0", "driver"}
-    flows = [e for e in events if e["ph"] in "sf"]
-    assert [e["ph"] for e in flows] == ["s", "f"]
-    assert flows[0]["pid"] == 11 and flows[1]["pid"] == 10
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    spans = [e for e in events if e["ph"] == "X"]
+    assert len(spans) == len(trace)
+    for span, event in zip(spans, trace.events):
+        assert (span["name"], span["cat"], span.get("args", {}).get("item")) == (event.op, event.outcome, event.item)
+        assert span["ts"] * 1000 == pytest.approx(event.start_ns - trace.start_ns, abs=1)
+        assert span["dur"] * 1000 == pytest.approx(event.duration_ns, abs=1)
+        assert event.label in tracks[span["pid"], span["tid"]], "the track names the node; spans do not repeat it"
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    finishes = {e["id"]: e for e in events if e["ph"] == "f"}
+    producers, consumers = trace.links()
+    assert len(starts) == len(finishes) == len(producers) == 1
+    for flow_id, (p, q) in enumerate(zip(producers.tolist(), consumers.tolist())):
+        assert (starts[flow_id]["pid"], starts[flow_id]["tid"]) == (spans[p]["pid"], spans[p]["tid"])
+        assert (finishes[flow_id]["pid"], finishes[flow_id]["tid"]) == (spans[q]["pid"], spans[q]["tid"])
+        assert finishes[flow_id]["bp"] == "e" and finishes[flow_id]["ts"] >= starts[flow_id]["ts"]
 
 
 def test_graph_sequence_and_summary():
