@@ -20,6 +20,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
 	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+	# node runs the Explorer's JS unit tests: a test that cannot run fails, so install it when missing.
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs npm)
 	$(PY) -m pytest
 	# pytest executed every notebook into build/notebooks/; the site renders those copies
 	$(MAKE) site

@@ -41,6 +41,9 @@ def test_default_demo_is_dqn_tiny_budget(tmp_path, capsys):
     assert main(["demo", "--time", "1", "--iteration-steps", "50", "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     assert "trained/sampled steps" in printed and "StoreToReplayBuffer" in printed
+    assert "\r" not in printed, "a log (not a terminal) gets one line per iteration, never a carriage return"
+    progress = [line for line in printed.splitlines() if line.startswith("iter ")]
+    assert progress and all(line.count("iter ") == 1 for line in progress)
     trace = Trace.load(tmp_path / "dqn.trace.json")
     assert {"Concurrently", "StoreToReplayBuffer", "ParallelRollouts"} <= {e.op for e in trace.events}
     assert len({e.where for e in trace.events}) == 3       # driver + the 2 RolloutWorker lanes

@@ -8,6 +8,7 @@ trace, the trained/sampled ratio, and the trace files plus an HTML report.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,14 +61,14 @@ def run(config: DQNDemoConfig) -> dict:
                 result = trainer.train()                   # one next() of the plan
                 results.append(result)
                 elapsed = time.perf_counter() - started
-                print(f"\riter {result['training_iteration']:3d}  {elapsed:5.1f} s  "
-                      f"sampled {result['timesteps_total']:6d}  trained {result['num_steps_trained']:7d}  "
-                      f"return {result['episode_reward_mean']:6.1f}", end="", flush=True)
+                _progress(f"iter {result['training_iteration']:3d}  {elapsed:5.1f} s  "
+                          f"sampled {result['timesteps_total']:6d}  trained {result['num_steps_trained']:7d}  "
+                          f"return {result['episode_reward_mean']:6.1f}")
                 if elapsed >= config.time_budget_s or result["timesteps_total"] >= config.max_timesteps:
                     break
     finally:
         trainer.stop()
-    print("\n")
+    print("\n" if sys.stdout.isatty() else "")
     # ------------------------------------------------------------- TRY NOT TO MODIFY
     last = results[-1]
     ratio = last["num_steps_trained"] / max(last["timesteps_total"], 1)
@@ -77,6 +78,14 @@ def run(config: DQNDemoConfig) -> dict:
           f"{last['episode_reward_mean']:.1f}")
     paths = _write_outputs(trace, results, config)
     return {"results": results, "trace": trace, "ratio": ratio, **paths}
+
+
+def _progress(line: str) -> None:
+    """One line per iteration in a log or a notebook; on a terminal the line is rewritten in place."""
+    if sys.stdout.isatty():
+        print(f"\r{line}", end="", flush=True)
+    else:
+        print(line, flush=True)
 
 
 def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
