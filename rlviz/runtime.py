@@ -9,6 +9,9 @@ import os
 
 __all__ = ["init", "ensure_ray"]
 
+#: How often a local Ray start is tried when Ray times out registering its own node (a busy machine).
+_LOCAL_START_ATTEMPTS = 3
+
 
 def init(address: str | None = None, **ray_kwargs) -> str:
     """Start an embedded local Ray (quiet, no dashboard) or join ``address``.
@@ -57,16 +60,18 @@ def ensure_ray() -> None:
 
 
 def _start(ray, options: dict) -> None:
-    """``ray.init``, tried once more when a local start misses Ray's 30 s registration window.
+    """``ray.init``, tried again (up to ``_LOCAL_START_ATTEMPTS`` times) when a local start misses Ray's 30 s window.
 
     On a busy 2-core machine the raylet can take longer than Ray allows to register; Ray then raises
     a bare ``Exception`` ("The current node timed out during startup") and leaves nothing running, so
-    one more attempt is safe.  Joining a cluster is never retried: its failure is the user's to see.
+    another attempt is safe.  Joining a cluster is never retried: its failure is the user's to see.
     """
-    try:
-        ray.init(**options)
-    except Exception as err:                     # Ray raises a bare Exception here
-        if options["address"] != "local" or "timed out during startup" not in str(err):
-            raise
-        ray.shutdown()
-        ray.init(**options)
+    for attempt in range(1, _LOCAL_START_ATTEMPTS + 1):
+        try:
+            ray.init(**options)
+            return
+        except Exception as err:                 # Ray raises a bare Exception here
+            if (options["address"] != "local" or "timed out during startup" not in str(err)
+                    or attempt == _LOCAL_START_ATTEMPTS):
+                raise
+            ray.shutdown()

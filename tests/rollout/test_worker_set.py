@@ -154,9 +154,11 @@ def test_gather_async_over_remote_workers(ray_local):
 
     workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
     try:
-        batches = from_actors(workers.remote_workers()).gather_async().take(6)
-        assert [b.count for b in batches] == [5] * 6
-        eps = {int(b["eps_id"][0]) for b in batches}
-        assert len(eps) >= 2, "both workers contribute"
+        stream = from_actors(workers.remote_workers()).gather_async().zip_with_source_actor()
+        pairs = stream.take(6)
+        assert [b.count for _, b in pairs] == [5] * 6
+        while len({actor for actor, _ in pairs}) < 2 and len(pairs) < 500:   # arrival order is not fixed
+            pairs += stream.take(1)
+        assert {actor for actor, _ in pairs} == set(workers.remote_workers()), "both workers contribute"
     finally:
         workers.stop()
