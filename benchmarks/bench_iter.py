@@ -5,10 +5,14 @@ Starts one local Ray (``rlviz.init(num_cpus=8)``) and shuts it down at the end.
 """
 from __future__ import annotations
 
+import datetime
 import gc
+import os
 import statistics
 import time
 import tracemalloc
+
+from benchmarks.docs_table import DOCS, write_table
 
 __all__ = ["run", "main"]
 
@@ -82,9 +86,13 @@ def run(repeats: int = REPEATS) -> dict:
 
 
 def main() -> dict:
-    """Run the benchmark, print the table, return the figures."""
+    """Run the benchmark, print the table, write it into docs/performance.md (``iter`` markers), return the figures."""
+    load_before = os.getloadavg()[0]
     figures = run()
-    print(_table(figures))
+    figures["load_average"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]
+    table = _table(figures)
+    print(table)
+    write_table(DOCS / "performance.md", table, name="iter")
     return figures
 
 
@@ -337,7 +345,9 @@ def _table(f: dict) -> str:
 
     n, g, s = f"{f['local_items']:,}", f"{f['gather_items']:,}", f["gather_shards"]
     return "\n".join([
-        f"Medians of {f['repeats']} interleaved repeats, one process.",
+        f"Measured {datetime.date.today().isoformat()} by `benchmarks/bench_iter.py`: medians of {f['repeats']} "
+        f"interleaved repeats, one process, load average {f['load_average'][0]} at the start and "
+        f"{f['load_average'][1]} at the end on {os.cpu_count()} cores.",
         "",
         "| measurement | rlviz | ray.util.iter | ratio (median) | per-repeat range | target | |",
         "|---|---|---|---|---|---|---|",
