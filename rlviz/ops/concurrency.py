@@ -11,6 +11,8 @@ from typing import Any
 from rlviz.checks import check_distinct_indexes, check_round_robin_weights
 from rlviz.iter import LocalIterator, NextValueNotReady
 from rlviz.iter.sentinel import NOT_READY
+from rlviz.iter.union import describe_union
+from rlviz.trace.event import DRIVER
 from rlviz.ops.errors import OpInputError
 
 __all__ = ["Concurrently", "Enqueue", "Dequeue", "MODES"]
@@ -75,6 +77,9 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
     detail = f", round_robin_weights={list(round_robin_weights)}" if round_robin_weights is not None else ""
     label = f"Concurrently[{', '.join(map(str, ops))}; mode={mode}{detail}]"
     out = union.named("Concurrently", label)
+    describe_union(union.chain.source.node_id.on(DRIVER), children=[op.chain.nodes(DRIVER)[-1].op for op in ops],
+                   child_ids=[[node.op_id for node in op.chain.nodes(DRIVER)] for op in ops],
+                   output_indexes=None if output_indexes is None else sorted(output_indexes))
     if output_indexes is None:
         return out
     keep = frozenset(output_indexes)
