@@ -80,7 +80,7 @@ def test_long_strips_wrap_in_whole_rounds_and_cap_at_max_items():
     ({"ops": ["store", "train"], "weights": [1, float("inf")]}, ValueError, r"weights\[1\] .*got inf"),
     ({"ops": ["store", "train"], "weights": [1, True]}, TypeError, r"weights\[1\] .*got bool"),
     ({"max_items": True}, TypeError, "max_items must be an int"),
-    ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a list"),
+    ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a sequence"),
     ({"max_items": 0}, ValueError, "max_items"),
 ])
 def test_bad_arguments_are_rejected(kwargs, error, match):

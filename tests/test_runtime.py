@@ -1,0 +1,39 @@
+"""rlviz.init() refuses settings a running Ray can no longer take, instead of ignoring them (own process: it starts Ray)."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+SCRIPT = textwrap.dedent("""
+    import ray, rlviz
+    from rlviz.iter import from_range
+
+    it = from_range(4, num_shards=1)                  # builds shard actors: starts a default Ray implicitly
+    cpus = ray.cluster_resources()["CPU"]
+    try:
+        rlviz.init(num_cpus=int(cpus) + 3)
+    except ValueError as err:
+        print("IMPLICIT:", err)
+    rlviz.init()                                      # asks for nothing new: fine
+    rlviz.init(num_cpus=int(cpus))                    # what it already runs with: fine
+    ray.shutdown()
+    rlviz.init(num_cpus=1)
+    rlviz.init(num_cpus=1)                            # a notebook's first cell run again
+    try:
+        rlviz.init(num_cpus=2, object_store_memory=80_000_000)
+    except ValueError as err:
+        print("EXPLICIT:", err)
+    ray.shutdown()
+""")
+
+
+@pytest.mark.slow
+def test_init_names_settings_that_can_no_longer_take_effect():
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=540)
+    assert done.returncode == 0, done.stderr[-3000:]
+    implicit = next(line for line in done.stdout.splitlines() if line.startswith("IMPLICIT:"))
+    assert "num_cpus=" in implicit and "implicitly" in implicit and "ray.shutdown() first" in implicit
+    explicit = next(line for line in done.stdout.splitlines() if line.startswith("EXPLICIT:"))
+    assert "started by rlviz.init(num_cpus=1)" in explicit
+    assert "num_cpus=2, object_store_memory=80000000" in explicit and "ray.shutdown() first" in explicit
