@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from rlviz.trace.trace import Trace
 
-__all__ = ["op_stats", "summary_table", "trace_graph", "item_sequence", "edge_counts"]
+__all__ = ["op_stats", "summary_table", "trace_graph", "item_sequence", "edge_counts", "SEQUENCE_BY"]
 
 _ITEM, _NOT_READY, _STOP, _ERROR = range(len(OUTCOMES))
 
@@ -89,8 +89,33 @@ def trace_graph(trace: "Trace") -> "nx.DiGraph":
     return graph
 
 
-def item_sequence(trace: "Trace", ops: Iterable[str] | None = None) -> list[str]:
-    """Labels of item-producing events in completion order (by end time)."""
+#: What ``item_sequence`` can name each item by.
+SEQUENCE_BY = ("label", "op", "op_id")
+
+
+def item_sequence(trace: "Trace", ops: Iterable[str] | None = None, by: str = "label") -> list[str]:
+    """The nodes of item-producing events in completion order (by end time), named ``by`` their label, op or op_id.
+
+    Raises
+    ------
+    TypeError
+        If ``ops`` is a single string.
+    ValueError
+        If ``by`` is not one of ``SEQUENCE_BY``.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import concurrently_trace
+    >>> trace = concurrently_trace((1, 2), rounds=1, warmup=0)
+    >>> trace.sequence(["StoreToReplayBuffer", "TrainOneStep"], by="op")
+    ['StoreToReplayBuffer', 'TrainOneStep', 'TrainOneStep']
+    """
+    if by not in SEQUENCE_BY:
+        raise ValueError(f"by must be one of {list(SEQUENCE_BY)}, got {by!r}; hint: by=\"op\" names items "
+                         f"by op name (TrainOneStep), by=\"label\" by the full label")
+    if isinstance(ops, str):
+        raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
+                        f"hint: ops=[{ops!r}]")
     c = trace.columns
     keep = c["outcome"] == _ITEM
     if ops is not None:
@@ -99,5 +124,5 @@ def item_sequence(trace: "Trace", ops: Iterable[str] | None = None) -> list[str]
         keep &= chosen[c["node"]]
     indices = np.flatnonzero(keep)
     order = indices[np.argsort(c["end_ns"][indices], kind="stable")]
-    labels = [n.label for n in trace.nodes]
+    labels = [getattr(n, by) for n in trace.nodes]
     return [labels[i] for i in c["node"][order].tolist()]

@@ -189,13 +189,13 @@ class Trace:
         from rlviz.trace.analysis import trace_graph
         return trace_graph(self)
 
-    def sequence(self, ops: Iterable[str] | None = None) -> list[str]:
-        """Labels of item-producing events in completion order.
+    def sequence(self, ops: Iterable[str] | None = None, by: str = "label") -> list[str]:
+        """Labels (``by="op"``: op names) of item-producing events in completion order.
 
         ``ops`` keeps only nodes whose op name, label or op_id is listed.
         """
         from rlviz.trace.analysis import item_sequence
-        return item_sequence(self, ops)
+        return item_sequence(self, ops, by)
 
     def op_stats(self) -> list[dict]:
         """Per-node counts and busy time, one dict per node."""
