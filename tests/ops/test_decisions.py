@@ -143,3 +143,22 @@ def test_nothing_is_logged_while_not_recording():
     before = len(get_decision_log().export()["rows"])
     Concurrently([_op("Store"), _op("Train")]).take(10)
     assert len(get_decision_log().export()["rows"]) == before
+
+
+def test_summary_notes_where_a_rule_dominates():
+    # [1, 1, 1] with Train not ready for its first 9 polls: 35 : 26 : 34 (the run, by hand)
+    plan = Concurrently([_op("Store"), _op("Train", ready_from=9), _op("Log")], round_robin_weights=[1, 1, 1])
+    with rlviz.record() as trace:
+        plan.take(95)
+    notes = trace.summary().split("notes (where a scheduling rule dominates; see trace.decisions):\n")[1]
+    assert notes.splitlines() == [
+        "* Train was not ready in 9 of 35 polls (26%); each ends its turn, so it ran less often than its weight says",
+        "* measured 35 : 26 : 34 items for Store, Train, Log, far from the weights 1 : 1 : 1"]
+    plan = Concurrently([_op("Store"), _op("Train"), _op("Log")], round_robin_weights=[2, 1, "*"])
+    with rlviz.record() as trace:
+        plan.take(3 * 103)
+    assert ("* Log ('*') hit its cap of 100 pulls in 3 of 3 turns: it is always ready, so each turn takes the cap "
+            "and the other ops run far less often; give it a number instead of '*'") in trace.summary()
+    with rlviz.record() as trace:
+        Concurrently([_op("Store"), _op("Train")], round_robin_weights=[2, 1]).take(30)
+    assert "notes" not in trace.summary()
