@@ -162,3 +162,16 @@ def test_summary_notes_where_a_rule_dominates():
     with rlviz.record() as trace:
         Concurrently([_op("Store"), _op("Train")], round_robin_weights=[2, 1]).take(30)
     assert "notes" not in trace.summary()
+
+
+def test_diff_notes_each_runs_dominating_rule():
+    from rlviz.testing import diff
+    runs = []
+    for weights in ([1, 1, 1], [2, 1, "*"]):
+        with rlviz.record() as trace:
+            Concurrently([_op("Store"), _op("Train"), _op("Log")], round_robin_weights=weights).take(2 * 103)
+        runs.append(trace)
+    result = diff(*runs, names=("equal", "star"))
+    assert result.notes[0] == []
+    assert result.notes[1][0].startswith("Log ('*') hit its cap of 100 pulls in 2 of 2 turns")
+    assert "note on star: Log ('*') hit its cap" in repr(result)
