@@ -204,7 +204,8 @@ def why_sentence(record: dict) -> str:
     who = f"{op} ('*')" if star else op
     following = record["next_op"]
     if record["outcome"] == "not_ready":
-        done = f"after {record['pull'] - 1} items " if star and record["pull"] > 1 else ""
+        made = record["pull"] - 1
+        done = f"after {made} item{'' if made == 1 else 's'} " if star and made else ""
         text = f"round {record['round']}: {who} not ready {done}: its turn ends".replace(" :", ":")
         return text + (f", {following} next" if following else "")
     if record["outcome"] == "stop":

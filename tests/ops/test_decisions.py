@@ -83,7 +83,7 @@ def test_star_turn_ends_at_the_first_not_ready():
                                 (1, "Log", 2, 100, "not_ready", True, False, True, False),
                                 (2, "Store", 1, 1, "item", False, False, False, False)]
     assert trace.why(int(trace.decisions.record(2)["event"])) == \
-        "round 1: Log ('*') not ready after 1 items: its turn ends, Store next"
+        "round 1: Log ('*') not ready after 1 item: its turn ends, Store next"
 
 
 def test_output_indexes_marks_the_dropped_items():

@@ -5,6 +5,7 @@
 import {
   NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completedIn, completionOrder, decodeColumns,
   drawsExact, errorsInWindow, hitTest, itemText, nodeMatches, orderEvents, searchEvents, step, stepList,
+  decisionIndex, whyOf,
   tickStep, visibleRange,
 } from "./explorer_core.js";
 
@@ -606,6 +607,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     return button;
   }
 
+  let whyRows = null;       // event -> decision row, built on first use (issue 21)
   function drawInspector() {
     const pane = parts.inspector;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
@@ -622,6 +624,10 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const fields = [["op", d.node.op], ["label", d.node.label], ["lane", d.node.where], ["outcome", d.outcome],
       ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
       ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+    // why: the union's scheduling decision behind this call (issue 21)
+    whyRows = whyRows || decisionIndex(meta.decisions);
+    const why = whyOf(meta.decisions, whyRows, i);
+    if (why) fields.push(["why", why]);
     for (const [key, value] of fields) {
       list.append(make("dt", null, null, key), make("dd", null, key, value));
     }
