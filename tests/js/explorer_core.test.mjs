@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import {
   aggregateRow, buildModel, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
-  itemText, searchEvents, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
+  itemText, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
 
 /** A payload like encode_trace's, from plain event lists: [node, start, duration, outcome, kind, item, inputs]. */
@@ -179,6 +179,10 @@ test("search ranks exact op names first and op: limits it to op names", () => {
   assert.deepEqual(Array.from(searchEvents(m, "op:trainonestep")), [1, 3, 2]);
   assert.deepEqual(Array.from(searchEvents(m, "TrainOneStep", undefined, { opsOnly: true })), [1, 3, 2]);
   assert.deepEqual(Array.from(searchEvents(m, "op: ")), []);
+  const hits = searchEvents(m, "TrainOneStep");
+  assert.deepEqual([searchStep(hits, -1, 1), searchStep(hits, 1, 1), searchStep(hits, 3, 1), searchStep(hits, 0, 1)],
+    [1, 3, 2, -1]);
+  assert.deepEqual([searchStep(hits, 2, -1), searchStep(hits, 1, -1), searchStep(hits, -1, -1)], [3, -1, 0]);
 });
 
 // Decisions as encode_trace sends them: a [2, 1, "*"] Concurrently, rows worked out by hand.

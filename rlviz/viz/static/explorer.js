@@ -5,7 +5,7 @@
 import {
   NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completedIn, completionOrder, decodeColumns,
   drawsExact, errorsInWindow, hitTest, itemText, nodeMatches, orderEvents, searchEvents, step, stepList,
-  decisionIndex, whyOf,
+  decisionIndex, searchStep, whyOf,
   tickStep, visibleRange,
 } from "./explorer_core.js";
 
@@ -154,7 +154,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const title = make("span", "rlviz-title", null, `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`);
     const search = make("input", null, "search");
     search.type = "search";
-    search.placeholder = "search op or item (Enter: next)";
+    search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
     search.setAttribute("aria-label", "search op, label or item text");
     const prev = make("button", null, "prev", "◀");
     prev.title = "previous call to complete (←)";
@@ -321,7 +321,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const hits = state.search.hits;
     if (!query.trim()) { parts.status.textContent = ""; return; }
     if (hits.length === 0) { parts.status.textContent = `no call matches "${query}"`; return; }
-    const found = step(model, hits, state.selected, direction);
+    const found = searchStep(hits, state.selected, direction);     // ranked order, exact op names first (issue 21)
     const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
     select(target);
     const k = hits.indexOf(target);

@@ -308,6 +308,18 @@ export function searchEvents(model, query, filter = { op: null, where: null }, {
   return Uint32Array.from(first.concat(rest));
 }
 
+/**
+ * The search hit one step from `current` in `hits` (searchEvents' ranked order, exact op names first):
+ * the next / previous in the list, the first / last when `current` is not a hit; -1 past either end.
+ */
+export function searchStep(hits, current, direction) {
+  if (hits.length === 0) return -1;
+  const k = hits.indexOf(current);
+  if (k < 0) return direction > 0 ? hits[0] : hits[hits.length - 1];
+  const next = k + direction;
+  return next >= 0 && next < hits.length ? hits[next] : -1;
+}
+
 // ------------------------------------------------------------------ why: the unions' decisions
 const STAR_FLAG = 1, CAP_FLAG = 2, DROPPED_FLAG = 8;
 
