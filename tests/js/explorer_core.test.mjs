@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import {
   aggregateRow, buildModel, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
-  itemText, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
+  itemText, pollAlpha, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
 
 /** A payload like encode_trace's, from plain event lists: [node, start, duration, outcome, kind, item, inputs]. */
@@ -208,4 +208,9 @@ test("why sentences are composed from the decision columns", () => {
   const float = { specs: [{ children: ["A", "B"], weights: [1, 0.25] }],
     rows: { union: [0], round: [3], child: [1], pull: [1], allowed: [1], outcome: [0], flags: [0], next: [0] } };
   assert.equal(whySentence(float, 0), "round 3: B, pull 1 of 1 (weight 0.25 drew 1 this round); next A");
+});
+
+test("a single not-ready poll keeps a strong mark in the aggregated drawing", () => {
+  assert.equal(pollAlpha(0), 0);
+  assert.ok(pollAlpha(1) >= 0.85 && pollAlpha(1) <= pollAlpha(3) && pollAlpha(100) === 1);
 });

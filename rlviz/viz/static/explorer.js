@@ -5,7 +5,7 @@
 import {
   NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completedIn, completionOrder, decodeColumns,
   drawsExact, errorsInWindow, hitTest, itemText, nodeMatches, orderEvents, searchEvents, step, stepList,
-  decisionIndex, searchStep, whyOf,
+  decisionIndex, pollAlpha, searchStep, whyOf,
   tickStep, visibleRange,
 } from "./explorer_core.js";
 
@@ -471,7 +471,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
         const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
         for (let x = 0; x < plotW; x++) {
           if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
-          if (polls[x] > 0) lower[x] = pack(GREY, dim * Math.min(1, 0.4 + 0.15 * polls[x]));
+          if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));   // visible at every zoom (issue 21)
         }
       }
       for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];

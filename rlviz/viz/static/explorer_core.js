@@ -152,6 +152,14 @@ export function aggregateRow(model, r, t0, t1, width) {
   return { fraction, polls };
 }
 
+/**
+ * Opacity of an aggregated pixel's not-ready mark for `count` polls: never below 0.85, so a single
+ * poll stays as visible at any zoom as in the exact drawing (0 when there is none).
+ */
+export function pollAlpha(count) {
+  return count > 0 ? Math.min(1, 0.85 + 0.03 * count) : 0;
+}
+
 /** Positions [k0, k1) of row r's events that may overlap [t0, t1), looking back at most LOOK_BACK spans. */
 export function visibleRange(model, r, t0, t1) {
   const inside = lowerBound(model, r, t0);
