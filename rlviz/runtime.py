@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 
-__all__ = ["init", "ensure_ray"]
+__all__ = ["init", "ensure_ray", "ray_session", "check_same_ray"]
 
 
 def init(address: str | None = None, **ray_kwargs) -> str:
@@ -61,6 +61,30 @@ def ensure_ray() -> None:
 
     if not ray.is_initialized():
         _start_local(ray, None, {}, implicit=True)
+
+
+def ray_session() -> tuple | None:
+    """Which Ray this process is connected to (its node and job ids, new at every start), or None."""
+    import ray
+
+    if not ray.is_initialized():
+        return None
+    context = ray.get_runtime_context()
+    return context.get_node_id(), context.get_job_id()
+
+
+def check_same_ray(session: tuple | None, what: str) -> None:
+    """Raise if ``what`` (its actors) was built on a Ray ``session`` that has shut down since.
+
+    Raises
+    ------
+    RuntimeError
+        Naming ``what``, that its Ray has shut down (or restarted) and that it must be built again.
+    """
+    if session is not None and ray_session() != session:
+        now = "Ray is not running now" if ray_session() is None else "a new Ray has started since"
+        raise RuntimeError(f"{what} was built on a Ray that has shut down ({now}), so its actors are gone; "
+                           f"hint: build it again after rlviz.init() (re-run the cell that creates it)")
 
 
 #: How rlviz started the Ray running now: its job id, the settings given, and whether it was implicit.

@@ -24,6 +24,19 @@ SCRIPT = textwrap.dedent("""
         rlviz.init(num_cpus=2, object_store_memory=80_000_000)
     except ValueError as err:
         print("EXPLICIT:", err)
+    from rlviz.rollout import RandomPolicy, WorkerSet
+    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=5)
+    ray.shutdown()                                    # a notebook's last cell; the WorkerSet is still referenced
+    try:
+        workers.foreach_worker(lambda w: w.sample())
+    except RuntimeError as err:
+        print("SHUTDOWN:", err)
+    rlviz.init(num_cpus=1)
+    try:
+        workers.sync_weights()
+    except RuntimeError as err:
+        print("RESTARTED:", err)
+    workers.stop()                                    # still fine: nothing left to end
     ray.shutdown()
 """)
 
@@ -37,3 +50,9 @@ def test_init_names_settings_that_can_no_longer_take_effect():
     explicit = next(line for line in done.stdout.splitlines() if line.startswith("EXPLICIT:"))
     assert "started by rlviz.init(num_cpus=1)" in explicit
     assert "num_cpus=2, object_store_memory=80000000" in explicit and "ray.shutdown() first" in explicit
+    shut = next(line for line in done.stdout.splitlines() if line.startswith("SHUTDOWN:"))
+    assert shut == ("SHUTDOWN: WorkerSet(local + 1 remote RolloutWorkers) was built on a Ray that has shut down "
+                    "(Ray is not running now), so its actors are gone; hint: build it again after rlviz.init() "
+                    "(re-run the cell that creates it)")
+    restarted = next(line for line in done.stdout.splitlines() if line.startswith("RESTARTED:"))
+    assert "a new Ray has started since" in restarted
