@@ -6,6 +6,7 @@ each message names the parameter, the value received, what is allowed and a hint
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Set
 from numbers import Integral, Real
 
 __all__ = ["check_int", "check_number", "check_positive_number", "check_round_robin_weight", "check_round_robin_weights",
@@ -115,6 +116,9 @@ def check_positive_number(name: str, value: object, *, hint: str = "") -> float:
 def check_round_robin_weights(name: str, weights: object, count: int, *, what: str = "op") -> list:
     """Round-robin weights: one per ``what``, each a finite number > 0 or ``"*"``, not all ``"*"``.
 
+    Any sequence of numbers is accepted (list, tuple, numpy array); numpy
+    numbers come back as Python numbers.
+
     Parameters
     ----------
     name : str
@@ -134,7 +138,7 @@ def check_round_robin_weights(name: str, weights: object, count: int, *, what: s
     Raises
     ------
     TypeError
-        If ``weights`` is not a list or tuple, or an entry is neither a number nor ``"*"``.
+        If ``weights`` is not a sequence (a str, dict or set is not), or an entry is neither a number nor ``"*"``.
     ValueError
         If the length is wrong, an entry is not finite or not > 0, or all entries are ``"*"``.
 
@@ -146,18 +150,22 @@ def check_round_robin_weights(name: str, weights: object, count: int, *, what: s
     Traceback (most recent call last):
     ValueError: round_robin_weights[1] must be a finite number > 0 or "*", got nan; hint: ...
     """
-    if not isinstance(weights, (list, tuple)):
-        raise TypeError(_message(name, f'a list with one number or "*" per {what}',
-                                 f"{type(weights).__name__} {weights!r}", f"{name}=[1, 1]"))
+    if isinstance(weights, (str, bytes, Mapping, Set)) or not isinstance(weights, Iterable) \
+            or not hasattr(weights, "__len__"):
+        raise TypeError(_message(name, f'a sequence (list, tuple, numpy array) with one number or "*" per {what}',
+                                 f"{type(weights).__name__} {weights!r}", f"{name}={[1] * count}"))
+    weights = [weight.item() if hasattr(weight, "item") and not isinstance(weight, str) else weight
+               for weight in weights]
     if len(weights) != count:
-        raise ValueError(_message(name, f"{count} entries, one per {what}", f"{len(weights)}: {list(weights)!r}",
-                                  f"give one weight per {what}"))
+        fixed = [*weights[:count], *([1] * (count - len(weights)))]
+        raise ValueError(_message(name, f"{count} entries, one per {what}", f"{len(weights)}: {weights!r}",
+                                  f"give one weight per {what}, e.g. {name}={fixed!r}"))
     for index, weight in enumerate(weights):
         check_round_robin_weight(f"{name}[{index}]", weight, what=what)
     if all(isinstance(weight, str) for weight in weights):
         raise ValueError(_message(name, 'at least one number (not all "*")', repr(list(weights)),
                                   f"give the {what} that sets the pace a number, e.g. 1"))
-    return list(weights)
+    return weights
 
 
 def check_round_robin_weight(name: str, weight: object, *, what: str = "op") -> float | str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 
-__all__ = ["init", "ensure_ray"]
+__all__ = ["init", "ensure_ray", "ray_session", "check_same_ray"]
 
 #: How often a local Ray start is tried when Ray times out registering its own node (a busy machine).
 _LOCAL_START_ATTEMPTS = 3
@@ -16,7 +16,9 @@ _LOCAL_START_ATTEMPTS = 3
 def init(address: str | None = None, **ray_kwargs) -> str:
     """Start an embedded local Ray (quiet, no dashboard) or join ``address``.
 
-    Idempotent: if Ray is already running in this process it is left as it is.
+    Idempotent: if Ray is already running in this process and the call asks
+    for nothing it no longer gives (same ``num_cpus``, same address, the same
+    settings rlviz started it with), it is left as it is.
 
     Parameters
     ----------
@@ -31,6 +33,15 @@ def init(address: str | None = None, **ray_kwargs) -> str:
     str
         The address of the Ray cluster in use.
 
+    Raises
+    ------
+    ValueError
+        If Ray is already running (started by an earlier ``rlviz.init``, by
+        ``ray.init``, or implicitly by an iterator, WorkerSet or Trainer built
+        first) and ``address`` or a setting would differ from what it runs
+        with: they cannot take effect any more, so the call names them and
+        says to call ``ray.shutdown()`` first instead of ignoring them.
+
     Examples
     --------
     >>> import rlviz
@@ -40,14 +51,10 @@ def init(address: str | None = None, **ray_kwargs) -> str:
     """
     import ray
 
-    if not ray.is_initialized():
-        os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-        options = {"include_dashboard": False, "logging_level": logging.ERROR,
-                   "configure_logging": True, **ray_kwargs}
-        # "local" unless RAY_ADDRESS says otherwise: a bare ray.init() would quietly join whatever cluster
-        # `ray start` (or a stale /tmp/ray/ray_current_cluster file) left behind, then reject num_cpus=...
-        options["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
-        _start(ray, options)
+    if ray.is_initialized():
+        _check_unchanged(ray, address, ray_kwargs)
+    else:
+        _start_local(ray, address, ray_kwargs, implicit=False)
     return ray.get_runtime_context().gcs_address
 
 
@@ -56,7 +63,77 @@ def ensure_ray() -> None:
     import ray
 
     if not ray.is_initialized():
-        init()
+        _start_local(ray, None, {}, implicit=True)
+
+
+def ray_session() -> tuple | None:
+    """Which Ray this process is connected to (its node and job ids, new at every start), or None."""
+    import ray
+
+    if not ray.is_initialized():
+        return None
+    context = ray.get_runtime_context()
+    return context.get_node_id(), context.get_job_id()
+
+
+def check_same_ray(session: tuple | None, what: str) -> None:
+    """Raise if ``what`` (its actors) was built on a Ray ``session`` that has shut down since.
+
+    Raises
+    ------
+    RuntimeError
+        Naming ``what``, that its Ray has shut down (or restarted) and that it must be built again.
+    """
+    if session is not None and ray_session() != session:
+        now = "Ray is not running now" if ray_session() is None else "a new Ray has started since"
+        raise RuntimeError(f"{what} was built on a Ray that has shut down ({now}), so its actors are gone; "
+                           f"hint: build it again after rlviz.init() (re-run the cell that creates it)")
+
+
+#: How rlviz started the Ray running now: its job id, the settings given, and whether it was implicit.
+_STARTED: dict = {}
+
+
+def _start_local(ray, address: str | None, ray_kwargs: dict, *, implicit: bool) -> None:
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    options = {"include_dashboard": False, "logging_level": logging.ERROR,
+               "configure_logging": True, **ray_kwargs}
+    # "local" unless RAY_ADDRESS says otherwise: a bare ray.init() would quietly join whatever cluster
+    # `ray start` (or a stale /tmp/ray/ray_current_cluster file) left behind, then reject num_cpus=...
+    options["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
+    _start(ray, options)
+    _STARTED.clear()
+    _STARTED.update(job=ray.get_runtime_context().get_job_id(), settings=dict(ray_kwargs),
+                    address=address, implicit=implicit)
+
+
+def _check_unchanged(ray, address: str | None, ray_kwargs: dict) -> None:
+    """Refuse settings the running Ray cannot take any more, naming them and the fix."""
+    ours = _STARTED if _STARTED.get("job") == ray.get_runtime_context().get_job_id() else {}
+    given = ours.get("settings", {})
+    differ = [f"{key}={value!r}" for key, value in ray_kwargs.items()
+              if not (key in given and given[key] == value) and not _runs_with(ray, key, value)]
+    if address not in (None, "auto", ours.get("address"), ray.get_runtime_context().gcs_address):
+        differ.insert(0, f"address={address!r}")
+    if not differ:
+        return
+    if not ours:
+        how = "by ray.init() outside rlviz"
+    elif ours["implicit"]:
+        how = ("implicitly, with default settings, by an iterator, WorkerSet or Trainer built before "
+               "rlviz.init() was called")
+    else:
+        how = "by rlviz.init(" + ", ".join(f"{k}={v!r}" for k, v in given.items()) + ")"
+    raise ValueError(f"rlviz.init({', '.join(differ)}): Ray is already running in this process, started {how}, "
+                     f"so {', '.join(item.split('=')[0] for item in differ)} cannot take effect any more; "
+                     f"hint: call ray.shutdown() first, then rlviz.init({', '.join(differ)}) before building "
+                     f"iterators, WorkerSets or Trainers")
+
+
+def _runs_with(ray, key: str, value) -> bool:
+    """True if the running Ray already has ``key=value`` (only ``num_cpus`` and ``num_gpus`` can be read back)."""
+    resource = {"num_cpus": "CPU", "num_gpus": "GPU"}.get(key)
+    return resource is not None and ray.cluster_resources().get(resource, 0) == value
 
 
 def _start(ray, options: dict) -> None:

@@ -51,12 +51,23 @@ def test_check_positive_number_excludes_zero_and_keeps_the_hint():
     ([1, -1], ValueError, r"w\[1\] .*got -1"),
     ([1, None], TypeError, r"w\[1\] .*got NoneType None"),
     (["*", "*"], ValueError, r'w must be at least one number \(not all "\*"\)'),
-    ([1], ValueError, "w must be 2 entries, one per op, got 1"),
-    ({1: 2, 3: 4}, TypeError, "w must be a list"),
+    ([1], ValueError, r"w must be 2 entries, one per op, got 1: \[1\]; hint: give one weight per op, e\.g\. w=\[1, 1\]"),
+    ([2, 1, 1], ValueError, r"w must be 2 entries, .* e\.g\. w=\[2, 1\]"),
+    ({1: 2, 3: 4}, TypeError, r"w must be a sequence .*; hint: w=\[1, 1\]"),
+    ("**", TypeError, "w must be a sequence"),
 ])
 def test_check_round_robin_weights_rejects(weights, error, match):
     with pytest.raises(error, match=match):
         check_round_robin_weights("w", weights, 2)
+
+
+def test_check_round_robin_weights_takes_any_sequence_of_numbers():
+    import numpy as np
+
+    assert check_round_robin_weights("w", (2, "*"), 2) == [2, "*"]
+    weights = check_round_robin_weights("w", np.array([2, 1, 3]), 3)
+    assert weights == [2, 1, 3] and all(type(w) is int for w in weights)
+    assert check_round_robin_weights("w", np.array([0.5, 1.0]), 2) == [0.5, 1.0]
 
 
 def test_check_distinct_indexes():

@@ -248,8 +248,7 @@ class LocalIterator:
                 raise TypeError(f"union() takes LocalIterators; argument {index} is a "
                                 f"{type(it).__name__} (gather a ParallelIterator first)")
         if round_robin_weights is not None:
-            check_weights(round_robin_weights, len(iterators))
-            weights = list(round_robin_weights)
+            weights = check_weights(round_robin_weights, len(iterators))
             timeouts = [0 if w == "*" else None for w in weights]
             detail = f", round_robin_weights={weights}"
         else:

@@ -20,9 +20,9 @@ def check_batch_ms(batch_ms: object) -> None:
     check_number("batch_ms", batch_ms, minimum=0, hint="milliseconds a call collects items for; 0 = one item")
 
 
-def check_weights(weights: object, count: int) -> None:
+def check_weights(weights: object, count: int) -> list:
     """Round-robin weights of a union: one per iterator, each a finite number > 0 or "*", not all "*"."""
-    check_round_robin_weights("round_robin_weights", weights, count, what="iterator")
+    return check_round_robin_weights("round_robin_weights", weights, count, what="iterator")
 
 
 def check_prefetch(prefetch: object) -> None:

@@ -11,6 +11,8 @@ from typing import Any
 from rlviz.checks import check_distinct_indexes, check_round_robin_weights
 from rlviz.iter import LocalIterator, NextValueNotReady
 from rlviz.iter.sentinel import NOT_READY
+from rlviz.iter.union import describe_union
+from rlviz.trace.event import DRIVER
 from rlviz.ops.errors import OpInputError
 
 __all__ = ["Concurrently", "Enqueue", "Dequeue", "MODES"]
@@ -35,7 +37,7 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
     output_indexes : list of int, optional
         Pass on only the items of these ops; the others still run, their
         results are dropped.  Default: every op's items.
-    round_robin_weights : list of int, float or "*", optional
+    round_robin_weights : sequence of int, float or "*", optional
         Round-robin mode only: pulls per op per round (``"*"``: everything
         ready, without blocking).  Not all ``"*"``.
 
@@ -66,15 +68,18 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
     >>> Concurrently([a, b], output_indexes=[1]).take(3)
     ['b', 'b', 'b']
     """
-    _check(ops, mode, output_indexes, round_robin_weights)
+    round_robin_weights = _check(ops, mode, output_indexes, round_robin_weights)
     children = list(ops)
     if output_indexes is not None:
         children = [op.for_each(_Tag(i)) for i, op in enumerate(ops)]
     union = children[0].union(*children[1:], deterministic=(mode == "round_robin"),
-                              round_robin_weights=None if round_robin_weights is None else list(round_robin_weights))
-    detail = f", round_robin_weights={list(round_robin_weights)}" if round_robin_weights is not None else ""
+                              round_robin_weights=round_robin_weights)
+    detail = f", round_robin_weights={round_robin_weights}" if round_robin_weights is not None else ""
     label = f"Concurrently[{', '.join(map(str, ops))}; mode={mode}{detail}]"
     out = union.named("Concurrently", label)
+    describe_union(union.chain.source.node_id.on(DRIVER), children=[op.chain.nodes(DRIVER)[-1].op for op in ops],
+                   child_ids=[[node.op_id for node in op.chain.nodes(DRIVER)] for op in ops],
+                   output_indexes=None if output_indexes is None else sorted(output_indexes))
     if output_indexes is None:
         return out
     keep = frozenset(output_indexes)
@@ -191,7 +196,8 @@ def _select(upstream: Iterator, keep: frozenset) -> Iterator:
             yield item[1]
 
 
-def _check(ops: object, mode: object, output_indexes: object, weights: object) -> None:
+def _check(ops: object, mode: object, output_indexes: object, weights: object) -> list | None:
+    """Check the arguments; return the weights as a list of Python numbers and "*" (or None)."""
     if not isinstance(ops, (list, tuple)):
         raise OpInputError(f"ops must be a list of LocalIterators, got {type(ops).__name__}")
     if len(ops) < 2:
@@ -207,6 +213,7 @@ def _check(ops: object, mode: object, output_indexes: object, weights: object) -
         if mode != "round_robin":
             raise ValueError(f"round_robin_weights only apply in mode='round_robin', got mode={mode!r}; "
                              f"drop the weights or switch the mode")
-        check_round_robin_weights("round_robin_weights", weights, len(ops))
+        weights = check_round_robin_weights("round_robin_weights", weights, len(ops))
     if output_indexes is not None:
         check_distinct_indexes("output_indexes", output_indexes, len(ops))
+    return weights

@@ -14,7 +14,7 @@ from rlviz.checks import check_int
 from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
-from rlviz.runtime import ensure_ray
+from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace import span
 
 __all__ = ["WorkerSet", "WorkerCrashedError"]
@@ -83,6 +83,7 @@ class WorkerSet:
         self._unhealthy: set[int] = set()
         self._in_flight: dict[Any, int] = {}
         self.num_restarts = 0
+        self._session: tuple | None = None          # the Ray the remote workers live on
         self.add_workers(num_workers)
 
     # -- the workers ------------------------------------------------------------
@@ -91,7 +92,15 @@ class WorkerSet:
         return self._local
 
     def remote_workers(self) -> list:
-        """Actor handles of the healthy remote workers, by index."""
+        """Actor handles of the healthy remote workers, by index.
+
+        Raises
+        ------
+        RuntimeError
+            If the Ray they were started on has shut down: build the WorkerSet again.
+        """
+        if self._remote:
+            check_same_ray(self._session, repr(self))
         return [h for i, h in sorted(self._remote.items()) if i not in self._unhealthy]
 
     def add_workers(self, num_workers: int) -> None:
@@ -110,7 +119,10 @@ class WorkerSet:
         """
         if num_workers <= 0:
             return
+        if self._remote:
+            check_same_ray(self._session, repr(self))
         ensure_ray()
+        self._session = ray_session()
         first = max(self._remote, default=0) + 1
         started = {i: self._start_actor(i) for i in range(first, first + num_workers)}
         ray.get([handle.ping.remote() for handle in started.values()])  # construct in parallel, then track
@@ -254,9 +266,11 @@ class WorkerSet:
     def stop(self) -> None:
         """Close the local worker's envs and end every remote actor (inside ``rlviz.record()``, lanes are kept)."""
         self._local.stop()
+        alive = self._session is None or ray_session() == self._session    # after ray.shutdown() they are gone
         for handle in self._remote.values():
             release_actor(handle)
-            ray.kill(handle, no_restart=True)
+            if alive:
+                ray.kill(handle, no_restart=True)
         self._remote.clear()
         self._unhealthy.clear()
         self._in_flight.clear()
@@ -272,6 +286,8 @@ class WorkerSet:
         return actor_cls.remote(self._env_creator, self._policy_spec, self.config, index)
 
     def _healthy_items(self) -> list[tuple[int, Any]]:
+        if self._remote:
+            check_same_ray(self._session, repr(self))
         return [(i, h) for i, h in sorted(self._remote.items()) if i not in self._unhealthy]
 
     def _get_all(self, refs: dict[int, Any]) -> dict[int, Any]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rlviz.checks import check_int
 from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
 from rlviz.trace import DRIVER, Trace
+from rlviz.trace.analysis import order_notes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -48,14 +49,19 @@ class TraceDiff:
     divergence : int or None
         Index of the first item where the two sequences name different ops;
         None when one sequence is a prefix of the other (or they are equal).
+    notes : tuple of list of str
+        Each run's ``order_notes``: where a scheduling rule dominated (an op
+        mostly not ready, a "*" op at its cap, a ratio far from the weights).
     """
 
     def __init__(self, names: tuple[str, str], rows: list[OpDiff],
-                 sequences: tuple[list[str], list[str]], ops: list[str] | None) -> None:
+                 sequences: tuple[list[str], list[str]], ops: list[str] | None,
+                 notes: tuple[list[str], list[str]] = ([], [])) -> None:
         self.names = names
         self.rows = rows
         self.sequences = sequences
         self.divergence = _first_difference(*sequences)
+        self.notes = notes
         self._ops = ops
 
     def __getitem__(self, op: str) -> OpDiff:
@@ -80,6 +86,8 @@ class TraceDiff:
             cells = [*map(str, row.calls), *map(str, row.items), *(f"{ns / 1e6:.2f}" for ns in row.busy_ns)]
             lines.append(f"{row.op:<{width}}" + "".join(f" {cell:>{column}}" for cell in cells))
         lines.append(self._order_text())
+        for name, notes in zip((a, b), self.notes):
+            lines += [f"note on {name}: {note}" for note in notes]
         return "\n".join(lines)
 
     def plot(self, ax: "Axes | None" = None, *, max_items: int = 60) -> "Axes":
@@ -180,7 +188,8 @@ def diff(trace_a: Trace, trace_b: Trace, *, ops: Sequence[str] | None = None,
     zero = {"calls": 0, "items": 0, "busy_ns": 0}
     rows = [OpDiff(op, *((stats[0].get(op, zero)[f], stats[1].get(op, zero)[f])
                          for f in ("calls", "items", "busy_ns"))) for op in order]
-    return TraceDiff(names, rows, (op_sequence(trace_a, ops), op_sequence(trace_b, ops)), ops)
+    return TraceDiff(names, rows, (op_sequence(trace_a, ops), op_sequence(trace_b, ops)), ops,
+                     (order_notes(trace_a), order_notes(trace_b)))
 
 
 def _per_op(trace: Trace) -> dict[str, dict[str, int]]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.trace.decisions import CAP, STAR
 from rlviz.trace.event import OUTCOMES
 from rlviz.trace.lanes import lane_key
 
@@ -18,7 +19,15 @@ if TYPE_CHECKING:
 
     from rlviz.trace.trace import Trace
 
-__all__ = ["op_stats", "summary_table", "trace_graph", "item_sequence", "edge_counts"]
+__all__ = ["op_stats", "summary_table", "trace_graph", "item_sequence", "edge_counts", "SEQUENCE_BY",
+           "order_notes", "NOT_READY_SHARE", "CAP_SHARE", "RATIO_OFF"]
+
+#: ``order_notes`` speaks up when an op was not ready in more than this share of its polls,
+NOT_READY_SHARE = 0.2
+#: when a "*" op hit its cap in more than this share of its turns,
+CAP_SHARE = 0.5
+#: and when a measured ratio is further than this (relative) from the weights.
+RATIO_OFF = 0.25
 
 _ITEM, _NOT_READY, _STOP, _ERROR = range(len(OUTCOMES))
 
@@ -53,7 +62,70 @@ def summary_table(trace: "Trace") -> str:
     if trace.dropped:
         lines.append(f"({trace.dropped} events dropped by the bounded buffers; "
                      f"raise rlviz.record(capacity=...) to keep them)")
+    notes = order_notes(trace)
+    if notes:
+        lines += ["", "notes (where a scheduling rule dominates; see trace.decisions):", *(f"* {n}" for n in notes)]
     return "\n".join(lines)
+
+
+def order_notes(trace: "Trace") -> list[str]:
+    """Sentences for each union whose order one rule dominates: a "*" op at its cap, an op mostly not ready, a ratio far from the weights.
+
+    Read from the trace's scheduling decisions (``trace.decisions``); empty
+    when no union ran or nothing stands out.
+
+    Examples
+    --------
+    >>> from rlviz.trace import Trace
+    >>> order_notes(Trace.empty())
+    []
+    """
+    d = trace.decisions
+    notes: list[str] = []
+    if not len(d):
+        return notes
+    ops_of = {node.op_id: node.op for node in trace.nodes}
+    c = d.columns
+    for union, spec in enumerate(d.specs):
+        mine = c["union"] == union
+        if not mine.any():
+            continue
+        items = []
+        for child, name in enumerate(spec["children"]):
+            rows = mine & (c["child"] == child)
+            polls, items_made = int(rows.sum()), int((rows & (c["outcome"] == _ITEM)).sum())
+            items.append(items_made)
+            not_ready = int((rows & (c["outcome"] == _NOT_READY)).sum())
+            if polls and not_ready > NOT_READY_SHARE * polls:
+                chain = [ops_of.get(op_id, "") for op_id in spec["child_ids"][child]]
+                reason = (" (likely: its replay buffer was below learning_starts)"
+                          if any(op.startswith("Replay") for op in chain) else "")
+                notes.append(f"{name} was not ready in {not_ready} of {polls} polls ({not_ready / polls:.0%}); "
+                             f"each ends its turn, so it ran less often than its weight says{reason}")
+            turns = np.unique(c["round"][rows & ((c["flags"] & STAR) > 0)])
+            capped = np.unique(c["round"][rows & ((c["flags"] & CAP) > 0)])
+            if len(turns) and len(capped) > CAP_SHARE * len(turns):
+                notes.append(f"{name} ('*') hit its cap of {int(c['allowed'][rows].max())} pulls in {len(capped)} of "
+                             f"{len(turns)} turns: it is always ready, so each turn takes the cap and the other "
+                             f"ops run far less often; give it a number instead of '*'")
+        notes += _ratio_note(spec, items)
+    return notes
+
+
+def _ratio_note(spec: dict, items: list[int]) -> list[str]:
+    """A note when the items per op are far from the numeric weights (relative to the first numeric op)."""
+    weights = spec["weights"]
+    numeric = [k for k, w in enumerate(weights) if w != "*"]
+    if len(numeric) < 2 or not items[numeric[0]]:
+        return []
+    base_items, base_weight = items[numeric[0]], weights[numeric[0]]
+    off = [k for k in numeric[1:]
+           if abs(items[k] / base_items - weights[k] / base_weight) > RATIO_OFF * weights[k] / base_weight]
+    if not off:
+        return []
+    measured = " : ".join(str(n) for n in items)
+    return [f"measured {measured} items for {', '.join(spec['children'])}, far from the weights "
+            f"{' : '.join(str(w) for w in weights)}"]
 
 
 def edge_counts(trace: "Trace") -> dict[tuple[str, str], int]:
@@ -89,8 +161,33 @@ def trace_graph(trace: "Trace") -> "nx.DiGraph":
     return graph
 
 
-def item_sequence(trace: "Trace", ops: Iterable[str] | None = None) -> list[str]:
-    """Labels of item-producing events in completion order (by end time)."""
+#: What ``item_sequence`` can name each item by.
+SEQUENCE_BY = ("label", "op", "op_id")
+
+
+def item_sequence(trace: "Trace", ops: Iterable[str] | None = None, by: str = "label") -> list[str]:
+    """The nodes of item-producing events in completion order (by end time), named ``by`` their label, op or op_id.
+
+    Raises
+    ------
+    TypeError
+        If ``ops`` is a single string.
+    ValueError
+        If ``by`` is not one of ``SEQUENCE_BY``.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import concurrently_trace
+    >>> trace = concurrently_trace((1, 2), rounds=1, warmup=0)
+    >>> trace.sequence(["StoreToReplayBuffer", "TrainOneStep"], by="op")
+    ['StoreToReplayBuffer', 'TrainOneStep', 'TrainOneStep']
+    """
+    if by not in SEQUENCE_BY:
+        raise ValueError(f"by must be one of {list(SEQUENCE_BY)}, got {by!r}; hint: by=\"op\" names items "
+                         f"by op name (TrainOneStep), by=\"label\" by the full label")
+    if isinstance(ops, str):
+        raise TypeError(f"ops must be a list of op names, labels or op_ids, not the string {ops!r}; "
+                        f"hint: ops=[{ops!r}]")
     c = trace.columns
     keep = c["outcome"] == _ITEM
     if ops is not None:
@@ -99,5 +196,5 @@ def item_sequence(trace: "Trace", ops: Iterable[str] | None = None) -> list[str]
         keep &= chosen[c["node"]]
     indices = np.flatnonzero(keep)
     order = indices[np.argsort(c["end_ns"][indices], kind="stable")]
-    labels = [n.label for n in trace.nodes]
+    labels = [getattr(n, by) for n in trace.nodes]
     return [labels[i] for i in c["node"][order].tolist()]

@@ -41,7 +41,9 @@ class Event:
 
     Times are epoch nanoseconds on the driver's clock; ``item`` is a short
     summary of the value produced, ``item_id`` names that value so its
-    consumers can list it in ``inputs``.
+    consumers can list it in ``inputs``.  ``why`` is the scheduling decision
+    behind a union's pull (round, whose turn, which pull; see
+    ``rlviz.trace.decisions``), None for other calls.
     """
 
     op: str
@@ -55,6 +57,7 @@ class Event:
     item: str | None = None
     item_id: int | None = None
     inputs: tuple[int, ...] = field(default=())
+    why: str | None = None
 
     @property
     def duration_ns(self) -> int:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
@@ -30,6 +31,8 @@ def save_trace(trace: "Trace", path: str | Path) -> None:
     document = {"format": FORMAT, "version": VERSION, "dropped": trace.dropped,
                 "nodes": [node.to_dict() for node in trace.nodes], "texts": trace.texts,
                 "columns": columns}
+    if len(trace.decisions):
+        document["decisions"] = trace.decisions.to_json()
     Path(path).write_text(json.dumps(document, separators=(",", ":")))
 
 
@@ -39,7 +42,8 @@ def read_trace(path: str | Path) -> dict:
     Returns
     -------
     dict
-        The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``.
+        The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``,
+        ``decisions`` (the unions' scheduling decisions, empty in files that have none).
 
     Raises
     ------
@@ -71,10 +75,19 @@ def _parse(document: object) -> dict:
     columns = {name: _column(raw_columns, name, dtype) for name, dtype in
                {**COLUMNS, "input_offsets": np.int64, "input_ids": np.int64}.items()}
     _check_consistent(columns, len(nodes), len(texts))
+    n_events = len(columns["node"])
     dropped = document.get("dropped", 0)
     if not isinstance(dropped, int) or dropped < 0:
         raise TraceFormatError(f"\"dropped\" must be a non-negative int, got {dropped!r}")
-    return {"nodes": nodes, "columns": columns, "texts": texts, "dropped": dropped}
+    decisions = Decisions()
+    if "decisions" in document:
+        try:
+            decisions = Decisions.from_json(document["decisions"])
+        except ValueError as err:
+            raise TraceFormatError(str(err)) from None
+        if len(decisions) and max(decisions.columns["event"].max(), decisions.columns["union_event"].max()) >= n_events:
+            raise TraceFormatError("a decision refers to an event outside the trace")
+    return {"nodes": nodes, "columns": columns, "texts": texts, "dropped": dropped, "decisions": decisions}
 
 
 def _field(document: dict, key: str, kind: type):

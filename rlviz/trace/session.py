@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from rlviz.checks import check_int, check_positive_number
+from rlviz.trace.decisions import get_decision_log
 from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, get_recorder
 from rlviz.trace.trace import Trace
 
@@ -67,6 +68,7 @@ class LiveTrace(Trace):
     columns = property(lambda self: self._current().columns)
     texts = property(lambda self: self._current().texts)
     dropped = property(lambda self: self._current().dropped)
+    decisions = property(lambda self: self._current().decisions)
 
 
 class _Session:
@@ -79,6 +81,7 @@ class _Session:
     def collect(self) -> Trace:
         local = get_recorder().export()
         local["dropped"] -= self.dropped_before
+        local["decisions"] = get_decision_log().export()       # unions run on the driver
         exports = [local]
         for collector in _COLLECTORS:
             exports.extend(collector.collect())

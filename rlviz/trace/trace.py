@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
+from rlviz.trace.decisions import Decisions, why_sentence
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
@@ -39,14 +40,17 @@ class Trace:
         Interned item summaries, indexed by ``item_num`` for text kinds.
     dropped : int
         Events the bounded buffers evicted before this trace was taken.
+    decisions : Decisions, optional
+        The scheduling decisions of the unions that ran (``rlviz.trace.decisions``).
     """
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
-                 texts: Sequence[str] = (), dropped: int = 0) -> None:
+                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
+        self.decisions = decisions if decisions is not None else Decisions()
         self._events: list[Event] | None = None
 
     # -- construction ------------------------------------------------------
@@ -116,11 +120,13 @@ class Trace:
         return self._event(index % len(self))
 
     def to_records(self) -> list[dict]:
-        """The events as plain dicts, the inverse of ``from_records``."""
+        """The events as plain dicts, the inverse of ``from_records`` (``why`` only where a union decided)."""
         records = []
         for event in self.events:
             record = dict(event.__dict__)
             record["inputs"] = list(event.inputs)
+            if record["why"] is None:
+                del record["why"]
             records.append(record)
         return records
 
@@ -128,6 +134,11 @@ class Trace:
         """The short text of event ``index``'s item, or None."""
         c = self.columns
         return format_summary(int(c["item_kind"][index]), int(c["item_num"][index]), self.texts)
+
+    def why(self, index: int) -> str | None:
+        """Why event ``index`` happened, if a union's scheduling decision made it (else None)."""
+        row = self.decisions.row_of(index)
+        return None if row is None else why_sentence(self.decisions.record(row))
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
         """Ids of the values event ``index`` consumed."""
@@ -178,13 +189,13 @@ class Trace:
         from rlviz.trace.analysis import trace_graph
         return trace_graph(self)
 
-    def sequence(self, ops: Iterable[str] | None = None) -> list[str]:
-        """Labels of item-producing events in completion order.
+    def sequence(self, ops: Iterable[str] | None = None, by: str = "label") -> list[str]:
+        """Labels (``by="op"``: op names) of item-producing events in completion order.
 
         ``ops`` keeps only nodes whose op name, label or op_id is listed.
         """
         from rlviz.trace.analysis import item_sequence
-        return item_sequence(self, ops)
+        return item_sequence(self, ops, by)
 
     def op_stats(self) -> list[dict]:
         """Per-node counts and busy time, one dict per node."""
@@ -204,7 +215,7 @@ class Trace:
         return Event(op=node.op, label=node.label, op_id=node.op_id, where=node.where,
                      pid=int(c["pid"][i]), start_ns=int(c["start_ns"][i]), end_ns=int(c["end_ns"][i]),
                      outcome=OUTCOMES[c["outcome"][i]], item=self.item_summary(i),
-                     item_id=item_id if item_id >= 0 else None, inputs=self.inputs_of(i))
+                     item_id=item_id if item_id >= 0 else None, inputs=self.inputs_of(i), why=self.why(i))
 
 
 class _Builder:
@@ -219,6 +230,7 @@ class _Builder:
         self.input_owner: list[np.ndarray] = []     # (event number, input id) pairs, in input order
         self.input_value: list[np.ndarray] = []
         self.dropped = 0
+        self.decision_exports: list[dict] = []
 
     def node_index(self, node: Node) -> int:
         index = self.index.get(node.op_id)
@@ -242,6 +254,8 @@ class _Builder:
         kept_input = keep[owner]
         self._add_inputs(renumber[owner[kept_input]], value[kept_input])
         self.dropped += int(export.get("dropped", 0))
+        if "decisions" in export:
+            self.decision_exports.append({**export["decisions"], "since_ns": since_ns})
         node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
                                                  tuple(d["parents"]))) for d in export["nodes"]]
                             or [0], np.int32)
@@ -284,7 +298,8 @@ class _Builder:
         columns["input_offsets"], columns["input_ids"] = self._inputs_csr(order)
         nodes, remap = self._seen_nodes(columns["node"])
         columns["node"] = remap[columns["node"]].astype(np.int32) if len(remap) else columns["node"]
-        return Trace(nodes, columns, self.texts.texts, self.dropped)
+        decisions = Decisions.resolve(self.decision_exports, columns, nodes)
+        return Trace(nodes, columns, self.texts.texts, self.dropped, decisions)
 
     def _seen_nodes(self, used: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Nodes that have events, plus everything upstream of them; and the index remap."""

@@ -119,8 +119,28 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
         specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": sizes})
     meta = {"version": FORMAT_VERSION, "count": len(trace), "dropped": trace.dropped,
             "unit_ns": unit, "origin_ns": str(origin), "span_ms": span / 1e6,
-            "item_mode": item_mode, "texts": texts, "columns": specs, **_structure(trace)}
+            "item_mode": item_mode, "texts": texts, "columns": specs, **_structure(trace),
+            "decisions": _decisions(trace)}
     return Payload(meta, buffers)
+
+
+def _decisions(trace: Trace) -> dict:
+    """The unions' scheduling decisions for the inspector's "why": specs and one list per column.
+
+    ``next`` is the child pulled next by the same union (-1 at the end), so the
+    page composes ``Event.why``'s sentence without searching.
+    """
+    d = trace.decisions
+    c = d.columns
+    following = np.full(len(d), -1, np.int64)
+    for union in np.unique(c["union"]):
+        rows = np.flatnonzero(c["union"] == union)
+        following[rows[:-1]] = c["child"][rows[1:]]
+    names = ("event", "union_event", "union", "round", "child", "pull", "allowed", "outcome", "flags")
+    return {"specs": [{"op": spec.get("op", "union"), "children": list(spec["children"]),
+                       "weights": list(spec["weights"]), "output_indexes": spec.get("output_indexes")}
+                      for spec in d.specs],
+            "rows": {**{name: c[name].tolist() for name in names}, "next": following.tolist()}}
 
 
 def decode_payload(payload: Payload) -> dict[str, np.ndarray]:

@@ -1,12 +1,15 @@
 """``plot_order``: the round-robin strip, one cell per item in the order items completed.
 
 The figure of how Concurrently and union interleave their children: colours
-by op, weights next to the measured ratio.
+by op (the timeline's colours), weights next to the measured ratio.  When the
+trace holds the union's scheduling decisions, each row is one round and a
+poll that found its op not ready is a hatched cell.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -14,6 +17,7 @@ import numpy as np
 
 from rlviz.checks import check_int, check_round_robin_weights
 from rlviz.trace import Node, Trace
+from rlviz.trace.analysis import order_notes
 from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, short_text
 
@@ -21,7 +25,7 @@ if TYPE_CHECKING:
     import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_order", "order_cells", "merge_inputs", "stream_op", "Cells", "MAX_ITEMS"]
+__all__ = ["plot_order", "order_cells", "round_cells", "merge_inputs", "stream_op", "Cells", "Rounds", "MAX_ITEMS"]
 
 #: Cells drawn at most; later items are counted in the ratio but not drawn.
 MAX_ITEMS = 2000
@@ -45,11 +49,28 @@ class Cells:
     names: list[str]
     counts: np.ndarray
     labels: list[str] = field(default_factory=list)
+    colors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rounds:
+    """The strip by round, from a union's scheduling decisions: one entry per poll of a selected op.
+
+    ``round[k]``, ``category[k]`` (group) and ``not_ready[k]`` describe the
+    k-th poll; ``not_ready_counts`` counts the polls per group that found it
+    not ready; ``union`` indexes ``trace.decisions.specs``.
+    """
+
+    round: np.ndarray
+    category: np.ndarray
+    not_ready: np.ndarray
+    not_ready_counts: np.ndarray
+    union: int
 
 
 def plot_order(trace: Trace, ops: Iterable[str] | None = None,
                weights: Sequence[float | str] | None = None, ax: "Axes | None" = None, *,
-               max_items: int = MAX_ITEMS, title: str | None = None) -> "Axes":
+               max_items: int = MAX_ITEMS, title: str | None = None, rounds: bool | None = None) -> "Axes":
     """Draw one cell per item produced by the selected nodes, in completion order.
 
     Reading left to right, then row by row, shows which child a union or
@@ -71,7 +92,13 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     max_items : int, default 2000
         Cells drawn at most (the ratio still counts every item).
     title : str, optional
-        Title; by default item counts, weights and measured ratio.  ``""`` for none.
+        Title; by default item counts, weights and measured ratio (with
+        not-ready polls and the notes of ``order_notes`` when drawn by round).
+        ``""`` for none.
+    rounds : bool, optional
+        One row per round, not-ready polls as hatched cells.  By default on
+        when the trace holds the scheduling decisions of a union that pulls
+        the selected ops (a recorded ``Concurrently``).
 
     Returns
     -------
@@ -97,6 +124,13 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
     check_int("max_items", max_items, minimum=1)
     cells = order_cells(trace, ops)
     weights = _check_weights(weights, len(cells.names))
+    by_round = round_cells(trace, ops) if rounds is not False and ops is not None else None
+    if rounds and by_round is None:
+        raise ValueError("rounds=True needs the scheduling decisions of a union pulling the selected ops "
+                         "(record a Concurrently or union with rlviz.record()); hint: rounds=None draws "
+                         "rounds when they are there")
+    if by_round is not None:
+        return _plot_rounds(trace, cells, by_round, weights, ax, max_items, title)
     shown = cells.category[:max_items]
     length = _row_length(len(shown), weights)
     rows = max(1, -(-len(shown) // length))
@@ -151,13 +185,56 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
     picked = picked[np.argsort(c["end_ns"][picked], kind="stable")]
     category = cat[picked]
     counts = np.bincount(category, minlength=len(names))
+    colors = _op_colors(trace, group, len(names))
     if ops is None:                          # keep only nodes that produced something
         keep = np.flatnonzero(counts)
         remap = np.full(len(names), -1)
         remap[keep] = np.arange(len(keep))
         category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
-        labels = [labels[k] for k in keep]
-    return Cells(category, names, counts, labels)
+        labels, colors = [labels[k] for k in keep], [colors[k] for k in keep]
+    if len(set(colors)) < len(colors):       # two groups of one op: tell them apart
+        table = key_colors(names)
+        colors = [table[name] for name in names]
+    return Cells(category, names, counts, labels, colors)
+
+
+def round_cells(trace: Trace, ops: Iterable[str]) -> Rounds | None:
+    """The selected ops' polls by round, from the decisions of the union that pulls most of them.
+
+    Parameters
+    ----------
+    trace : Trace
+        A recorded trace.
+    ops : iterable of str
+        See ``plot_order``.
+
+    Returns
+    -------
+    Rounds or None
+        None when no recorded union pulls two or more of the selected ops.
+    """
+    group, names, _ = _groups(trace, ops)
+    d = trace.decisions
+    node_of = {node.op_id: i for i, node in enumerate(trace.nodes)}
+    best = None
+    for union, spec in enumerate(d.specs):
+        child_group = []
+        for ids in spec["child_ids"]:
+            hits = [int(group[node_of[i]]) for i in reversed(ids) if i in node_of and group[node_of[i]] >= 0]
+            child_group.append(hits[0] if hits else -1)
+        mapped = sum(g >= 0 for g in child_group)
+        if mapped >= 2 and (best is None or mapped > best[0]):
+            best = (mapped, union, np.array(child_group))
+    if best is None:
+        return None
+    _, union, child_group = best
+    c = d.columns
+    polls = np.flatnonzero((c["union"] == union) & (c["outcome"] <= 1) & (child_group[c["child"]] >= 0)) \
+        if len(c["union"]) else np.zeros(0, np.int64)
+    category = child_group[c["child"][polls]]
+    not_ready = c["outcome"][polls] == 1
+    counts = np.bincount(category[not_ready], minlength=len(names))
+    return Rounds(c["round"][polls], category, not_ready, counts, union)
 
 
 def stream_op(node: Node, by_id: dict[str, Node]) -> str:
@@ -261,6 +338,97 @@ def _group_name(entry: str, hits: list, by_id: dict) -> str:
     return name if wheres == {"driver"} else f"{name} @ {', '.join(sorted(wheres))}"
 
 
+def _op_colors(trace: Trace, group: np.ndarray, count: int) -> list[str]:
+    """Each group's colour: its op's colour in the timeline (which colours every node by its op)."""
+    table = key_colors(n.op for n in trace.nodes)
+    by_id = {n.op_id: n for n in trace.nodes}
+    colors = []
+    for k in range(count):
+        members = np.flatnonzero(group == k)
+        op = stream_op(trace.nodes[int(members[-1])], by_id) if len(members) else None
+        colors.append(table.get(op, key_colors([f"group {k}"] * (k + 1))[f"group {k}"]))
+    return colors
+
+
+def _plot_rounds(trace: Trace, cells: Cells, by_round: Rounds, weights: list | None, ax: "Axes | None",
+                 max_items: int, title: str | None) -> "Axes":
+    """The strip with one row per round; not-ready polls hatched."""
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgba_array
+    from matplotlib.patches import Patch
+
+    labels, first = np.unique(by_round.round, return_index=True)
+    row = np.searchsorted(labels, by_round.round)
+    column = np.arange(len(row)) - first[row]
+    drawn = np.flatnonzero(np.arange(len(row)) < max_items)
+    row, column = row[drawn], column[drawn]
+    rows = int(row.max()) + 1 if len(row) else 1
+    length = min(int(column.max()) + 1 if len(column) else 1, 120)
+    keep = column < length
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        width = min(13.0, max(6.0, 0.26 * length + 2.5))
+        cell = (width - 2.5) / length
+        _, ax = plt.subplots(figsize=(width, 1.8 + min(rows * cell, 9.0)), layout="constrained")
+    if title is None:
+        title = _round_title(trace, cells, by_round, weights)
+    if title:
+        ax.set_title(literal_text(title), fontsize=9, loc="left")
+    _frame(ax, length, rows)
+    ax.set_xlabel("pulls within the round → (one row per round, top to bottom)")
+    ax.set_yticks([k + 0.5 for k in range(0, rows, max(1, rows // 12))],
+                  [f"round {int(labels[k])}" for k in range(0, rows, max(1, rows // 12))], fontsize=7)
+    table = to_rgba_array(cells.colors)
+    category, hatched = by_round.category[drawn][keep], by_round.not_ready[drawn][keep]
+    x, y = column[keep].astype(float), row[keep].astype(float)
+    for gid, which, options in (("rlviz-order-cells", ~hatched, {"linewidths": 0}),
+                                ("rlviz-order-not-ready", hatched, {"hatch": "////", "linewidths": 0.8})):
+        verts = _squares(x[which], y[which])
+        face = table[category[which]].copy()
+        if gid == "rlviz-order-not-ready":
+            options["edgecolors"] = face.copy()
+            face[:, 3] = 0.15
+        ax.add_collection(PolyCollection(verts, facecolors=face, gid=gid, **options), autolim=False)
+    if (column >= length).any():
+        ax.text(length, -0.2, f"rounds longer than {length} pulls are cut", fontsize=7, ha="right", va="bottom")
+    handles = [Patch(color=color, label=literal_text(_group_count(name, items, not_ready)))
+               for name, color, items, not_ready in zip(cells.names, cells.colors, cells.counts.tolist(),
+                                                        by_round.not_ready_counts.tolist())]
+    handles.append(Patch(facecolor="white", edgecolor="#555555", hatch="////", label="not ready (turn ends)"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+              borderaxespad=0.0)
+    return ax
+
+
+def _squares(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    verts = np.empty((len(x), 4, 2))
+    verts[:, 0, 0] = verts[:, 3, 0] = x + 0.05
+    verts[:, 1, 0] = verts[:, 2, 0] = x + 0.95
+    verts[:, 0, 1] = verts[:, 1, 1] = y + 0.05
+    verts[:, 2, 1] = verts[:, 3, 1] = y + 0.95
+    return verts
+
+
+def _group_count(name: str, items: int, not_ready: int) -> str:
+    return f"{name} ({items:,} items" + (f", {not_ready:,} not ready)" if not_ready else ")")
+
+
+def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | None) -> str:
+    rounds = len(np.unique(by_round.round))
+    head = f"Completion order by round: {rounds:,} rounds, " + " · ".join(
+        _group_count(name, items, not_ready) for name, items, not_ready in
+        zip(cells.names, cells.counts.tolist(), by_round.not_ready_counts.tolist()))
+    spec = trace.decisions.specs[by_round.union]
+    shown = weights if weights is not None else spec["weights"]
+    lines = [head, f"weights {' : '.join(str(w) for w in shown)}  ·  measured "
+             f"{' : '.join(f'{n:,}' for n in cells.counts.tolist())}"]
+    children = set(spec["children"])
+    lines += [f"note: {note}" for note in order_notes(trace) if any(note.startswith(name) for name in children)
+              or note.startswith("measured")]
+    return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
+
+
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
     if weights is None:
         return None
@@ -310,8 +478,8 @@ def _draw_cells(ax: "Axes", cells: Cells, shown: np.ndarray, length: int) -> Non
     from matplotlib.colors import to_rgba_array
     from matplotlib.patches import Patch
 
-    colors = key_colors(cells.names)
-    table = to_rgba_array([colors[n] for n in cells.names])
+    colors = dict(zip(cells.names, cells.colors))
+    table = to_rgba_array(cells.colors)
     k = np.arange(len(shown))
     x, y = (k % length).astype(float), (k // length).astype(float)
     verts = np.empty((len(k), 4, 2))

@@ -120,8 +120,9 @@ class Steps:
         """What event ``index`` was, as a few aligned lines of text.
 
         Lists op, label, lane, outcome, item, times (ms since the trace
-        started) and, for each consumed value, the event that produced it as
-        ``#k`` (its 1-based place in completion order).
+        started), for each consumed value the event that produced it as
+        ``#k`` (its 1-based place in completion order), and for a union's
+        pull why it happened (``Event.why``).
 
         Examples
         --------
@@ -155,6 +156,8 @@ class Steps:
             lines.append(f"inputs   {len(event.inputs)} value(s) whose producers were not recorded")
         else:
             lines.append("inputs   none")
+        if event.why is not None:
+            lines.append(f"why      {event.why}")
         return "\n".join(lines)
 
     def _short(self, index: int) -> str:

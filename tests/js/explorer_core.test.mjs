@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import {
   aggregateRow, buildModel, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
-  itemText, searchEvents, step, stepList, tickStep, visibleRange,
+  itemText, pollAlpha, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
 
 /** A payload like encode_trace's, from plain event lists: [node, start, duration, outcome, kind, item, inputs]. */
@@ -168,4 +168,49 @@ test("ruler ticks are 1, 2 or 5 times a power of ten", () => {
   assert.equal(tickStep(17.6, 10), 2);
   assert.equal(tickStep(2000, 12), 200);
   assert.equal(tickStep(0.004, 8), 0.0005);
+});
+
+test("search ranks exact op names first and op: limits it to op names", () => {
+  const nodes = [{ op: "Concurrently", label: "Concurrently[...TrainOneStep...]", where: "driver" },
+    { op: "TrainOneStep", where: "driver" }, { op: "TrainOneStepLogger", where: "driver" }];
+  const m = model(nodes, [[0, 0, 9, 0, 4, 0, []], [1, 1, 2, 0, 0, 0, []], [2, 4, 1, 0, 0, 0, []],
+    [1, 5, 1, 1, 0, 0, []]], ["TrainOneStep result"]);
+  assert.deepEqual(Array.from(searchEvents(m, "TrainOneStep")), [1, 3, 2, 0]);
+  assert.deepEqual(Array.from(searchEvents(m, "op:trainonestep")), [1, 3, 2]);
+  assert.deepEqual(Array.from(searchEvents(m, "TrainOneStep", undefined, { opsOnly: true })), [1, 3, 2]);
+  assert.deepEqual(Array.from(searchEvents(m, "op: ")), []);
+  const hits = searchEvents(m, "TrainOneStep");
+  assert.deepEqual([searchStep(hits, -1, 1), searchStep(hits, 1, 1), searchStep(hits, 3, 1), searchStep(hits, 0, 1)],
+    [1, 3, 2, -1]);
+  assert.deepEqual([searchStep(hits, 2, -1), searchStep(hits, 1, -1), searchStep(hits, -1, -1)], [3, -1, 0]);
+});
+
+// Decisions as encode_trace sends them: a [2, 1, "*"] Concurrently, rows worked out by hand.
+const DECISIONS = {
+  specs: [{ op: "Concurrently", children: ["Store", "Train", "Log"], weights: [2, 1, "*"], output_indexes: [1] }],
+  rows: {                         // Store 1/2, Store 2/2, Train not ready, Log 100th at the cap, Store 1/2
+    event: [10, 11, 12, 13, 14], union_event: [20, 21, -1, 23, 24], union: [0, 0, 0, 0, 0],
+    round: [4, 4, 4, 4, 5], child: [0, 0, 1, 2, 0], pull: [1, 2, 1, 100, 1], allowed: [2, 2, 1, 100, 2],
+    outcome: [0, 0, 1, 0, 0], flags: [8, 8, 4, 3, 8], next: [0, 1, 2, 0, -1],
+  },
+};
+
+test("why sentences are composed from the decision columns", () => {
+  const index = decisionIndex(DECISIONS);
+  assert.equal(whyOf(DECISIONS, index, 10), "round 4: Store, pull 1 of 2, its item dropped by output_indexes");
+  assert.equal(whyOf(DECISIONS, index, 21),
+    "round 4: Store, pull 2 of 2, its item dropped by output_indexes; next Train");
+  assert.equal(whyOf(DECISIONS, index, 12), "round 4: Train not ready: its turn ends, Log next");
+  assert.equal(whyOf(DECISIONS, index, 13),
+    "round 4: Log ('*'): 100th pull this turn, the cap — it is always ready; next Store");
+  assert.equal(whyOf(DECISIONS, index, 99), null);
+  assert.equal(whyOf(undefined, decisionIndex(undefined), 10), null);
+  const float = { specs: [{ children: ["A", "B"], weights: [1, 0.25] }],
+    rows: { union: [0], round: [3], child: [1], pull: [1], allowed: [1], outcome: [0], flags: [0], next: [0] } };
+  assert.equal(whySentence(float, 0), "round 3: B, pull 1 of 1 (weight 0.25 drew 1 this round); next A");
+});
+
+test("a single not-ready poll keeps a strong mark in the aggregated drawing", () => {
+  assert.equal(pollAlpha(0), 0);
+  assert.ok(pollAlpha(1) >= 0.85 && pollAlpha(1) <= pollAlpha(3) && pollAlpha(100) === 1);
 });

@@ -98,7 +98,7 @@ BAD = [
     (dict(round_robin_weights=[1, float("inf")]), ValueError, r"round_robin_weights\[1\] .*got inf"),
     (dict(round_robin_weights=[1, "2"]), TypeError, r"round_robin_weights\[1\] .*got str"),
     (dict(round_robin_weights=(1, True)), TypeError, r"round_robin_weights\[1\] .*got bool"),
-    (dict(round_robin_weights="1,1"), TypeError, "round_robin_weights must be a list"),
+    (dict(round_robin_weights="1,1"), TypeError, "round_robin_weights must be a sequence"),
     (dict(output_indexes=[2]), ValueError, r"output_indexes\[0\] must be an index in 0..1, got 2"),
     (dict(output_indexes=[]), ValueError, "output_indexes must be a non-empty list"),
     (dict(output_indexes=[1, 1]), ValueError, r"output_indexes must be distinct indexes, got \[1, 1\]"),
@@ -134,3 +134,15 @@ def test_enqueue_back_pressure_and_dequeue():
         next(out)
     with pytest.raises(TypeError, match="queue.Queue"):
         Enqueue([])
+
+
+def test_weights_may_be_any_sequence_of_numbers_numpy_included():
+    import numpy as np
+
+    out = Concurrently([_letters("a"), _letters("b")], round_robin_weights=np.array([2, 1])).take(6)
+    assert _pattern(out) == "aabaab"
+    plan = Concurrently([_letters("a"), _letters("b")], round_robin_weights=(1, 3))
+    assert "round_robin_weights=[1, 3]" in plan.dataflow()[-1].label
+    with pytest.raises(ValueError, match=r"round_robin_weights must be 3 entries, one per op, got 2: \[2, 1\]; "
+                                         r"hint: give one weight per op, e\.g\. round_robin_weights=\[2, 1, 1\]"):
+        Concurrently([_letters("a"), _letters("b"), _letters("c")], round_robin_weights=np.array([2, 1]))

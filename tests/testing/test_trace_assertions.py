@@ -135,3 +135,63 @@ def test_on_a_recorded_dqn_run(dqn_trace):
 def test_bad_arguments_are_named(call, error, match):
     with pytest.raises(error, match=match):
         call(_trace("STT"))
+
+
+def test_ratio_counts_whole_rounds_and_says_what_it_left_out():
+    three = ["S", "T", "L"]
+    trace = Trace.from_records([{"op": c, "label": c, "op_id": c, "where": "driver", "pid": 1,
+                                 "start_ns": 10 * k, "end_ns": 10 * k + 5, "outcome": "item"}
+                                for k, c in enumerate("STL" * 10 + "ST")])      # 11 : 11 : 10, cut mid-round
+    assert_ratio(trace, three, [1, 1, 1])
+    with pytest.raises(AssertionError) as excinfo:
+        assert_ratio(trace, three, [1, 1, 1], whole_rounds=False)
+    assert _message(excinfo).startswith("measured ratio 11 : 11 : 10 items = 1 : 1 : 0.909")
+    with pytest.raises(AssertionError) as excinfo:
+        assert_ratio(trace, three, [1, 2, 1])
+    assert _message(excinfo).startswith("measured ratio 10 : 10 : 9 items (the last 3 items, a round cut short, "
+                                        "left out; whole_rounds=False counts them)")
+
+
+def test_star_and_not_ready_in_patterns():
+    store_log = ["StoreToReplayBuffer", "LogMetrics"]
+    op = {"S": "StoreToReplayBuffer", "L": "LogMetrics", "T": "TrainOneStep"}
+    trace = Trace.from_records([{"op": op[c], "label": op[c], "op_id": c, "where": "driver", "pid": 1,
+                                 "start_ns": 10 * k, "end_ns": 10 * k + 5, "outcome": "item"}
+                                for k, c in enumerate("SLLLSLSLLSL")])
+    assert_order(trace, store_log, ["StoreToReplayBuffer", "LogMetrics*"])
+    with pytest.raises(AssertionError) as excinfo:
+        assert_order(trace, store_log, ["StoreToReplayBuffer", "LogMetrics"])
+    assert "recorded StoreToReplayBuffer, pattern expects LogMetrics" not in _message(excinfo)
+    assert "recorded LogMetrics, pattern expects StoreToReplayBuffer" in _message(excinfo)
+    gaps = _trace("STSSTST")                         # TrainOneStep missing in round 2: its turn ended not ready
+    assert_order(gaps, STORE, ["StoreToReplayBuffer", "TrainOneStep?"])
+    with pytest.raises(AssertionError) as excinfo:
+        assert_order(_trace("STTSTST"), STORE, ["StoreToReplayBuffer", "TrainOneStep?"])
+    assert _message(excinfo).startswith("recorded order leaves the pattern at index 2 (item 3 of 7): "
+                                        "recorded TrainOneStep")
+
+
+def test_ratio_with_a_star_op_compares_only_the_numbered_ones():
+    trace = _trace("STTSTTSTT")
+    assert_ratio(trace, STORE, [1, "*"])
+    with pytest.raises(TypeError, match=r"expected\[0\] must be a finite number > 0, got str '\*'; "
+                                         r"hint: e\.g\. expected=\[1, 1\]"):
+        assert_ratio(trace, STORE, ["*", 1])
+    with pytest.raises(ValueError, match=r"expected\[1\] .* got 0; hint: e\.g\. expected=\[2, 1\]"):
+        assert_ratio(trace, STORE, [2, 0])
+
+
+def test_pytest_shows_the_message_not_the_assertions_source(tmp_path):
+    import subprocess
+    import sys
+    test = tmp_path / "test_user.py"
+    test.write_text("from rlviz.testing import assert_order\n"
+                    "from rlviz.viz.examples import concurrently_trace\n"
+                    "def test_weights():\n"
+                    "    trace = concurrently_trace((1, 2), rounds=6, warmup=0)\n"
+                    "    assert_order(trace, ['store', 'train'], ['store', 'train'])\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "recorded order differs from the pattern at index 2" in done.stdout
+    assert "Examples" not in done.stdout and "def assert_order" not in done.stdout

@@ -23,8 +23,8 @@ def _notes(ax):
 def test_one_cell_per_item_in_completion_order():
     trace = concurrently_trace((1, 2), rounds=12, warmup=3)
     ax = plot_order(trace, ops=["store", "train"], weights=[1, 2])
-    colors = key_colors(["store", "train"])
-    by_color = {colors["store"]: "store", colors["train"]: "train"}
+    colors = key_colors(n.op for n in trace.nodes)          # the timeline's colour of each op
+    by_color = {colors["StoreToReplayBuffer"]: "store", colors["TrainOneStep"]: "train"}
     drawn = [by_color[to_hex(c)] for c in _cells(ax).get_facecolors()]
     expected = ["store" if "StoreToReplayBuffer" in label else "train"
                 for label in trace.sequence(["store", "train"])]
@@ -80,7 +80,7 @@ def test_long_strips_wrap_in_whole_rounds_and_cap_at_max_items():
     ({"ops": ["store", "train"], "weights": [1, float("inf")]}, ValueError, r"weights\[1\] .*got inf"),
     ({"ops": ["store", "train"], "weights": [1, True]}, TypeError, r"weights\[1\] .*got bool"),
     ({"max_items": True}, TypeError, "max_items must be an int"),
-    ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a list"),
+    ({"ops": ["store", "train"], "weights": "12"}, TypeError, "weights must be a sequence"),
     ({"max_items": 0}, ValueError, "max_items"),
 ])
 def test_bad_arguments_are_rejected(kwargs, error, match):
@@ -103,3 +103,33 @@ def test_selection_without_items_draws_a_note():
     trace = Trace.from_records([record("a", 0, 1, outcome="not_ready")])
     ax = plot_order(trace, ops=["a"])
     assert _notes(ax) == ["the selected nodes produced no items"]
+
+
+def test_recorded_concurrently_is_drawn_by_round_with_not_ready_polls_hatched():
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+    from rlviz.ops import Concurrently
+
+    def op(name, not_ready_first=0):
+        def items(timeout):
+            yield from [NOT_READY] * not_ready_first
+            yield from (f"{name}{i}" for i in range(1000))
+        return LocalIterator(items, name=name).named(name)
+
+    with rlviz.record() as trace:
+        Concurrently([op("Store"), op("Train", 9), op("Log")], round_robin_weights=[1, 1, 1]).take(95)
+    ax = plot_order(trace, ops=["Store", "Train", "Log"])
+    title = ax.get_title(loc="left")
+    assert title.startswith("Completion order by round: 35 rounds, Store (35 items) · Train (26 items, 9 not ready)")
+    assert "note: Train was not ready in 9 of 35 polls (26%)" in title
+    (hatched,) = [c for c in ax.collections if c.get_gid() == "rlviz-order-not-ready"]
+    assert len(hatched.get_paths()) == 9
+    rows = sorted({round(p.vertices[0, 1] - 0.05) for p in _cells(ax).get_paths()})
+    assert rows == list(range(35))                                     # one row per round
+    colors = key_colors(n.op for n in trace.nodes)
+    assert to_hex(_cells(ax).get_facecolors()[0]) == colors["Store"]   # the timeline's colour for Store
+    flat = plot_order(trace, ops=["Store", "Train", "Log"], rounds=False)
+    assert len(_cells(flat).get_paths()) == 95
+    with pytest.raises(ValueError, match="rounds=True needs the scheduling decisions"):
+        plot_order(concurrently_trace(), ops=["store", "train"], rounds=True)

@@ -179,3 +179,27 @@ def test_skip_not_ready_keeps_the_place_when_switched_on():
     stepper.skip_not_ready = True
     assert stepper.event.outcome != "not_ready"
     assert int(stepper.steps.rank[stepper.event_index]) > rank, "moved on to the next call that made something"
+
+
+def test_stepper_says_why_a_union_pulled_each_op():
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+    from rlviz.ops import Concurrently
+
+    def op(name, not_ready_first=0):
+        def items(timeout):
+            yield from [NOT_READY] * not_ready_first
+            yield from (f"{name}{i}" for i in range(1000))
+        return LocalIterator(items, name=name).named(name)
+
+    plan = Concurrently([op("Store"), op("Train", not_ready_first=1), op("Log")], round_robin_weights=[2, 1, "*"])
+    with rlviz.record() as trace:
+        plan.take(110)
+    stepper = TraceStepper(trace, views=(), op="Train")
+    assert "why      round 1: Train not ready: its turn ends, Log next" in stepper.text
+    stepper.op = "Log"
+    while "the cap" not in stepper.text and stepper.index < len(stepper.selection) - 1:
+        stepper.step(1)
+    assert "why      round 1: Log ('*'): 100th pull this turn, the cap — it is always ready; next Store" \
+        in stepper.text

@@ -5,6 +5,7 @@
 import {
   NOT_READY, OUTCOMES, STOP, aggregateRow, buildModel, completedIn, completionOrder, decodeColumns,
   drawsExact, errorsInWindow, hitTest, itemText, nodeMatches, orderEvents, searchEvents, step, stepList,
+  decisionIndex, pollAlpha, searchStep, whyOf,
   tickStep, visibleRange,
 } from "./explorer_core.js";
 
@@ -153,7 +154,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const title = make("span", "rlviz-title", null, `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`);
     const search = make("input", null, "search");
     search.type = "search";
-    search.placeholder = "search op or item (Enter: next)";
+    search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
     search.setAttribute("aria-label", "search op, label or item text");
     const prev = make("button", null, "prev", "◀");
     prev.title = "previous call to complete (←)";
@@ -320,7 +321,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const hits = state.search.hits;
     if (!query.trim()) { parts.status.textContent = ""; return; }
     if (hits.length === 0) { parts.status.textContent = `no call matches "${query}"`; return; }
-    const found = step(model, hits, state.selected, direction);
+    const found = searchStep(hits, state.selected, direction);     // ranked order, exact op names first (issue 21)
     const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
     select(target);
     const k = hits.indexOf(target);
@@ -470,7 +471,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
         const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
         for (let x = 0; x < plotW; x++) {
           if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
-          if (polls[x] > 0) lower[x] = pack(GREY, dim * Math.min(1, 0.4 + 0.15 * polls[x]));
+          if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));   // visible at every zoom (issue 21)
         }
       }
       for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
@@ -606,6 +607,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     return button;
   }
 
+  let whyRows = null;       // event -> decision row, built on first use (issue 21)
   function drawInspector() {
     const pane = parts.inspector;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
@@ -622,6 +624,10 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const fields = [["op", d.node.op], ["label", d.node.label], ["lane", d.node.where], ["outcome", d.outcome],
       ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
       ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+    // why: the union's scheduling decision behind this call (issue 21)
+    whyRows = whyRows || decisionIndex(meta.decisions);
+    const why = whyOf(meta.decisions, whyRows, i);
+    if (why) fields.push(["why", why]);
     for (const [key, value] of fields) {
       list.append(make("dt", null, null, key), make("dd", null, key, value));
     }

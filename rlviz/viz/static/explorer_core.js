@@ -152,6 +152,14 @@ export function aggregateRow(model, r, t0, t1, width) {
   return { fraction, polls };
 }
 
+/**
+ * Opacity of an aggregated pixel's not-ready mark for `count` polls: never below 0.85, so a single
+ * poll stays as visible at any zoom as in the exact drawing (0 when there is none).
+ */
+export function pollAlpha(count) {
+  return count > 0 ? Math.min(1, 0.85 + 0.03 * count) : 0;
+}
+
 /** Positions [k0, k1) of row r's events that may overlap [t0, t1), looking back at most LOOK_BACK spans. */
 export function visibleRange(model, r, t0, t1) {
   const inside = lowerBound(model, r, t0);
@@ -276,24 +284,103 @@ export function formatG(x) {
   return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
 }
 
-/** Events whose op, label or item text contains `query` (case-insensitive), in completion order. */
-export function searchEvents(model, query, filter = { op: null, where: null }) {
-  const needle = query.trim().toLowerCase();
+/** The prefix that limits a search to op names: "op:TrainOneStep". */
+export const OP_PREFIX = "op:";
+
+/**
+ * Events whose op, label or item text contains `query` (case-insensitive). Events of nodes whose
+ * op name is exactly the query come first, then the others, each group in completion order (every
+ * long label downstream contains an op's name, so an exact op is what a person looks for). A query
+ * starting with "op:" (or `opsOnly`) matches op names only.
+ */
+export function searchEvents(model, query, filter = { op: null, where: null }, { opsOnly = false } = {}) {
+  let needle = query.trim().toLowerCase();
+  if (needle.startsWith(OP_PREFIX)) { needle = needle.slice(OP_PREFIX.length).trim(); opsOnly = true; }
   if (!needle) return new Uint32Array(0);
-  const nodeHit = model.nodes.map((node) =>
-    node.op.toLowerCase().includes(needle) || node.label.toLowerCase().includes(needle));
-  const textHit = model.meta.texts.map((text) => text.toLowerCase().includes(needle));
+  const exact = model.nodes.map((node) => node.op.toLowerCase() === needle);
+  const nodeHit = model.nodes.map((node) => node.op.toLowerCase().includes(needle)
+    || (!opsOnly && node.label.toLowerCase().includes(needle)));
+  const textHit = model.meta.texts.map((text) => !opsOnly && text.toLowerCase().includes(needle));
   const list = stepList(model, filter);
-  const found = [];
+  const first = [], rest = [];
   for (let k = 0; k < list.length; k++) {
     const i = list[k];
-    if (nodeHit[model.node[i]]) { found.push(i); continue; }
+    if (exact[model.node[i]]) { first.push(i); continue; }
+    if (nodeHit[model.node[i]]) { rest.push(i); continue; }
+    if (opsOnly) continue;
     const kind = model.flags[i] >> 2;
     if (kind === KIND_TEXT ? textHit[model.item[i]] : kind !== 0 && (itemText(model, i) || "").toLowerCase().includes(needle)) {
-      found.push(i);
+      rest.push(i);
     }
   }
-  return Uint32Array.from(found);
+  return Uint32Array.from(first.concat(rest));
+}
+
+/**
+ * The search hit one step from `current` in `hits` (searchEvents' ranked order, exact op names first):
+ * the next / previous in the list, the first / last when `current` is not a hit; -1 past either end.
+ */
+export function searchStep(hits, current, direction) {
+  if (hits.length === 0) return -1;
+  const k = hits.indexOf(current);
+  if (k < 0) return direction > 0 ? hits[0] : hits[hits.length - 1];
+  const next = k + direction;
+  return next >= 0 && next < hits.length ? hits[next] : -1;
+}
+
+// ------------------------------------------------------------------ why: the unions' decisions
+const STAR_FLAG = 1, CAP_FLAG = 2, DROPPED_FLAG = 8;
+
+/**
+ * Event index -> decision row, from the payload's `decisions` (rows as columns). The union's own call
+ * maps to the pull it yielded, the child's call to its pull (as rlviz.trace.decisions.Decisions.row_of).
+ */
+export function decisionIndex(decisions) {
+  const index = new Map();
+  if (!decisions) return index;
+  const rows = decisions.rows;
+  rows.union_event.forEach((e, row) => { if (e >= 0) index.set(e, row); });
+  rows.event.forEach((e, row) => { if (e >= 0) index.set(e, row); });
+  return index;
+}
+
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 10 && tens <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+}
+
+/** The "why" sentence of decision `row`, word for word as rlviz.trace.decisions.why_sentence writes it. */
+export function whySentence(decisions, row) {
+  const r = decisions.rows, spec = decisions.specs[r.union[row]];
+  const name = (child) => (child < spec.children.length ? spec.children[child] : `child ${child}`);
+  const op = name(r.child[row]), star = (r.flags[row] & STAR_FLAG) !== 0, cap = (r.flags[row] & CAP_FLAG) !== 0;
+  const who = star ? `${op} ('*')` : op, round = r.round[row], pull = r.pull[row], allowed = r.allowed[row];
+  const following = r.next[row] >= 0 ? name(r.next[row]) : null;
+  const outcome = OUTCOMES[r.outcome[row]];
+  if (outcome === "not_ready") {
+    const done = star && pull > 1 ? ` after ${pull - 1} item${pull === 2 ? "" : "s"}` : "";
+    return `round ${round}: ${who} not ready${done}: its turn ends` + (following ? `, ${following} next` : "");
+  }
+  if (outcome === "stop") return `round ${round}: ${who} is exhausted and leaves the union` + (following ? `, ${following} next` : "");
+  let text;
+  if (cap) text = `round ${round}: ${who}: ${ordinal(pull)} pull this turn, the cap — it is always ready`;
+  else if (star) text = `round ${round}: ${who}, pull ${pull} (up to ${allowed} while ready)`;
+  else {
+    text = `round ${round}: ${op}, pull ${pull} of ${allowed}`;
+    const weight = spec.weights[r.child[row]];
+    if (typeof weight === "number" && !Number.isInteger(weight)) text += ` (weight ${formatG(weight)} drew ${allowed} this round)`;
+  }
+  if (r.flags[row] & DROPPED_FLAG) text += ", its item dropped by output_indexes";
+  const lastOfTurn = cap || (!star && pull >= allowed);
+  if (following && (lastOfTurn || following !== op)) text += `; next ${following}`;
+  return text;
+}
+
+/** Why event `i` happened (a union's scheduling decision), or null. */
+export function whyOf(decisions, index, i) {
+  const row = index.get(i);
+  return row === undefined ? null : whySentence(decisions, row);
 }
 
 /** Round tick spacing (1, 2 or 5 times a power of ten) for about `target` ticks over `span`. */

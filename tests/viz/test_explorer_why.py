@@ -1,0 +1,61 @@
+"""The Explorer's inspector says why each call happened, word for word as Event.why (JS from the payload's decisions)."""
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.iter.sentinel import NOT_READY
+from rlviz.ops import Concurrently
+from rlviz.viz.explorer_payload import encode_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+
+SCRIPT = """
+import { readFileSync } from "node:fs";
+import { decisionIndex, whyOf } from "%s";
+const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const index = decisionIndex(meta.decisions);
+const out = [];
+for (let i = 0; i < meta.count; i++) out.push(whyOf(meta.decisions, index, i));
+console.log(JSON.stringify(out));
+"""
+
+
+def _op(name, not_ready_first=0, gaps=False):
+    def items(timeout):
+        yield from [NOT_READY] * not_ready_first
+        for i in range(10_000):
+            yield f"{name}{i}"
+            if gaps:
+                yield NOT_READY
+    return LocalIterator(items, name=name).named(name)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_page_and_python_give_the_same_why_for_every_event(tmp_path):
+    random.seed(3)
+    with rlviz.record() as trace:
+        Concurrently([_op("Store"), _op("Train", not_ready_first=3), _op("Log")],
+                     round_robin_weights=[2, 1, "*"], output_indexes=[1]).take(5)
+        Concurrently([_op("A"), _op("B", gaps=True)], round_robin_weights=[1, 0.5]).take(30)
+        Concurrently([_op("C"), _op("D", gaps=True)], round_robin_weights=[1, "*"]).take(20)
+    meta = encode_trace(trace).meta
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    script = tmp_path / "why.mjs"
+    script.write_text(SCRIPT % (ROOT / "rlviz/viz/static/explorer_core.js").as_uri())
+    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    page = json.loads(run.stdout)
+    python = [trace.why(i) for i in range(len(trace))]
+    assert page == python
+    sentences = {s for s in python if s}
+    assert any("the cap — it is always ready" in s for s in sentences)
+    assert any("Train not ready: its turn ends" in s for s in sentences)
+    assert any("drew" in s for s in sentences) and any("not ready after" in s for s in sentences)
+    assert any("dropped by output_indexes" in s for s in sentences)

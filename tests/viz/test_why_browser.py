@@ -1,0 +1,50 @@
+"""A person steps through a [2, 1, "*"] run in the standalone Explorer and reads why each call happened."""
+import pytest
+from browser_harness import chromium_page
+from explorer_checks import wait_ready
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.iter.sentinel import NOT_READY
+from rlviz.ops import Concurrently
+from rlviz.viz import write_html
+
+pytestmark = pytest.mark.browser
+
+
+def _op(name, not_ready_first=0):
+    def items(timeout):
+        yield from [NOT_READY] * not_ready_first
+        yield from (f"{name}{i}" for i in range(10_000))
+    return LocalIterator(items, name=name).named(name)
+
+
+def test_inspector_says_why_for_a_star_pull_at_its_cap_and_a_not_ready_poll(tmp_path):
+    from playwright.sync_api import expect
+
+    plan = Concurrently([_op("StoreToReplayBuffer"), _op("TrainOneStep", not_ready_first=2), _op("LogMetrics")],
+                        round_robin_weights=[2, 1, "*"])
+    with rlviz.record() as trace:
+        plan.take(2 * 103)
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        why = root.locator('[data-rlviz="inspector"] [data-rlviz="why"]')
+        search = root.locator('[data-rlviz="search"]')
+        search.fill("op:TrainOneStep")                     # exact op names first: its first poll, not a Concurrently call
+        search.press("Enter")
+        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="op"]')).to_have_text("TrainOneStep")
+        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="outcome"]')).to_have_text("not_ready")
+        expect(why).to_have_text("round 1: TrainOneStep not ready: its turn ends, LogMetrics next")
+        root.focus()
+        seen = []
+        for _ in range(400):                               # step on, call by call, to LogMetrics' 100th pull
+            page.keyboard.press("ArrowRight")
+            text = why.text_content() if why.count() else ""
+            seen.append(text)
+            if "the cap" in text:
+                break
+        assert seen[-1] == ("round 1: LogMetrics ('*'): 100th pull this turn, the cap — it is always ready; "
+                            "next StoreToReplayBuffer"), seen[-3:]
+        assert any(text.startswith("round 1: LogMetrics ('*'), pull 99 (up to 100 while ready)") for text in seen)
