@@ -5,13 +5,15 @@ Ray actors), so this module stays free of Ray and matplotlib.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
 from rlviz.checks import check_int, check_positive_number
-from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, get_recorder
+from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, ExportCursor, get_recorder
+from rlviz.trace.store import TraceStore
 from rlviz.trace.trace import Trace
 
 __all__ = ["record", "Collector", "add_collector", "LiveTrace", "COLLECT_EVERY_S"]
@@ -45,15 +47,20 @@ def add_collector(collector: Collector) -> None:
 
 
 class LiveTrace(Trace):
-    """The trace ``record()`` yields: refreshed on read while the block runs, fixed after."""
+    """The trace ``record()`` yields: refreshed on read while the block runs, fixed after.
+
+    Every public read takes one snapshot (a frozen ``Trace`` of the block's
+    store) and answers from it alone, so one call never mixes two refreshes;
+    keep ``trace.snapshot()`` to read several times from the same one.
+    """
 
     def __init__(self, session: "_Session") -> None:
         self._session = session
         self._snapshot = Trace.empty()
         self._stamp: tuple | None = None
-        self._events = None
 
-    def _current(self) -> Trace:
+    def snapshot(self) -> Trace:
+        """The frozen ``Trace`` this live trace reads from now (refreshed at most every half second)."""
         if self._session.active:
             stamp = (get_recorder().held, int(time.monotonic() / _REFRESH_S))
             if stamp != self._stamp:
@@ -61,12 +68,36 @@ class LiveTrace(Trace):
         return self._snapshot
 
     def _adopt(self, snapshot: Trace, stamp: tuple | None) -> None:
-        self._snapshot, self._stamp, self._events = snapshot, stamp, None
+        self._snapshot, self._stamp = snapshot, stamp
 
-    nodes = property(lambda self: self._current().nodes)
-    columns = property(lambda self: self._current().columns)
-    texts = property(lambda self: self._current().texts)
-    dropped = property(lambda self: self._current().dropped)
+    def __len__(self) -> int:
+        return len(self.snapshot())
+
+    def __repr__(self) -> str:
+        return repr(self.snapshot())
+
+    nodes = property(lambda self: self.snapshot().nodes)
+    columns = property(lambda self: self.snapshot().columns)
+    texts = property(lambda self: self.snapshot().texts)
+    dropped = property(lambda self: self.snapshot().dropped)
+    event_ids = property(lambda self: self.snapshot().event_ids)
+    events = property(lambda self: self.snapshot().events, doc=Trace.events.__doc__)
+    start_ns = property(lambda self: self.snapshot().start_ns, doc=Trace.start_ns.__doc__)
+
+
+def _delegate(name: str):
+    method = getattr(Trace, name)
+
+    def read(self, *args, **kwargs):
+        return getattr(self.snapshot(), name)(*args, **kwargs)
+
+    read.__name__, read.__doc__ = name, method.__doc__
+    return read
+
+
+for _name in ("event", "to_records", "item_summary", "inputs_of", "links", "save", "to_chrome", "graph",
+              "sequence", "op_stats", "summary"):
+    setattr(LiveTrace, _name, _delegate(_name))
 
 
 class _Session:
@@ -75,14 +106,27 @@ class _Session:
         self.active = False
         self.dropped_before = 0
         self.start_ns = time.time_ns()
+        self.store = TraceStore()
+        self.cursor = ExportCursor()
+        self.lock = threading.Lock()
+
+    def begin(self) -> None:
+        """Recording starts now: the store leaves out older events; the driver's cursor starts at what is held."""
+        self.start_ns = time.time_ns()
+        self.store = TraceStore(since_ns=self.start_ns)
+        self.cursor = ExportCursor()
 
     def collect(self) -> Trace:
-        local = get_recorder().export()
-        local["dropped"] -= self.dropped_before
-        exports = [local]
-        for collector in _COLLECTORS:
-            exports.extend(collector.collect())
-        return Trace.from_exports(exports, since_ns=self.start_ns)
+        """Bring the store up to date (the driver by cursor, other processes by their collectors); a frozen view."""
+        with self.lock:
+            increment = get_recorder().export_since(self.cursor)
+            increment["dropped"] -= self.dropped_before
+            self.store.add_increment(increment)
+            self.cursor = increment["cursor"]
+            for collector in _COLLECTORS:
+                for export in collector.collect():
+                    self.store.add_export(export)
+            return self.store.view()
 
 
 @contextmanager
@@ -142,7 +186,7 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
                               hint="seconds between pulls of actors' events, or None to pull only at the end")
     session = _Session(capacity)
     trace = LiveTrace(session)
-    session.start_ns = time.time_ns()
+    session.begin()
     if outermost:
         recorder.set_capacity(DEFAULT_CAPACITY if capacity is None else capacity)
         recorder.start_block(session.start_ns)
