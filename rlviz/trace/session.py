@@ -70,6 +70,21 @@ class LiveTrace(Trace):
     def _adopt(self, snapshot: Trace, stamp: tuple | None) -> None:
         self._snapshot, self._stamp = snapshot, stamp
 
+    @property
+    def store(self) -> TraceStore:
+        """The block's growing store (``rlviz.trace.store``): what a live view appends from."""
+        return self._session.store
+
+    def pull(self) -> int:
+        """Bring the store up to date now (the driver and every collector), without building a view.
+
+        Returns
+        -------
+        int
+            How many events arrived.  0 once the block has ended.
+        """
+        return self._session.pull() if self._session.active else 0
+
     def __len__(self) -> int:
         return len(self.snapshot())
 
@@ -110,27 +125,34 @@ class _Session:
         self.cursor = ExportCursor()
         self.lock = threading.Lock()
 
-    def begin(self) -> None:
-        """Recording starts now: the store leaves out older events; the driver's cursor starts at what is held."""
+    def begin(self, window_s: float | None = None) -> None:
+        """Recording starts now: the store leaves out older events (and, with ``window_s``, events that old)."""
         self.start_ns = time.time_ns()
-        self.store = TraceStore(since_ns=self.start_ns)
+        self.store = TraceStore(since_ns=self.start_ns,
+                                window_ns=None if window_s is None else int(window_s * 1e9))
         self.cursor = ExportCursor()
 
-    def collect(self) -> Trace:
-        """Bring the store up to date (the driver by cursor, other processes by their collectors); a frozen view."""
+    def pull(self) -> int:
+        """Bring the store up to date: the driver by cursor, other processes by their collectors; events added."""
         with self.lock:
             increment = get_recorder().export_since(self.cursor)
             increment["dropped"] -= self.dropped_before
-            self.store.add_increment(increment)
+            added = self.store.add_increment(increment)
             self.cursor = increment["cursor"]
             for collector in _COLLECTORS:
                 for export in collector.collect():
-                    self.store.add_export(export)
-            return self.store.view()
+                    added += self.store.add_export(export)
+            return added
+
+    def collect(self) -> Trace:
+        """``pull``, then a frozen view of the store."""
+        self.pull()
+        return self.store.view()
 
 
 @contextmanager
-def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S) -> Iterator[Trace]:
+def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S,
+           window_s: float | None = None) -> Iterator[Trace]:
     """Record every ``next()`` call made while the block runs.
 
     Parameters
@@ -144,6 +166,10 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
         runs.  An actor that dies abruptly keeps in the trace what it had
         recorded up to the last pull.  None: only when the block ends or the
         trace is read (what an actor recorded after that is lost if it dies).
+    window_s : float, optional
+        Keep only events that ended within the last ``window_s`` seconds
+        (of the newest event): the trace stays a fixed size however long the
+        block runs.  None keeps everything.
 
     Yields
     ------
@@ -155,7 +181,7 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     Raises
     ------
     ValueError
-        If ``collect_every_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
+        If ``collect_every_s`` or ``window_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
         ``capacity``: nested blocks share the enclosing block's buffers.
 
     Notes
@@ -184,9 +210,11 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     if collect_every_s is not None:
         check_positive_number("collect_every_s", collect_every_s,
                               hint="seconds between pulls of actors' events, or None to pull only at the end")
+    if window_s is not None:
+        check_positive_number("window_s", window_s, hint="seconds of events to keep, or None to keep every event")
     session = _Session(capacity)
     trace = LiveTrace(session)
-    session.begin()
+    session.begin(window_s)
     if outermost:
         recorder.set_capacity(DEFAULT_CAPACITY if capacity is None else capacity)
         recorder.start_block(session.start_ns)

@@ -62,6 +62,14 @@ class _Chunk:
     rows: int = 0
     items: int = 0
     last_event: int = -1
+    item_events: list = field(default_factory=list)   # arrays: the store id of each item, in rank order (-1: left out)
+
+    def item_event(self, rank: int) -> int:
+        """The store id of this chunk's item number ``rank`` (-1 if not taken)."""
+        if len(self.item_events) > 1:
+            self.item_events = [np.concatenate(self.item_events)]
+        events = self.item_events[0] if self.item_events else ()
+        return int(events[rank]) if 0 <= rank < len(events) else -1
 
 
 @dataclass
@@ -106,6 +114,8 @@ class TraceStore:
         self._sources: dict[tuple, _Source] = {}
         self._chunks: dict[int, _Chunk] = {}      # by the chunk's first item id, unique across processes
         self._dead_chunks: set[int] = set()
+        self._chunk_count = 0
+        self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
         self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
         self._alive = np.ones(1024, bool)
         self._first = 0                            # id of the first event held
@@ -230,6 +240,21 @@ class TraceStore:
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
                             next_input=self._inputs_gone + self._inputs_owner.size)
 
+    def producers(self, item_ids: np.ndarray) -> np.ndarray:
+        """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held)."""
+        with self.lock:
+            if self._keys is None:
+                self._keys = np.array(sorted(self._chunks), np.int64)
+            item_ids = np.asarray(item_ids, np.int64)
+            slots = np.searchsorted(self._keys, item_ids, side="right") - 1
+            found = np.full(len(item_ids), -1, np.int64)
+            for j, (value, slot) in enumerate(zip(item_ids.tolist(), slots.tolist())):
+                if slot >= 0:
+                    key = int(self._keys[slot])
+                    found[j] = self._chunks[key].item_event(value - key)
+            found[found < self._first] = -1
+            return found
+
     # -- helpers ---------------------------------------------------------------
     def _source_key(self, export: dict) -> tuple:
         return (export["tag"], export["pid"])
@@ -271,7 +296,9 @@ class TraceStore:
                 continue
             chunk = self._chunks.get(key)
             if chunk is None:
-                chunk = self._chunks[key] = _Chunk(index=len(self._chunks), source=id(source))
+                chunk = self._chunks[key] = _Chunk(index=self._chunk_count, source=id(source))
+                self._chunk_count += 1
+                self._keys = None
             body = rows[at + 1:end]
             if len(body) > chunk.rows:
                 added += self._take(source, chunk, key, int(rows[at, 1]), body[chunk.rows:])
@@ -298,6 +325,7 @@ class TraceStore:
         row_owner = padded[owner_of_row]
         if len(events):
             chunk.last_event = int(ids[-1])
+            chunk.item_events.append(ids[is_item])
         self._add_inputs(rows, is_event, row_owner)
         if n_kept:
             self._append_events(source, events[keep], item_id[keep], node, chunk.index)
@@ -353,6 +381,7 @@ class TraceStore:
         """The recorder evicted chunk ``key``: its events leave the store."""
         chunk = self._chunks.pop(key)
         self._dead_chunks.add(key)
+        self._keys = None
         held = self._next - self._first
         self._alive[:held] &= self._columns["chunk"][:held] != chunk.index
         self._version += 1

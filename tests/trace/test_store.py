@@ -263,3 +263,13 @@ def test_a_reader_thread_and_a_recording_thread_see_every_event_once():
     reader.feed(recorder)
     reader.read()
     assert reader.items == list(range(30_000))
+
+
+def test_producers_name_the_store_ids_of_the_events_that_made_each_value():
+    recorder, store = Recorder(), TraceStore()
+    reader = _Reader(store)
+    a = _node(recorder, "a")
+    ids = _fill(recorder, 0, 3_000, node=a)
+    reader.feed(recorder)
+    found = store.producers(np.array([ids[0], ids[1_500], ids[-1], 12345]))
+    assert found.tolist() == [0, 1_500, 2_999, -1]
