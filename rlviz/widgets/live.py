@@ -282,7 +282,8 @@ class LiveView(anywidget.AnyWidget):
             rate = (held - before) / (now - when)
             self._rate = (now, held, rate)
         status = {"running": self.running, "paused": self.paused, "iterations": self.iterations,
-                  "events": held, "events_per_s": rate, "error": self.error, "curve": self._curve[-500:]}
+                  "events": held, "events_per_s": rate, "error": self.error,
+                  "curve": self._curve[-500:] if self._kind == "trainer" else None}
         if self._kind == "trainer":
             counters = (self.result or {}).get("counters", {}) if isinstance(self.result, dict) else {}
             status["counters"] = {"sampled": counters.get("num_steps_sampled", 0),

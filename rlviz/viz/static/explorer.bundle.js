@@ -747,6 +747,7 @@ function createGraph(host, view) {
 function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
+  let drawnEmpty = true;
   draw();
   function eventButton(i) {
     const d = view.describe(i);
@@ -762,6 +763,7 @@ function createInspector(host, view) {
   }
   function draw() {
     const { model } = view, i = view.store.get().selected;
+    drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
       pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
@@ -797,7 +799,7 @@ function createInspector(host, view) {
   return {
     update(changed) {
       if (changed.has("selected")) draw();
-      else if (changed.has("data") && view.store.get().selected >= 0) draw();
+      else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
     },
     destroy() {
       pane.remove();
@@ -848,7 +850,8 @@ function createLiveBar(host, before, view) {
     if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
     if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}` + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
     counters.textContent = parts.join(" · ");
-    drawCurve(live.curve || []);
+    curve.style.display = live.curve ? "" : "none";
+    if (live.curve) drawCurve(live.curve);
     curve.dataset.points = String((live.curve || []).length);
   }
   function drawCurve(points) {

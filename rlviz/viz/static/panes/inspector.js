@@ -12,6 +12,7 @@ import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
 export function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
+  let drawnEmpty = true;
   draw();
 
   function eventButton(i) {
@@ -25,6 +26,7 @@ export function createInspector(host, view) {
 
   function draw() {
     const { model } = view, i = view.store.get().selected;
+    drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
       pane.appendChild(make("p", null, null, model.n
@@ -54,7 +56,8 @@ export function createInspector(host, view) {
   return {
     update(changed) {
       if (changed.has("selected")) draw();
-      else if (changed.has("data") && view.store.get().selected >= 0) draw();   // rank and consumers grow
+      // rank and consumers grow; an empty trace's note goes once events arrive
+      else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
     },
     destroy() { pane.remove(); },
   };

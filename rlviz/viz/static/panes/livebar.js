@@ -54,7 +54,8 @@ export function createLiveBar(host, before, view) {
     if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}`
       + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
     counters.textContent = parts.join(" · ");
-    drawCurve(live.curve || []);
+    curve.style.display = live.curve ? "" : "none";          // an iterator has no return curve
+    if (live.curve) drawCurve(live.curve);
     curve.dataset.points = String((live.curve || []).length);
   }
 
