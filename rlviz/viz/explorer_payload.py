@@ -152,7 +152,6 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     return columns
 
 
-# -- helpers ----------------------------------------------------------------
 def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """The item numbers, their mode ("i32" or "f64"), the item kinds, and the texts they index.
 
@@ -224,6 +223,7 @@ def trace_structure(trace: Trace) -> dict:
             "order": _order_strip(graph, index, trace.nodes)}
 
 
+# -- helpers ----------------------------------------------------------------
 def _order_strip(graph: "nx.DiGraph", index: dict[str, int], nodes: list) -> dict | None:
     """The inputs of the last node that merges several streams: op names, weights, measured counts."""
     found = merge_inputs(graph)

@@ -167,3 +167,16 @@ def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
     appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
     assert appends[-1]["held_from"] > 0
     assert sum(m["count"] for m in appends) > len(trace)
+
+
+def test_an_error_names_the_worker_that_died():
+    from rlviz.widgets.live import _describe
+
+    class RayActorError(Exception):
+        pass
+
+    text = ("The actor died unexpectedly before finishing this task.\n\tclass_name: RolloutWorker\n"
+            "\tactor_id: 5e0b1c2d3e4f5a6b7c8d9e0f01000000\n\tpid: 1234")
+    assert _describe(RayActorError(text)) == ("RayActorError: The actor died unexpectedly before finishing this task. "
+                                              "(worker RolloutWorker actor 5e0b1c2d)")
+    assert _describe(ValueError("shard-1 raised")) == "ValueError: shard-1 raised"
