@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 START = """import rlviz
-rlviz.init(num_cpus=8)
+rlviz.init(num_cpus=4)          # 2 rollout workers; fewer CPUs start faster on a loaded machine
 trainer = rlviz.Trainer("dqn", env="CartPole-v1", num_workers=2,
                         config={"timesteps_per_iteration": 200, "learning_starts": 200})
 live = rlviz.watch(trainer, seconds=600)
