@@ -306,6 +306,10 @@ class LiveView(anywidget.AnyWidget):
             with self._lock:
                 self._encoders[str(content.get("view"))] = encoder
             self.send({"type": "payload", "view": content.get("view"), "meta": encoder.start()}, [])
+            if not self._refresher.is_alive():         # a page shown after the run: its events now, in one chunk
+                chunk = encoder.next_chunk()
+                if chunk is not None:
+                    self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
             self._send_status()
         elif content.get("type") == "command":
             command = content.get("command")

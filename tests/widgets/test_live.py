@@ -180,3 +180,12 @@ def test_an_error_names_the_worker_that_died():
     assert _describe(RayActorError(text)) == ("RayActorError: The actor died unexpectedly before finishing this task. "
                                               "(worker RolloutWorker actor 5e0b1c2d)")
     assert _describe(ValueError("shard-1 raised")) == "ValueError: shard-1 raised"
+
+
+def test_a_page_shown_after_the_run_gets_every_event():
+    live = rlviz.watch(_pipeline(), iterations=50)
+    live.join(timeout=60)
+    sent = _capture(live)
+    live._handle_custom_msg({"type": "ready", "view": "late"}, [])
+    appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
+    assert [(m["first_id"], m["count"]) for m in appends] == [(0, len(live.trace))]
