@@ -4,7 +4,20 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast docs site bench clean
+.PHONY: demo test test-fast docs site bench clean bundle
+
+# The Explorer's front end: esbuild (from npm, js/package-lock.json) bundles rlviz/viz/static/*.js into
+# rlviz/viz/static/explorer.bundle.js, which is committed and shipped: `pip install` never needs node.
+JS_STAMP := js/node_modules/.installed
+
+$(JS_STAMP): js/package.json js/package-lock.json
+	# node and npm build the bundle and run the Explorer's JS unit tests (a test that cannot run fails): install when missing.
+	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs npm)
+	cd js && npm ci --no-audit --no-fund
+	touch $(JS_STAMP)
+
+bundle: $(JS_STAMP)
+	node js/build.mjs
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -17,11 +30,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/rlviz demo
 
-test: $(STAMP)
+test: $(STAMP) $(JS_STAMP)
 	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
 	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
-	# node runs the Explorer's JS unit tests: a test that cannot run fails, so install it when missing.
-	command -v node >/dev/null && command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs npm)
 	$(PY) -m pytest
 	# pytest executed every notebook into build/notebooks/; the site renders those copies
 	$(MAKE) site
@@ -41,4 +52,4 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) rlviz-out notebooks/rlviz-out .pytest_cache build site
+	rm -rf $(VENV) js/node_modules rlviz-out notebooks/rlviz-out .pytest_cache build site

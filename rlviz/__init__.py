@@ -13,7 +13,7 @@ from rlviz.runtime import init
 from rlviz.trace import Trace, record
 
 __version__ = "0.1.0"
-__all__ = ["init", "record", "show", "Trace", "Trainer", "diff", "__version__"]
+__all__ = ["init", "record", "show", "watch", "Trace", "Trainer", "diff", "__version__"]
 
 _SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace", "testing"}
 
@@ -23,6 +23,8 @@ def __getattr__(name: str):
         return importlib.import_module(f"rlviz.{name}")
     if name == "show":                          # lazily: widgets pull in ipywidgets
         return importlib.import_module("rlviz.widgets.show").show
+    if name == "watch":                         # lazily, like show
+        return importlib.import_module("rlviz.widgets.live").watch
     if name == "Trainer":                       # lazily: it pulls in Ray and torch
         return importlib.import_module("rlviz.plans.trainer").Trainer
     if name == "diff":                          # lazily, like the views it draws with

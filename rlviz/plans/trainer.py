@@ -9,6 +9,7 @@ import dataclasses
 import difflib
 import importlib
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,8 @@ class Trainer:
         self.plan = self.module.execution_plan(self.workers, self.config)
         self.iteration = 0
         self.history: list[dict] = []
+        self._last_result: dict | None = None
+        self._results_lock = threading.Lock()
         self._interrupted = False
 
     def train(self) -> dict:
@@ -183,11 +186,55 @@ class Trainer:
         except KeyboardInterrupt:        # Ctrl-C ends the plan's generators: the next train() rebuilds it
             self._interrupted = True
             raise
-        self.iteration += 1
-        result["training_iteration"] = self.iteration
-        self.history.append({k: result[k] for k in ("training_iteration", "timesteps_total", "num_steps_trained",
-                                                     "episode_reward_mean", "episode_len_mean")})
+        with self._results_lock:
+            self.iteration += 1
+            result["training_iteration"] = self.iteration
+            self.history.append({k: result[k] for k in ("training_iteration", "timesteps_total", "num_steps_trained",
+                                                         "episode_reward_mean", "episode_len_mean")})
+            self._last_result = result
         return result
+
+    def results(self, since: int = 0) -> list[dict]:
+        """The summaries of the ``train()`` calls after the first ``since``, as they come: safe from another thread.
+
+        Each is ``training_iteration``, ``timesteps_total``,
+        ``num_steps_trained``, ``episode_reward_mean`` and
+        ``episode_len_mean`` (a copy: ``history`` holds the same).  A reader
+        that keeps ``since = len(all it read)`` gets each result once.
+
+        Parameters
+        ----------
+        since : int, default 0
+            How many results the caller already has.
+
+        Returns
+        -------
+        list of dict
+
+        Raises
+        ------
+        ValueError
+            If ``since`` is negative.
+        TypeError
+            If ``since`` is not an int.
+
+        Examples
+        --------
+        >>> trainer = Trainer("pg", num_workers=0, config={"rollout_fragment_length": 20, "train_batch_size": 40})
+        >>> _ = trainer.train(); _ = trainer.train()
+        >>> [r["training_iteration"] for r in trainer.results(since=1)]
+        [2]
+        >>> trainer.stop()
+        """
+        check_int("since", since, minimum=0, hint="how many results you already read, e.g. len(seen)")
+        with self._results_lock:
+            return [dict(entry) for entry in self.history[since:]]
+
+    @property
+    def last_result(self) -> dict | None:
+        """The whole dict the latest ``train()`` returned (None before the first)."""
+        with self._results_lock:
+            return self._last_result
 
     def _next_result(self) -> dict:
         result = next(self.plan)

@@ -8,6 +8,7 @@ their own text (SampleBatch does).
 from __future__ import annotations
 
 import struct
+import threading
 
 __all__ = ["TextTable", "summarize", "format_summary", "KINDS", "SIZED_NAME_MASK",
            "KIND_NONE", "KIND_INT", "KIND_FLOAT", "KIND_BOOL", "KIND_TEXT", "KIND_SIZED"]
@@ -34,16 +35,20 @@ class TextTable:
         self.texts: list[str] = [self.OVERFLOW]
         self._index: dict[str, int] = {self.OVERFLOW: 0}
         self._capacity = capacity
+        self._lock = threading.Lock()
 
     def intern(self, text: str) -> int:
-        """Index of ``text``, adding it if new (and if there is room)."""
+        """Index of ``text``, adding it if new (and if there is room); safe from several threads."""
         index = self._index.get(text)
         if index is None:
-            if len(self.texts) >= self._capacity:
-                return 0
-            index = len(self.texts)
-            self.texts.append(text)
-            self._index[text] = index
+            with self._lock:
+                index = self._index.get(text)
+                if index is None:
+                    if len(self.texts) >= self._capacity:
+                        return 0
+                    index = len(self.texts)
+                    self.texts.append(text)
+                    self._index[text] = index
         return index
 
 

@@ -137,7 +137,7 @@ class Recorder:
         self._first_sequence = 0        # the sequence number of ``_full[0]``; each adopted chunk takes the next
         self._full_events = 0
         self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
-        self._node_writers: dict[int, Writer] = {}
+        self._thread = threading.local()   # each thread's writer per node (``record``): writers are single-thread
         self.lock = threading.RLock()    # export may run on another thread; __del__ may re-enter
 
     # -- registration -------------------------------------------------------
@@ -145,9 +145,12 @@ class Recorder:
         """Index of ``node`` in this recorder's node table (added once)."""
         index = self._node_index.get(node.op_id)
         if index is None:
-            index = len(self.nodes)
-            self.nodes.append(node)
-            self._node_index[node.op_id] = index
+            with self.lock:
+                index = self._node_index.get(node.op_id)
+                if index is None:
+                    index = len(self.nodes)
+                    self.nodes.append(node)
+                    self._node_index[node.op_id] = index
         return index
 
     def writer(self, node: int) -> Writer:
@@ -167,10 +170,17 @@ class Recorder:
     # -- the general path -----------------------------------------------------
     def record(self, node: int, start_ns: int, end_ns: int, outcome: int,
                value: object = _NO_VALUE, inputs: int | tuple | list | None = None) -> int:
-        """Append one event of node ``node``; return the new value's id (or -1)."""
-        writer = self._node_writers.get(node)
+        """Append one event of node ``node``; return the new value's id (or -1).
+
+        Safe from several threads at once: each thread writes through its own
+        writer of the node (a thread's writers hand their rows over when it ends).
+        """
+        writers = getattr(self._thread, "writers", None)
+        if writers is None:
+            writers = self._thread.writers = {}
+        writer = writers.get(node)
         if writer is None:
-            writer = self._node_writers[node] = self.writer(node)
+            writer = writers[node] = self.writer(node)
         return writer.record(start_ns, end_ns, outcome, value, inputs)
 
     def adopt(self, chunk: array) -> None:

@@ -5,6 +5,7 @@ Ray actors), so this module stays free of Ray and matplotlib.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +13,8 @@ from typing import Protocol
 
 from rlviz.checks import check_int, check_positive_number
 from rlviz.trace.decisions import get_decision_log
-from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, get_recorder
+from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, ExportCursor, get_recorder
+from rlviz.trace.store import TraceStore
 from rlviz.trace.trace import Trace
 
 __all__ = ["record", "Collector", "add_collector", "LiveTrace", "COLLECT_EVERY_S"]
@@ -46,15 +48,20 @@ def add_collector(collector: Collector) -> None:
 
 
 class LiveTrace(Trace):
-    """The trace ``record()`` yields: refreshed on read while the block runs, fixed after."""
+    """The trace ``record()`` yields: refreshed on read while the block runs, fixed after.
+
+    Every public read takes one snapshot (a frozen ``Trace`` of the block's
+    store) and answers from it alone, so one call never mixes two refreshes;
+    keep ``trace.snapshot()`` to read several times from the same one.
+    """
 
     def __init__(self, session: "_Session") -> None:
         self._session = session
         self._snapshot = Trace.empty()
         self._stamp: tuple | None = None
-        self._events = None
 
-    def _current(self) -> Trace:
+    def snapshot(self) -> Trace:
+        """The frozen ``Trace`` this live trace reads from now (refreshed at most every half second)."""
         if self._session.active:
             stamp = (get_recorder().held, int(time.monotonic() / _REFRESH_S))
             if stamp != self._stamp:
@@ -62,13 +69,52 @@ class LiveTrace(Trace):
         return self._snapshot
 
     def _adopt(self, snapshot: Trace, stamp: tuple | None) -> None:
-        self._snapshot, self._stamp, self._events = snapshot, stamp, None
+        self._snapshot, self._stamp = snapshot, stamp
 
-    nodes = property(lambda self: self._current().nodes)
-    columns = property(lambda self: self._current().columns)
-    texts = property(lambda self: self._current().texts)
-    dropped = property(lambda self: self._current().dropped)
-    decisions = property(lambda self: self._current().decisions)
+    @property
+    def store(self) -> TraceStore:
+        """The block's growing store (``rlviz.trace.store``): what a live view appends from."""
+        return self._session.store
+
+    def pull(self) -> int:
+        """Bring the store up to date now (the driver and every collector), without building a view.
+
+        Returns
+        -------
+        int
+            How many events arrived.  0 once the block has ended.
+        """
+        return self._session.pull() if self._session.active else 0
+
+    def __len__(self) -> int:
+        return len(self.snapshot())
+
+    def __repr__(self) -> str:
+        return repr(self.snapshot())
+
+    nodes = property(lambda self: self.snapshot().nodes)
+    columns = property(lambda self: self.snapshot().columns)
+    texts = property(lambda self: self.snapshot().texts)
+    dropped = property(lambda self: self.snapshot().dropped)
+    event_ids = property(lambda self: self.snapshot().event_ids)
+    events = property(lambda self: self.snapshot().events, doc=Trace.events.__doc__)
+    start_ns = property(lambda self: self.snapshot().start_ns, doc=Trace.start_ns.__doc__)
+    decisions = property(lambda self: self.snapshot().decisions)
+
+
+def _delegate(name: str):
+    method = getattr(Trace, name)
+
+    def read(self, *args, **kwargs):
+        return getattr(self.snapshot(), name)(*args, **kwargs)
+
+    read.__name__, read.__doc__ = name, method.__doc__
+    return read
+
+
+for _name in ("event", "to_records", "item_summary", "why", "inputs_of", "links", "save", "to_chrome", "graph",
+              "sequence", "op_stats", "summary"):
+    setattr(LiveTrace, _name, _delegate(_name))
 
 
 class _Session:
@@ -77,19 +123,38 @@ class _Session:
         self.active = False
         self.dropped_before = 0
         self.start_ns = time.time_ns()
+        self.store = TraceStore()
+        self.cursor = ExportCursor()
+        self.lock = threading.Lock()
+
+    def begin(self, window_s: float | None = None) -> None:
+        """Recording starts now: the store leaves out older events (and, with ``window_s``, events that old)."""
+        self.start_ns = time.time_ns()
+        self.store = TraceStore(since_ns=self.start_ns, window_ns=None if window_s is None else int(window_s * 1e9),
+                                decision_log=get_decision_log())      # unions run on the driver
+        self.cursor = ExportCursor()
+
+    def pull(self) -> int:
+        """Bring the store up to date: the driver by cursor, other processes by their collectors; events added."""
+        with self.lock:
+            increment = get_recorder().export_since(self.cursor)
+            increment["dropped"] -= self.dropped_before
+            added = self.store.add_increment(increment)
+            self.cursor = increment["cursor"]
+            for collector in _COLLECTORS:
+                for export in collector.collect():
+                    added += self.store.add_export(export)
+            return added
 
     def collect(self) -> Trace:
-        local = get_recorder().export()
-        local["dropped"] -= self.dropped_before
-        local["decisions"] = get_decision_log().export()       # unions run on the driver
-        exports = [local]
-        for collector in _COLLECTORS:
-            exports.extend(collector.collect())
-        return Trace.from_exports(exports, since_ns=self.start_ns)
+        """``pull``, then a frozen view of the store."""
+        self.pull()
+        return self.store.view()
 
 
 @contextmanager
-def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S) -> Iterator[Trace]:
+def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S,
+           window_s: float | None = None) -> Iterator[Trace]:
     """Record every ``next()`` call made while the block runs.
 
     Parameters
@@ -103,6 +168,10 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
         runs.  An actor that dies abruptly keeps in the trace what it had
         recorded up to the last pull.  None: only when the block ends or the
         trace is read (what an actor recorded after that is lost if it dies).
+    window_s : float, optional
+        Keep only events that ended within the last ``window_s`` seconds
+        (of the newest event): the trace stays a fixed size however long the
+        block runs.  None keeps everything.
 
     Yields
     ------
@@ -114,7 +183,7 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     Raises
     ------
     ValueError
-        If ``collect_every_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
+        If ``collect_every_s`` or ``window_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
         ``capacity``: nested blocks share the enclosing block's buffers.
 
     Notes
@@ -143,9 +212,11 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     if collect_every_s is not None:
         check_positive_number("collect_every_s", collect_every_s,
                               hint="seconds between pulls of actors' events, or None to pull only at the end")
+    if window_s is not None:
+        check_positive_number("window_s", window_s, hint="seconds of events to keep, or None to keep every event")
     session = _Session(capacity)
     trace = LiveTrace(session)
-    session.start_ns = time.time_ns()
+    session.begin(window_s)
     if outermost:
         recorder.set_capacity(DEFAULT_CAPACITY if capacity is None else capacity)
         recorder.start_block(session.start_ns)

@@ -42,7 +42,15 @@ class Trace:
         Events the bounded buffers evicted before this trace was taken.
     decisions : Decisions, optional
         The scheduling decisions of the unions that ran (``rlviz.trace.decisions``).
+
+    Attributes
+    ----------
+    event_ids : ndarray or None
+        For a view of a growing store (``rlviz.trace.store``), each event's
+        stable id there, in this trace's order; None otherwise.
     """
+
+    event_ids: np.ndarray | None = None
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
                  texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None) -> None:

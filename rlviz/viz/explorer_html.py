@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -16,32 +15,29 @@ from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_payload import Payload, encode_trace
 
-__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json"]
+__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "BUNDLE"]
 
-_IMPORT = re.compile(r'import\s*\{[^}]*\}\s*from\s*"\./explorer_core\.js";\s*')
+#: The shipped front end, in ``rlviz/viz/static``.
+BUNDLE = "explorer.bundle.js"
+
 _PAGE_CSS = "body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; margin: 1.2em; color: #222; }"
 
 
 @lru_cache(maxsize=1)
 def explorer_js() -> str:
-    """The Explorer's front end as one ES module (``explorer_core.js`` then ``explorer.js``).
+    """The Explorer's front end as one ES module: the bundle esbuild built from ``static/*.js``.
 
-    The widget uses it as its ``_esm``; the standalone file inlines it.  No
-    build tool: the two shipped files are joined and the one import between
-    them dropped.
+    The widget uses it as its ``_esm``; the standalone file inlines it.  The
+    bundle is built by ``make bundle`` (``js/build.mjs``) and shipped in the
+    package, so installing rlviz never needs node; a test checks it is the
+    build of the sources.
 
     Returns
     -------
     str
         JavaScript source exporting ``mountExplorer`` and a default ``{render}``.
     """
-    static = resources.files("rlviz.viz") / "static"
-    core = (static / "explorer_core.js").read_text(encoding="utf-8")
-    main = (static / "explorer.js").read_text(encoding="utf-8")
-    joined, count = _IMPORT.subn("", main)
-    if count != 1:
-        raise RuntimeError("explorer.js must import explorer_core.js exactly once")
-    return core + "\n" + joined
+    return (resources.files("rlviz.viz") / "static" / BUNDLE).read_text(encoding="utf-8")
 
 
 def embed_json(value: object) -> str:

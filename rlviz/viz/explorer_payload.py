@@ -23,7 +23,7 @@ from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Payload", "encode_trace", "decode_payload", "FORMAT_VERSION", "CHUNK_BYTES"]
+__all__ = ["Payload", "encode_trace", "decode_payload", "trace_structure", "FORMAT_VERSION", "CHUNK_BYTES"]
 
 #: Bumped whenever the column layout or the meta keys change.
 FORMAT_VERSION = 1
@@ -119,7 +119,7 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
         specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": sizes})
     meta = {"version": FORMAT_VERSION, "count": len(trace), "dropped": trace.dropped,
             "unit_ns": unit, "origin_ns": str(origin), "span_ms": span / 1e6,
-            "item_mode": item_mode, "texts": texts, "columns": specs, **_structure(trace),
+            "item_mode": item_mode, "texts": texts, "columns": specs, **trace_structure(trace),
             "decisions": _decisions(trace)}
     return Payload(meta, buffers)
 
@@ -172,7 +172,6 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     return columns
 
 
-# -- helpers ----------------------------------------------------------------
 def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """The item numbers, their mode ("i32" or "f64"), the item kinds, and the texts they index.
 
@@ -203,8 +202,19 @@ def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     return values, "f64", kinds, texts
 
 
-def _structure(trace: Trace) -> dict:
-    """Lanes, nodes, graph layout, order strip: everything but the per-event columns."""
+def trace_structure(trace: Trace) -> dict:
+    """Lanes, nodes, graph layout, order strip: everything of the Explorer's meta but the per-event columns.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace (a live view passes one event per node seen, in its store's node order).
+
+    Returns
+    -------
+    dict
+        ``nodes``, ``edges``, ``lanes`` and ``order``, JSON-ready.
+    """
     lanes = timeline_lanes(trace)
     ops = key_colors(n.op for n in trace.nodes)
     process_colors = where_colors(n.where for n in trace.nodes)
@@ -233,6 +243,7 @@ def _structure(trace: Trace) -> dict:
             "order": _order_strip(graph, index, trace.nodes)}
 
 
+# -- helpers ----------------------------------------------------------------
 def _order_strip(graph: "nx.DiGraph", index: dict[str, int], nodes: list) -> dict | None:
     """The inputs of the last node that merges several streams: op names, weights, measured counts."""
     found = merge_inputs(graph)

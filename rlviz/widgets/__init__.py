@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["TraceView", "TraceStepper", "RoundRobinPlayground", "run_round_robin", "RoundRobinRun"]
+__all__ = ["TraceView", "LiveView", "watch", "TraceStepper", "RoundRobinPlayground", "run_round_robin",
+           "RoundRobinRun"]
 
-_HOMES = {"TraceView": "rlviz.widgets.traceview", "TraceStepper": "rlviz.widgets.stepper", "RoundRobinPlayground": "rlviz.widgets.playground",
+_HOMES = {"TraceView": "rlviz.widgets.traceview", "LiveView": "rlviz.widgets.live", "watch": "rlviz.widgets.live",
+          "TraceStepper": "rlviz.widgets.stepper", "RoundRobinPlayground": "rlviz.widgets.playground",
           "run_round_robin": "rlviz.widgets.roundrobin", "RoundRobinRun": "rlviz.widgets.roundrobin"}
 
 

@@ -129,7 +129,7 @@ def test_esm_is_the_shared_front_end():
     from rlviz.viz.explorer_html import explorer_js
 
     view = TraceView(sharded_trace())
-    assert view._esm == explorer_js() and "export default { render }" in view._esm
+    assert view._esm == explorer_js() and "explorer_default as default" in view._esm
     assert "innerHTML" not in view._esm
 
 

@@ -1,0 +1,476 @@
+"""``TraceStore``: a trace that grows by increments from every process, with stable event ids.
+
+Each recorder's rows arrive as chunks (``rlviz.trace.rows``), whole or as
+the growing copy of a chunk still open; the store keeps, per chunk, how many
+rows it has taken, so a chunk seen again adds only its new rows, and events
+that started long ago but arrive late (an actor's, a pull after the
+driver's) simply get the next ids.  An event's id is its arrival number: it
+never changes as more arrive, and links name ids, not positions.  ``view()``
+is a frozen ``Trace`` of what is held; ``since(event_id)`` is what arrived
+after an id, for a page that appends.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rlviz.trace.decisions import DecisionLog, Decisions
+from rlviz.trace.event import Node
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
+from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, kind_of, outcome_of
+from rlviz.trace.schema import COLUMNS
+from rlviz.trace.trace import Trace
+
+__all__ = ["TraceStore", "Appended"]
+
+_ROW_BYTES = FIELDS * 8
+_STORED = {**COLUMNS, "chunk": np.int64}
+
+
+@dataclass
+class Appended:
+    """Events that arrived after an id, in arrival order: what a growing view appends.
+
+    ``first_id`` is the id of ``columns``' first entry (ids are consecutive);
+    ``input_owner`` / ``input_id`` pair each consumed value's id with the id
+    of the event that consumed it (owners may be events sent earlier, when an
+    event's later inputs arrive after it); ``nodes`` and ``texts`` are the
+    whole tables, which only ever grow.
+    """
+
+    first_id: int
+    columns: dict[str, np.ndarray]
+    input_owner: np.ndarray
+    input_id: np.ndarray
+    nodes: list[Node]
+    texts: list[str]
+    dropped: int
+    next_id: int
+    next_input: int
+
+    def __len__(self) -> int:
+        return len(self.columns["node"])
+
+
+@dataclass
+class _Chunk:
+    """What the store took of one chunk: body rows read, items numbered, the event its next continuation extends."""
+
+    index: int
+    source: int
+    rows: int = 0
+    items: int = 0
+    last_event: int = -1
+    item_events: list = field(default_factory=list)   # arrays: the store id of each item, in rank order (-1: left out)
+
+    def item_event(self, rank: int) -> int:
+        """The store id of this chunk's item number ``rank`` (-1 if not taken)."""
+        if len(self.item_events) > 1:
+            self.item_events = [np.concatenate(self.item_events)]
+        events = self.item_events[0] if self.item_events else ()
+        return int(events[rank]) if 0 <= rank < len(events) else -1
+
+
+@dataclass
+class _Source:
+    """One recorder (one process): its node and text maps into the store's tables, and its latest drop count."""
+
+    nodes: list[int] = field(default_factory=list)
+    texts: list[int] = field(default_factory=list)
+    pid: int = 0
+    dropped: int = 0
+    offset_ns: int = 0
+    sequence: dict[int, int] = field(default_factory=dict)   # handed-over chunk -> its sequence number
+    open_keys: set[int] = field(default_factory=set)         # chunks still open at the latest increment
+
+
+class TraceStore:
+    """An append-only store of events from several processes.
+
+    Parameters
+    ----------
+    since_ns : int, default 0
+        Events that started before this (driver clock) are left out.
+    window_ns : int, optional
+        Keep only events that ended within this many nanoseconds of the
+        latest end seen; older ones leave from the front (lowest ids first).
+        None keeps everything.
+    decision_log : DecisionLog, optional
+        Where the unions' scheduling decisions are (the driver's); each
+        ``view()`` ties the rows from ``since_ns`` on to its events.
+
+    Notes
+    -----
+    Safe to feed from one thread while another reads: every method takes
+    the store's lock, and ``view()`` returns a ``Trace`` that later
+    increments never change.
+    """
+
+    def __init__(self, since_ns: int = 0, window_ns: int | None = None,
+                 decision_log: DecisionLog | None = None) -> None:
+        self.since_ns = int(since_ns)
+        self.window_ns = window_ns
+        self.lock = threading.RLock()
+        self.nodes: list[Node] = []
+        self._node_index: dict[str, int] = {}
+        self.texts = TextTable(capacity=SIZED_NAME_MASK + 1)
+        self._sources: dict[tuple, _Source] = {}
+        self._chunks: dict[int, _Chunk] = {}      # by the chunk's first item id, unique across processes
+        self._dead_chunks: set[int] = set()
+        self._chunk_count = 0
+        self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
+        self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
+        self._alive = np.ones(1024, bool)
+        self._first = 0                            # id of the first event held
+        self._next = 0                             # id the next event gets
+        self._inputs_owner = _Growing()
+        self._inputs_value = _Growing()
+        self._inputs_gone = 0                      # input pairs that left with their owners (window)
+        self._latest_end = 0
+        self._version = 0
+        self._view: tuple[int, Trace] | None = None
+        self.decision_log = decision_log
+
+    # -- feeding -------------------------------------------------------------
+    def add_export(self, export: dict) -> int:
+        """Take a ``Recorder.export()`` (or mirror export): only rows not taken before are added.
+
+        Chunks of this process the store took earlier but the export no
+        longer holds were evicted by the recorder: their events leave the
+        store too (they are counted in the export's ``dropped``).
+
+        Returns
+        -------
+        int
+            How many events were added.
+        """
+        with self.lock:
+            source = self._source(export)
+            added, listed = self._add_rows(source, export["data"])
+            seen = set(listed)
+            for key, chunk in list(self._chunks.items()):
+                if chunk.source == id(source) and key not in seen:
+                    self._retire(key)
+            return added
+
+    def add_increment(self, increment: dict, offset_ns: int = 0) -> int:
+        """Take a ``Recorder.export_since(cursor)`` answer (the reader keeps the cursor).
+
+        Returns
+        -------
+        int
+            How many events were added.
+        """
+        with self.lock:
+            source = self._source({**increment, "offset_ns": offset_ns}, texts_from=increment["texts_from"])
+            data = b"".join([*increment["chunks"], increment["open_rows"]])
+            added, seen = self._add_rows(source, data)
+            first = increment["cursor"].chunks - len(increment["chunks"])
+            source.sequence.update(zip(seen[:len(increment["chunks"])], range(first, increment["cursor"].chunks)))
+            gone = [key for key, number in source.sequence.items() if number < increment["held_from"]]
+            for key in gone:
+                del source.sequence[key]
+            # a chunk seen open that is neither open now nor among the chunks sent was handed over and evicted
+            # between two increments (or discarded by a clear): it is gone as well
+            gone.extend(source.open_keys.difference(seen))
+            source.open_keys = set(seen[len(increment["chunks"]):])
+            for key in gone:
+                if key in self._chunks:
+                    self._retire(key)
+            return added
+
+    # -- reading -------------------------------------------------------------
+    def __len__(self) -> int:
+        with self.lock:
+            return int(self._alive[:self._next - self._first].sum())
+
+    @property
+    def next_id(self) -> int:
+        """The id the next event will get (every id below it was given once)."""
+        return self._next
+
+    @property
+    def first_id(self) -> int:
+        """The lowest id still held (ids below it left through the window)."""
+        return self._first
+
+    @property
+    def dropped(self) -> int:
+        """Events the processes' bounded recorders evicted (their latest counts, summed)."""
+        with self.lock:
+            return sum(source.dropped for source in self._sources.values())
+
+    def view(self) -> Trace:
+        """A frozen ``Trace`` of every held event, ordered by start (cached until something is added)."""
+        with self.lock:
+            if self._view is not None and self._view[0] == self._version:
+                return self._view[1]
+            held = self._next - self._first
+            alive = np.flatnonzero(self._alive[:held])
+            columns = {name: self._columns[name][alive] for name in COLUMNS}
+            ids = alive + self._first
+            order = np.lexsort((columns["end_ns"], columns["start_ns"]))
+            columns = {name: values[order] for name, values in columns.items()}
+            columns["input_offsets"], columns["input_ids"] = self._csr(ids[order])
+            decisions = [] if self.decision_log is None else [{**self.decision_log.export(), "since_ns": self.since_ns}]
+            trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], decisions)
+            self._view = (self._version, trace)
+            return trace
+
+    def since(self, event_id: int = 0, input_from: int = 0) -> Appended:
+        """Events with ids from ``event_id`` on (arrival order), and the input pairs from number ``input_from`` on.
+
+        Pass the previous answer's ``next_id`` and ``next_input`` to get
+        exactly what arrived since it: nothing twice, nothing skipped.
+
+        Raises
+        ------
+        ValueError
+            If ``event_id`` or ``input_from`` is negative or beyond what the store gave.
+        """
+        with self.lock:
+            if not 0 <= event_id <= self._next:
+                raise ValueError(f"event_id={event_id} is not an id this store gave; expected 0..{self._next} "
+                                 f"(pass the previous Appended.next_id)")
+            if not 0 <= input_from <= self._inputs_gone + self._inputs_owner.size:
+                raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + self._inputs_owner.size} "
+                                 f"input pairs this store took (pass the previous Appended.next_input)")
+            start = max(event_id, self._first) - self._first
+            stop = self._next - self._first
+            columns = {name: self._columns[name][start:stop].copy() for name in COLUMNS}
+            fresh = max(input_from - self._inputs_gone, 0)
+            return Appended(first_id=start + self._first, columns=columns,
+                            input_owner=self._inputs_owner.values()[fresh:].copy(),
+                            input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
+                            texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
+                            next_input=self._inputs_gone + self._inputs_owner.size)
+
+    def producers(self, item_ids: np.ndarray) -> np.ndarray:
+        """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held)."""
+        with self.lock:
+            if self._keys is None:
+                self._keys = np.array(sorted(self._chunks), np.int64)
+            item_ids = np.asarray(item_ids, np.int64)
+            slots = np.searchsorted(self._keys, item_ids, side="right") - 1
+            found = np.full(len(item_ids), -1, np.int64)
+            for j, (value, slot) in enumerate(zip(item_ids.tolist(), slots.tolist())):
+                if slot >= 0:
+                    key = int(self._keys[slot])
+                    found[j] = self._chunks[key].item_event(value - key)
+            found[found < self._first] = -1
+            return found
+
+    # -- helpers ---------------------------------------------------------------
+    def _source_key(self, export: dict) -> tuple:
+        return (export["tag"], export["pid"])
+
+    def _source(self, export: dict, texts_from: int = 0) -> _Source:
+        key = self._source_key(export)
+        source = self._sources.get(key)
+        if source is None:
+            source = self._sources[key] = _Source(pid=int(export["pid"]))
+        source.dropped = int(export.get("dropped", 0))
+        source.offset_ns = int(export.get("offset_ns", 0))
+        source.nodes = [self._node(d) for d in export["nodes"]]
+        texts = export["texts"]
+        known = len(source.texts) - texts_from       # texts of this answer already mapped
+        for text in texts[max(known, 0):]:
+            source.texts.append(self.texts.intern(text))
+        return source
+
+    def _node(self, data: dict) -> int:
+        node = Node(data["op_id"], data["op"], data["label"], data["where"], tuple(data["parents"]))
+        index = self._node_index.get(node.op_id)
+        if index is None:
+            index = self._node_index[node.op_id] = len(self.nodes)
+            self.nodes.append(node)
+        elif node.parents and not self.nodes[index].parents:
+            self.nodes[index] = node
+        return index
+
+    def _add_rows(self, source: _Source, data: bytes) -> tuple[int, list[int]]:
+        """Add the rows of ``data`` (whole chunks, each opened by its header) not taken before."""
+        rows = np.frombuffer(data, dtype=np.int64, count=len(data) // _ROW_BYTES * FIELDS).reshape(-1, FIELDS)
+        heads = np.flatnonzero(rows[:, 0] == HEADER)
+        bounds = np.append(heads, len(rows))
+        seen, added = [], 0
+        for at, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            key = int(rows[at, 2])
+            seen.append(key)
+            if key in self._dead_chunks:
+                continue
+            chunk = self._chunks.get(key)
+            if chunk is None:
+                chunk = self._chunks[key] = _Chunk(index=self._chunk_count, source=id(source))
+                self._chunk_count += 1
+                self._keys = None
+            body = rows[at + 1:end]
+            if len(body) > chunk.rows:
+                added += self._take(source, chunk, key, int(rows[at, 1]), body[chunk.rows:])
+                chunk.rows = len(body)
+        if added:
+            self._apply_window()
+        self._version += 1
+        return added, seen
+
+    def _take(self, source: _Source, chunk: _Chunk, key: int, node: int, rows: np.ndarray) -> int:
+        """Append the new rows of one chunk: events get the next ids, continuation rows extend the event before them."""
+        is_event = rows[:, 0] != CONTINUATION
+        events = rows[is_event]
+        is_item = outcome_of(events[:, 2]) == ITEM
+        item_id = np.where(is_item, key + chunk.items + np.cumsum(is_item) - 1, -1)
+        chunk.items += int(is_item.sum())
+        start = events[:, 0] + source.offset_ns
+        keep = start >= self.since_ns
+        n_kept = int(keep.sum())
+        ids = np.full(len(events), -1, np.int64)
+        ids[keep] = np.arange(self._next, self._next + n_kept)
+        owner_of_row = np.cumsum(is_event) - 1            # -1: continuation rows of the event taken before
+        padded = np.append(ids, chunk.last_event)          # index -1 reads the event taken before
+        row_owner = padded[owner_of_row]
+        if len(events):
+            chunk.last_event = int(ids[-1])
+            chunk.item_events.append(ids[is_item])
+        self._add_inputs(rows, is_event, row_owner)
+        if n_kept:
+            self._append_events(source, events[keep], item_id[keep], node, chunk.index)
+        return n_kept
+
+    def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
+        first = np.where(is_event, rows[:, 4], NO_INPUT)
+        extra = np.where(is_event[:, None], NO_INPUT, rows[:, 1:])
+        values = np.concatenate((first[:, None], extra), axis=1)       # per row: its inputs in order
+        owners = np.repeat(row_owner[:, None], FIELDS, axis=1)
+        real = (values != NO_INPUT) & (owners >= self._first)
+        self._inputs_owner.extend(owners[real])
+        self._inputs_value.extend(values[real])
+
+    def _append_events(self, source: _Source, events: np.ndarray, item_id: np.ndarray, node: int,
+                       chunk_index: int) -> None:
+        n = len(events)
+        kind = kind_of(events[:, 2]).astype(np.uint8)
+        number = events[:, 3].copy()
+        text_map = np.asarray(source.texts or [0], np.int64)
+        is_text = kind == KIND_TEXT
+        number[is_text] = text_map[np.minimum(number[is_text], len(text_map) - 1)]
+        is_sized = kind == KIND_SIZED
+        names = np.minimum(number[is_sized] & SIZED_NAME_MASK, len(text_map) - 1)
+        number[is_sized] = (number[is_sized] & ~SIZED_NAME_MASK) | text_map[names]
+        values = {"node": np.full(n, source.nodes[node] if node < len(source.nodes) else 0),
+                  "pid": np.full(n, source.pid), "start_ns": events[:, 0] + source.offset_ns,
+                  "end_ns": events[:, 1] + source.offset_ns, "outcome": outcome_of(events[:, 2]),
+                  "item_kind": kind, "item_num": number, "item_id": item_id, "chunk": np.full(n, chunk_index)}
+        at = self._next - self._first
+        self._reserve(at + n)
+        for name, column in values.items():
+            self._columns[name][at:at + n] = column
+        self._alive[at:at + n] = True
+        self._next += n
+        self._latest_end = max(self._latest_end, int(values["end_ns"].max()))
+
+    def _reserve(self, size: int) -> None:
+        capacity = len(self._alive)
+        if size <= capacity:
+            return
+        while capacity < size:
+            capacity *= 2
+        for name, column in self._columns.items():
+            grown = np.zeros(capacity, column.dtype)
+            grown[:len(column)] = column
+            self._columns[name] = grown
+        alive = np.ones(capacity, bool)
+        alive[:len(self._alive)] = self._alive
+        self._alive = alive
+
+    def _retire(self, key: int) -> None:
+        """The recorder evicted chunk ``key``: its events leave the store."""
+        chunk = self._chunks.pop(key)
+        self._dead_chunks.add(key)
+        self._keys = None
+        held = self._next - self._first
+        self._alive[:held] &= self._columns["chunk"][:held] != chunk.index
+        self._version += 1
+
+    def _apply_window(self) -> None:
+        """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
+        if self.window_ns is None:
+            return
+        held = self._next - self._first
+        old = self._columns["end_ns"][:held] < self._latest_end - self.window_ns
+        cut = int(np.argmin(old)) if not old.all() else held
+        if cut == 0:
+            return
+        for name, column in self._columns.items():
+            column[:held - cut] = column[cut:held]
+        self._alive[:held - cut] = self._alive[cut:held]
+        self._first += cut
+        owner = self._inputs_owner.values()
+        kept = owner >= self._first
+        self._inputs_gone += int((~kept).sum())
+        self._inputs_owner.keep(kept)
+        self._inputs_value.keep(kept)
+
+    def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
+        owner, value = self._inputs_owner.values(), self._inputs_value.values()
+        position = np.full(self._next - self._first + 1, -1, np.int64)
+        position[ids - self._first] = np.arange(len(ids))
+        at = position[np.maximum(owner - self._first, -1)]     # owners that left map to the -1 slot
+        kept = at >= 0
+        at, value = at[kept], value[kept]
+        by_owner = np.argsort(at, kind="stable")
+        counts = np.bincount(at, minlength=len(ids))
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
+
+
+class _Growing:
+    """An int64 array that grows by doubling."""
+
+    def __init__(self) -> None:
+        self._data = np.zeros(1024, np.int64)
+        self._size = 0
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def values(self) -> np.ndarray:
+        return self._data[:self._size]
+
+    def extend(self, values: np.ndarray) -> None:
+        end = self._size + len(values)
+        if end > len(self._data):
+            grown = np.zeros(max(end, 2 * len(self._data)), np.int64)
+            grown[:self._size] = self._data[:self._size]
+            self._data = grown
+        self._data[self._size:end] = values
+        self._size = end
+
+    def keep(self, mask: np.ndarray) -> None:
+        kept = self._data[:self._size][mask]
+        self._data[:len(kept)] = kept
+        self._size = len(kept)
+
+
+def _trace(nodes: list[Node], columns: dict, texts: list[str], dropped: int, ids: np.ndarray,
+           decision_exports: list[dict]) -> Trace:
+    """A Trace of the nodes that have events (and everything upstream of them), with the events' store ids."""
+    by_id = {node.op_id: i for i, node in enumerate(nodes)}
+    keep = set(np.unique(columns["node"]).tolist()) if len(columns["node"]) else set(range(len(nodes)))
+    frontier = list(keep)
+    while frontier:
+        for parent in nodes[frontier.pop()].parents:
+            index = by_id.get(parent)
+            if index is not None and index not in keep:
+                keep.add(index)
+                frontier.append(index)
+    ordered = sorted(keep)
+    remap = np.zeros(max(len(nodes), 1), np.int64)
+    remap[ordered] = np.arange(len(ordered))
+    columns["node"] = remap[columns["node"]].astype(np.int32)
+    kept_nodes = [nodes[i] for i in ordered]
+    trace = Trace(kept_nodes, columns, texts, dropped, Decisions.resolve(decision_exports, columns, kept_nodes))
+    trace.event_ids = ids
+    return trace

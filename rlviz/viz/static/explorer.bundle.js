@@ -1,0 +1,1849 @@
+// Built by js/build.mjs (esbuild) from rlviz/viz/static/*.js and panes/*.js: edit those, then `make bundle`.
+
+// rlviz/viz/static/explorer_core.js
+var OUTCOMES = ["item", "not_ready", "stop", "error"];
+var ITEM = 0;
+var NOT_READY = 1;
+var STOP = 2;
+var ERROR = 3;
+var KIND_INT = 1;
+var KIND_FLOAT = 2;
+var KIND_BOOL = 3;
+var KIND_TEXT = 4;
+var KIND_SIZED = 5;
+var NAME_SPAN = 2 ** 24;
+var TYPED = {
+  "|u1": Uint8Array,
+  "<u1": Uint8Array,
+  "<u2": Uint16Array,
+  "<u4": Uint32Array,
+  "<i4": Int32Array,
+  "<f8": Float64Array
+};
+var EXACT_PER_PIXEL = 0.5;
+var LOOK_BACK = 4096;
+function bytesOf(buffer) {
+  if (buffer instanceof ArrayBuffer) return new Uint8Array(buffer);
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+function decodeColumns(meta, buffers) {
+  const columns = {};
+  let next = 0;
+  for (const spec of meta.columns) {
+    const Typed = TYPED[spec.dtype];
+    if (!Typed) throw new Error(`column ${spec.name}: unknown dtype ${spec.dtype}`);
+    const total = spec.chunks.reduce((a, b) => a + b, 0);
+    const parts = spec.chunks.map(() => bytesOf(buffers[next++]));
+    let bytes;
+    if (parts.length === 1 && parts[0].byteOffset % Typed.BYTES_PER_ELEMENT === 0) {
+      bytes = parts[0];
+    } else {
+      bytes = new Uint8Array(total);
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.byteLength;
+      }
+    }
+    if (bytes.byteLength !== total) {
+      throw new Error(`column ${spec.name}: got ${bytes.byteLength} bytes, expected ${total}`);
+    }
+    columns[spec.name] = new Typed(bytes.buffer, bytes.byteOffset, spec.length);
+  }
+  return columns;
+}
+function buildModel(meta, columns) {
+  const n = meta.count;
+  const nodes = meta.nodes;
+  const rows = [];
+  const nodeRow = new Int32Array(nodes.length).fill(-1);
+  meta.lanes.forEach((lane, laneIndex) => {
+    const seen = {};
+    lane.nodes.forEach((node2, k) => {
+      const op = nodes[node2].op;
+      seen[op] = (seen[op] || 0) + 1;
+      nodeRow[node2] = rows.length;
+      rows.push({ node: node2, lane: laneIndex, first: k === 0, name: nodes[node2].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
+    });
+  });
+  const start = columns.start, duration = columns.duration, node = columns.node, flags = columns.flags;
+  const R = rows.length;
+  const rowStart = new Uint32Array(R + 1);
+  for (let i = 0; i < n; i++) rowStart[nodeRow[node[i]] + 1]++;
+  for (let r = 0; r < R; r++) rowStart[r + 1] += rowStart[r];
+  const rowEvents = new Uint32Array(n);
+  const fill = rowStart.slice(0, R);
+  for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
+  const rowTimes = new Uint32Array(n);
+  for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
+  const busy = new Float64Array(n + R);
+  const polls = new Uint32Array(n + R);
+  const rowMaxDur = new Float64Array(R);
+  const errors = [];
+  for (let r = 0; r < R; r++) {
+    const base = rowStart[r] + r;
+    const rowErrors = [];
+    for (let k = rowStart[r]; k < rowStart[r + 1]; k++) {
+      const i = rowEvents[k], outcome = flags[i] & 3, slot = base + (k - rowStart[r]);
+      busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
+      polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
+      if (duration[i] > rowMaxDur[r]) rowMaxDur[r] = duration[i];
+      if (outcome === ERROR) rowErrors.push(i);
+    }
+    errors.push(Uint32Array.from(rowErrors));
+  }
+  const inOffsets = new Uint32Array(n + 1);
+  const counts = columns.input_count;
+  for (let i = 0; i < n; i++) inOffsets[i + 1] = inOffsets[i] + counts[i];
+  const inputs = columns.inputs;
+  const outOffsets = new Uint32Array(n + 1);
+  for (let k = 0; k < inputs.length; k++) outOffsets[inputs[k] + 1]++;
+  for (let i = 0; i < n; i++) outOffsets[i + 1] += outOffsets[i];
+  const outputs = new Uint32Array(inputs.length);
+  const at = outOffsets.slice(0, n);
+  for (let c = 0; c < n; c++) {
+    for (let k = inOffsets[c]; k < inOffsets[c + 1]; k++) outputs[at[inputs[k]]++] = c;
+  }
+  let end = 0;
+  for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration[i]);
+  return {
+    meta,
+    n,
+    nodes,
+    rows,
+    nodeRow,
+    start,
+    duration,
+    node,
+    flags,
+    item: columns.item,
+    rowStart,
+    rowEvents,
+    rowTimes,
+    busy,
+    polls,
+    rowMaxDur,
+    errors,
+    inOffsets,
+    inputs,
+    outOffsets,
+    outputs,
+    end,
+    unitMs: meta.unit_ns / 1e6,
+    byEnd: null,
+    rank: null
+  };
+}
+function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowStart[r + 1]) {
+  const times = model.rowTimes;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function countInWindow(model, r, t0, t1) {
+  return lowerBound(model, r, t1) - lowerBound(model, r, t0);
+}
+function drawsExact(model, r, t0, t1, width) {
+  return countInWindow(model, r, t0, t1) <= width * EXACT_PER_PIXEL;
+}
+function aggregateRow(model, r, t0, t1, width) {
+  const fraction = new Float32Array(width), polls = new Uint32Array(width);
+  const base = r;
+  const hi = model.rowStart[r + 1];
+  const step2 = (t1 - t0) / width;
+  let k = lowerBound(model, r, t0);
+  for (let px = 0; px < width; px++) {
+    const next = lowerBound(model, r, t0 + (px + 1) * step2, k, hi);
+    if (next > k) {
+      fraction[px] = Math.min(1, (model.busy[base + next] - model.busy[base + k]) / step2);
+      polls[px] = model.polls[base + next] - model.polls[base + k];
+    }
+    k = next;
+  }
+  return { fraction, polls };
+}
+function pollAlpha(count) {
+  return count > 0 ? Math.min(1, 0.85 + 0.03 * count) : 0;
+}
+function visibleRange(model, r, t0, t1) {
+  const inside = lowerBound(model, r, t0);
+  const k0 = Math.max(lowerBound(model, r, t0 - model.rowMaxDur[r]), inside - LOOK_BACK);
+  return [k0, lowerBound(model, r, t1, inside)];
+}
+function hitTest(model, r, t, tolerance) {
+  if (r < 0 || r >= model.rows.length) return -1;
+  const { rowEvents, start, duration } = model;
+  const lo = model.rowStart[r];
+  let k = lowerBound(model, r, t + tolerance + 1e-9) - 1;
+  const stopAt = Math.max(lo, k - LOOK_BACK);
+  let best = -1, bestDistance = Infinity, bestDuration = Infinity;
+  for (; k >= stopAt; k--) {
+    const i = rowEvents[k], s = start[i], e = s + duration[i];
+    if (s + model.rowMaxDur[r] < t - tolerance) break;
+    const distance = t < s ? s - t : t > e ? t - e : 0;
+    if (distance > tolerance) continue;
+    if (distance < bestDistance || distance === bestDistance && duration[i] < bestDuration) {
+      best = i;
+      bestDistance = distance;
+      bestDuration = duration[i];
+    }
+  }
+  return best;
+}
+function completionOrder(model) {
+  if (model.byEnd) return model.byEnd;
+  const { n, start, duration } = model;
+  let byEnd;
+  if (n < 2 ** 21 && model.end < 2 ** 32) {
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = (start[i] + duration[i]) * 2097152 + i;
+    keys.sort();
+    byEnd = new Uint32Array(n);
+    for (let k = 0; k < n; k++) byEnd[k] = keys[k] % 2097152;
+  } else {
+    byEnd = Uint32Array.from({ length: n }, (_, i) => i);
+    byEnd.sort((a, b) => start[a] + duration[a] - (start[b] + duration[b]) || a - b);
+  }
+  const rank = new Uint32Array(n);
+  for (let k = 0; k < n; k++) rank[byEnd[k]] = k;
+  model.byEnd = byEnd;
+  model.rank = rank;
+  return byEnd;
+}
+function nodeMatches(model, nodeIndex, filter) {
+  const node = model.nodes[nodeIndex];
+  return (filter.op == null || node.op === filter.op) && (filter.where == null || node.where === filter.where);
+}
+function stepList(model, filter, skipNotReady = false) {
+  const byEnd = completionOrder(model);
+  if (filter.op == null && filter.where == null && !skipNotReady) return byEnd;
+  const keep = model.nodes.map((_, k) => nodeMatches(model, k, filter));
+  const flags = model.flags, node = model.node;
+  const kept = (i) => keep[node[i]] && !(skipNotReady && (flags[i] & 3) === NOT_READY);
+  let count = 0;
+  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) count++;
+  const list = new Uint32Array(count);
+  let at = 0;
+  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) list[at++] = byEnd[k];
+  return list;
+}
+function step(model, list, current, direction) {
+  if (list.length === 0) return -1;
+  if (current < 0) return direction > 0 ? list[0] : list[list.length - 1];
+  completionOrder(model);
+  const rank = model.rank, target = rank[current];
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (rank[list[mid]] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  const here = lo < list.length && list[lo] === current;
+  const k = direction > 0 ? here ? lo + 1 : lo : lo - 1;
+  return k >= 0 && k < list.length ? list[k] : -1;
+}
+function itemText(model, i) {
+  const kind = model.flags[i] >> 2, number = model.item[i], texts = model.meta.texts;
+  if (kind === KIND_INT) return `int ${number}`;
+  if (kind === KIND_TEXT) return texts[number];
+  if (kind === KIND_SIZED) return `${texts[number % NAME_SPAN]}[${Math.floor(number / NAME_SPAN)}]`;
+  if (kind === KIND_FLOAT) return `float ${formatG(number)}`;
+  if (kind === KIND_BOOL) return `bool ${number ? "True" : "False"}`;
+  return null;
+}
+function formatG(x) {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  const exponent = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(6)))));
+  if (exponent < -4 || exponent >= 6) {
+    const [mantissa, power] = x.toExponential(5).split("e");
+    const trimmed = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
+    const sign = power[0] === "-" ? "-" : "+";
+    const digits = power.replace(/^[+-]/, "").padStart(2, "0");
+    return `${trimmed}e${sign}${digits}`;
+  }
+  const fixed = x.toFixed(Math.max(0, 5 - exponent));
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+}
+var OP_PREFIX = "op:";
+function searchEvents(model, query, filter = { op: null, where: null }, { opsOnly = false } = {}) {
+  let needle = query.trim().toLowerCase();
+  if (needle.startsWith(OP_PREFIX)) {
+    needle = needle.slice(OP_PREFIX.length).trim();
+    opsOnly = true;
+  }
+  if (!needle) return new Uint32Array(0);
+  const exact = model.nodes.map((node) => node.op.toLowerCase() === needle);
+  const nodeHit = model.nodes.map((node) => node.op.toLowerCase().includes(needle) || !opsOnly && node.label.toLowerCase().includes(needle));
+  const textHit = model.meta.texts.map((text) => !opsOnly && text.toLowerCase().includes(needle));
+  const list = stepList(model, filter);
+  const first = [], rest = [];
+  for (let k = 0; k < list.length; k++) {
+    const i = list[k];
+    if (exact[model.node[i]]) {
+      first.push(i);
+      continue;
+    }
+    if (nodeHit[model.node[i]]) {
+      rest.push(i);
+      continue;
+    }
+    if (opsOnly) continue;
+    const kind = model.flags[i] >> 2;
+    if (kind === KIND_TEXT ? textHit[model.item[i]] : kind !== 0 && (itemText(model, i) || "").toLowerCase().includes(needle)) {
+      rest.push(i);
+    }
+  }
+  return Uint32Array.from(first.concat(rest));
+}
+function searchStep(hits, current, direction) {
+  if (hits.length === 0) return -1;
+  const k = hits.indexOf(current);
+  if (k < 0) return direction > 0 ? hits[0] : hits[hits.length - 1];
+  const next = k + direction;
+  return next >= 0 && next < hits.length ? hits[next] : -1;
+}
+var STAR_FLAG = 1;
+var CAP_FLAG = 2;
+var DROPPED_FLAG = 8;
+function decisionIndex(decisions) {
+  const index = /* @__PURE__ */ new Map();
+  if (!decisions) return index;
+  const rows = decisions.rows;
+  rows.union_event.forEach((e, row) => {
+    if (e >= 0) index.set(e, row);
+  });
+  rows.event.forEach((e, row) => {
+    if (e >= 0) index.set(e, row);
+  });
+  return index;
+}
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 10 && tens <= 20 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+function whySentence(decisions, row) {
+  const r = decisions.rows, spec = decisions.specs[r.union[row]];
+  const name = (child) => child < spec.children.length ? spec.children[child] : `child ${child}`;
+  const op = name(r.child[row]), star = (r.flags[row] & STAR_FLAG) !== 0, cap = (r.flags[row] & CAP_FLAG) !== 0;
+  const who = star ? `${op} ('*')` : op, round = r.round[row], pull = r.pull[row], allowed = r.allowed[row];
+  const following = r.next[row] >= 0 ? name(r.next[row]) : null;
+  const outcome = OUTCOMES[r.outcome[row]];
+  if (outcome === "not_ready") {
+    const done = star && pull > 1 ? ` after ${pull - 1} item${pull === 2 ? "" : "s"}` : "";
+    return `round ${round}: ${who} not ready${done}: its turn ends` + (following ? `, ${following} next` : "");
+  }
+  if (outcome === "stop") return `round ${round}: ${who} is exhausted and leaves the union` + (following ? `, ${following} next` : "");
+  let text;
+  if (cap) text = `round ${round}: ${who}: ${ordinal(pull)} pull this turn, the cap — it is always ready`;
+  else if (star) text = `round ${round}: ${who}, pull ${pull} (up to ${allowed} while ready)`;
+  else {
+    text = `round ${round}: ${op}, pull ${pull} of ${allowed}`;
+    const weight = spec.weights[r.child[row]];
+    if (typeof weight === "number" && !Number.isInteger(weight)) text += ` (weight ${formatG(weight)} drew ${allowed} this round)`;
+  }
+  if (r.flags[row] & DROPPED_FLAG) text += ", its item dropped by output_indexes";
+  const lastOfTurn = cap || !star && pull >= allowed;
+  if (following && (lastOfTurn || following !== op)) text += `; next ${following}`;
+  return text;
+}
+function whyOf(decisions, index, i) {
+  const row = index.get(i);
+  return row === void 0 ? null : whySentence(decisions, row);
+}
+function tickStep(span, target) {
+  const raw = span / Math.max(1, target);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+function orderEvents(model) {
+  const strip = model.meta.order;
+  if (!strip) return new Uint32Array(0);
+  const group = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => {
+    group[g.node] = k;
+  });
+  const byEnd = completionOrder(model);
+  const found = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  }
+  model.orderGroup = group;
+  return Uint32Array.from(found);
+}
+function errorsInWindow(model, r, t0, t1) {
+  const list = model.errors[r], found = [];
+  const from = t0 - model.rowMaxDur[r];
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (model.start[list[mid]] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = lo; k < list.length && model.start[list[k]] <= t1; k++) {
+    const i = list[k];
+    if (model.start[i] + model.duration[i] >= t0) found.push(i);
+  }
+  return found;
+}
+function completedIn(model, list, t0, t1) {
+  const endOf = (k) => model.start[list[k]] + model.duration[list[k]];
+  const bound = (t, strict) => {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = lo + hi >>> 1;
+      if (endOf(mid) < t || strict && endOf(mid) === t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return [bound(t0, false), bound(t1, true)];
+}
+
+// rlviz/viz/static/explorer_dom.js
+var GUTTER = 190;
+var ROW_H = 13;
+var LANE_GAP = 7;
+var RULER_H = 24;
+var NOT_READY_COLOR = "#b8b8b8";
+var ERROR_COLOR = "#d62728";
+var STOP_COLOR = "#333333";
+var PRODUCER_COLOR = "#e67e22";
+var CONSUMER_COLOR = "#2471a3";
+var RESTART_COLOR = "#c0392b";
+var GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
+var MAX_ARROWS = 200;
+var MAX_LINKS_LISTED = 40;
+var PLAY_MS = 250;
+var CSS = `
+.rlviz-explorer { position: relative; font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
+  border: 1px solid #ddd; border-radius: 4px; padding: 6px; background: #fff; outline: none; }
+.rlviz-explorer:focus-visible { box-shadow: 0 0 0 2px #9cc3e6; }
+.rlviz-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 4px; }
+.rlviz-bar button { font: inherit; padding: 1px 8px; cursor: pointer; }
+.rlviz-bar input { font: inherit; width: 16em; }
+.rlviz-title { font-weight: 600; margin-right: 8px; }
+.rlviz-status { color: #555; }
+.rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
+.rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
+.rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
+.rlviz-scroll { max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
+.rlviz-timeline canvas { display: block; cursor: crosshair; }
+.rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
+.rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
+.rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
+.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; }
+.rlviz-graph svg { display: block; height: auto; max-width: none; }
+.rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-order canvas { display: block; cursor: pointer; }
+.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: -1px; }
+.rlviz-inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 1px 8px; margin: 0; }
+.rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
+.rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
+  color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
+.rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
+  padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
+.rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
+.rlviz-live button { font: inherit; padding: 1px 8px; cursor: pointer; }
+.rlviz-live .rlviz-count { font-weight: 600; }
+`;
+function rgbOf(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  return [v >> 16 & 255, v >> 8 & 255, v & 255];
+}
+var GREY = rgbOf(NOT_READY_COLOR);
+var DARK = rgbOf(STOP_COLOR);
+function pack([r, g, b], alpha) {
+  return (Math.round(alpha * 255) << 24 | b << 16 | g << 8 | r) >>> 0;
+}
+function fitText(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let keep = text.length;
+  while (keep > 1 && ctx.measureText(`${text.slice(0, keep)}…`).width > room) keep--;
+  return `${text.slice(0, keep)}…`;
+}
+function make(tag, className, part, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (part) node.dataset.rlviz = part;
+  if (text != null) node.textContent = text;
+  return node;
+}
+function svg(tag, attributes) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, String(value));
+  return node;
+}
+function formatMs(value) {
+  const a = Math.abs(value);
+  return a >= 1e3 ? value.toFixed(1) : a >= 1 ? value.toFixed(3) : value.toFixed(4);
+}
+function formatBusy(ms) {
+  return ms >= 1e3 ? Math.round(ms).toLocaleString("en-US") : ms.toPrecision(3);
+}
+function compact(value) {
+  if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
+  if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
+  if (value >= 1e4) return `${Math.round(value / 1e3)}k`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k`;
+  return String(value);
+}
+function measure(name, started) {
+  if (typeof performance !== "undefined" && performance.measure) {
+    performance.measure(name, { start: started, end: performance.now() });
+  }
+}
+function sized(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+function revealInPane(pane, element) {
+  const box = element.getBoundingClientRect(), view = pane.getBoundingClientRect();
+  if (box.left < view.left) pane.scrollLeft -= view.left - box.left + 8;
+  else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
+  if (box.top < view.top) pane.scrollTop -= view.top - box.top + 8;
+  else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
+}
+
+// rlviz/viz/static/explorer_live.js
+var COLUMNS = ["start", "duration", "node", "flags", "item"];
+function createLive(meta) {
+  const live = {
+    meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0 },
+    n: 0,
+    base: 0,
+    columns: {},
+    pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
+    counters: null
+  };
+  for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
+  live.counters = zeroCounters(meta.nodes.length);
+  return live;
+}
+function zeroCounters(count) {
+  return {
+    calls: new Float64Array(count),
+    items: new Float64Array(count),
+    notReady: new Float64Array(count),
+    errors: new Float64Array(count),
+    busy: new Float64Array(count)
+  };
+}
+function grown(array, size) {
+  if (size <= array.length) return array;
+  let capacity = array.length;
+  while (capacity < size) capacity *= 2;
+  const bigger = new array.constructor(capacity);
+  bigger.set(array);
+  return bigger;
+}
+function appendChunk(live, message, buffers) {
+  const decoded = decodeColumns(message, buffers);
+  const structure = Boolean(message.structure);
+  if (structure) {
+    Object.assign(live.meta, message.structure);
+    const old = live.counters;
+    live.counters = zeroCounters(live.meta.nodes.length);
+    for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
+  }
+  live.meta.texts.push(...message.texts || []);
+  live.meta.dropped = message.dropped || 0;
+  if (live.n === 0) live.base = message.first_id;
+  if (message.first_id !== live.base + live.n) {
+    throw new Error(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+  }
+  const count = message.count, at = live.n;
+  for (const name of COLUMNS) {
+    live.columns[name] = grown(live.columns[name], at + count);
+    live.columns[name].set(decoded[name], at);
+  }
+  live.n += count;
+  count_(live, at, live.n);
+  const pairs = live.pairs, links = decoded.in_consumer.length;
+  pairs.consumer = grown(pairs.consumer, pairs.n + links);
+  pairs.producer = grown(pairs.producer, pairs.n + links);
+  pairs.consumer.set(decoded.in_consumer, pairs.n);
+  pairs.producer.set(decoded.in_producer, pairs.n);
+  pairs.n += links;
+  const trimmed = trimFront(live, message.held_from ?? live.base);
+  return { added: count, trimmed, structure };
+}
+function count_(live, from, to) {
+  const { node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  for (let i = from; i < to; i++) {
+    const k = node[i], outcome = flags[i] & 3;
+    c.calls[k]++;
+    if (outcome === 0) c.items[k]++;
+    if (outcome === 1) c.notReady[k]++;
+    else c.busy[k] += duration[i] * unitMs;
+    if (outcome === 3) c.errors[k]++;
+  }
+}
+function trimFront(live, heldFrom) {
+  const cut = Math.min(Math.max(0, heldFrom - live.base), live.n);
+  if (cut === 0) return 0;
+  for (const name of COLUMNS) live.columns[name].copyWithin(0, cut, live.n);
+  live.n -= cut;
+  live.base += cut;
+  const pairs = live.pairs;
+  let kept = 0;
+  for (let k = 0; k < pairs.n; k++) {
+    if (pairs.consumer[k] >= live.base && pairs.producer[k] >= live.base) {
+      pairs.consumer[kept] = pairs.consumer[k];
+      pairs.producer[kept] = pairs.producer[k];
+      kept++;
+    }
+  }
+  pairs.n = kept;
+  return cut;
+}
+function liveMeta(live) {
+  const c = live.counters;
+  const nodes = live.meta.nodes.map((node, k) => ({
+    ...node,
+    calls: c.calls[k],
+    items: c.items[k],
+    not_ready: c.notReady[k],
+    errors: c.errors[k],
+    busy_ms: c.busy[k]
+  }));
+  let end = 0;
+  const { start, duration } = live.columns;
+  for (let i = 0; i < live.n; i++) end = Math.max(end, start[i] + duration[i]);
+  const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
+  if (order) {
+    const first = order.groups[0].items;
+    order.ratio = first ? order.groups.map((g) => Math.round(g.items / first * 100) / 100) : null;
+  }
+  return { ...live.meta, nodes, order, count: live.n, span_ms: end * live.meta.unit_ns / 1e6, item_mode: "f64" };
+}
+function liveModel(live) {
+  const n = live.n, base = live.base, pairs = live.pairs;
+  const inputCount = new Uint32Array(n);
+  let links = 0;
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+    if (consumer < n && producer < n) {
+      inputCount[consumer]++;
+      links++;
+    }
+  }
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + inputCount[i];
+  const inputs = new Uint32Array(links), fill = offsets.slice(0, n);
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+    if (consumer < n && producer < n) inputs[fill[consumer]++] = producer;
+  }
+  const columns = { input_count: inputCount, inputs };
+  for (const name of COLUMNS) columns[name] = live.columns[name].subarray(0, n);
+  return buildModel(liveMeta(live), columns);
+}
+function followWindow(window2, end, follow, span) {
+  if (!follow) return window2;
+  if (span == null || end <= span) return [0, Math.max(end, 1)];
+  return [end - span, end];
+}
+function keptSelection(selected, trimmed) {
+  return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
+}
+
+// rlviz/viz/static/explorer_store.js
+function createStore(initial) {
+  let state = { ...initial };
+  const listeners = /* @__PURE__ */ new Set();
+  return {
+    /** The current state (a fresh object after every change: never mutate it). */
+    get() {
+      return state;
+    },
+    /**
+     * Apply `patch`; keys whose value is unchanged (Object.is) are ignored.
+     * @param {object} patch
+     * @param {object} info  passed to subscribers, e.g. {from: "user"} or {from: "host"}
+     * @returns {Set<string>} the keys that changed
+     */
+    set(patch, info = {}) {
+      const changed = /* @__PURE__ */ new Set();
+      for (const key of Object.keys(patch)) if (!Object.is(state[key], patch[key])) changed.add(key);
+      if (changed.size === 0) return changed;
+      state = { ...state, ...patch };
+      for (const listener of [...listeners]) listener(changed, state, info);
+      return changed;
+    },
+    /** Call `listener(changed, state, info)` after every change; returns the function that stops it. */
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    }
+  };
+}
+
+// rlviz/viz/static/panes/graph.js
+function createGraph(host, view) {
+  const pane = make("div", "rlviz-pane rlviz-graph", "graph");
+  host.appendChild(pane);
+  let drawing = null, boxes = /* @__PURE__ */ new Map();
+  build();
+  function build() {
+    const { meta } = view;
+    pane.replaceChildren(make("h4", null, null, "Dataflow graph (click a node to filter the timeline)"));
+    drawing = null;
+    boxes = /* @__PURE__ */ new Map();
+    if (!meta.nodes.length) {
+      pane.appendChild(make("p", null, null, "No dataflow nodes."));
+      return;
+    }
+    const colW = 180, rowH = 60, boxW = 156, boxH = 42, pad = 8;
+    const place = meta.nodes.map((n) => [pad + n.column * colW, pad + n.row * rowH]);
+    const width = Math.max(...place.map((p) => p[0])) + boxW + pad;
+    const height = Math.max(...place.map((p) => p[1])) + boxH + pad;
+    const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+    const room = (view.store.get().width || 960) * 5 / 12 - 16;
+    root.style.width = `${width * Math.min(1, Math.max(0.6, room / width))}px`;
+    const defs = svg("defs");
+    const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
+    marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
+    defs.appendChild(marker);
+    root.appendChild(defs);
+    const lanes = Object.fromEntries(meta.lanes.map((l) => [l.name, l.color]));
+    for (const [u, v, count, back] of meta.edges) {
+      const [x1, y1] = [place[u][0] + boxW, place[u][1] + boxH / 2];
+      const [x2, y2] = [place[v][0], place[v][1] + boxH / 2];
+      const bend = Math.max(30, Math.abs(x2 - x1) / 2);
+      const path = svg("path", {
+        d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
+        fill: "none",
+        stroke: "#888",
+        "stroke-width": 1 + Math.log10(1 + count) / 2,
+        "marker-end": "url(#rlviz-head)"
+      });
+      if (back) path.setAttribute("stroke-dasharray", "4 3");
+      const title = svg("title");
+      title.textContent = `${meta.nodes[u].op} → ${meta.nodes[v].op}: ${count.toLocaleString("en-US")} values`;
+      path.appendChild(title);
+      root.appendChild(path);
+    }
+    meta.nodes.forEach((n, k) => {
+      const g = svg("g", { class: "rlviz-node", transform: `translate(${place[k][0]},${place[k][1]})` });
+      g.dataset.node = String(k);
+      g.dataset.op = n.op;
+      const rect = svg("rect", { width: boxW, height: boxH, rx: 5, fill: "#fff", stroke: lanes[n.where] || "#5b6770", "stroke-width": 1.6 });
+      const title = svg("title");
+      title.textContent = `${n.label}
+@ ${n.where}`;
+      const name = svg("text", { x: boxW / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      name.textContent = n.short;
+      const stats = svg("text", { x: boxW / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const more = svg("text", { x: boxW / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      g.append(title, rect, name, stats, more);
+      g.addEventListener("click", () => {
+        const { filter } = view.store.get();
+        const same = filter.op === n.op && filter.where === n.where;
+        view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
+      });
+      root.appendChild(g);
+      boxes.set(k, { g, rect, stats, more });
+    });
+    pane.appendChild(root);
+    drawing = root;
+    counters();
+    mark();
+  }
+  function counters() {
+    view.meta.nodes.forEach((n, k) => {
+      const box = boxes.get(k);
+      if (!box) return;
+      box.stats.textContent = `${compact(n.calls)} calls · ${compact(n.items)} items`;
+      box.more.textContent = [
+        `${formatBusy(n.busy_ms)} ms busy`,
+        n.not_ready ? `${compact(n.not_ready)} not ready` : "",
+        n.errors ? `${compact(n.errors)} errors` : ""
+      ].filter(Boolean).join(" · ");
+    });
+  }
+  function mark() {
+    if (!drawing) return;
+    const { model, meta } = view, { selected: i, filter } = view.store.get();
+    const related = /* @__PURE__ */ new Map();
+    if (i >= 0) {
+      for (let k = model.inOffsets[i]; k < model.inOffsets[i + 1]; k++) related.set(model.node[model.inputs[k]], PRODUCER_COLOR);
+      for (let k = model.outOffsets[i]; k < model.outOffsets[i + 1]; k++) related.set(model.node[model.outputs[k]], CONSUMER_COLOR);
+      related.set(model.node[i], "#000");
+    }
+    const filtered = filter.op != null || filter.where != null;
+    for (const [k, { g, rect }] of boxes) {
+      const color = related.get(k);
+      rect.setAttribute("stroke-width", color ? 3.2 : 1.6);
+      rect.setAttribute("fill", color === "#000" ? "#fff6d5" : "#fff");
+      if (color && color !== "#000") rect.setAttribute("stroke", color);
+      else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
+      if (color === "#000") rect.setAttribute("stroke", "#000");
+      g.setAttribute("opacity", !filtered || nodeMatches(model, k, filter) ? 1 : 0.35);
+      if (color === "#000") {
+        g.dataset.selected = "1";
+        revealInPane(pane, g);
+      } else delete g.dataset.selected;
+    }
+  }
+  return {
+    update(changed) {
+      if (changed.has("rows")) build();
+      else if (changed.has("data")) counters();
+      if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark();
+    },
+    destroy() {
+      pane.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/panes/inspector.js
+function createInspector(host, view) {
+  const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
+  host.appendChild(pane);
+  let drawnEmpty = true;
+  let whyRows = null;
+  draw();
+  function eventButton(i) {
+    const d = view.describe(i);
+    const button = make(
+      "button",
+      null,
+      "link",
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`
+    );
+    button.dataset.event = String(i);
+    button.addEventListener("click", () => view.actions.select(i));
+    return button;
+  }
+  function draw() {
+    const { model } = view, i = view.store.get().selected;
+    drawnEmpty = model.n === 0;
+    pane.replaceChildren(make("h4", null, null, "Inspector"));
+    if (i < 0) {
+      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
+      return;
+    }
+    const d = view.describe(i);
+    const list = make("dl");
+    const rank = completionOrder(model) && model.rank[i];
+    const fields = [
+      ["op", d.node.op],
+      ["label", d.node.label],
+      ["lane", d.node.where],
+      ["outcome", d.outcome],
+      ["item", d.item ?? "(none)"],
+      ["start", `${formatMs(d.startMs)} ms`],
+      ["duration", `${formatMs(d.durationMs)} ms`],
+      ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
+    ];
+    whyRows = whyRows || decisionIndex(view.meta.decisions);
+    const why = whyOf(view.meta.decisions, whyRows, i);
+    if (why) fields.push(["why", why]);
+    for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
+    pane.appendChild(list);
+    for (const [title, offsets, values, part] of [
+      ["its inputs came from", model.inOffsets, model.inputs, "producers"],
+      ["its output went to", model.outOffsets, model.outputs, "consumers"]
+    ]) {
+      const box = make("div", null, part);
+      const count = offsets[i + 1] - offsets[i];
+      box.appendChild(make("h4", null, null, `${title} (${count})`));
+      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) box.appendChild(eventButton(values[k]));
+      if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
+      pane.appendChild(box);
+    }
+  }
+  return {
+    update(changed) {
+      if (changed.has("selected")) draw();
+      else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
+    },
+    destroy() {
+      pane.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/panes/livebar.js
+var CURVE_W = 260;
+var CURVE_H = 64;
+function createLiveBar(host, before, view) {
+  const { store } = view;
+  const bar = make("div", "rlviz-live", "live");
+  const state = make("span", null, "live-state", "starting");
+  const count = make("span", "rlviz-count", "live-count", "0");
+  const rate = make("span", null, "live-rate", "");
+  const pause = make("button", null, "pause", "❚❚ pause");
+  const stop = make("button", null, "stop", "■ stop");
+  const follow = make("label", null, "follow");
+  const followBox = make("input", null, "follow-box");
+  followBox.type = "checkbox";
+  followBox.checked = true;
+  follow.title = "keep the newest events in view (a zoom or pan turns it off)";
+  follow.append(followBox, document.createTextNode(" follow"));
+  const counters = make("span", null, "live-counters", "");
+  const curve = make("canvas", null, "return-curve");
+  curve.title = "episode_reward_mean against sampled steps";
+  bar.append(state, count, make("span", null, null, "events"), rate, pause, stop, follow, counters, curve);
+  host.insertBefore(bar, before);
+  const listeners = [
+    [pause, "click", () => view.command(store.get().live?.paused ? "resume" : "pause")],
+    [stop, "click", () => view.command("stop")],
+    [followBox, "change", () => store.set({ follow: followBox.checked, followSpan: null }, { from: "user" })]
+  ];
+  for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
+  drawCurve([]);
+  function show(live) {
+    count.textContent = live.events.toLocaleString("en-US");
+    count.dataset.count = String(live.events);
+    rate.textContent = `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`;
+    state.textContent = live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped";
+    bar.dataset.running = String(Boolean(live.running));
+    pause.textContent = live.paused ? "▶ resume" : "❚❚ pause";
+    pause.disabled = stop.disabled = !live.running;
+    const c = live.counters || {};
+    const parts = [`iteration ${live.iterations}`];
+    if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
+    if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
+    if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}` + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
+    counters.textContent = parts.join(" · ");
+    curve.style.display = live.curve ? "" : "none";
+    if (live.curve) drawCurve(live.curve);
+    curve.dataset.points = String((live.curve || []).length);
+  }
+  function drawCurve(points) {
+    const ctx = sized(curve, CURVE_W, CURVE_H);
+    ctx.strokeStyle = "#ccc";
+    ctx.strokeRect(0.5, 0.5, CURVE_W - 1, CURVE_H - 1);
+    ctx.fillStyle = "#555";
+    ctx.font = "9px system-ui, sans-serif";
+    if (points.length === 0) {
+      ctx.fillText("return curve: no episode finished yet", 6, CURVE_H / 2);
+      return;
+    }
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    const x0 = Math.min(...xs), x1 = Math.max(...xs, x0 + 1), y0 = Math.min(...ys, 0), y1 = Math.max(...ys, y0 + 1);
+    const px = (x) => 4 + (x - x0) / (x1 - x0) * (CURVE_W - 8), py = (y) => CURVE_H - 4 - (y - y0) / (y1 - y0) * (CURVE_H - 14);
+    ctx.strokeStyle = "#1f77b4";
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    points.forEach(([x, y], k) => k ? ctx.lineTo(px(x), py(y)) : ctx.moveTo(px(x), py(y)));
+    ctx.stroke();
+    ctx.fillText(`return ${ys[ys.length - 1].toFixed(1)} at ${xs[xs.length - 1].toLocaleString("en-US")} steps`, 6, 10);
+  }
+  return {
+    update(changed) {
+      if (changed.has("live") && store.get().live) show(store.get().live);
+      if (changed.has("follow")) followBox.checked = store.get().follow;
+    },
+    destroy() {
+      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
+      bar.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/panes/order.js
+var WINDOW_SETTLE_MS = 120;
+function createOrder(host, view) {
+  const pane = make("div", "rlviz-pane rlviz-order", "order");
+  host.appendChild(pane);
+  let timer = null;
+  draw();
+  function draw() {
+    const { meta, model } = view, state = view.store.get();
+    pane.replaceChildren(make("h4", null, null, "Completion order"));
+    const strip = meta.order;
+    if (!strip) {
+      pane.appendChild(make("p", null, null, "No Concurrently or union here: the order strip shows the items of the streams a node merges, and no node of this trace merges several streams."));
+      return;
+    }
+    const names = strip.groups.map((g) => g.name).join(" : ");
+    pane.appendChild(make("p", null, "order-title", `${strip.merge} pulls from ${names}`));
+    const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
+    const measured = `measured ${strip.groups.map((g) => g.items.toLocaleString("en-US")).join(" : ")}` + (strip.ratio ? ` = ${strip.ratio.map((v) => v.toFixed(2)).join(" : ")}` : "");
+    pane.appendChild(make("p", null, "order-ratio", weights + measured));
+    const legend = make("div", "rlviz-legend");
+    const opColors = strip.groups.map((g) => meta.nodes[g.node].color);
+    const colors = new Set(opColors).size === opColors.length ? opColors : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
+    strip.groups.forEach((g, k) => {
+      const swatch = make("span", "sw");
+      swatch.style.background = colors[k];
+      legend.append(swatch, make("span", null, null, `${g.name} (${g.items.toLocaleString("en-US")})`));
+    });
+    pane.appendChild(legend);
+    const canvas = make("canvas");
+    pane.appendChild(canvas);
+    const note = make("p", "rlviz-status");
+    pane.appendChild(note);
+    const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
+    const perRow = Math.floor(width / cell), maxRows = 8;
+    const order = state.order;
+    if (!order) {
+      note.textContent = "ordering the calls…";
+      return;
+    }
+    const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
+    const total = k1 - k0;
+    const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
+    const rows = Math.max(1, Math.ceil(shown.length / perRow));
+    const ctx = sized(canvas, perRow * cell, rows * cell);
+    shown.forEach((i, k) => {
+      ctx.fillStyle = colors[model.orderGroup[model.node[i]]];
+      ctx.fillRect(k % perRow * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
+      if (i === state.selected) {
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 2;
+        ctx.strokeRect(k % perRow * cell, Math.floor(k / perRow) * cell, cell, cell);
+      }
+    });
+    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items completed in the visible window, left to right`;
+    canvas.addEventListener("click", (e) => {
+      const box = canvas.getBoundingClientRect();
+      const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
+      if (k >= 0 && k < shown.length) view.actions.select(shown[k]);
+    });
+  }
+  return {
+    update(changed, info = {}) {
+      if (["selected", "order", "orderWidth", "rows", "data"].some((key) => changed.has(key))) {
+        clearTimeout(timer);
+        draw();
+      } else if (changed.has("window")) {
+        clearTimeout(timer);
+        if (info.gesture) timer = setTimeout(draw, WINDOW_SETTLE_MS);
+        else draw();
+      }
+    },
+    destroy() {
+      clearTimeout(timer);
+      pane.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/panes/timeline.js
+var DRAWN_BY = ["window", "hover", "filter", "width", "data"];
+function createTimeline(host, view) {
+  const { store } = view;
+  const element = make("div", "rlviz-timeline", "timeline");
+  const ruler = make("canvas", null, "ruler");
+  const scroll = make("div", "rlviz-scroll");
+  const canvas = make("canvas", null, "lanes");
+  const tooltip = make("div", "rlviz-tooltip", "tooltip");
+  scroll.appendChild(canvas);
+  element.append(ruler, scroll);
+  host.append(element);
+  view.root.appendChild(tooltip);
+  const raster = { canvas: document.createElement("canvas") };
+  raster.ctx = raster.canvas.getContext("2d");
+  let rowY = layoutRows(), frame = 0, firstFrame = false, drag = null;
+  showEmpty();
+  const plotWidth = () => Math.max(50, store.get().width - GUTTER - 8);
+  const xOf = (t) => {
+    const [a, b] = store.get().window;
+    return GUTTER + (t - a) / (b - a) * plotWidth();
+  };
+  const tOf = (x) => {
+    const [a, b] = store.get().window;
+    return a + (x - GUTTER) / plotWidth() * (b - a);
+  };
+  const listeners = [
+    [canvas, "wheel", (e) => {
+      e.preventDefault();
+      const box = canvas.getBoundingClientRect();
+      const t = tOf(Math.max(GUTTER, e.clientX - box.left));
+      const factor = Math.exp((e.deltaY || 0) * 2e-3);
+      const [a, b] = store.get().window;
+      view.actions.setWindow([t - (t - a) * factor, t + (b - t) * factor], { from: "user", gesture: true });
+    }, { passive: false }],
+    [canvas, "pointerdown", (e) => {
+      drag = { x: e.clientX, window: store.get().window.slice(), moved: false };
+      canvas.setPointerCapture?.(e.pointerId);
+    }],
+    [canvas, "pointermove", (e) => {
+      if (drag) {
+        const dx = e.clientX - drag.x;
+        if (Math.abs(dx) > 3) drag.moved = true;
+        if (drag.moved) {
+          const shift = dx / plotWidth() * (drag.window[1] - drag.window[0]);
+          view.actions.setWindow([drag.window[0] - shift, drag.window[1] - shift], { from: "user", gesture: true });
+        }
+        return;
+      }
+      const started = performance.now();
+      const i = eventAt(e.clientX, e.clientY);
+      measure("rlviz:hit", started);
+      store.set({ hover: i }, { from: "pointer" });
+      showTooltip(i, e.clientX, e.clientY);
+    }],
+    [canvas, "pointerup", (e) => {
+      if (drag && !drag.moved) view.actions.select(eventAt(e.clientX, e.clientY), { center: false });
+      drag = null;
+    }],
+    [canvas, "pointerleave", () => {
+      tooltip.style.display = "none";
+      store.set({ hover: -1 }, { from: "pointer" });
+    }]
+  ];
+  for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
+  drawNow();
+  function showEmpty() {
+    if (view.model.n > 0) {
+      if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas);
+      return;
+    }
+    scroll.replaceChildren(make(
+      "div",
+      "rlviz-empty",
+      null,
+      "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
+    ));
+  }
+  function layoutRows() {
+    const rows = view.model.rows;
+    const y = new Float64Array(rows.length + 1);
+    let at = 4;
+    rows.forEach((row, r) => {
+      if (r > 0 && row.first) at += LANE_GAP;
+      y[r] = at;
+      at += ROW_H;
+    });
+    y[rows.length] = at + 4;
+    return y;
+  }
+  function scheduleDraw() {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      drawNow();
+    });
+  }
+  function drawNow() {
+    const started = performance.now();
+    if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
+    drawRuler();
+    if (view.model.n > 0) drawLanes();
+    measure("rlviz:draw", started);
+    if (!firstFrame) {
+      firstFrame = true;
+      performance.mark("rlviz:first-frame");
+      view.root.dataset.rlvizReady = "1";
+    }
+  }
+  function drawRuler() {
+    const { model } = view, state = store.get();
+    const ctx = sized(ruler, state.width, RULER_H);
+    if (model.n === 0) return;
+    const [a, b] = state.window;
+    const toMs = (t) => t * model.unitMs;
+    const tick = tickStep(toMs(b - a), plotWidth() / 90);
+    ctx.fillStyle = "#444";
+    ctx.font = "10px system-ui, sans-serif";
+    ctx.textBaseline = "top";
+    ctx.fillText("ms since trace start", 4, 6);
+    ctx.strokeStyle = "#999";
+    ctx.beginPath();
+    for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
+      const x = xOf(ms / model.unitMs);
+      if (x < GUTTER) continue;
+      ctx.moveTo(x + 0.5, RULER_H - 8);
+      ctx.lineTo(x + 0.5, RULER_H);
+      const digits = Math.max(0, -Math.floor(Math.log10(tick) + 1e-9));
+      ctx.fillText(ms.toFixed(Math.min(digits, 6)), x + 2, 3);
+    }
+    ctx.stroke();
+  }
+  function drawLanes() {
+    const { model, meta } = view, state = store.get();
+    const width = state.width, height = rowY[model.rows.length];
+    const ctx = sized(canvas, width, height);
+    const plotW = Math.floor(plotWidth());
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    model.rows.forEach((row, r) => {
+      const lane = meta.lanes[row.lane], y = rowY[r];
+      if (row.first) {
+        const laneEnd = rowY[r + lane.nodes.length - 1] + ROW_H;
+        ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
+        ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
+        ctx.fillStyle = lane.color;
+        ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
+        const room = GUTTER - 22 - ctx.measureText(row.name).width;
+        ctx.font = "bold 11px system-ui, sans-serif";
+        ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
+        ctx.font = "11px system-ui, sans-serif";
+      }
+      ctx.fillStyle = "#333";
+      ctx.textAlign = "right";
+      ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
+      ctx.textAlign = "left";
+    });
+    const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.data].join("|");
+    if (raster.key !== key) {
+      rasterize(plotW, height);
+      raster.key = key;
+    }
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, 0, plotW, height);
+    ctx.clip();
+    model.rows.forEach((row, r) => {
+      ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
+      drawErrors(ctx, r);
+    });
+    ctx.globalAlpha = 1;
+    drawRestarts(ctx, height);
+    if (state.selected >= 0) drawSelection(ctx, state.selected);
+    if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, state.hover, "#000", 1);
+    ctx.restore();
+  }
+  function rasterize(plotW, height) {
+    const { model } = view, state = store.get();
+    if (!raster.image || raster.image.width !== plotW || raster.image.height !== height) {
+      raster.canvas.width = plotW;
+      raster.canvas.height = height;
+      raster.image = raster.ctx.createImageData(plotW, height);
+      raster.pixels = new Uint32Array(raster.image.data.buffer);
+      raster.upper = new Uint32Array(plotW);
+      raster.lower = new Uint32Array(plotW);
+    }
+    const { pixels, upper, lower } = raster;
+    pixels.fill(0);
+    const [a, b] = state.window, scale = plotW / (b - a);
+    model.rows.forEach((row, r) => {
+      const dim = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
+      const color = rgbOf(model.nodes[row.node].color);
+      upper.fill(0);
+      lower.fill(0);
+      if (drawsExact(model, r, a, b, plotW)) {
+        const [k0, k1] = visibleRange(model, r, a, b);
+        const item = pack(color, dim), poll = pack(GREY, dim), stop = pack(DARK, dim);
+        for (let k = k0; k < k1; k++) {
+          const i = model.rowEvents[k], outcome = model.flags[i] & 3;
+          const s = (model.start[i] - a) * scale;
+          const x0 = Math.max(0, Math.floor(s));
+          const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil(s + model.duration[i] * scale)));
+          if (x1 <= 0 || x0 >= plotW) continue;
+          if (outcome === NOT_READY) lower.fill(poll, x0, x1);
+          else upper.fill(outcome === STOP ? stop : item, x0, x1);
+        }
+      } else {
+        const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
+        for (let x = 0; x < plotW; x++) {
+          if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+          if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));
+        }
+      }
+      for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
+      const top = Math.round(rowY[r]) + 1, split = Math.round(rowY[r] + ROW_H * 0.55);
+      const bottom = Math.round(rowY[r]) + ROW_H - 1;
+      for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+    });
+    raster.ctx.putImageData(raster.image, 0, 0);
+  }
+  function spanBox(i) {
+    const { model } = view;
+    const r = model.nodeRow[model.node[i]], s = model.start[i];
+    const x0 = xOf(s), x1 = Math.max(xOf(s + model.duration[i]), x0 + 1);
+    const y = rowY[r], outcome = model.flags[i] & 3;
+    if (outcome === NOT_READY) return [x0, y + ROW_H * 0.55, x1 - x0, ROW_H * 0.45 - 1];
+    return [x0, y + 1, x1 - x0, ROW_H - 2];
+  }
+  function drawErrors(ctx, r) {
+    const [a, b] = store.get().window;
+    ctx.fillStyle = ERROR_COLOR;
+    for (const i of errorsInWindow(view.model, r, a, b)) {
+      const [x, y, w, h] = spanBox(i);
+      ctx.fillRect(x - 0.5, y - 1, Math.max(w, 2), h + 2);
+    }
+  }
+  function drawRestarts(ctx, height) {
+    const { model } = view, [a, b] = store.get().window;
+    const restarts = [];
+    const restartRows = model.rows.map((row, r) => model.nodes[row.node].restart ? r : -1).filter((r) => r >= 0);
+    for (const r of restartRows) {
+      if (!drawsExact(model, r, a, b, plotWidth())) continue;
+      const [k0, k1] = visibleRange(model, r, a, b);
+      for (let k = k0; k < k1; k++) restarts.push(model.rowEvents[k]);
+    }
+    ctx.strokeStyle = RESTART_COLOR;
+    ctx.setLineDash([5, 3]);
+    ctx.lineWidth = 1.2;
+    ctx.beginPath();
+    for (const i of new Set(restarts)) {
+      const x = xOf(model.start[i]);
+      ctx.moveTo(x, 0);
+      ctx.lineTo(x, height);
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  function outline(ctx, i, color, width) {
+    const [x, y, w, h] = spanBox(i);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width;
+    ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
+  }
+  function arrow(ctx, fromX, fromY, toX, toY, color) {
+    ctx.strokeStyle = color;
+    ctx.fillStyle = color;
+    ctx.lineWidth = 1.4;
+    ctx.beginPath();
+    ctx.moveTo(fromX, fromY);
+    ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
+    ctx.stroke();
+    const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
+    ctx.beginPath();
+    ctx.moveTo(toX, toY);
+    ctx.lineTo(toX - 6 * Math.cos(angle - 0.45), toY - 6 * Math.sin(angle - 0.45));
+    ctx.lineTo(toX - 6 * Math.cos(angle + 0.45), toY - 6 * Math.sin(angle + 0.45));
+    ctx.fill();
+  }
+  function drawSelection(ctx, i) {
+    const { model } = view;
+    const [x, y, w, h] = spanBox(i);
+    const cy = (k) => {
+      const box = spanBox(k);
+      return box[1] + box[3] / 2;
+    };
+    for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
+      const p = model.inputs[k];
+      outline(ctx, p, PRODUCER_COLOR, 2);
+      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, PRODUCER_COLOR);
+    }
+    for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
+      const c = model.outputs[k];
+      outline(ctx, c, CONSUMER_COLOR, 2);
+      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), CONSUMER_COLOR);
+    }
+    outline(ctx, i, "#000", 2);
+  }
+  function rowAt(y) {
+    for (let r = 0; r < view.model.rows.length; r++) if (y >= rowY[r] && y < rowY[r] + ROW_H) return r;
+    return -1;
+  }
+  function eventAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    const x = clientX - box.left, y = clientY - box.top;
+    if (x < GUTTER) return -1;
+    const [a, b] = store.get().window;
+    return hitTest(view.model, rowAt(y), tOf(x), 3 / plotWidth() * (b - a));
+  }
+  function showTooltip(i, clientX, clientY) {
+    if (i < 0) {
+      tooltip.style.display = "none";
+      return;
+    }
+    const d = view.describe(i);
+    tooltip.textContent = [
+      `${d.node.op} @ ${d.node.where}`,
+      d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
+      `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
+      `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`
+    ].join("\n");
+    const box = view.root.getBoundingClientRect();
+    const x = clientX - box.left + 14, flip = x > box.width - 330;
+    tooltip.style.display = "block";
+    tooltip.style.left = flip ? "" : `${x}px`;
+    tooltip.style.right = flip ? `${box.width - x + 28}px` : "";
+    tooltip.style.top = `${clientY - box.top + 16}px`;
+  }
+  return {
+    element,
+    update(changed) {
+      if (changed.has("rows")) {
+        rowY = layoutRows();
+        showEmpty();
+      }
+      if (changed.has("selected") || changed.has("rows")) drawNow();
+      else if (DRAWN_BY.some((key) => changed.has(key))) scheduleDraw();
+    },
+    destroy() {
+      if (frame) cancelAnimationFrame(frame);
+      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
+      tooltip.remove();
+      element.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/panes/toolbar.js
+function createToolbar(host, view) {
+  const { store, actions, root } = view;
+  const bar = make("div", "rlviz-bar");
+  const title = make("span", "rlviz-title");
+  const search = make("input", null, "search");
+  search.type = "search";
+  search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
+  search.setAttribute("aria-label", "search op, label or item text");
+  const prev = make("button", null, "prev", "◀");
+  prev.title = "previous call to complete (←)";
+  const play = make("button", null, "play", "▶ Play");
+  play.title = "step through calls in completion order";
+  const next = make("button", null, "next", "▶|");
+  next.title = "next call to complete (→)";
+  const skip = make("label", "rlviz-skip", "skip-not-ready");
+  const skipBox = make("input", null, "skip-not-ready-box");
+  skipBox.type = "checkbox";
+  skip.title = "step over calls that returned 'not ready'";
+  skip.append(skipBox, document.createTextNode(" skip not-ready"));
+  const zoomSel = make("button", null, "zoom-selection", "zoom to selection");
+  const reset = make("button", null, "reset", "reset zoom");
+  const chip = make("span", "rlviz-chip", "filter");
+  chip.style.display = "none";
+  const status = make("span", "rlviz-status", "status");
+  bar.append(title, search, prev, play, next, skip, zoomSel, reset, chip, status);
+  const banner = make("div", "rlviz-banner", "error");
+  banner.style.display = "none";
+  const dropped = make("div", "rlviz-note", "dropped");
+  host.append(bar, banner, dropped);
+  let playing = null, searched = null;
+  const listeners = [
+    [root, "keydown", (e) => {
+      if (e.target === search) return;
+      if (e.key === "ArrowRight") {
+        e.preventDefault();
+        e.stopPropagation();
+        actions.step(1);
+      } else if (e.key === "ArrowLeft") {
+        e.preventDefault();
+        e.stopPropagation();
+        actions.step(-1);
+      } else if (e.key === "Escape") {
+        e.stopPropagation();
+        actions.select(-1);
+      }
+    }],
+    // a click anywhere but in the search box gives the view the keyboard, so ← / → work next
+    [root, "pointerdown", (e) => {
+      if (e.target !== search && document.activeElement !== root) root.focus({ preventScroll: true });
+    }],
+    [skipBox, "change", () => actions.setSkipNotReady(skipBox.checked)],
+    [prev, "click", () => actions.step(-1)],
+    [next, "click", () => actions.step(1)],
+    [play, "click", togglePlay],
+    [reset, "click", () => actions.setWindow(view.full.slice(), { from: "user" })],
+    [zoomSel, "click", () => actions.zoomToSelection()],
+    [chip, "click", () => actions.setFilter({})],
+    [search, "keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        runSearch(e.shiftKey ? -1 : 1);
+      }
+    }]
+  ];
+  for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
+  describe();
+  announce();
+  function describe() {
+    const { model, meta } = view;
+    title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
+    dropped.style.display = meta.dropped > 0 ? "" : "none";
+    dropped.textContent = meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : "";
+  }
+  function announce() {
+    const state = store.get(), toMs = (t) => t * view.model.unitMs;
+    root.dataset.rlvizSelected = String(state.selected);
+    root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
+    root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
+    skipBox.checked = state.skipNotReady;
+    const f = state.filter;
+    const filtered = f.op != null || f.where != null;
+    chip.style.display = filtered ? "" : "none";
+    if (filtered) {
+      chip.textContent = `showing ${[f.op, f.where].filter((v) => v != null).join(" @ ")}  ✕`;
+      chip.title = "click to show every op and lane";
+    }
+  }
+  function togglePlay() {
+    if (playing) {
+      clearInterval(playing);
+      playing = null;
+      play.textContent = "▶ Play";
+      return;
+    }
+    play.textContent = "❚❚ Pause";
+    playing = setInterval(() => {
+      if (actions.step(1) < 0) togglePlay();
+    }, PLAY_MS);
+  }
+  function runSearch(direction) {
+    const query = search.value;
+    if (!query.trim()) {
+      status.textContent = "";
+      return;
+    }
+    if (!searched || searched.query !== query) searched = { query, hits: actions.search(query) };
+    const hits = searched.hits;
+    if (hits.length === 0) {
+      status.textContent = `no call matches "${query}"`;
+      return;
+    }
+    const target = actions.searchStep(hits, direction);
+    const k = hits.indexOf(target);
+    status.textContent = `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`;
+  }
+  return {
+    update(changed) {
+      if (changed.has("filter") || changed.has("data")) searched = null;
+      if (changed.has("data") || changed.has("rows")) describe();
+      if (["selected", "window", "filter", "skipNotReady", "data"].some((key) => changed.has(key))) announce();
+      if (changed.has("error")) {
+        const message = store.get().error;
+        banner.textContent = message || "";
+        banner.style.display = message ? "" : "none";
+      }
+    },
+    destroy() {
+      if (playing) clearInterval(playing);
+      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
+      bar.remove();
+      banner.remove();
+      dropped.remove();
+    }
+  };
+}
+
+// rlviz/viz/static/explorer.js
+var NOTIFY_WINDOW_MS = 150;
+var FOLLOW_MS = 3e4;
+function mountExplorer(el, meta, buffers, host = {}) {
+  el.replaceChildren();
+  const live = meta.live ? createLive(meta) : null;
+  if (live) meta = liveMeta(live);
+  const model = live ? liveModel(live) : buildModel(meta, decodeColumns(meta, buffers));
+  const root = make("div", "rlviz-explorer", "explorer");
+  root.tabIndex = 0;
+  root.appendChild(make("style", null, null, CSS));
+  el.appendChild(root);
+  const full = [0, Math.max(model.end, 1)];
+  const store = createStore({
+    window: full.slice(),
+    selected: -1,
+    hover: -1,
+    filter: { op: null, where: null },
+    skipNotReady: false,
+    width: 0,
+    orderWidth: 0,
+    order: null,
+    error: "",
+    data: 0,
+    rows: 0,
+    follow: Boolean(live),
+    followSpan: null,
+    live: null
+  });
+  let steps = null, windowTimer = null, ordering = null;
+  const view = { meta, model, store, root, full, describe, actions: {}, command: (name) => host.onCommand?.(name) };
+  Object.assign(view.actions, {
+    select,
+    step: doStep,
+    setFilter,
+    setSkipNotReady,
+    zoomToSelection,
+    setWindow: (units, info = { from: "user" }) => setWindowUnits(units, info),
+    search: (query) => searchEvents(view.model, query, store.get().filter),
+    searchStep(hits, direction) {
+      const found = searchStep(hits, store.get().selected, direction);
+      const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
+      select(target);
+      return target;
+    }
+  });
+  const toolbar = createToolbar(root, view);
+  const timeline = createTimeline(root, view);
+  const lower = make("div", "rlviz-lower");
+  root.appendChild(lower);
+  const panes = [toolbar, timeline, createGraph(lower, view), createOrder(lower, view), createInspector(lower, view)];
+  if (live) panes.push(createLiveBar(root, timeline.element, view));
+  const unsubscribe = store.subscribe((changed, state, info) => {
+    if (changed.has("filter") || changed.has("skipNotReady") || changed.has("data")) steps = null;
+    if (changed.has("window") && info.gesture && state.follow) store.set({ follow: false }, { from: "follow" });
+    for (const pane of panes) pane.update(changed, info);
+    if (info.from === "user") notify(changed, state);
+  });
+  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
+    const width = timeline.element.clientWidth;
+    if (width && width !== store.get().width) store.set({ width, orderWidth: lower.children[1].clientWidth }, { from: "layout" });
+  });
+  if (resize) resize.observe(timeline.element);
+  orderSoon();
+  function orderSoon() {
+    clearTimeout(ordering);
+    ordering = setTimeout(() => {
+      completionOrder(view.model);
+      store.set({ order: orderEvents(view.model) });
+    }, 0);
+  }
+  function append(message, chunkBuffers) {
+    const started = performance.now();
+    const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
+    view.meta = liveMeta(live);
+    view.model = liveModel(live);
+    full[1] = Math.max(view.model.end, 1);
+    const state = store.get();
+    const selected = keptSelection(state.selected, trimmed);
+    const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
+    const patch = {
+      data: state.data + 1,
+      selected,
+      order: null,
+      hover: -1,
+      window: state.follow ? followWindow(state.window, full[1], true, span) : state.window
+    };
+    if (structure) patch.rows = state.rows + 1;
+    store.set(patch, { from: "append" });
+    orderSoon();
+    measure("rlviz:append", started);
+  }
+  function describe(i) {
+    const m = view.model;
+    return {
+      node: m.nodes[m.node[i]],
+      outcome: OUTCOMES[m.flags[i] & 3],
+      item: itemText(m, i),
+      startMs: m.start[i] * m.unitMs,
+      durationMs: m.duration[i] * m.unitMs
+    };
+  }
+  function notify(changed, state) {
+    if (!host.onChange) return;
+    const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
+    if (!what) return;
+    const report = () => host.onChange({
+      selected: state.selected,
+      window: [state.window[0] * model.unitMs, state.window[1] * model.unitMs],
+      op: state.filter.op,
+      where: state.filter.where,
+      skipNotReady: state.skipNotReady,
+      what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what]
+    });
+    clearTimeout(windowTimer);
+    if (what === "window") windowTimer = setTimeout(report, NOTIFY_WINDOW_MS);
+    else report();
+  }
+  function select(index, { from = "user", center = true } = {}) {
+    const m = view.model;
+    const selected = index >= 0 && index < m.n ? index : -1;
+    const patch = { selected };
+    if (selected >= 0 && center) {
+      const s = m.start[selected], e = s + m.duration[selected];
+      const [a, b] = store.get().window;
+      if (e < a || s > b) patch.window = clampWindow([s + (e - s) / 2 - (b - a) / 2, s + (e - s) / 2 + (b - a) / 2]);
+    }
+    const changed = store.set(patch, { from: from === "user" ? "select" : from });
+    if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
+  }
+  function clampWindow([a, b]) {
+    const minimum = 10 / Math.max(meta.unit_ns, 1);
+    if (!(b - a >= minimum)) {
+      const mid = (a + b) / 2;
+      a = mid - minimum / 2;
+      b = mid + minimum / 2;
+    }
+    const span = full[1] - full[0], extra = span * 0.5;
+    if (b - a > span + 2 * extra) {
+      a = full[0] - extra;
+      b = full[1] + extra;
+    }
+    if (a < full[0] - extra) {
+      b += full[0] - extra - a;
+      a = full[0] - extra;
+    }
+    if (b > full[1] + extra) {
+      a -= b - full[1] - extra;
+      b = full[1] + extra;
+    }
+    return [a, b];
+  }
+  function setWindowUnits(units, info) {
+    store.set({ window: clampWindow(units) }, info);
+  }
+  function setFilter(filter, info = { from: "user" }) {
+    store.set({ filter: { op: filter.op ?? null, where: filter.where ?? null } }, info);
+  }
+  function setSkipNotReady(on, info = { from: "user" }) {
+    store.set({ skipNotReady: Boolean(on) }, info);
+  }
+  function doStep(direction) {
+    const started = performance.now();
+    const state = store.get();
+    if (!steps) steps = stepList(view.model, state.filter, state.skipNotReady);
+    const next = step(view.model, steps, state.selected, direction);
+    if (next >= 0) select(next);
+    measure("rlviz:step", started);
+    return next;
+  }
+  function zoomToSelection() {
+    const m = view.model, i = store.get().selected;
+    if (i < 0) return;
+    let a = m.start[i], b = a + m.duration[i];
+    for (let k = m.inOffsets[i]; k < m.inOffsets[i + 1]; k++) a = Math.min(a, m.start[m.inputs[k]]);
+    for (let k = m.outOffsets[i]; k < m.outOffsets[i + 1]; k++) {
+      const c = m.outputs[k];
+      b = Math.max(b, m.start[c] + m.duration[c]);
+    }
+    const pad = Math.max((b - a) * 0.15, 50 / Math.max(meta.unit_ns, 1));
+    setWindowUnits([a - pad, b + pad], { from: "user" });
+  }
+  const host_ = { from: "host" };
+  return {
+    get state() {
+      return store.get();
+    },
+    model,
+    root,
+    store,
+    /** Select trace index `i` (-1 for none) without telling the host. */
+    setSelected(i) {
+      select(Number(i), { from: "host" });
+    },
+    /** Show [a, b] ms since the trace start without telling the host. */
+    setWindow([a, b]) {
+      setWindowUnits([a / model.unitMs, b / model.unitMs], host_);
+    },
+    /** Filter to op / lane (null for any) without telling the host. */
+    setFilter(filter) {
+      setFilter(filter, host_);
+    },
+    /** Step over not-ready calls (or not) without telling the host. */
+    setSkipNotReady(on) {
+      setSkipNotReady(on, host_);
+    },
+    /** Show an error message in the view (empty to hide it). */
+    showError(message) {
+      store.set({ error: message || "" }, host_);
+    },
+    /** Live views: append one chunk of new events (see rlviz.viz.explorer_stream). */
+    append(message, chunkBuffers) {
+      if (!live) throw new Error("append() needs a live view (a payload whose meta says live)");
+      append(message, chunkBuffers);
+    },
+    /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
+    setLive(status) {
+      store.set({ live: status }, host_);
+    },
+    destroy() {
+      unsubscribe();
+      clearTimeout(ordering);
+      clearTimeout(windowTimer);
+      if (resize) resize.disconnect();
+      for (const pane of panes) pane.destroy();
+      el.replaceChildren();
+    }
+  };
+}
+function base64Bytes(text) {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
+  return bytes;
+}
+function splitChunks(meta, bytes) {
+  const buffers = [];
+  let at = 0;
+  for (const spec of meta.columns) {
+    for (const size of spec.chunks) {
+      buffers.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+  }
+  return buffers;
+}
+function render({ model, el }) {
+  let view = null;
+  const token = Math.random().toString(36).slice(2);
+  const showFailure = (error) => {
+    const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
+    if (view) view.showError(box.textContent);
+    else el.replaceChildren(box);
+  };
+  const onMessage = (message, buffers) => {
+    try {
+      if (message.type === "payload") {
+        if (message.view !== token) return;
+        if (view) view.destroy();
+        view = mountExplorer(el, message.meta, buffers, {
+          onCommand(name) {
+            model.send({ type: "command", command: name, view: token });
+          },
+          onChange(state) {
+            if (message.meta.live) return;
+            model.set("selected", state.selected);
+            model.set("window", state.window);
+            model.set("op", state.op);
+            model.set("where", state.where);
+            model.set("skip_not_ready", state.skipNotReady);
+            model.save_changes();
+          }
+        });
+        if (message.meta.live) return;
+        const w = model.get("window");
+        if (w && w.length === 2 && w[1] > w[0]) {
+          view.setWindow(w);
+        } else if (message.meta.count > 0) {
+          model.set("window", [0, message.meta.span_ms]);
+          model.save_changes();
+        }
+        view.setFilter({ op: model.get("op"), where: model.get("where") });
+        view.setSkipNotReady(model.get("skip_not_ready"));
+        if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
+      } else if (message.type === "append") {
+        if (message.view === token && view) view.append(message.meta, buffers);
+      } else if (message.type === "status") {
+        if (view && view.setLive) view.setLive(message.status);
+        if (view && message.status.error) view.showError(message.status.error);
+      } else if (message.type === "error") {
+        if (view) view.showError(message.message);
+        else showFailure(message.message);
+      }
+    } catch (error) {
+      showFailure(error);
+    }
+  };
+  model.on("msg:custom", onMessage);
+  const follow = {
+    "change:selected": () => view && view.state.selected !== model.get("selected") && view.setSelected(model.get("selected")),
+    "change:window": () => {
+      const w = model.get("window");
+      if (view && w && w.length === 2 && w[1] > w[0]) view.setWindow(w);
+    },
+    "change:op": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
+    "change:where": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
+    "change:skip_not_ready": () => view && view.setSkipNotReady(model.get("skip_not_ready"))
+  };
+  for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
+  model.send({ type: "ready", view: token });
+  return () => {
+    model.off("msg:custom", onMessage);
+    for (const [event, handler] of Object.entries(follow)) model.off(event, handler);
+    if (view) view.destroy();
+  };
+}
+var explorer_default = { render };
+export {
+  base64Bytes,
+  explorer_default as default,
+  mountExplorer,
+  splitChunks
+};

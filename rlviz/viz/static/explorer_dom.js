@@ -1,0 +1,125 @@
+// What every pane of the Explorer shares: sizes, colours, the style sheet, and small DOM and
+// text helpers. Text is set with textContent only, never parsed as HTML.
+
+export const GUTTER = 190, ROW_H = 13, LANE_GAP = 7, RULER_H = 24;
+export const NOT_READY_COLOR = "#b8b8b8", ERROR_COLOR = "#d62728", STOP_COLOR = "#333333";
+export const PRODUCER_COLOR = "#e67e22", CONSUMER_COLOR = "#2471a3", RESTART_COLOR = "#c0392b";
+export const GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
+export const MAX_ARROWS = 200, MAX_LINKS_LISTED = 40, PLAY_MS = 250;
+export const CSS = `
+.rlviz-explorer { position: relative; font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
+  border: 1px solid #ddd; border-radius: 4px; padding: 6px; background: #fff; outline: none; }
+.rlviz-explorer:focus-visible { box-shadow: 0 0 0 2px #9cc3e6; }
+.rlviz-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 4px; }
+.rlviz-bar button { font: inherit; padding: 1px 8px; cursor: pointer; }
+.rlviz-bar input { font: inherit; width: 16em; }
+.rlviz-title { font-weight: 600; margin-right: 8px; }
+.rlviz-status { color: #555; }
+.rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
+.rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
+.rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
+.rlviz-scroll { max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
+.rlviz-timeline canvas { display: block; cursor: crosshair; }
+.rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
+.rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
+.rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
+.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; }
+.rlviz-graph svg { display: block; height: auto; max-width: none; }
+.rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-order canvas { display: block; cursor: pointer; }
+.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: -1px; }
+.rlviz-inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 1px 8px; margin: 0; }
+.rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
+.rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
+  color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
+.rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
+  padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
+.rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
+.rlviz-live button { font: inherit; padding: 1px 8px; cursor: pointer; }
+.rlviz-live .rlviz-count { font-weight: 600; }
+`;
+
+/** [r, g, b] of a #rrggbb colour. */
+export function rgbOf(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+}
+
+export const GREY = rgbOf(NOT_READY_COLOR), DARK = rgbOf(STOP_COLOR);
+
+/** One RGBA pixel (little-endian Uint32) of colour [r, g, b] at opacity alpha. */
+export function pack([r, g, b], alpha) {
+  return ((Math.round(alpha * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+/** `text` cut with an ellipsis to fit `room` pixels in the context's current font. */
+export function fitText(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let keep = text.length;
+  while (keep > 1 && ctx.measureText(`${text.slice(0, keep)}…`).width > room) keep--;
+  return `${text.slice(0, keep)}…`;
+}
+
+/** Create an element with a class, optional data-rlviz part name and text. */
+export function make(tag, className, part, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (part) node.dataset.rlviz = part;
+  if (text != null) node.textContent = text;
+  return node;
+}
+
+/** Create an SVG element with attributes. */
+export function svg(tag, attributes) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, String(value));
+  return node;
+}
+
+export function formatMs(value) {
+  const a = Math.abs(value);
+  return a >= 1000 ? value.toFixed(1) : a >= 1 ? value.toFixed(3) : value.toFixed(4);
+}
+
+export function formatBusy(ms) {
+  return ms >= 1000 ? Math.round(ms).toLocaleString("en-US") : ms.toPrecision(3);
+}
+
+export function compact(value) {
+  if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
+  if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
+  if (value >= 1e4) return `${Math.round(value / 1e3)}k`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k`;
+  return String(value);
+}
+
+/** A performance measure named `name` from `started` to now (read by the benchmarks). */
+export function measure(name, started) {
+  if (typeof performance !== "undefined" && performance.measure) {
+    performance.measure(name, { start: started, end: performance.now() });
+  }
+}
+
+/** Size a canvas to width x height CSS pixels at the device ratio, cleared; its 2D context. */
+export function sized(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+
+/** Scroll `pane` (never the page) just enough that `element` is inside it. */
+export function revealInPane(pane, element) {
+  const box = element.getBoundingClientRect(), view = pane.getBoundingClientRect();
+  if (box.left < view.left) pane.scrollLeft -= view.left - box.left + 8;
+  else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
+  if (box.top < view.top) pane.scrollTop -= view.top - box.top + 8;
+  else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
+}

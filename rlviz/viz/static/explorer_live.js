@@ -1,0 +1,156 @@
+// The Explorer's growing data, free of the DOM: columns that take appended binary chunks (the
+// live wire format of rlviz.viz.explorer_stream), links kept as (consumer, producer) id pairs,
+// per-node counters, the front trimmed when the sender's window moves on, and the model the
+// panes draw rebuilt from them. Event indices are stable: index = event id - base.
+import { buildModel, decodeColumns } from "./explorer_core.js";
+
+const COLUMNS = ["start", "duration", "node", "flags", "item"];
+
+/**
+ * Empty growing data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
+ * @param {object} meta  the live meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts
+ * @returns {object} live data: {meta, n, base, columns, pairs, counters}
+ */
+export function createLive(meta) {
+  const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 },
+    n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
+    counters: null };
+  for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
+  live.counters = zeroCounters(meta.nodes.length);
+  return live;
+}
+
+function zeroCounters(count) {
+  return { calls: new Float64Array(count), items: new Float64Array(count), notReady: new Float64Array(count),
+    errors: new Float64Array(count), busy: new Float64Array(count) };
+}
+
+function grown(array, size) {
+  if (size <= array.length) return array;
+  let capacity = array.length;
+  while (capacity < size) capacity *= 2;
+  const bigger = new array.constructor(capacity);
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * Append one chunk: meta {first_id, count, held_from, texts, dropped, structure?, columns} and
+ * its buffers (start, duration, node, flags, item, in_consumer, in_producer).
+ * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
+ *   front (the sender's window), and whether the structure (nodes, lanes) changed
+ */
+export function appendChunk(live, message, buffers) {
+  const decoded = decodeColumns(message, buffers);
+  const structure = Boolean(message.structure);
+  if (structure) {
+    Object.assign(live.meta, message.structure);
+    const old = live.counters;
+    live.counters = zeroCounters(live.meta.nodes.length);
+    for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
+  }
+  live.meta.texts.push(...(message.texts || []));
+  live.meta.dropped = message.dropped || 0;
+  if (live.n === 0) live.base = message.first_id;
+  if (message.first_id !== live.base + live.n) {
+    throw new Error(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+  }
+  const count = message.count, at = live.n;
+  for (const name of COLUMNS) {
+    live.columns[name] = grown(live.columns[name], at + count);
+    live.columns[name].set(decoded[name], at);
+  }
+  live.n += count;
+  count_(live, at, live.n);
+  const pairs = live.pairs, links = decoded.in_consumer.length;
+  pairs.consumer = grown(pairs.consumer, pairs.n + links);
+  pairs.producer = grown(pairs.producer, pairs.n + links);
+  pairs.consumer.set(decoded.in_consumer, pairs.n);
+  pairs.producer.set(decoded.in_producer, pairs.n);
+  pairs.n += links;
+  const trimmed = trimFront(live, message.held_from ?? live.base);
+  return { added: count, trimmed, structure };
+}
+
+function count_(live, from, to) {
+  const { node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  for (let i = from; i < to; i++) {
+    const k = node[i], outcome = flags[i] & 3;
+    c.calls[k]++;
+    if (outcome === 0) c.items[k]++;
+    if (outcome === 1) c.notReady[k]++; else c.busy[k] += duration[i] * unitMs;
+    if (outcome === 3) c.errors[k]++;
+  }
+}
+
+/** Drop events whose ids are below `heldFrom`, and the links that name them; returns how many left. */
+export function trimFront(live, heldFrom) {
+  const cut = Math.min(Math.max(0, heldFrom - live.base), live.n);
+  if (cut === 0) return 0;
+  for (const name of COLUMNS) live.columns[name].copyWithin(0, cut, live.n);
+  live.n -= cut;
+  live.base += cut;
+  const pairs = live.pairs;
+  let kept = 0;
+  for (let k = 0; k < pairs.n; k++) {
+    if (pairs.consumer[k] >= live.base && pairs.producer[k] >= live.base) {
+      pairs.consumer[kept] = pairs.consumer[k];
+      pairs.producer[kept] = pairs.producer[k];
+      kept++;
+    }
+  }
+  pairs.n = kept;
+  return cut;
+}
+
+/** The meta the panes read: the structure with each node's counters as the live data counts them. */
+export function liveMeta(live) {
+  const c = live.counters;
+  const nodes = live.meta.nodes.map((node, k) => ({ ...node, calls: c.calls[k], items: c.items[k],
+    not_ready: c.notReady[k], errors: c.errors[k], busy_ms: c.busy[k] }));
+  let end = 0;
+  const { start, duration } = live.columns;
+  for (let i = 0; i < live.n; i++) end = Math.max(end, start[i] + duration[i]);
+  const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
+  if (order) {
+    const first = order.groups[0].items;
+    order.ratio = first ? order.groups.map((g) => Math.round((g.items / first) * 100) / 100) : null;
+  }
+  return { ...live.meta, nodes, order, count: live.n, span_ms: (end * live.meta.unit_ns) / 1e6, item_mode: "f64" };
+}
+
+/** The model the panes draw (rebuilt from the live columns; links turned into per-consumer lists). */
+export function liveModel(live) {
+  const n = live.n, base = live.base, pairs = live.pairs;
+  const inputCount = new Uint32Array(n);
+  let links = 0;
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+    if (consumer < n && producer < n) { inputCount[consumer]++; links++; }
+  }
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + inputCount[i];
+  const inputs = new Uint32Array(links), fill = offsets.slice(0, n);
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+    if (consumer < n && producer < n) inputs[fill[consumer]++] = producer;
+  }
+  const columns = { input_count: inputCount, inputs };
+  for (const name of COLUMNS) columns[name] = live.columns[name].subarray(0, n);
+  return buildModel(liveMeta(live), columns);
+}
+
+/**
+ * The window to show after an append: while following, the newest `span` units (all of the
+ * trace while it is shorter, or when `span` is null); otherwise `window` unchanged.
+ */
+export function followWindow(window, end, follow, span) {
+  if (!follow) return window;
+  if (span == null || end <= span) return [0, Math.max(end, 1)];
+  return [end - span, end];
+}
+
+/** The selected index after `trimmed` events left the front: the same event, or -1 if it left too. */
+export function keptSelection(selected, trimmed) {
+  return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
+}

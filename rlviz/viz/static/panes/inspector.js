@@ -1,0 +1,68 @@
+// The inspector pane: the selected call's op, lane, outcome, item, times and completion rank,
+// with buttons to the calls that produced its inputs and consumed its output.
+import { completionOrder, decisionIndex, whyOf } from "../explorer_core.js";
+import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
+
+/**
+ * Mount the inspector into `host`.
+ * @param {HTMLElement} host
+ * @param {object} view  the Explorer's shared context
+ * @returns {{update: function(Set<string>): void, destroy: function(): void}}
+ */
+export function createInspector(host, view) {
+  const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
+  host.appendChild(pane);
+  let drawnEmpty = true;
+  let whyRows = null;       // event -> the union's decision row behind it, built on first use
+  draw();
+
+  function eventButton(i) {
+    const d = view.describe(i);
+    const button = make("button", null, "link",
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`);
+    button.dataset.event = String(i);
+    button.addEventListener("click", () => view.actions.select(i));
+    return button;
+  }
+
+  function draw() {
+    const { model } = view, i = view.store.get().selected;
+    drawnEmpty = model.n === 0;
+    pane.replaceChildren(make("h4", null, null, "Inspector"));
+    if (i < 0) {
+      pane.appendChild(make("p", null, null, model.n
+        ? "Click a span, or press → (or Play) to step through the calls in the order they completed."
+        : "Nothing to inspect: the trace is empty."));
+      return;
+    }
+    const d = view.describe(i);
+    const list = make("dl");
+    const rank = completionOrder(model) && model.rank[i];
+    const fields = [["op", d.node.op], ["label", d.node.label], ["lane", d.node.where], ["outcome", d.outcome],
+      ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
+      ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+    whyRows = whyRows || decisionIndex(view.meta.decisions);
+    const why = whyOf(view.meta.decisions, whyRows, i);
+    if (why) fields.push(["why", why]);
+    for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
+    pane.appendChild(list);
+    for (const [title, offsets, values, part] of [["its inputs came from", model.inOffsets, model.inputs, "producers"],
+      ["its output went to", model.outOffsets, model.outputs, "consumers"]]) {
+      const box = make("div", null, part);
+      const count = offsets[i + 1] - offsets[i];
+      box.appendChild(make("h4", null, null, `${title} (${count})`));
+      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) box.appendChild(eventButton(values[k]));
+      if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
+      pane.appendChild(box);
+    }
+  }
+
+  return {
+    update(changed) {
+      if (changed.has("selected")) draw();
+      // rank and consumers grow; an empty trace's note goes once events arrive
+      else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
+    },
+    destroy() { pane.remove(); },
+  };
+}

@@ -1,0 +1,134 @@
+// The toolbar: title, search, step buttons, Play, "skip not-ready", zoom buttons, the filter
+// chip and the status line; the error banner and the dropped-events note under it; the keys
+// (← → Esc) of the whole view; and the data-rlviz-* attributes that announce the state.
+import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
+
+/**
+ * Mount the toolbar into `host` (the Explorer's root, which also gets the key handler).
+ * @param {HTMLElement} host
+ * @param {object} view  the Explorer's shared context
+ * @returns {{update: function(Set<string>): void, destroy: function(): void, showError: function(string): void}}
+ */
+export function createToolbar(host, view) {
+  const { store, actions, root } = view;
+  const bar = make("div", "rlviz-bar");
+  const title = make("span", "rlviz-title");
+  const search = make("input", null, "search");
+  search.type = "search";
+  search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
+  search.setAttribute("aria-label", "search op, label or item text");
+  const prev = make("button", null, "prev", "◀");
+  prev.title = "previous call to complete (←)";
+  const play = make("button", null, "play", "▶ Play");
+  play.title = "step through calls in completion order";
+  const next = make("button", null, "next", "▶|");
+  next.title = "next call to complete (→)";
+  const skip = make("label", "rlviz-skip", "skip-not-ready");
+  const skipBox = make("input", null, "skip-not-ready-box");
+  skipBox.type = "checkbox";
+  skip.title = "step over calls that returned 'not ready'";
+  skip.append(skipBox, document.createTextNode(" skip not-ready"));
+  const zoomSel = make("button", null, "zoom-selection", "zoom to selection");
+  const reset = make("button", null, "reset", "reset zoom");
+  const chip = make("span", "rlviz-chip", "filter");
+  chip.style.display = "none";
+  const status = make("span", "rlviz-status", "status");
+  bar.append(title, search, prev, play, next, skip, zoomSel, reset, chip, status);
+  const banner = make("div", "rlviz-banner", "error");
+  banner.style.display = "none";
+  const dropped = make("div", "rlviz-note", "dropped");
+  host.append(bar, banner, dropped);
+  let playing = null, searched = null;
+
+  const listeners = [
+    [root, "keydown", (e) => {
+      if (e.target === search) return;
+      // handled keys stay in the view: JupyterLab would otherwise move between cells too
+      if (e.key === "ArrowRight") { e.preventDefault(); e.stopPropagation(); actions.step(1); }
+      else if (e.key === "ArrowLeft") { e.preventDefault(); e.stopPropagation(); actions.step(-1); }
+      else if (e.key === "Escape") { e.stopPropagation(); actions.select(-1); }
+    }],
+    // a click anywhere but in the search box gives the view the keyboard, so ← / → work next
+    [root, "pointerdown", (e) => {
+      if (e.target !== search && document.activeElement !== root) root.focus({ preventScroll: true });
+    }],
+    [skipBox, "change", () => actions.setSkipNotReady(skipBox.checked)],
+    [prev, "click", () => actions.step(-1)],
+    [next, "click", () => actions.step(1)],
+    [play, "click", togglePlay],
+    [reset, "click", () => actions.setWindow(view.full.slice(), { from: "user" })],
+    [zoomSel, "click", () => actions.zoomToSelection()],
+    [chip, "click", () => actions.setFilter({})],
+    [search, "keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); runSearch(e.shiftKey ? -1 : 1); } }],
+  ];
+  for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
+  describe();
+  announce();
+
+  function describe() {
+    const { model, meta } = view;
+    title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
+    dropped.style.display = meta.dropped > 0 ? "" : "none";
+    dropped.textContent = meta.dropped > 0
+      ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
+        + "raise rlviz.record(capacity=...) to keep them."
+      : "";
+  }
+
+  function announce() {
+    const state = store.get(), toMs = (t) => t * view.model.unitMs;
+    root.dataset.rlvizSelected = String(state.selected);
+    root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
+    root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
+    skipBox.checked = state.skipNotReady;
+    const f = state.filter;
+    const filtered = f.op != null || f.where != null;
+    chip.style.display = filtered ? "" : "none";
+    if (filtered) {
+      chip.textContent = `showing ${[f.op, f.where].filter((v) => v != null).join(" @ ")}  ✕`;
+      chip.title = "click to show every op and lane";
+    }
+  }
+
+  function togglePlay() {
+    if (playing) {
+      clearInterval(playing);
+      playing = null;
+      play.textContent = "▶ Play";
+      return;
+    }
+    play.textContent = "❚❚ Pause";
+    playing = setInterval(() => { if (actions.step(1) < 0) togglePlay(); }, PLAY_MS);
+  }
+
+  function runSearch(direction) {
+    const query = search.value;
+    if (!query.trim()) { status.textContent = ""; return; }
+    if (!searched || searched.query !== query) searched = { query, hits: actions.search(query) };
+    const hits = searched.hits;
+    if (hits.length === 0) { status.textContent = `no call matches "${query}"`; return; }
+    const target = actions.searchStep(hits, direction);
+    const k = hits.indexOf(target);
+    status.textContent = `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`;
+  }
+
+  return {
+    update(changed) {
+      if (changed.has("filter") || changed.has("data")) searched = null;
+      if (changed.has("data") || changed.has("rows")) describe();
+      if (["selected", "window", "filter", "skipNotReady", "data"].some((key) => changed.has(key))) announce();
+      if (changed.has("error")) {
+        const message = store.get().error;
+        banner.textContent = message || "";
+        banner.style.display = message ? "" : "none";
+      }
+    },
+    destroy() {
+      if (playing) clearInterval(playing);
+      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
+      bar.remove();
+      banner.remove();
+      dropped.remove();
+    },
+  };
+}

@@ -1,0 +1,371 @@
+"""``LiveView`` (``rlviz.watch``): run a Trainer or an iterator in a background thread and watch it in the Explorer.
+
+The run records into a growing store (``rlviz.trace.store``); twice a second
+a refresher thread sends each page the events that arrived since its last
+chunk (``rlviz.viz.explorer_stream``) and the run's status.  Both threads
+send with the context of the cell that started the view, so ipykernel 7
+routes their messages (it drops or misroutes what a bare thread sends);
+nothing is printed from them.
+"""
+from __future__ import annotations
+
+import contextvars
+import math
+import threading
+import time
+from typing import Any
+
+import anywidget
+import traitlets
+
+from rlviz.trace import Trace, record
+from rlviz.viz.explorer_html import explorer_js
+from rlviz.viz.explorer_stream import LiveEncoder
+
+__all__ = ["LiveView", "watch", "REFRESH_S"]
+
+#: Seconds between two refreshes of the page.
+REFRESH_S = 0.5
+#: How long ``stop()`` waits for the step running now (a train() call) to end.
+_JOIN_S = 120.0
+_WATCHED: dict[int, "LiveView"] = {}           # id(target) -> the view watching it now
+_WATCHED_LOCK = threading.Lock()
+
+
+def watch(target: Any, *, seconds: float | None = None, iterations: int | None = None,
+          window_s: float | None = None) -> "LiveView":
+    """Run ``target`` in a background thread and watch it in a live Explorer.
+
+    Parameters
+    ----------
+    target : Trainer or iterator
+        A ``rlviz.Trainer`` (its ``train()`` is called again and again) or
+        any rlviz ``LocalIterator`` (its items are pulled); a
+        ``ParallelIterator`` must be gathered first (``gather_sync()``).
+    seconds : float, optional
+        Stop after this many seconds (by default the run goes on until
+        ``stop()``, the page's stop button, or the iterator's end).
+    iterations : int, optional
+        Stop after this many ``train()`` calls (or items pulled).
+    window_s : float, optional
+        Keep only the last ``window_s`` seconds of events in the driver and
+        the page, so memory stays flat; the counters cover the whole run.
+
+    Returns
+    -------
+    LiveView
+        The widget (shown when it is a cell's value); ``live.trace`` is a
+        normal ``Trace`` of what was recorded.
+
+    Raises
+    ------
+    TypeError
+        If ``target`` is neither a Trainer nor an iterator, or a number has
+        the wrong type.
+    ValueError
+        If ``seconds``, ``iterations`` or ``window_s`` is not a finite number
+        > 0, or ``target`` is already being watched.
+
+    Examples
+    --------
+    >>> import rlviz
+    >>> from rlviz.iter import from_range
+    >>> live = rlviz.watch(from_range(1000, num_shards=2).gather_sync(), iterations=50)
+    >>> live.join(timeout=60)
+    >>> live.running, live.iterations, len(live.trace) > 0
+    (False, 50, True)
+    """
+    return LiveView(target, seconds=seconds, iterations=iterations, window_s=window_s)
+
+
+class LiveView(anywidget.AnyWidget):
+    """A live Explorer over a run in a background thread: the kernel stays free.
+
+    The page shows the timeline, graph, order strip and inspector growing
+    as events arrive (a "follow" box keeps the newest in view; zooming or
+    panning by hand turns it off), the event count and rate, the return
+    curve, the plan's counters, and pause / resume / stop buttons.
+
+    Parameters
+    ----------
+    target, seconds, iterations, window_s
+        See ``rlviz.watch``.
+
+    Attributes
+    ----------
+    running : bool
+        True until the run ends (stopped, finished, or failed).
+    iterations : int
+        ``train()`` calls made (or items pulled) so far.
+    result : dict or None
+        The last ``train()`` result (the last item for an iterator).
+    error : str or None
+        What ended the run, if it failed (the worker's lane is named when
+        a worker died).
+    trace : Trace
+        What was recorded (a frozen snapshot while running).
+    """
+
+    _esm = traitlets.Unicode().tag(sync=True)
+
+    def __init__(self, target: Any, *, seconds: float | None = None, iterations: int | None = None,
+                 window_s: float | None = None) -> None:
+        kind = _kind_of(target)
+        seconds = _check_limit("seconds", seconds)
+        iterations = _check_limit("iterations", iterations, integer=True)
+        window_s = _check_limit("window_s", window_s)
+        with _WATCHED_LOCK:
+            other = _WATCHED.get(id(target))
+            if other is not None and other.running:
+                raise ValueError(f"{target!r} is already being watched by another LiveView (started "
+                                 f"{time.time() - other._started:.0f} s ago); call its stop() first, "
+                                 f"or watch another target")
+            _WATCHED[id(target)] = self
+        super().__init__(_esm=explorer_js())
+        self._target, self._kind = target, kind
+        self._limits = (seconds, iterations)
+        self._window_s = window_s
+        self._started = time.time()
+        self._resume = threading.Event()
+        self._resume.set()
+        self._stopping = threading.Event()
+        self._ready = threading.Event()            # the record() block is open: ``_live`` is set
+        self._lock = threading.Lock()
+        self._encoders: dict[str, LiveEncoder] = {}
+        self._live: Any = None
+        self._final: Trace | None = None
+        self._curve: list[tuple[int, float]] = []
+        self._items = 0
+        self._rate = (time.monotonic(), 0, 0.0)    # (when, events then, events per second)
+        self.iterations = 0
+        self.result: Any = None
+        self.error: str | None = None
+        self.on_msg(self._on_message)
+        context = contextvars.copy_context()       # the starting cell's parent header: ipykernel 7 routes by it
+        self._thread = threading.Thread(target=context.run, args=(self._run,), name="rlviz-watch", daemon=True)
+        self._refresher = threading.Thread(target=contextvars.copy_context().run, args=(self._refresh_loop,),
+                                           name="rlviz-watch-refresh", daemon=True)
+        self._thread.start()
+        self._refresher.start()
+
+    # -- public state ------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """True while the background run goes on (paused included)."""
+        return self._thread.is_alive()
+
+    @property
+    def paused(self) -> bool:
+        """True while paused (``pause()`` or the page's button)."""
+        return not self._resume.is_set()
+
+    @property
+    def trace(self) -> Trace:
+        """What was recorded: the final trace once stopped, a frozen snapshot of the store while running."""
+        if self._final is not None:
+            return self._final
+        if self._live is None:
+            return Trace.empty()
+        return self._live.store.view()
+
+    def pause(self) -> None:
+        """Pause the run between two steps (the step running now ends first)."""
+        self._resume.clear()
+        self._send_status()
+
+    def resume(self) -> None:
+        """Go on after ``pause()``."""
+        self._resume.set()
+        self._send_status()
+
+    def stop(self, timeout: float = _JOIN_S) -> None:
+        """Stop the run: the step running now ends, the iterator's streams close, the thread is joined; the trace stays.
+
+        Raises
+        ------
+        TimeoutError
+            If the step running now has not ended within ``timeout`` seconds.
+        """
+        self._stopping.set()
+        self._resume.set()
+        self.join(timeout)
+        if self.running:
+            raise TimeoutError(f"the watched run did not stop within {timeout} s (a step is still running); "
+                               f"call stop() again to wait longer")
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the run ends (by its limits, its end, an error or ``stop()``) and the page has its last events."""
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self._refresher.join(timeout)
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else ("failed" if self.error else "stopped")
+        return f"LiveView({state}, {self.iterations} iterations, {len(self.trace)} events)"
+
+    # -- the run -------------------------------------------------------------
+    def _run(self) -> None:
+        seconds, iterations = self._limits
+        stream = iter(self._target) if self._kind == "iterator" else None
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            with record(window_s=self._window_s) as live:
+                self._live = live
+                self._ready.set()
+                try:
+                    while not self._stopping.is_set():
+                        self._resume.wait()
+                        if self._stopping.is_set():
+                            break
+                        if not self._step(stream):
+                            break
+                        if iterations is not None and self.iterations >= iterations:
+                            break
+                        if deadline is not None and time.monotonic() >= deadline:
+                            break
+                finally:
+                    if stream is not None:
+                        stream.close()              # the iterator's streams end with the watch
+                self._final = live.snapshot()
+        except BaseException as err:                # shown in the page and kept in .error, never printed
+            self.error = _describe(err)
+        finally:
+            self._ready.set()
+            with _WATCHED_LOCK:
+                if _WATCHED.get(id(self._target)) is self:
+                    del _WATCHED[id(self._target)]
+
+    def _step(self, stream: Any) -> bool:
+        """One train() (or one item); False when the iterator ended."""
+        if stream is None:
+            result = self._target.train()
+            reward = result.get("episode_reward_mean")
+            if isinstance(reward, (int, float)) and math.isfinite(reward):
+                self._curve.append((int(result.get("timesteps_total", 0)), float(reward)))
+        else:
+            try:
+                result = next(stream)
+            except StopIteration:
+                return False
+        self.result = result
+        self.iterations += 1
+        return True
+
+    # -- the page -------------------------------------------------------------
+    def _refresh_loop(self) -> None:
+        self._ready.wait()
+        while self._thread.is_alive():
+            started = time.monotonic()
+            self._refresh()
+            self._thread.join(max(0.0, REFRESH_S - (time.monotonic() - started)))
+        self._refresh()                            # the last events and the final status
+
+    def _refresh(self) -> None:
+        try:
+            if self._live is not None and self._final is None:
+                self._live.pull()
+            with self._lock:
+                encoders = list(self._encoders.items())
+            for view, encoder in encoders:
+                chunk = encoder.next_chunk()
+                if chunk is not None:
+                    self.send({"type": "append", "view": view, "meta": chunk.meta}, chunk.buffers)
+            self._send_status()
+        except Exception as err:                   # a refresh that fails is shown, and the run goes on
+            self.send({"type": "error", "message": f"refreshing the live view failed: {_describe(err)}"})
+
+    def _status(self) -> dict:
+        held = self._live.store.next_id if self._live is not None else 0
+        now = time.monotonic()
+        when, before, rate = self._rate
+        if now - when >= 1.0:
+            rate = (held - before) / (now - when)
+            self._rate = (now, held, rate)
+        status = {"running": self.running, "paused": self.paused, "iterations": self.iterations,
+                  "events": held, "events_per_s": rate, "error": self.error,
+                  "curve": self._curve[-500:] if self._kind == "trainer" else None}
+        if self._kind == "trainer":
+            counters = (self.result or {}).get("counters", {}) if isinstance(self.result, dict) else {}
+            status["counters"] = {"sampled": counters.get("num_steps_sampled", 0),
+                                  "trained": counters.get("num_steps_trained", 0)}
+            status["target_ratio"] = getattr(self._target, "config", {}).get("training_intensity")
+        return status
+
+    def _send_status(self) -> None:
+        self.send({"type": "status", "status": self._status()})
+
+    def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "ready":
+            self._ready.wait(timeout=30)
+            if self._live is None:
+                self.send({"type": "error", "message": self.error or "the watched run did not start"})
+                return
+            encoder = LiveEncoder(self._live.store)
+            with self._lock:
+                self._encoders[str(content.get("view"))] = encoder
+            self.send({"type": "payload", "view": content.get("view"), "meta": encoder.start()}, [])
+            if not self._refresher.is_alive():         # a page shown after the run: its events now, in one chunk
+                chunk = encoder.next_chunk()
+                if chunk is not None:
+                    self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
+            self._send_status()
+        elif content.get("type") == "command":
+            command = content.get("command")
+            if command == "pause":
+                self.pause()
+            elif command == "resume":
+                self.resume()
+            elif command == "stop":
+                self._stopping.set()
+                self._resume.set()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = {**data, "text/plain": repr(self)}
+        return (data, meta) if isinstance(bundle, tuple) else data
+
+
+def _kind_of(target: Any) -> str:
+    if callable(getattr(target, "train", None)):
+        return "trainer"
+    if hasattr(target, "gather_sync") and hasattr(target, "gather_async"):
+        raise TypeError(f"watch() cannot pull a ParallelIterator ({target!r}) directly; gather it first, "
+                        f"e.g. rlviz.watch(it.gather_sync()) or rlviz.watch(it.gather_async())")
+    if hasattr(target, "__next__") and hasattr(target, "__iter__"):
+        return "iterator"
+    raise TypeError(f"watch(target=...) needs an rlviz.Trainer or an rlviz iterator (a LocalIterator, e.g. "
+                    f"from_range(10).gather_sync()), not {type(target).__name__} {target!r}")
+
+
+def _check_limit(name: str, value: object, integer: bool = False) -> float | int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        raise TypeError(f"{name} must be {'an int' if integer else 'a number'} > 0 or None, "
+                        f"not {type(value).__name__} {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0 or None (no limit), got {value!r}; "
+                         f"hint: rlviz.watch(target, {name}={30 if name != 'iterations' else 20})")
+    return value
+
+
+def _describe(err: BaseException) -> str:
+    """The error as one line, naming the worker's lane when a Ray actor died."""
+    text = f"{type(err).__name__}: {err}".strip()
+    first = text.splitlines()[0] if text else type(err).__name__
+    lane = _lane_in(text)
+    return f"{first} (worker {lane})" if lane and lane not in first else first
+
+
+def _lane_in(text: str) -> str | None:
+    """The worker an error text names: a lane (``RolloutWorker-1``, ``shard-0``) or Ray's actor class and id."""
+    import re
+
+    found = re.search(r"\b((?:RolloutWorker|shard|ReplayActor|worker)-\d+(?:@\w+)?)", text)
+    if found:
+        return found.group(1)
+    actor = re.search(r"class_name:\s*(\w+).*?actor_id:\s*([0-9a-f]{8})", text, re.S)
+    return f"{actor.group(1)} actor {actor.group(2)}" if actor else None

@@ -1,0 +1,63 @@
+"""The live wire format: a growing store's new events as appended chunks (no Ray, no browser)."""
+import numpy as np
+
+from rlviz.trace import Node, Recorder
+from rlviz.trace.recorder import ExportCursor
+from rlviz.trace.rows import ITEM
+from rlviz.trace.store import TraceStore
+from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
+
+
+def _feed(store, recorder, cursor):
+    increment = recorder.export_since(cursor)
+    store.add_increment(increment)
+    return increment["cursor"]
+
+
+def test_chunks_carry_every_event_once_with_links_by_id_and_structure_when_nodes_appear():
+    recorder = Recorder()
+    source = recorder.register(Node("a", "from_range", "from_range(9)"))
+    store = TraceStore()
+    encoder = LiveEncoder(store)
+    start = encoder.start()
+    assert start["live"] and start["unit_ns"] == LIVE_UNIT_NS and start["nodes"] == []
+    cursor = ExportCursor()
+    made = [recorder.record(source, 1_000 * i, 1_000 * i + 500, ITEM, i) for i in range(10)]
+    cursor = _feed(store, recorder, cursor)
+    first = encoder.next_chunk()
+    assert first.meta["first_id"] == 0 and first.meta["count"] == 10
+    assert [n["op"] for n in first.meta["structure"]["nodes"]] == ["from_range"]
+    consumer = recorder.register(Node("b", "for_each", "x.for_each()", parents=("a",)))
+    for i in range(10):
+        recorder.record(consumer, 20_000 + 1_000 * i, 20_000 + 1_000 * i + 100, ITEM, 2.5 * i, made[i])
+    cursor = _feed(store, recorder, cursor)
+    second = encoder.next_chunk()
+    assert second.meta["first_id"] == 10 and second.meta["count"] == 10
+    assert {n["op"] for n in second.meta["structure"]["nodes"]} == {"from_range", "for_each"}
+    columns = decode_payload(Payload(second.meta, second.buffers))
+    assert columns["in_producer"].tolist() == list(range(10))
+    assert columns["in_consumer"].tolist() == list(range(10, 20))
+    assert columns["item"].tolist() == [2.5 * i for i in range(10)]          # floats travel as values
+    assert columns["start"].tolist() == [20 + i for i in range(10)]          # microseconds since the origin
+    assert encoder.next_chunk() is None
+    _feed(store, recorder, cursor)
+    assert encoder.next_chunk() is None                                    # nothing new: nothing sent
+    per_event = (first.nbytes + second.nbytes) / 20
+    assert per_event <= 24, per_event
+
+
+def test_a_late_encoder_gets_every_held_event_in_its_first_chunk():
+    recorder = Recorder()
+    node = recorder.register(Node("a", "from_range", "from_range(9)"))
+    store = TraceStore()
+    early = LiveEncoder(store)
+    cursor = ExportCursor()
+    for round_ in range(3):
+        for i in range(100):
+            recorder.record(node, round_ * 1_000_000 + i * 1_000, round_ * 1_000_000 + i * 1_000 + 1, ITEM, i)
+        cursor = _feed(store, recorder, cursor)
+        early.next_chunk()
+    late = LiveEncoder(store).next_chunk()
+    assert late.meta["first_id"] == 0 and late.meta["count"] == 300
+    assert np.all(np.diff(decode_payload(Payload(late.meta, late.buffers))["start"].astype(np.int64)) >= 0)

@@ -1,0 +1,191 @@
+"""rlviz.watch / LiveView without a browser: the run in its thread, controls, limits, errors, what is sent."""
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import rlviz
+from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.widgets.live import LiveView
+
+
+def _pipeline(n=100_000, pause_s=0.0):
+    """A driver-only pipeline (no Ray): a source of n ints, doubled."""
+    from rlviz.iter.local import LocalIterator
+
+    def numbers():
+        for i in range(n):
+            if pause_s:
+                time.sleep(pause_s)
+            yield i
+
+    return LocalIterator(lambda timeout: numbers(), name="numbers").for_each(lambda x: x * 2)
+
+
+def _remote_pipeline(n=100_000):
+    from rlviz.iter import from_range
+    return from_range(n, num_shards=2).for_each(lambda x: x * 2).gather_sync()
+
+
+def _capture(live):
+    sent = []
+    live.send = lambda content, buffers=None: sent.append((content, list(buffers or [])))
+    return sent
+
+
+def _wait(condition, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("target", [42, "dqn", None, [1, 2]])
+def test_watch_refuses_what_it_cannot_run(target):
+    with pytest.raises(TypeError, match="needs an rlviz.Trainer or an rlviz iterator"):
+        rlviz.watch(target)
+
+
+def test_watch_points_a_parallel_iterator_to_its_gathers(ray_local):
+    from rlviz.iter import from_range
+    with pytest.raises(TypeError, match="gather_sync"):
+        rlviz.watch(from_range(10, num_shards=2))
+
+
+@pytest.mark.parametrize("name", ["seconds", "iterations", "window_s"])
+@pytest.mark.parametrize("bad", [-1, 0, math.nan, math.inf])
+def test_limits_must_be_finite_and_positive(name, bad):
+    if name == "iterations" and isinstance(bad, float):
+        with pytest.raises(TypeError, match="iterations must be an int"):
+            rlviz.watch(_pipeline(), **{name: bad})
+        return
+    with pytest.raises(ValueError, match=f"{name} must be a finite number > 0"):
+        rlviz.watch(_pipeline(), **{name: bad})
+
+
+def test_a_limited_run_ends_by_itself_and_its_trace_is_a_normal_trace(tmp_path):
+    live = rlviz.watch(_pipeline(), iterations=300)
+    live.join(timeout=120)
+    assert not live.running and live.iterations == 300 and live.error is None
+    assert live.result == 2 * 299
+    trace = live.trace
+    assert [e.item for e in trace.events if e.op == "for_each"][-1] == "int 598"
+    trace.save(tmp_path / "t.json")
+    assert len(rlviz.Trace.load(tmp_path / "t.json")) == len(trace)
+
+
+def test_pause_resume_and_stop_from_python():
+    live = rlviz.watch(_pipeline(10_000_000, pause_s=0.001))
+    _wait(lambda: live.iterations > 10)
+    live.pause()
+    _wait(lambda: live.paused)
+    time.sleep(0.3)                      # the step running when paused ends; then nothing more
+    frozen = live.iterations
+    time.sleep(0.5)
+    assert live.iterations == frozen and live.running
+    live.resume()
+    _wait(lambda: live.iterations > frozen)
+    live.stop()
+    assert not live.running
+    assert not any(t.name == "rlviz-watch" for t in threading.enumerate())
+    assert len(live.trace) > 0
+
+
+def test_the_page_buttons_reach_the_run():
+    live = rlviz.watch(_pipeline(10_000_000, pause_s=0.001))
+    _capture(live)
+    _wait(lambda: live.iterations > 5)
+    live._handle_custom_msg({"type": "command", "command": "pause", "view": "v"}, [])
+    assert live.paused
+    live._handle_custom_msg({"type": "command", "command": "resume", "view": "v"}, [])
+    assert not live.paused
+    live._handle_custom_msg({"type": "command", "command": "stop", "view": "v"}, [])
+    live.join(timeout=60)
+    assert not live.running
+
+
+def test_watching_a_target_twice_says_so():
+    it = _pipeline(10_000_000, pause_s=0.001)
+    live = rlviz.watch(it)
+    try:
+        with pytest.raises(ValueError, match="already being watched"):
+            rlviz.watch(it)
+    finally:
+        live.stop()
+    again = rlviz.watch(_pipeline(), iterations=2)
+    again.join(timeout=60)
+    assert again.error is None
+
+
+def test_an_error_in_the_run_stops_it_is_kept_and_shown_and_the_trace_stays():
+    def boom(x):
+        if x >= 80:
+            raise ValueError(f"bad item {x}")
+        return x
+
+    live = rlviz.watch(_pipeline(1000).for_each(boom))
+    sent = _capture(live)
+    live.join(timeout=120)
+    assert not live.running
+    assert live.error.startswith("ValueError") and "bad item 80" in live.error
+    _wait(lambda: any(c["type"] == "status" and c["status"]["error"] == live.error for c, _ in sent))
+    assert any(e.outcome == "error" for e in live.trace.events)
+
+
+def test_every_event_reaches_the_page_once_in_id_order(ray_local):
+    live = rlviz.watch(_remote_pipeline(), seconds=3)
+    sent = _capture(live)
+    live._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    live.join(timeout=120)
+    payload = next(c for c, _ in sent if c["type"] == "payload")
+    assert payload["meta"]["live"] and payload["view"] == "v1"
+    appends = [(c["meta"], b) for c, b in sent if c["type"] == "append"]
+    assert len(appends) >= 2, "a 3 s run refreshed at least twice"
+    ids, starts = [], []
+    for meta, buffers in appends:
+        ids.extend(range(meta["first_id"], meta["first_id"] + meta["count"]))
+        starts.append(decode_payload(Payload(meta, buffers))["start"])
+    trace = live.trace
+    assert ids == list(range(len(ids))) and len(ids) == len(trace)
+    origin = int(payload["meta"]["origin_ns"])
+    page_starts = np.sort(np.concatenate(starts).astype(np.int64))
+    assert np.array_equal(page_starts, np.sort((trace.columns["start_ns"] - origin) // 1000))
+    sent_bytes = sum(len(x) for _, b in appends for x in b)
+    assert sent_bytes / len(ids) <= 24
+
+
+def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
+    live = rlviz.watch(_pipeline(10_000_000, pause_s=0.0005), seconds=4, window_s=1)
+    sent = _capture(live)
+    live._handle_custom_msg({"type": "ready", "view": "v"}, [])
+    live.join(timeout=120)
+    trace = live.trace
+    span_s = (trace.columns["end_ns"].max() - trace.columns["start_ns"].min()) / 1e9
+    assert span_s <= 1.5, span_s
+    appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
+    assert appends[-1]["held_from"] > 0
+    assert sum(m["count"] for m in appends) > len(trace)
+
+
+def test_an_error_names_the_worker_that_died():
+    from rlviz.widgets.live import _describe
+
+    class RayActorError(Exception):
+        pass
+
+    text = ("The actor died unexpectedly before finishing this task.\n\tclass_name: RolloutWorker\n"
+            "\tactor_id: 5e0b1c2d3e4f5a6b7c8d9e0f01000000\n\tpid: 1234")
+    assert _describe(RayActorError(text)) == ("RayActorError: The actor died unexpectedly before finishing this task. "
+                                              "(worker RolloutWorker actor 5e0b1c2d)")
+    assert _describe(ValueError("shard-1 raised")) == "ValueError: shard-1 raised"
+
+
+def test_a_page_shown_after_the_run_gets_every_event():
+    live = rlviz.watch(_pipeline(), iterations=50)
+    live.join(timeout=60)
+    sent = _capture(live)
+    live._handle_custom_msg({"type": "ready", "view": "late"}, [])
+    appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
+    assert [(m["first_id"], m["count"]) for m in appends] == [(0, len(live.trace))]

@@ -1,0 +1,146 @@
+"""rlviz.watch in a real JupyterLab in headless chromium: DQN with two remote workers, watched as it trains.
+
+A person's session: start the watch, run another cell for 8 s while the page
+keeps growing (the kernel thread is busy: the updates come from the view's
+threads, which ipykernel 7 must route), see the return curve, press stop in
+the page, then check from Python that the run stopped, its thread is gone,
+and its trace saves and loads.  Screenshots go to the ``artifacts`` folder
+the test prints.
+"""
+import re
+
+import pytest
+from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+START = """import rlviz
+rlviz.init(num_cpus=4)          # 2 rollout workers; fewer CPUs start faster on a loaded machine
+trainer = rlviz.Trainer("dqn", env="CartPole-v1", num_workers=2,
+                        config={"timesteps_per_iteration": 200, "learning_starts": 200})
+live = rlviz.watch(trainer, seconds=600)
+live"""
+BUSY = """import time
+time.sleep(8)
+print("slept")"""
+AFTER = """import threading
+from rlviz.trace import Trace
+live.join(timeout=180)
+names = [t.name for t in threading.enumerate()]
+live.trace.save("watched.json")
+print("state", live.running, "rlviz-watch" in names, live.iterations, len(Trace.load("watched.json")), live.error)
+trainer.stop()"""
+
+
+LOCAL = """import time
+import rlviz
+from rlviz.iter.local import LocalIterator
+
+def numbers():
+    i = 0
+    while True:
+        time.sleep(0.002)
+        yield i
+        i += 1
+
+live = rlviz.watch(LocalIterator(lambda timeout: numbers(), name="numbers").for_each(lambda x: x * 2))
+live"""
+LOCAL_AFTER = """import threading
+from rlviz.trace import Trace
+live.join(timeout=60)
+names = [t.name for t in threading.enumerate()]
+live.trace.save("watched.json")
+print("state", live.running, "rlviz-watch" in names, live.iterations, len(Trace.load("watched.json")), live.error)"""
+
+
+@pytest.fixture
+def notebook(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(root / "watch.ipynb", [START, BUSY, AFTER])
+    write_notebook(root / "local.ipynb", [LOCAL, BUSY, LOCAL_AFTER])
+    with jupyter_lab(root, tmp_path) as url:
+        yield url
+
+
+def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stops_from_the_page(notebook, tmp_path):
+    """The same person's session on a driver-only pipeline (no Ray to start): growth, follow, stop."""
+    artifacts = tmp_path / "artifacts"
+    with chromium_page(1400, 1100) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_notebook(page, notebook, "local.ipynb")
+        run_cell(page, 0)
+        root = page.locator('[data-rlviz="explorer"]').first
+        count = root.locator('[data-rlviz="live-count"]')
+        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
+        _grows_while_busy(page, count, artifacts / "local-1-growing.png", root)
+        follow = root.locator('[data-rlviz="follow-box"]')
+        expect(follow).to_be_checked()
+        lanes = root.locator('[data-rlviz="lanes"]')
+        box = lanes.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 10)
+        page.mouse.wheel(0, -240)                               # a zoom by hand stops following
+        expect(follow).not_to_be_checked()
+        root.locator('[data-rlviz="stop"]').click()
+        expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=120_000)
+        _check_after(page, 2)
+        root.screenshot(path=str(artifacts / "local-2-stopped.png"))
+        assert errors == [], f"the page raised: {errors}"
+
+
+def _grows_while_busy(page, count, shot, root):
+    """Run cell 1 (time.sleep(8)); while the kernel thread is busy, the page's count must grow."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator(".jp-InputPrompt")).to_have_text("[*]:", timeout=30_000)
+    seen = [int(count.get_attribute("data-count"))]
+    for _ in range(12):                                     # at most ~6 s, while the cell still runs
+        page.wait_for_timeout(500)
+        seen.append(int(count.get_attribute("data-count")))
+        if seen[-1] > seen[0]:
+            break
+    busy = cell.locator(".jp-InputPrompt").text_content() == "[*]:"
+    assert seen[-1] > seen[0] and busy, f"the count did not grow while another cell ran: {seen} (busy={busy})"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    root.screenshot(path=str(shot))
+    expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=60_000)
+
+
+def _check_after(page, index):
+    """Run the last cell: the run stopped, its thread is gone, it made steps, its trace saves and loads."""
+    run_cell(page, index, timeout_ms=240_000)
+    text = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output").last.inner_text()
+    found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", text)
+    assert found, f"the last cell printed {text!r}"
+    running, thread_alive, iterations, loaded, error = found.groups()
+    assert (running, thread_alive, error) == ("False", "False", "None"), text
+    assert int(iterations) >= 1 and int(loaded) > 0, text
+
+
+def test_a_watched_dqn_run_grows_in_the_page_while_another_cell_runs_and_stops_from_the_page(notebook, tmp_path):
+    artifacts = tmp_path / "artifacts"
+    print(f"screenshots in {artifacts}")
+    with chromium_page(1400, 1300) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_notebook(page, notebook, "watch.ipynb")
+        run_cell(page, 0, timeout_ms=240_000)
+        root = page.locator('[data-rlviz="explorer"]').first
+        count = root.locator('[data-rlviz="live-count"]')
+        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=180_000)
+
+        _grows_while_busy(page, count, artifacts / "1-growing.png", root)
+
+        curve = root.locator('[data-rlviz="return-curve"]')
+        expect(curve).to_have_attribute("data-points", re.compile(r"^[1-9]\d*$"), timeout=180_000)
+        assert int(root.locator('[data-rlviz="lanes"]').evaluate("c => c.height")) > 0
+        root.screenshot(path=str(artifacts / "2-curve.png"))
+
+        root.locator('[data-rlviz="stop"]').click()
+        expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=180_000)
+        _check_after(page, 2)
+        root.screenshot(path=str(artifacts / "3-stopped.png"))
+        assert errors == [], f"the page raised: {errors}"
