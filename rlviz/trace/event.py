@@ -41,7 +41,9 @@ class Event:
 
     Times are epoch nanoseconds on the driver's clock; ``item`` is a short
     summary of the value produced, ``item_id`` names that value so its
-    consumers can list it in ``inputs``.
+    consumers can list it in ``inputs``.  ``dropped`` lists the inputs the
+    call consumed but did not pass on (a filter's rejected items); the value
+    it produced came from the others.
     """
 
     op: str
@@ -55,6 +57,12 @@ class Event:
     item: str | None = None
     item_id: int | None = None
     inputs: tuple[int, ...] = field(default=())
+    dropped: tuple[int, ...] = field(default=())
+
+    @property
+    def kept_inputs(self) -> tuple[int, ...]:
+        """The inputs the produced value came from: ``inputs`` without ``dropped``."""
+        return tuple(i for i in self.inputs if i not in self.dropped)
 
     @property
     def duration_ns(self) -> int:

@@ -64,7 +64,8 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     (uint8: outcome | item kind << 2), ``item`` (int32, or float64 when a
     float or a large int is present), ``input_count`` (uint8 or uint16) and
     ``inputs`` (uint32 event indices of the producers of each event's
-    inputs, grouped by consumer).
+    inputs, grouped by consumer), ``input_dropped`` (uint8, one per entry of
+    ``inputs``: 1 where the consumer dropped that value, a filter's rejected item).
 
     Parameters
     ----------
@@ -100,7 +101,8 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     start = (c["start_ns"] - origin) // unit
     end = (c["end_ns"] - origin) // unit
     item, item_mode, kinds, texts = _item_column(trace)
-    producers, consumers = trace.links()
+    links = trace.links()
+    producers, consumers = links
     counts = np.bincount(consumers, minlength=len(trace))
     columns = {
         "start": start.astype("<u4"),
@@ -110,6 +112,7 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
         "item": item,
         "input_count": counts.astype("<u1" if counts.max(initial=0) <= 255 else "<u2"),
         "inputs": producers.astype("<u4"),
+        "input_dropped": links.dropped.astype("<u1"),
     }
     specs, buffers = [], []
     for name, values in columns.items():
