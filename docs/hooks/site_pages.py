@@ -97,7 +97,7 @@ def explorer_frame(page: str) -> str:
     """
     return (f'<iframe class="rlviz-explorer" title="rlviz Explorer (interactive)" '
             f'style="width: 100%; height: 900px; border: 1px solid #ddd;" '
-            f'onload="this.style.height = (this.contentDocument.documentElement.scrollHeight + 8) + \'px\'" '
+            f'onload="this.style.height = (this.contentDocument.body.scrollHeight + 40) + \'px\'" '
             f'srcdoc="{html.escape(page, quote=True)}"></iframe>')
 
 

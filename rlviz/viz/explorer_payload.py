@@ -17,7 +17,7 @@ from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import graph_layout
 from rlviz.viz.order import merge_inputs, stream_op
-from rlviz.viz.palette import key_colors, short_text, where_colors
+from rlviz.viz.palette import op_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
 def _structure(trace: Trace) -> dict:
     """Lanes, nodes, graph layout, order strip: everything but the per-event columns."""
     lanes = timeline_lanes(trace)
-    ops = key_colors(n.op for n in trace.nodes)
+    ops = op_colors(n.op for n in trace.nodes)
     process_colors = where_colors(n.where for n in trace.nodes)
     rows = sorted((int(r), i) for i, r in enumerate(np.nan_to_num(lanes.row, nan=-1)) if r >= 0)
     lane_rows: dict[str, list[int]] = {name: [] for name in lanes.names}

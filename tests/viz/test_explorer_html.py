@@ -38,7 +38,7 @@ def test_trace_text_cannot_close_the_script_element():
     records = [{"op": EVIL, "label": EVIL, "op_id": "x", "where": "driver", "pid": 1, "start_ns": 0,
                 "end_ns": 5, "outcome": "item", "item": EVIL}]
     page = explorer_html(Trace.from_records(records), title=EVIL)
-    assert page.count("<script") == 3 and "alert(1)</script>" not in page
+    assert page.count("<script") == 4 and "alert(1)</script>" not in page
     meta, _ = _embedded(page)
     assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["texts"]       # intact once parsed
     assert json.loads(embed_json({"a": "<&>"})) == {"a": "<&>"}
