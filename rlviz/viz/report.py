@@ -170,8 +170,8 @@ def report_html(trace: Trace, title: str = "rlviz trace report", *,
 def representative_call(trace: Trace) -> int | None:
     """The trace index of one typical call of the plan's output (one ``train()``), or None.
 
-    The output is the driver node that feeds no other node and made the most
-    items; of its item calls, the one of median length among the middle half
+    The output is the driver node that is fed by others, feeds none, and made
+    the most items (a span such as ``learn_on_batch`` is fed by nothing); of its item calls, the one of median length among the middle half
     (warm-up and the end left out).  None when it made fewer than 3 items.
 
     Parameters
@@ -184,7 +184,8 @@ def representative_call(trace: Trace) -> int | None:
     int or None
     """
     fed = {parent for node in trace.nodes for parent in node.parents}
-    sinks = [k for k, node in enumerate(trace.nodes) if node.where == DRIVER and node.op_id not in fed]
+    sinks = [k for k, node in enumerate(trace.nodes)     # spans (sample, learn_on_batch) have no parents
+             if node.where == DRIVER and node.parents and node.op_id not in fed]
     c = trace.columns
     is_item = c["outcome"] == 0
     best = max(sinks, key=lambda k: int(np.count_nonzero(is_item & (c["node"] == k))), default=None)

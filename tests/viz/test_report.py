@@ -167,3 +167,18 @@ def test_report_without_a_plan_output_shows_everything_and_units_read_well(tmp_p
     assert [duration_text(v) for v in (1.54e9, 1.54e12 / 1e3 * 60, 3_300, 12)] == ["1.54 s", "1.54 min",
                                                                                   "3.3 µs", "12 ns"]
     assert "e+" not in page[page.index("<h2>Per node"):page.index("<h2>Dataflow")]
+
+
+def test_a_driver_span_is_not_taken_for_the_plan_output():
+    """learn_on_batch (a span: no parents, no children) makes more items than train(), yet is not the output."""
+    from rlviz.trace import Node
+    from rlviz.viz.report import representative_call
+
+    records = [record("source", 10 * k, 10 * k + 5, op_id="s", item_id=100 + k) for k in range(4)]
+    records += [record("CollectMetrics", 10 * k, 10 * k + 9, op_id="m", item_id=200 + k, inputs=[100 + k])
+                for k in range(4)]
+    records += [record("learn_on_batch", 10 * k + 1, 10 * k + 2, op_id="l", item_id=300 + k) for k in range(8)]
+    nodes = [Node("s", "source", "source"), Node("m", "CollectMetrics", "train", parents=("s",)),
+             Node("l", "learn_on_batch", "learn_on_batch")]
+    trace = Trace.from_records(records, nodes)
+    assert trace.event(representative_call(trace)).op == "CollectMetrics"
