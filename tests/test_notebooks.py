@@ -47,6 +47,7 @@ def test_notebook_runs_without_errors(path):
     # the kernel starts its own Ray: drop what this session's in-process Ray put into the environment
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "PYTHONBREAKPOINT"}
     env.pop("MPLBACKEND", None)                 # the kernel draws inline, so the executed copies keep the figures
+    env["RLVIZ_EMBED_EXPLORER"] = "1"           # each Explorer output also carries its kernel-free page, for the site
     client = NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     started = time.perf_counter()

@@ -2,13 +2,19 @@
 
 The notebooks are executed once, by ``tests/test_notebooks.py``, which writes each executed
 copy into ``build/notebooks/``; this hook renders those copies (with their outputs) and fails
-the build when one is missing or older than its source. The API pages list, module by module,
-every name in the ``__all__`` of each public package.
+the build when one is missing or older than its source.  The site works offline: each
+Explorer output becomes the kernel-free Explorer the kernel embedded in it, every other
+widget its picture plus a line saying to run the notebook for the live widget, and no page
+loads a script from outside the site (the notebook template's CDN scripts are left out).
+The API pages list, module by module, every name in the ``__all__`` of each public package.
 """
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
+import json
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -18,6 +24,15 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "notebooks"
 EXECUTED = ROOT / "build" / "notebooks"
+#: Where the offline copies of the executed notebooks are written for the site.
+OFFLINE = ROOT / "build" / "site-notebooks"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+EXPLORER_MIME = "application/vnd.rlviz.explorer+html"      # rlviz.widgets.traceview.STANDALONE_MIME
+LIVE_NOTE = ("A picture of this widget: run the notebook in Jupyter to use the live one.")
+#: A script loaded from outside the site (the notebook template's MathJax, Mermaid, widget manager).
+_OUTSIDE_SCRIPT = re.compile(r'<script\b[^>]*\bsrc="(?:https?:)?//[^"]*"[^>]*>\s*</script>'
+                             r'|<script\b[^>]*>(?:(?!</script>).)*?import\(\s*"https?://(?:(?!</script>).)*</script>',
+                             re.S)
 
 #: The public packages, in the order the API reference lists them.
 PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.trace",
@@ -32,11 +47,62 @@ def on_files(files: Files, config) -> Files:
             raise PluginError(f"{executed.relative_to(ROOT)} is missing or older than {source.name}: "
                               "execute the notebooks first (make docs does: pytest -m notebook "
                               "tests/test_notebooks.py writes the executed copies)")
-        files.append(File(f"notebooks/{source.name}", src_dir=str(EXECUTED.parent),
+        offline = OFFLINE / "notebooks" / source.name
+        offline.parent.mkdir(parents=True, exist_ok=True)
+        offline.write_text(json.dumps(offline_notebook(json.loads(executed.read_text())), indent=1))
+        files.append(File(f"notebooks/{source.name}", src_dir=str(OFFLINE),
                           dest_dir=config["site_dir"], use_directory_urls=config["use_directory_urls"]))
     for package in PUBLIC_PACKAGES:
         files.append(File.generated(config, f"api/{package}.md", content=api_page(package)))
     return files
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Leave out every script the page would load from outside the site."""
+    return _OUTSIDE_SCRIPT.sub("", output)
+
+
+def offline_notebook(notebook: dict) -> dict:
+    """The executed notebook with every widget output replaced by what works without a kernel.
+
+    The widget state is dropped, so the page loads no widget manager.
+    """
+    notebook.get("metadata", {}).pop("widgets", None)
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = [offline_output(output) for output in cell.get("outputs", [])]
+    return notebook
+
+
+def offline_output(output: dict) -> dict:
+    """A widget output as HTML: the embedded Explorer, or the widget's picture and a note."""
+    data = output.get("data", {})
+    if WIDGET_MIME not in data:
+        return output
+    if EXPLORER_MIME in data:
+        shown = explorer_frame(_text(data[EXPLORER_MIME]))
+    elif "image/png" in data:
+        shown = (f'<img alt="{html.escape(_text(data.get("text/plain", "widget")))}" '
+                 f'src="data:image/png;base64,{_text(data["image/png"]).strip()}">'
+                 f'<p class="rlviz-live-note"><em>{LIVE_NOTE}</em></p>')
+    else:
+        shown = f'<p class="rlviz-live-note"><em>{LIVE_NOTE}</em></p>'
+    return {**output, "data": {"text/html": shown}, "metadata": {}}
+
+
+def explorer_frame(page: str) -> str:
+    """The kernel-free Explorer page in a frame of its own (its script and styles stay inside).
+
+    The frame takes the height of what it shows once loaded (900 px until then).
+    """
+    return (f'<iframe class="rlviz-explorer" title="rlviz Explorer (interactive)" '
+            f'style="width: 100%; height: 900px; border: 1px solid #ddd;" '
+            f'onload="this.style.height = (this.contentDocument.body.scrollHeight + 40) + \'px\'" '
+            f'srcdoc="{html.escape(page, quote=True)}"></iframe>')
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
 
 
 def api_page(package: str) -> str:

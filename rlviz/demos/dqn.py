@@ -76,7 +76,13 @@ def run(config: DQNDemoConfig) -> dict:
     print(f"\ntrained/sampled steps: {last['num_steps_trained']}/{last['timesteps_total']} = {ratio:.2f}")
     print(f"final mean return (last {min(100, last['episodes_total'])} episodes): "
           f"{last['episode_reward_mean']:.1f}")
-    paths = _write_outputs(trace, results, config)
+    run_facts = {"plan": f"{config.plan} on CartPole-v1", "workers": str(trainer.workers),
+                 "training_intensity": config.training_intensity if config.plan in ("dqn", "apex") else "-",
+                 "timesteps_per_iteration": config.timesteps_per_iteration,
+                 "train_batch_size": trainer.config.get("train_batch_size", "-"),
+                 "rollout_fragment_length": trainer.config.get("rollout_fragment_length", "-"),
+                 "train() calls": len(results), "trained / sampled": f"{ratio:.2f}"}
+    paths = _write_outputs(trace, results, config, run_facts)
     return {"results": results, "trace": trace, "ratio": ratio, **paths}
 
 
@@ -88,7 +94,7 @@ def _progress(line: str) -> None:
         print(line, flush=True)
 
 
-def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
+def _write_outputs(trace, results: list[dict], config: DQNDemoConfig, run_facts: dict) -> dict:
     """The return curve PNG, the rlviz trace, the Chrome trace and the HTML report."""
     import matplotlib
     matplotlib.use("Agg")
@@ -114,7 +120,8 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig) -> dict:
     plt.close(fig)
     trace.save(paths["trace_json"])
     trace.to_chrome(paths["chrome_json"])
-    write_report(trace, paths["report_html"], title=f"rlviz {config.plan} demo")
+    write_report(trace, paths["report_html"], title=f"rlviz {config.plan} demo", run=run_facts,
+                 returns=list(zip(xs, ys)))
     print(f"\nwrote {out_dir.resolve()}/")
     print(f"  {paths['curve_png'].name}      return curve")
     print(f"  {paths['trace_json'].name}    rlviz trace (rlviz.Trace.load)")

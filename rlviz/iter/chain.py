@@ -71,13 +71,16 @@ class Step:
 
     ``build(upstream, shared_metrics)`` returns the transformed iterator.
     Calling a step on a ``LocalIterator`` appends it (Ray's ``par_iter_init``
-    takes such callables).
+    takes such callables).  ``drops`` marks a step that passes on only the
+    last value it consumed for each item (a filter): the trace marks the
+    others as dropped.
     """
 
     op: str
     node_id: NodeId
     label: str
     build: Callable[[Iterator, SharedMetrics], Iterator]
+    drops: bool = False
 
     def __call__(self, iterator):
         return iterator.then(self)
@@ -157,7 +160,9 @@ class Chain:
         if self.source.open is None:
             raise RuntimeError(f"{self.label} runs on its shard actors; gather it into a LocalIterator first")
         recorder = get_recorder()
-        taps = [Tap(recorder, recorder.register(node), None) for node in self.nodes(recorder.where)]
+        drops = (False, *(step.drops for step in self.steps))
+        taps = [Tap(recorder, recorder.register(node), None, drop)
+                for node, drop in zip(self.nodes(recorder.where), drops)]
         for tap, after in zip(taps, taps[1:]):
             tap.downstream = after.pending
         taps[-1].downstream = consumer

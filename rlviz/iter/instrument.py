@@ -5,9 +5,11 @@ call (item, not-ready, stop or error) through the stage's own ``Writer``,
 hands the new value's id to the stage downstream, and lists the ids its own
 stage consumed.  A not-ready call lists none: the values it took stay pending
 for the call that finally uses them (an ``Enqueue`` retried after a full
-queue, a batch still filling), so links lead to the value they became.  The common case (an item, at most one input) is written
-inline, without a function call, because it runs for every item of every
-stage.
+queue, a batch still filling), so links lead to the value they became.  A
+stage that drops values (a filter) marks every input but the one it passed
+on as dropped, so walks back follow the kept one.  The common case (an item,
+at most one input) is written inline, without a function call, because it
+runs for every item of every stage.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ from collections.abc import Iterator
 from rlviz.iter.sentinel import NextValueNotReady
 from rlviz.trace.items import KIND_INT, KINDS, summarize
 from rlviz.trace.recorder import Recorder
-from rlviz.trace.rows import (CHUNK_BYTES, CONTINUATION, ERROR, ITEM, NO_INPUT, NOT_READY, ROW, STOP, TWO_ROWS,
-                              append_continuations, pack_code)
+from rlviz.trace.rows import (CHUNK_BYTES, CONTINUATION, DROPPED, ERROR, ITEM, NO_INPUT, NOT_READY, ROW, STOP,
+                              TWO_ROWS, append_continuations, pack_code)
 
 __all__ = ["Tap", "instrument"]
 
@@ -34,12 +36,15 @@ class Tap:
     event; ``downstream`` is the ``pending`` list of whoever consumes this
     stage's values (None if nobody records consumption); ``failure`` is the
     exception (a user's function raising, Ctrl-C) that ended the stage, which
-    a finished generator cannot tell later.
+    a finished generator cannot tell later.  ``drops`` says the stage passes
+    on only the last value it consumed for an item and drops the others (a
+    filter): its events mark those inputs as dropped.
     """
 
-    __slots__ = ("recorder", "node", "writer", "pending", "downstream", "failure")
+    __slots__ = ("recorder", "node", "writer", "pending", "downstream", "failure", "drops")
 
-    def __init__(self, recorder: Recorder, node: int, downstream: list | None) -> None:
+    def __init__(self, recorder: Recorder, node: int, downstream: list | None, drops: bool = False) -> None:
+        self.drops = drops
         self.recorder = recorder
         self.node = node
         self.writer = recorder.writer(node)
@@ -52,6 +57,7 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     """Yield what ``stage`` yields, recording one event per ``next()`` call."""
     recorder, writer = tap.recorder, tap.writer
     pending, push = tap.pending, (tap.downstream.append if tap.downstream is not None else None)
+    drops = tap.drops
     texts, rows = recorder.texts, writer.rows
     pack, pack_two, hand_over = ROW.pack, TWO_ROWS.pack, writer.hand_over
     now = time.time_ns
@@ -77,6 +83,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             item = pull()
         except StopIteration:
             writer.next_id = next_id
+            if drops:                                 # what a filter consumed before the end, it dropped
+                pending[:] = [value | DROPPED for value in pending]
             writer.record(start, now(), STOP, inputs=_take(pending))
             return
         except BaseException as error:
@@ -108,10 +116,12 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         elif not inputs:
             rows += pack(start, end, code, number, no_input)
         elif inputs == 2:                             # a filter that dropped one item: inline
-            rows += pack_two(start, end, code, number, pending[0], CONTINUATION, pending[1],
-                             no_input, no_input, no_input)
+            rows += pack_two(start, end, code, number, pending[0] | DROPPED if drops else pending[0],
+                             CONTINUATION, pending[1], no_input, no_input, no_input)
             pending.clear()
         else:                                         # many inputs (batch): rows may fill the chunk early
+            if drops:
+                pending[:-1] = [value | DROPPED for value in pending[:-1]]
             rows += pack(start, end, code, number, pending[0])
             append_continuations(rows, pending[1:])
             pending.clear()

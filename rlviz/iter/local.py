@@ -176,8 +176,8 @@ class LocalIterator:
 
     def filter(self, fn: Callable[[Any], bool]) -> "LocalIterator":
         """Keep items for which ``fn(item)`` is true."""
-        return self._then_fn("filter", ".filter()",
-                             lambda up, shared: transforms.filter_items(up, fn, shared))
+        return self.then(Step("filter", NodeId.new(), self.name + ".filter()",
+                              lambda up, shared: transforms.filter_items(up, fn, shared), drops=True))
 
     def batch(self, n: int) -> "LocalIterator":
         """Group items into lists of ``n`` (the last list may be shorter)."""

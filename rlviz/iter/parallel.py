@@ -71,7 +71,8 @@ class ParallelIterator:
 
     def filter(self, fn: Callable[[Any], bool]) -> "ParallelIterator":
         """Keep items for which ``fn(item)`` is true, on each shard."""
-        return self._with_step("filter", ".filter()", lambda up, shared: transforms.filter_items(up, fn, shared))
+        return self._with_step("filter", ".filter()", lambda up, shared: transforms.filter_items(up, fn, shared),
+                               drops=True)
 
     def batch(self, n: int) -> "ParallelIterator":
         """Group each shard's items into lists of ``n``."""
@@ -190,8 +191,8 @@ class ParallelIterator:
         return self.shard_set.dataflow()
 
     # -- helpers ----------------------------------------------------------------
-    def _with_step(self, op: str, suffix: str, build: Callable) -> "ParallelIterator":
-        step = Step(op, NodeId.new(), self.name + suffix, build)
+    def _with_step(self, op: str, suffix: str, build: Callable, drops: bool = False) -> "ParallelIterator":
+        step = Step(op, NodeId.new(), self.name + suffix, build, drops)
         return ParallelIterator(self.shard_set.then(step), self.name + suffix, self.parent_iterators)
 
     def _check_index(self, name: str, index: object) -> None:

@@ -202,6 +202,18 @@ class ParallelIteratorWorker:
         """This process's clock (ns), for aligning lanes."""
         return time.time_ns()
 
+    def rlviz_made_from(self, *item_ids: int) -> None:
+        """Say that the next item the item generator yields was made from these recorded values.
+
+        Call it from the generator just before yielding: a ``RolloutWorker``
+        passes the id of its ``sample()`` span, so the shard's source event
+        lists that span as its producer and a walk back from the driver
+        reaches ``sample()``.  Ids below 0 (nothing recorded) are ignored.
+        """
+        made_from = getattr(self, "_rlviz_made_from", None)
+        if made_from is not None:
+            made_from.extend(i for i in item_ids if i >= 0)
+
     def rlviz_node(self) -> str:
         """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
         import ray
@@ -212,8 +224,13 @@ class ParallelIteratorWorker:
     def _rlviz_set_chain(self, chain: Chain) -> None:
         """Serve ``chain`` from now on; its values' ids wait in one list for the next serving call."""
         items = self._rlviz_items
+
+        def open_items(timeout: float | None, consumed: list) -> Iterator:
+            self._rlviz_made_from = consumed
+            return items
+
         with self.rlviz_lock:
-            self._rlviz_chain = chain.over(lambda timeout, consumed: items)
+            self._rlviz_chain = chain.over(open_items)
             self._rlviz_consumed: list[int] = []
             self._rlviz_serve = {}
             self._rlviz_slices = None

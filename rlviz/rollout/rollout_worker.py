@@ -109,10 +109,7 @@ class RolloutWorker(ParallelIteratorWorker):
         SampleBatch or MultiAgentBatch
             ``MultiAgentBatch`` for a ``MultiAgentEnv``.
         """
-        with span("sample") as call:
-            batch = self.sampler.sample()
-            call.produced(batch)
-        return batch
+        return self._sample_recorded()[0]
 
     def sample_with_count(self) -> tuple[SampleBatch | MultiAgentBatch, int]:
         """``(batch, batch.count)``: the count travels without unpickling the batch."""
@@ -289,7 +286,16 @@ class RolloutWorker(ParallelIteratorWorker):
     # -- helpers ------------------------------------------------------------
     def _sample_forever(self) -> Iterator[SampleBatch | MultiAgentBatch]:
         while True:
-            yield self.sample()
+            batch, sampled = self._sample_recorded()
+            self.rlviz_made_from(sampled)             # the shard's source links to this sample() call
+            yield batch
+
+    def _sample_recorded(self) -> tuple[SampleBatch | MultiAgentBatch, int]:
+        """A batch and the id of its ``sample`` span (-1 when nothing is recorded)."""
+        with span("sample") as call:
+            batch = self.sampler.sample()
+            call.produced(batch)
+        return batch, call.item_id
 
     def _policy(self, policy_id: str) -> Policy:
         try:

@@ -43,7 +43,9 @@ class Event:
     summary of the value produced, ``item_id`` names that value so its
     consumers can list it in ``inputs``.  ``why`` is the scheduling decision
     behind a union's pull (round, whose turn, which pull; see
-    ``rlviz.trace.decisions``), None for other calls.
+    ``rlviz.trace.decisions``), None for other calls.  ``dropped`` lists the
+    inputs the call consumed but did not pass on (a filter's rejected items);
+    the value it produced came from the others.
     """
 
     op: str
@@ -58,6 +60,12 @@ class Event:
     item_id: int | None = None
     inputs: tuple[int, ...] = field(default=())
     why: str | None = None
+    dropped: tuple[int, ...] = field(default=())
+
+    @property
+    def kept_inputs(self) -> tuple[int, ...]:
+        """The inputs the produced value came from: ``inputs`` without ``dropped``."""
+        return tuple(i for i in self.inputs if i not in self.dropped)
 
     @property
     def duration_ns(self) -> int:

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from rlviz.trace.event import OUTCOMES
 
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
-           "CONTINUATION", "HEADER", "NO_INPUT", "CHUNK_EVENTS", "CHUNK_BYTES", "OUTCOME_BITS",
-           "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations"]
+           "CONTINUATION", "HEADER", "NO_INPUT", "DROPPED", "CHUNK_EVENTS", "CHUNK_BYTES", "OUTCOME_BITS",
+           "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "mark_dropped",
+           "input_id", "is_dropped"]
 
 #: Outcome codes, in the order of ``OUTCOMES`` ("item", "not_ready", "stop", "error").
 ITEM, NOT_READY, STOP, ERROR = OUTCOME_CODES = tuple(range(len(OUTCOMES)))
@@ -31,6 +32,10 @@ CONTINUATION = -1
 HEADER = -2
 #: The input id that means "none" (also pads continuation rows).
 NO_INPUT = -1
+#: The bit set on an input id that the consuming call took and dropped (a filter's rejected item):
+#: item ids stay below 2**62 (a recorder's tag is 22 bits shifted by 40), so the bit never
+#: collides with an id and the marked value stays a positive int64.
+DROPPED = 1 << 62
 #: Item ids a chunk reserves, and rows (header included) after which a writer hands its chunk over.
 CHUNK_EVENTS = 1024
 CHUNK_BYTES = CHUNK_EVENTS * ROW.size
@@ -73,3 +78,18 @@ def append_continuations(rows: bytearray, ids: Sequence[int]) -> None:
     for at in range(0, len(ids), width):
         part = ids[at:at + width]
         rows += ROW.pack(CONTINUATION, *part, *([NO_INPUT] * (width - len(part))))
+
+
+def mark_dropped(item_id: int) -> int:
+    """An input id marked as consumed and dropped by the call that lists it."""
+    return item_id | DROPPED
+
+
+def input_id(value):
+    """The item id of an input value, without its mark (an int or an int numpy array)."""
+    return value & ~DROPPED
+
+
+def is_dropped(value):
+    """Whether an input value is marked as dropped (an int or an int numpy array)."""
+    return (value & DROPPED) != 0

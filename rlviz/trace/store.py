@@ -19,7 +19,7 @@ import numpy as np
 from rlviz.trace.decisions import DecisionLog, Decisions
 from rlviz.trace.event import Node
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
-from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, kind_of, outcome_of
+from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, kind_of, outcome_of
 from rlviz.trace.schema import COLUMNS
 from rlviz.trace.trace import Trace
 
@@ -248,11 +248,14 @@ class TraceStore:
                             next_input=self._inputs_gone + self._inputs_owner.size)
 
     def producers(self, item_ids: np.ndarray) -> np.ndarray:
-        """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held)."""
+        """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held).
+
+        Input ids may carry the consumer's ``DROPPED`` mark (``rlviz.trace.rows``); it is ignored here.
+        """
         with self.lock:
             if self._keys is None:
                 self._keys = np.array(sorted(self._chunks), np.int64)
-            item_ids = np.asarray(item_ids, np.int64)
+            item_ids = input_id(np.asarray(item_ids, np.int64))
             slots = np.searchsorted(self._keys, item_ids, side="right") - 1
             found = np.full(len(item_ids), -1, np.int64)
             for j, (value, slot) in enumerate(zip(item_ids.tolist(), slots.tolist())):

@@ -16,14 +16,36 @@ from rlviz.trace.decisions import Decisions, why_sentence
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
-from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, kind_of, outcome_of
+from rlviz.trace.rows import (CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, is_dropped, kind_of,
+                              mark_dropped, outcome_of)
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Trace", "TraceFormatError", "COLUMNS"]
+__all__ = ["Trace", "Links", "TraceFormatError", "COLUMNS"]
 
 _RECORD_KEYS = ("op", "label", "op_id", "where", "pid", "start_ns", "end_ns", "outcome")
+
+
+class Links(tuple):
+    """``(producers, consumers)`` event indices of every value passed on, plus ``dropped``.
+
+    ``dropped[k]`` is true when consumer ``k`` took the value and dropped it
+    (a filter's rejected item): a walk back from a value follows the links
+    that are not dropped.  Unpacks as a pair, so ``producers, consumers =
+    trace.links()`` reads every link.
+    """
+
+    def __new__(cls, producers: np.ndarray, consumers: np.ndarray, dropped: np.ndarray) -> "Links":
+        links = super().__new__(cls, (producers, consumers))
+        links.dropped = dropped
+        return links
+
+    @property
+    def kept(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(producers, consumers)`` of the links whose value was passed on."""
+        keep = ~self.dropped
+        return self[0][keep], self[1][keep]
 
 
 class Trace:
@@ -35,7 +57,8 @@ class Trace:
         The dataflow nodes; the ``node`` column indexes this list.
     columns : dict of str to ndarray
         One array per name in ``COLUMNS``, all the same length, plus the CSR
-        pair ``input_offsets`` (length n + 1) and ``input_ids``.
+        pair ``input_offsets`` (length n + 1) and ``input_ids`` (ids of dropped
+        inputs carry ``rlviz.trace.rows.DROPPED``).
     texts : list of str
         Interned item summaries, indexed by ``item_num`` for text kinds.
     dropped : int
@@ -135,6 +158,10 @@ class Trace:
             record["inputs"] = list(event.inputs)
             if record["why"] is None:
                 del record["why"]
+            if event.dropped:                       # only filters drop: other records stay as they were
+                record["dropped"] = list(event.dropped)
+            else:
+                del record["dropped"]
             records.append(record)
         return records
 
@@ -149,9 +176,15 @@ class Trace:
         return None if row is None else why_sentence(self.decisions.record(row))
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
-        """Ids of the values event ``index`` consumed."""
+        """Ids of the values event ``index`` consumed (dropped ones included)."""
         offsets = self.columns["input_offsets"]
-        return tuple(int(v) for v in self.columns["input_ids"][offsets[index]:offsets[index + 1]])
+        return tuple(int(v) for v in input_id(self.columns["input_ids"][offsets[index]:offsets[index + 1]]))
+
+    def dropped_of(self, index: int) -> tuple[int, ...]:
+        """Ids of the values event ``index`` consumed and dropped (a filter's rejected items)."""
+        offsets = self.columns["input_offsets"]
+        values = self.columns["input_ids"][offsets[index]:offsets[index + 1]]
+        return tuple(int(v) for v in input_id(values[is_dropped(values)]))
 
     @property
     def start_ns(self) -> int:
@@ -159,23 +192,25 @@ class Trace:
         starts = self.columns["start_ns"]
         return int(starts.min()) if len(starts) else 0
 
-    def links(self) -> tuple[np.ndarray, np.ndarray]:
-        """Producer and consumer event indices for every value passed on.
+    def links(self) -> Links:
+        """Producer and consumer event indices for every value passed on, and which were dropped.
 
         A value is linked when both the event that produced it and an event
-        that consumed it are in the trace.
+        that consumed it are in the trace.  ``links().dropped`` marks the
+        links whose consumer dropped the value; ``links().kept`` leaves them out.
         """
         c = self.columns
         counts = np.diff(c["input_offsets"])
         consumers = np.repeat(np.arange(len(self)), counts)
-        wanted = c["input_ids"]
+        marked = c["input_ids"]
+        wanted = input_id(marked)
         ids = c["item_id"]
         order = np.argsort(ids, kind="stable")
         sorted_ids = ids[order]
         slots = np.searchsorted(sorted_ids, wanted)
         slots = np.clip(slots, 0, max(len(sorted_ids) - 1, 0))
         found = (sorted_ids[slots] == wanted) if len(sorted_ids) else np.zeros(len(wanted), bool)
-        return order[slots[found]], consumers[found]
+        return Links(order[slots[found]], consumers[found], is_dropped(marked[found]))
 
     # -- views and exports (each lives in its own module) ------------------
     def save(self, path: str) -> None:
@@ -223,7 +258,8 @@ class Trace:
         return Event(op=node.op, label=node.label, op_id=node.op_id, where=node.where,
                      pid=int(c["pid"][i]), start_ns=int(c["start_ns"][i]), end_ns=int(c["end_ns"][i]),
                      outcome=OUTCOMES[c["outcome"][i]], item=self.item_summary(i),
-                     item_id=item_id if item_id >= 0 else None, inputs=self.inputs_of(i), why=self.why(i))
+                     item_id=item_id if item_id >= 0 else None, inputs=self.inputs_of(i),
+                     dropped=self.dropped_of(i), why=self.why(i))
 
 
 class _Builder:
@@ -293,7 +329,8 @@ class _Builder:
                      item_kind=[KIND_TEXT if item is not None else 0],
                      item_num=[self.texts.intern(str(item)) if item is not None else 0],
                      item_id=[item_id if item_id is not None else -1])
-        inputs = [int(v) for v in record.get("inputs", ())]
+        dropped = {int(v) for v in record.get("dropped", ())}
+        inputs = [mark_dropped(int(v)) if int(v) in dropped else int(v) for v in record.get("inputs", ())]
         self._add_inputs(np.zeros(len(inputs), np.int64), np.array(inputs, np.int64))
         self.count += 1
 

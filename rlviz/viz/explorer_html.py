@@ -57,7 +57,7 @@ def embed_json(value: object) -> str:
 
 
 def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "rlviz trace explorer",
-                  css: str = "") -> str:
+                  css: str = "", view: dict | None = None) -> str:
     """The standalone page as a string (see ``write_html``).
 
     Parameters
@@ -71,6 +71,10 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "
         Page title (escaped).
     css : str, default ""
         Extra style rules for ``above`` and ``below``.
+    view : dict, optional
+        What the page shows first, as ``TraceView``'s traits: ``window``
+        (ms since the trace start), ``selected``, ``op``, ``where``,
+        ``skip_not_ready``; missing keys keep the defaults (everything).
 
     Returns
     -------
@@ -79,11 +83,14 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "
     Raises
     ------
     TypeError
-        If ``trace`` is not a Trace.
+        If ``trace`` is not a Trace or ``view`` is not a dict.
+    ValueError
+        If ``view`` has a key other than those listed.
     """
     import html
 
     trace = check_trace(trace, "explorer_html")
+    view = _check_view(view)
     payload = encode_trace(trace)
     script = explorer_js() + _BOOT
     return "\n".join([
@@ -95,6 +102,7 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "
         "the static report below does not.</noscript></div>",
         f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
         f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
+        f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
         f'<script type="module">{script}</script>',
         below, "</body></html>", ""])
 
@@ -149,7 +157,12 @@ _BOOT = """
   const bytes = base64Bytes(document.getElementById("rlviz-data").textContent.trim());
   const host = document.getElementById("rlviz-root");
   try {
-    window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+    const explorer = window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+    const view = JSON.parse(document.getElementById("rlviz-view").textContent);
+    if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
+    if (view.skip_not_ready) explorer.setSkipNotReady(true);
+    if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
+    if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
   } catch (error) {
     const box = document.createElement("pre");
     box.textContent = "The Explorer failed: " + error.message;
@@ -157,6 +170,20 @@ _BOOT = """
   }
 }
 """
+
+
+_VIEW_KEYS = ("window", "selected", "op", "where", "skip_not_ready")
+
+
+def _check_view(view: dict | None) -> dict:
+    if view is None:
+        return {}
+    if not isinstance(view, dict):
+        raise TypeError(f"view must be a dict of {', '.join(_VIEW_KEYS)}, not {type(view).__name__}")
+    unknown = sorted(set(view) - set(_VIEW_KEYS))
+    if unknown:
+        raise ValueError(f"view has an unknown key {unknown[0]!r}; it accepts {', '.join(_VIEW_KEYS)}")
+    return dict(view)
 
 
 def _blob(payload: Payload) -> str:

@@ -17,7 +17,7 @@ from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import graph_layout
 from rlviz.viz.order import merge_inputs, stream_op
-from rlviz.viz.palette import key_colors, short_text, where_colors
+from rlviz.viz.palette import op_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     (uint8: outcome | item kind << 2), ``item`` (int32, or float64 when a
     float or a large int is present), ``input_count`` (uint8 or uint16) and
     ``inputs`` (uint32 event indices of the producers of each event's
-    inputs, grouped by consumer).
+    inputs, grouped by consumer), ``input_dropped`` (uint8, one per entry of
+    ``inputs``: 1 where the consumer dropped that value, a filter's rejected item).
 
     Parameters
     ----------
@@ -100,7 +101,8 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
     start = (c["start_ns"] - origin) // unit
     end = (c["end_ns"] - origin) // unit
     item, item_mode, kinds, texts = _item_column(trace)
-    producers, consumers = trace.links()
+    links = trace.links()
+    producers, consumers = links
     counts = np.bincount(consumers, minlength=len(trace))
     columns = {
         "start": start.astype("<u4"),
@@ -110,6 +112,7 @@ def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
         "item": item,
         "input_count": counts.astype("<u1" if counts.max(initial=0) <= 255 else "<u2"),
         "inputs": producers.astype("<u4"),
+        "input_dropped": links.dropped.astype("<u1"),
     }
     specs, buffers = [], []
     for name, values in columns.items():
@@ -216,7 +219,7 @@ def trace_structure(trace: Trace) -> dict:
         ``nodes``, ``edges``, ``lanes`` and ``order``, JSON-ready.
     """
     lanes = timeline_lanes(trace)
-    ops = key_colors(n.op for n in trace.nodes)
+    ops = op_colors(n.op for n in trace.nodes)
     process_colors = where_colors(n.where for n in trace.nodes)
     rows = sorted((int(r), i) for i, r in enumerate(np.nan_to_num(lanes.row, nan=-1)) if r >= 0)
     lane_rows: dict[str, list[int]] = {name: [] for name in lanes.names}

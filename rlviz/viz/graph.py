@@ -12,7 +12,7 @@ from rlviz.trace import DRIVER, Node, Trace
 from rlviz.trace.lanes import lane_order
 from rlviz.viz.canvas import check_axes, draw_note, literal_text
 from rlviz.viz.layout import Layout, graph_layout
-from rlviz.viz.palette import ERROR_COLOR, short_text, where_colors
+from rlviz.viz.palette import ERROR_COLOR, duration_text, short_text, where_colors
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -292,7 +292,7 @@ def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, s
 
 def _stats_text(data: dict) -> str:
     line1 = f"{_compact(data['calls'])} calls · {_compact(data['items'])} items"
-    extras = [f"{data['busy_ns'] / 1e6:.3g} ms busy"]
+    extras = [f"{duration_text(data['busy_ns'])} busy"]
     if data["not_ready"]:
         extras.append(f"{_compact(data['not_ready'])} not ready")
     if data["errors"]:

@@ -5,13 +5,14 @@ and the order strip agree on colours.
 """
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 
 from rlviz.trace import DRIVER
 from rlviz.trace.lanes import lane_order
 
 __all__ = ["DRIVER_COLOR", "ERROR_COLOR", "NOT_READY_COLOR", "RESTART_COLOR",
-           "where_colors", "key_colors", "short_text"]
+           "where_colors", "key_colors", "op_colors", "short_text", "duration_text"]
 
 #: The driver process: a neutral slate so the actors stand out.
 DRIVER_COLOR = "#5b6770"
@@ -68,6 +69,70 @@ def key_colors(keys: Iterable[str]) -> dict[str, str]:
         if key not in colors:
             colors[key] = _KEY_COLORS[len(colors) % len(_KEY_COLORS)]
     return colors
+
+
+def op_colors(ops: Iterable[str]) -> dict[str, str]:
+    """One colour per op name, the same in every view and every trace.
+
+    An op's colour follows from its name (a CRC of it picks a slot of the
+    table), so ``TrainOneStep`` keeps its colour in two timelines of one
+    notebook; only when two ops of one view land on the same slot does the
+    later one (in sorted order) move to the next free slot.
+
+    Parameters
+    ----------
+    ops : iterable of str
+        Op names; repeats are fine.
+
+    Returns
+    -------
+    dict of str to str
+        Hex colour per distinct op.
+
+    Examples
+    --------
+    >>> op_colors(["sample", "TrainOneStep"])["TrainOneStep"] == op_colors(["TrainOneStep"])["TrainOneStep"]
+    True
+    """
+    colors: dict[str, str] = {}
+    taken: set[int] = set()
+    for op in sorted(set(ops)):
+        slot = zlib.crc32(op.encode("utf-8")) % len(_KEY_COLORS)
+        for shift in range(len(_KEY_COLORS)):
+            if (slot + shift) % len(_KEY_COLORS) not in taken:
+                slot = (slot + shift) % len(_KEY_COLORS)
+                break
+        taken.add(slot)
+        colors[op] = _KEY_COLORS[slot]
+    return colors
+
+
+def duration_text(ns: float) -> str:
+    """A duration in the unit that reads best: ``850 µs``, ``12.3 ms``, ``1.54 s``, ``2.5 min``.
+
+    Parameters
+    ----------
+    ns : float
+        Nanoseconds.
+
+    Returns
+    -------
+    str
+        Three significant digits (whole numbers from 100 up).
+
+    Examples
+    --------
+    >>> duration_text(1.54e12 / 1e3), duration_text(7_320_000), duration_text(950)
+    ('1.54 s', '7.32 ms', '950 ns')
+    """
+    for unit, size in (("min", 60e9), ("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= size:
+            return f"{_three_digits(ns / size)} {unit}"
+    return f"{_three_digits(ns)} ns"
+
+
+def _three_digits(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def short_text(text: str, limit: int = 22) -> str:

@@ -15,7 +15,7 @@ from rlviz.trace import Trace
 from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
-from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, key_colors, short_text, where_colors
+from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_colors, short_text, where_colors
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -243,7 +243,7 @@ def _draw_spans(ax: "Axes", trace: Trace, lanes: Lanes, start: np.ndarray, end: 
     from matplotlib.colors import to_rgba_array
 
     c = trace.columns
-    ops = key_colors(n.op for n in trace.nodes)
+    ops = op_colors(n.op for n in trace.nodes)
     node_rgba = to_rgba_array([ops[n.op] for n in trace.nodes] or ["k"])
     fixed = {_NOT_READY: NOT_READY_COLOR, _STOP: "#333333", _ERROR: ERROR_COLOR}
     pixel = pixel_ms(ax)

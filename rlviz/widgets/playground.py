@@ -6,8 +6,10 @@ the weights ``calculate_rr_weights`` derives from it.
 """
 from __future__ import annotations
 
+import base64
 import html
 import io
+import re
 from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
@@ -240,6 +242,15 @@ class RoundRobinPlayground(widgets.VBox):
             f"rlviz <code>calculate_rr_weights</code>: <b>{self.rr_weights}</b> (rounded) · "
             f"Ray 1.x: <b>[{', '.join(f'{w:.3g}' for w in self.ray_weights)}]</b> "
             f"(a fractional weight is rounded at random each round)")
+
+    # -- static fallback -------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        """The live widget, plus the current order strip and call as text for viewers without a kernel."""
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = html.unescape(re.sub(r"<[^>]+>", " ", self.status.value.replace("<br>", "\n")))
+        if self.picture.value:
+            bundle["image/png"] = base64.b64encode(self.picture.value).decode("ascii")
+        return bundle
 
 
 def _intensity_weights(sampling: dict, intensity: float) -> tuple[list, list]:

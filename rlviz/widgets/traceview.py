@@ -8,22 +8,28 @@ both ways.
 from __future__ import annotations
 
 import base64
+import os
 from typing import Any
 
 import anywidget
 import traitlets
 
 from rlviz.trace import Event, Trace
-from rlviz.viz.explorer_html import explorer_js
+from rlviz.viz.explorer_html import explorer_html, explorer_js
 from rlviz.viz.explorer_payload import encode_trace
 
-__all__ = ["TraceView"]
+__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
 #: The static fallback picture draws at most this many events (the earliest), so that showing a
 #: million-event view does not wait ~12 s for matplotlib to draw a picture a live page never shows.
 FALLBACK_EVENTS = 20_000
+#: The output type that carries the kernel-free Explorer page (``TraceView.standalone_html``).
+STANDALONE_MIME = "application/vnd.rlviz.explorer+html"
+#: Set this environment variable to 1 in a kernel, and every TraceView output also carries its
+#: kernel-free page (what the documentation site shows; ~25 bytes per event in the notebook).
+EMBED_ENV = "RLVIZ_EMBED_EXPLORER"
 
 
 class TraceView(anywidget.AnyWidget):
@@ -165,12 +171,28 @@ class TraceView(anywidget.AnyWidget):
         self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
 
     # -- static fallback ---------------------------------------------------
+    def standalone_html(self) -> str:
+        """This view as a kernel-free page (``rlviz.viz.write_html``'s), opening where the view stands.
+
+        Returns
+        -------
+        str
+            The page: trace embedded, no network request; it opens on this
+            view's window, selection, filter and skip-not-ready setting.
+        """
+        window = list(self.window) if self.window[1] > self.window[0] else None
+        view = {"window": window, "selected": self.selected, "op": self.op, "where": self.where,
+                "skip_not_ready": self.skip_not_ready}
+        return explorer_html(self._trace, view=view)
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
         data["image/png"] = _timeline_png(self._trace)
         data["text/plain"] = f"TraceView of {self._trace!r}"
+        if os.environ.get(EMBED_ENV) == "1":
+            data[STANDALONE_MIME] = self.standalone_html()
         return (data, meta) if isinstance(bundle, tuple) else data
 
 

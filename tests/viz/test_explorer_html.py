@@ -38,7 +38,7 @@ def test_trace_text_cannot_close_the_script_element():
     records = [{"op": EVIL, "label": EVIL, "op_id": "x", "where": "driver", "pid": 1, "start_ns": 0,
                 "end_ns": 5, "outcome": "item", "item": EVIL}]
     page = explorer_html(Trace.from_records(records), title=EVIL)
-    assert page.count("<script") == 3 and "alert(1)</script>" not in page
+    assert page.count("<script") == 4 and "alert(1)</script>" not in page
     meta, _ = _embedded(page)
     assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["texts"]       # intact once parsed
     assert json.loads(embed_json({"a": "<&>"})) == {"a": "<&>"}
@@ -65,3 +65,20 @@ def test_empty_trace_page(tmp_path):
 def test_not_a_trace_is_a_type_error(tmp_path):
     with pytest.raises(TypeError, match="write_html"):
         write_html("run.json", tmp_path / "x.html")
+
+
+def test_the_page_can_open_on_a_chosen_view_and_bad_views_fail_early():
+    import json
+    import re
+
+    from rlviz.viz.examples import sharded_trace
+
+    trace = sharded_trace()
+    page = explorer_html(trace, view={"window": [1.0, 2.5], "selected": 3, "op": "batch"})
+    view = json.loads(re.search(r'id="rlviz-view">([^<]*)</script>', page).group(1))
+    assert view == {"window": [1.0, 2.5], "selected": 3, "op": "batch"}
+    assert 'id="rlviz-view">{}</script>' in explorer_html(trace)
+    with pytest.raises(TypeError, match="view must be a dict"):
+        explorer_html(trace, view=[1, 2])
+    with pytest.raises(ValueError, match="unknown key 'zoom'.*window, selected"):
+        explorer_html(trace, view={"zoom": 2})

@@ -21,8 +21,8 @@ def _evil_trace():
 
 def test_trace_text_is_escaped(tmp_path):
     page = write_report(_evil_trace(), tmp_path / "r.html", title="<title> & co").read_text()
-    # the viewer's own three scripts (meta, columns, code) and nothing from the trace
-    assert page.count("<script") == 3 and "<script>alert" not in page
+    # the viewer's own four scripts (meta, columns, first view, code) and nothing from the trace
+    assert page.count("<script") == 4 and "<script>alert" not in page
     assert "<b>op" not in page and "<i>x" not in page
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page          # in the embedded JSON
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -125,3 +125,60 @@ def test_cli_usage_errors_and_help(capsys):
     assert report_main([]) == 2
     assert report_main(["--help"]) == 0
     assert "rlviz report" in capsys.readouterr().out
+
+
+def test_report_leads_with_the_run_and_opens_the_explorer_on_one_typical_output_call(tmp_path):
+    """Header (settings, duration, final return, curve), legend, and a first view on one call, not the whole run."""
+    import json
+    import re
+
+    from rlviz.viz.examples import sharded_trace
+    from rlviz.viz.report import representative_call
+
+    trace = sharded_trace()
+    page = write_report(trace, tmp_path / "r.html", run={"plan": "dqn on CartPole-v1", "workers": 2},
+                        returns=[(100, 12.0), (200, 40.25)]).read_text()
+    head = page[:page.index('id="rlviz-root"')]
+    assert "<dt>plan</dt><dd>dqn on CartPole-v1</dd>" in head and "<dt>workers</dt><dd>2</dd>" in head
+    assert "<dt>final return</dt><dd>40.2" in head and 'alt="return curve"' in head
+    assert re.search(r"<dd>\d+(\.\d+)? ms · 81 calls · 3 processes</dd>", head)
+    for op in {n.op for n in trace.nodes}:
+        assert f"</i>{op}</span>" in head, f"no legend swatch for {op}"
+    call = representative_call(trace)
+    event = trace.event(call)
+    assert event.op == "batch" and event.where == "driver" and event.outcome == "item"
+    calls = [i for i, e in enumerate(trace.events) if e.op == "batch" and e.outcome == "item"]
+    assert calls[0] != call != calls[-1], "warm-up and the last call are not the typical one"
+    view = json.loads(re.search(r'id="rlviz-view">([^<]*)</script>', page).group(1))
+    assert view["selected"] == call
+    start_ms = (event.start_ns - trace.start_ns) / 1e6
+    assert view["window"][0] <= start_ms < view["window"][1] < (trace.columns["end_ns"].max() - trace.start_ns) / 1e6
+    assert "reset zoom" in head
+
+
+def test_report_without_a_plan_output_shows_everything_and_units_read_well(tmp_path):
+    from rlviz.viz.palette import duration_text
+    from rlviz.viz.report import representative_call
+
+    trace = _evil_trace()
+    assert representative_call(trace) is None
+    page = write_report(trace, tmp_path / "r.html").read_text()
+    assert 'id="rlviz-view">{}</script>' in page and "shows the whole run" in page
+    assert [duration_text(v) for v in (1.54e9, 1.54e12 / 1e3 * 60, 3_300, 12)] == ["1.54 s", "1.54 min",
+                                                                                  "3.3 µs", "12 ns"]
+    assert "e+" not in page[page.index("<h2>Per node"):page.index("<h2>Dataflow")]
+
+
+def test_a_driver_span_is_not_taken_for_the_plan_output():
+    """learn_on_batch (a span: no parents, no children) makes more items than train(), yet is not the output."""
+    from rlviz.trace import Node
+    from rlviz.viz.report import representative_call
+
+    records = [record("source", 10 * k, 10 * k + 5, op_id="s", item_id=100 + k) for k in range(4)]
+    records += [record("CollectMetrics", 10 * k, 10 * k + 9, op_id="m", item_id=200 + k, inputs=[100 + k])
+                for k in range(4)]
+    records += [record("learn_on_batch", 10 * k + 1, 10 * k + 2, op_id="l", item_id=300 + k) for k in range(8)]
+    nodes = [Node("s", "source", "source"), Node("m", "CollectMetrics", "train", parents=("s",)),
+             Node("l", "learn_on_batch", "learn_on_batch")]
+    trace = Trace.from_records(records, nodes)
+    assert trace.event(representative_call(trace)).op == "CollectMetrics"

@@ -7,7 +7,7 @@ from viz_helpers import record
 from rlviz.trace import Trace
 from rlviz.viz import plot_timeline
 from rlviz.viz.examples import large_trace, sharded_trace
-from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, key_colors
+from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, op_colors
 from rlviz.viz.timeline import timeline_lanes
 
 
@@ -58,7 +58,7 @@ def test_items_coloured_by_op_not_ready_light_error_red():
     trace = _mixed_trace()
     ax = plot_timeline(trace)
     coll = _collections(ax)
-    ops = key_colors(n.op for n in trace.nodes)
+    ops = op_colors(n.op for n in trace.nodes)
     items = trace.columns["node"][trace.columns["outcome"] == 0]
     expected = [ops[trace.nodes[i].op] for i in items]
     assert [to_hex(c) for c in coll["rlviz-spans-item"].get_facecolors()] == expected
@@ -155,3 +155,15 @@ def test_spans_shorter_than_a_pixel_are_widened_to_one():
     widths = [np.ptp(p.vertices[:, 0]) for p in ax.collections[0].get_paths()]
     pixel = np.diff(ax.get_xlim())[0] / ax.get_window_extent().width
     assert min(widths) >= 0.8 * pixel * 0.999
+
+
+def test_an_op_keeps_its_colour_in_two_timelines_of_different_traces():
+    """Colour by op, stable: the same op is drawn in the same colour whatever else the trace holds."""
+    from rlviz.viz.examples import sharded_trace
+
+    one, other = _mixed_trace(), sharded_trace()
+    shared = {n.op for n in one.nodes} & {n.op for n in other.nodes}
+    assert shared
+    first, second = (op_colors(n.op for n in t.nodes) for t in (one, other))
+    assert {op: first[op] for op in shared} == {op: second[op] for op in shared}
+    assert len(set(first.values())) == len(first), "distinct ops of one trace get distinct colours"

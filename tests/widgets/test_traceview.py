@@ -146,3 +146,21 @@ def test_show_picks_traceview_for_a_trace_and_the_graph_for_a_dataflow():
     assert isinstance(rlviz.show(Plan()), Figure)
     with pytest.raises(TypeError, match="got int"):
         rlviz.show(3)
+
+
+def test_the_kernel_free_page_rides_along_only_when_asked_and_opens_where_the_view_stands(monkeypatch):
+    import json
+    import re
+
+    from rlviz.widgets.traceview import EMBED_ENV, STANDALONE_MIME
+
+    view = TraceView(sharded_trace(), window=(1.0, 3.0), selected=4, skip_not_ready=True)
+    monkeypatch.delenv(EMBED_ENV, raising=False)
+    data, _ = view._repr_mimebundle_()
+    assert STANDALONE_MIME not in data, "a user's saved notebook does not grow by the whole trace"
+    monkeypatch.setenv(EMBED_ENV, "1")
+    data, _ = view._repr_mimebundle_()
+    page = data[STANDALONE_MIME]
+    opened = json.loads(re.search(r'id="rlviz-view">([^<]*)</script>', page).group(1))
+    assert opened == {"window": [1.0, 3.0], "selected": 4, "op": None, "where": None, "skip_not_ready": True}
+    assert "mountExplorer" in page and "image/png" in data

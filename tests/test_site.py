@@ -1,0 +1,138 @@
+"""The documentation site works offline: notebook pages show live, kernel-free Explorers and no blank output.
+
+``test_offline_outputs_*`` check the site hook's conversion on a notebook executed here (no Ray).
+``test_built_site_*`` build the site (strict) from the executed notebooks that
+``tests/test_notebooks.py`` wrote, open every notebook page from ``file://`` in
+headless chromium with every request outside the site aborted, and check that
+each Explorer output is drawn and zooms, that no output is blank, and that no
+page asked for anything outside the site.
+"""
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_harness import chromium
+from explorer_checks import shot, wait_ready, wheel_zoom
+
+ROOT = Path(__file__).parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+EXECUTED = ROOT / "build" / "notebooks"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("site_pages", ROOT / "docs" / "hooks" / "site_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _execute(cells: list[str]) -> dict:
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "MPLBACKEND"}
+    env["RLVIZ_EMBED_EXPLORER"] = "1"
+    NotebookClient(notebook, timeout=300, kernel_name="python3").execute(env=env)
+    return json.loads(nbformat.writes(notebook))
+
+
+@pytest.mark.notebook
+def test_offline_outputs_replace_every_widget_with_its_explorer_or_its_picture():
+    from rlviz.widgets.traceview import STANDALONE_MIME
+
+    hook = _hook()
+    assert hook.EXPLORER_MIME == STANDALONE_MIME
+    executed = _execute(["import rlviz\nfrom rlviz.viz.examples import sharded_trace\n"
+                         "rlviz.show(sharded_trace(), window=(0.0, 0.05))",
+                         "from rlviz.widgets import RoundRobinPlayground\nRoundRobinPlayground(weights=[2, 1])",
+                         "print('plain output stays')"])
+    explorer, playground, printed = (cell["outputs"] for cell in executed["cells"])
+    assert WIDGET_MIME in explorer[0]["data"] and STANDALONE_MIME in explorer[0]["data"]
+    offline = hook.offline_notebook(executed)
+    explorer, playground, printed2 = (cell["outputs"] for cell in offline["cells"])
+    assert list(explorer[0]["data"]) == ["text/html"] and explorer[0]["data"]["text/html"].startswith(
+        '<iframe class="rlviz-explorer"')
+    assert '&quot;window&quot;:[0.0,0.05]' in explorer[0]["data"]["text/html"], "opens where the view stood"
+    (picture,) = re.findall(r'src="data:image/png;base64,([^"]+)"', playground[0]["data"]["text/html"])
+    assert len(picture) > 1000 and hook.LIVE_NOTE in playground[0]["data"]["text/html"]
+    assert printed2 == printed
+    assert "widgets" not in offline["metadata"]
+
+
+def test_outside_scripts_are_left_out_of_pages():
+    hook = _hook()
+    page = ('<script src="https://cdnjs.cloudflare.com/mathjax.js"> </script><p>kept</p>'
+            '<script type="module">\n const mermaid = (await import("https://cdn.jsdelivr.net/m.mjs")).default;'
+            '\n</script><script src="../assets/local.js"></script>')
+    assert hook.on_post_page(page, None, None) == '<p>kept</p><script src="../assets/local.js"></script>'
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    """The site, built strictly from the executed notebooks (skipped when they were not executed)."""
+    stale = [p.name for p in NOTEBOOKS if not (EXECUTED / p.name).exists()
+             or (EXECUTED / p.name).stat().st_mtime < p.stat().st_mtime]
+    if stale:
+        pytest.skip(f"no fresh executed copy of {', '.join(stale)}: run pytest -m notebook tests/test_notebooks.py")
+    site = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return site
+
+
+@pytest.mark.browser
+@pytest.mark.notebook
+def test_built_site_notebook_pages_work_offline(built_site, tmp_path):
+    outside = [str(p) for p in built_site.rglob("*.html")
+               if re.search(r'<script[^>]*src="(https?:)?//|<link[^>]*href="(https?:)?//[^"]*(css|font)',
+                            p.read_text(errors="replace"))]
+    assert outside == [], f"pages that load scripts, styles or fonts from outside the site: {outside}"
+    artifacts = tmp_path / "artifacts"
+    print(f"screenshots in {artifacts}")
+    asked, explorers = [], 0
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:", "about:"))
+                      else (asked.append(route.request.url), route.abort()))
+        for notebook in NOTEBOOKS:
+            page = context.new_page()
+            page.set_default_timeout(120_000)
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto((built_site / "notebooks" / notebook.stem / "index.html").as_uri())
+            page.wait_for_load_state("load")
+            outputs = page.locator(".jp-OutputArea-output")
+            assert outputs.count() > 0, f"{notebook.name}: no outputs on the page"
+            blank = [k for k in range(outputs.count()) if not _shows_something(outputs.nth(k))]
+            assert blank == [], f"{notebook.name}: outputs {blank} show nothing"
+            assert page.locator(f"text={_hook().LIVE_NOTE}").count() == page.locator(
+                ".rlviz-live-note").count()
+            for k in range(page.locator("iframe.rlviz-explorer").count()):
+                frame_element = page.locator("iframe.rlviz-explorer").nth(k)
+                frame_element.scroll_into_view_if_needed()
+                root = wait_ready(frame_element.content_frame)
+                wheel_zoom(page, root)
+                shot(frame_element, artifacts, f"{notebook.stem}-{k}")
+                explorers += 1
+            assert errors == [], f"{notebook.name}: the page raised {errors}"
+            page.close()
+        context.close()
+    assert asked == [], f"the site asked outside itself for {asked}"
+    assert explorers >= 5, f"only {explorers} Explorer outputs on the notebook pages"
+
+
+def _shows_something(output) -> bool:
+    """An output shows something: text, a picture or a frame with content."""
+    if output.locator("img, iframe, svg, canvas").count():
+        return output.locator("img, iframe, svg, canvas").first.bounding_box()["height"] > 20
+    return bool(output.inner_text().strip())
