@@ -121,22 +121,24 @@ class _Turn:
 class _Decider:
     """Writes one decision row per pull while the recorder is on."""
 
-    __slots__ = ("recorder", "log", "spec", "round")
+    __slots__ = ("recorder", "log", "spec", "round", "dropped")
 
     def __init__(self, recorder: Recorder, log: DecisionLog, spec: int) -> None:
         self.recorder, self.log, self.spec, self.round = recorder, log, spec, 0
+        keep = log.specs[spec]["output_indexes"]          # set when the op was built, before it runs
+        self.dropped = frozenset(range(len(log.specs[spec]["children"]))) - frozenset(keep) if keep else frozenset()
 
     def note(self, turn: _Turn, pull: int, allowed: int, outcome: int, start_ns: int) -> None:
         if not self.recorder.enabled:
             return
-        flags = STAR if turn.weight == "*" else 0
+        star = turn.weight == "*"
+        flags = STAR if star else 0
         if outcome == NOT_READY_CODE:
             flags |= TURN_ENDED
         elif outcome == ITEM:
-            keep = self.log.specs[self.spec]["output_indexes"]
-            if keep is not None and turn.index not in keep:
+            if turn.index in self.dropped:
                 flags |= DROPPED
-            if turn.weight == "*" and pull == allowed:
+            if star and pull == allowed:
                 flags |= CAP
         self.log.add(self.spec, self.round, turn.index, pull, allowed, outcome, flags, start_ns, time.time_ns())
 

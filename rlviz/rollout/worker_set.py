@@ -267,10 +267,9 @@ class WorkerSet:
         """Close the local worker's envs and end every remote actor (inside ``rlviz.record()``, lanes are kept)."""
         self._local.stop()
         alive = self._session is None or ray_session() == self._session    # after ray.shutdown() they are gone
-        for handle in self._remote.values():
+        for handle in self._remote.values() if alive else ():
             release_actor(handle)
-            if alive:
-                ray.kill(handle, no_restart=True)
+            ray.kill(handle, no_restart=True)
         self._remote.clear()
         self._unhealthy.clear()
         self._in_flight.clear()

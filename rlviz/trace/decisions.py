@@ -107,6 +107,8 @@ class Decisions:
     specs: list[dict] = field(default_factory=list)
     columns: dict[str, np.ndarray] = field(default_factory=lambda: _empty_columns())
     _by_event: dict[int, int] | None = field(default=None, repr=False)
+    _next_child: np.ndarray | None = field(default=None, repr=False)
+    _sentences: dict[int, str] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.columns["round"])
@@ -154,6 +156,13 @@ class Decisions:
                 "turn_ended": bool(flags & TURN_ENDED), "dropped": bool(flags & DROPPED),
                 "next_op": self._next_op(row)}
 
+    def sentence(self, row: int) -> str:
+        """``why_sentence`` of row ``row`` (kept: a pull's child call and the union's call share it)."""
+        text = self._sentences.get(row)
+        if text is None:
+            text = self._sentences[row] = why_sentence(self.record(row))
+        return text
+
     def to_json(self) -> dict:
         """JSON-ready data (``from_json`` reads it back)."""
         return {"specs": self.specs, "columns": {name: values.tolist() for name, values in self.columns.items()}}
@@ -181,13 +190,20 @@ class Decisions:
                 raise ValueError("each decision spec must be an object with \"children\" and \"weights\" lists")
         return cls(specs, columns)
 
+    def next_children(self) -> np.ndarray:
+        """Per row, the child the same union pulled next (-1 after its last row); computed once."""
+        if self._next_child is None:
+            union, child = self.columns["union"], self.columns["child"]
+            following = np.full(len(union), -1, np.int64)
+            for one in np.unique(union):
+                rows = np.flatnonzero(union == one)
+                following[rows[:-1]] = child[rows[1:]]
+            self._next_child = following
+        return self._next_child
+
     def _next_op(self, row: int) -> str | None:
-        union = self.columns["union"]
-        later = np.flatnonzero(union[row + 1:] == union[row])
-        if not len(later):
-            return None
-        following = row + 1 + int(later[0])
-        return _name(self.specs[int(union[following])], int(self.columns["child"][following]))
+        child = int(self.next_children()[row])
+        return None if child < 0 else _name(self.specs[int(self.columns["union"][row])], child)
 
 
 def why_sentence(record: dict) -> str:

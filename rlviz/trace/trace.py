@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node
-from rlviz.trace.decisions import Decisions, why_sentence
+from rlviz.trace.decisions import Decisions
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
@@ -173,7 +173,7 @@ class Trace:
     def why(self, index: int) -> str | None:
         """Why event ``index`` happened, if a union's scheduling decision made it (else None)."""
         row = self.decisions.row_of(index)
-        return None if row is None else why_sentence(self.decisions.record(row))
+        return None if row is None else self.decisions.sentence(row)
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
         """Ids of the values event ``index`` consumed (dropped ones included)."""

@@ -135,10 +135,7 @@ def _decisions(trace: Trace) -> dict:
     """
     d = trace.decisions
     c = d.columns
-    following = np.full(len(d), -1, np.int64)
-    for union in np.unique(c["union"]):
-        rows = np.flatnonzero(c["union"] == union)
-        following[rows[:-1]] = c["child"][rows[1:]]
+    following = d.next_children()
     names = ("event", "union_event", "union", "round", "child", "pull", "allowed", "outcome", "flags")
     return {"specs": [{"op": spec.get("op", "union"), "children": list(spec["children"]),
                        "weights": list(spec["weights"]), "output_indexes": spec.get("output_indexes")}

@@ -426,7 +426,8 @@ def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | N
     children = set(spec["children"])
     lines += [f"note: {note}" for note in order_notes(trace) if any(note.startswith(name) for name in children)
               or note.startswith("measured")]
-    return "\n".join(textwrap.fill(line, 100, subsequent_indent="  ") for line in lines)
+    return "\n".join(textwrap.fill(line, 110, subsequent_indent="  ") if line.startswith("note:") else line
+                     for line in lines)
 
 
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:

@@ -67,7 +67,7 @@ def test_two_stores_per_round(workers):
 def test_an_always_ready_star_op_takes_the_cap_every_round(workers):
     trace = run(workers, [2, 1, "*"], items=250)          # rounds of 2 + 1 + 100: 2 whole rounds and a cut one
     assert_order(trace, OPS, ["StoreToReplayBuffer", "StoreToReplayBuffer", "TrainOneStep?", "LogMetrics*"])
-    capped = [e.why for e in trace.events if e.why and "the cap" in e.why]
+    capped = [e.why for e in trace.events if e.op == "LogMetrics" and e.why and "the cap" in e.why]
     assert capped == [f"round {r}: LogMetrics ('*'): 100th pull this turn, the cap — it is always ready; "
                       f"next StoreToReplayBuffer" for r in (1, 2)]
     assert "LogMetrics ('*') hit its cap of 100 pulls in 2 of 3 turns" in trace.summary()
