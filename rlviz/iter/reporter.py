@@ -131,11 +131,12 @@ def hub_handle(create: bool = False):
     The driver that creates the hub keeps its handle for the life of its Ray
     job: a named actor still ends when its last handle goes.
     """
-    if create:
+    job = ray.get_runtime_context().get_job_id()
+    if create and job not in _KEPT:      # the creating handle owns the actor: keep that one, not a look-up
         remote_cls = ray.remote(num_cpus=0, max_concurrency=_HUB_THREADS)(RecorderHub)
-        handle = remote_cls.options(name=HUB_NAME, get_if_exists=True).remote()
-        _KEPT[ray.get_runtime_context().get_job_id()] = handle
-        return handle
+        _KEPT[job] = remote_cls.options(name=HUB_NAME, get_if_exists=True).remote()
+    if job in _KEPT:
+        return _KEPT[job]
     try:
         return ray.get_actor(HUB_NAME)
     except ValueError:

@@ -15,7 +15,9 @@ from typing import Any
 from ray.rllib.algorithms.algorithm import Algorithm
 
 from rlviz.iter.reporter import hub_handle
+from rlviz.rllib.learner import LEARNER_LANE
 from rlviz.rllib.links import Summary, episodes_in, link_ids, tag_episodes
+from rlviz.rllib.runners import runner_label
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
@@ -34,7 +36,7 @@ def recorded_algorithm_class(base: type) -> type:
     Returns
     -------
     type
-        ``Recorded<base name>``.
+        ``Recorded<base name>`` (``base`` itself if it records already).
 
     Raises
     ------
@@ -44,6 +46,8 @@ def recorded_algorithm_class(base: type) -> type:
     if not (isinstance(base, type) and issubclass(base, Algorithm)):
         raise TypeError(f"the config's algo_class must be a subclass of ray.rllib.algorithms.Algorithm, got "
                         f"{base!r}; start from the algorithm's own config (PPOConfig(), DQNConfig(), ...)")
+    if issubclass(base, _Recording):
+        return base
     return type(f"Recorded{base.__name__}", (_Recording, base), {"__module__": __name__})
 
 
@@ -53,8 +57,10 @@ class _Recording:
         super().setup(config)
         group = self.env_runner_group
         if group is not None:
-            group.foreach_env_runner = _received(group.foreach_env_runner)
-            group.sync_weights = _spanned("sync_weights", "EnvRunnerGroup.sync_weights()", group.sync_weights)
+            runners = tuple(f"sample@{runner_label(i)}" for i in range(1, self.config.num_env_runners + 1))
+            group.foreach_env_runner = _received(group.foreach_env_runner, runners or ("sample@EnvRunner-0",))
+            group.sync_weights = _spanned("sync_weights", "EnvRunnerGroup.sync_weights()", group.sync_weights,
+                                          (f"get_state@{LEARNER_LANE}",))
             group.probe_unhealthy_env_runners = _spanned(
                 "probe_unhealthy_env_runners", "EnvRunnerGroup.probe_unhealthy_env_runners() (restores)",
                 group.probe_unhealthy_env_runners)
@@ -62,16 +68,16 @@ class _Recording:
             self.learner_group.update = _training(self.learner_group.update)
 
     def training_step(self) -> Any:
-        with span("training_step", f"{type(self).__mro__[2].__name__}.training_step()"):
+        with span("training_step", f"{_base_name(type(self))}.training_step()"):
             return super().training_step()
 
 
-def _received(foreach: Callable) -> Callable:
+def _received(foreach: Callable, runners: tuple[str, ...]) -> Callable:
     """``foreach_env_runner`` recorded as the driver call that receives the runners' results."""
 
     @functools.wraps(foreach)
     def recorded(*args: Any, **kwargs: Any):
-        with span("foreach_env_runner", "EnvRunnerGroup.foreach_env_runner()") as call:
+        with span("foreach_env_runner", "EnvRunnerGroup.foreach_env_runner()", parents=runners) as call:
             results = foreach(*args, **kwargs)
             episodes = episodes_in(results)
             call.consumed(*link_ids(episodes))
@@ -88,20 +94,25 @@ def _training(update: Callable) -> Callable:
 
     @functools.wraps(update)
     def recorded(*args: Any, **kwargs: Any):
-        with span("LearnerGroup.update", "LearnerGroup.update()") as call:
+        with span("LearnerGroup.update", "LearnerGroup.update()", parents=("foreach_env_runner@driver",)) as call:
             call.consumed(*link_ids(episodes_in(list(kwargs.get("episodes") or ()))))
             return update(*args, **kwargs)
 
     return recorded
 
 
-def _spanned(op: str, label: str, method: Callable) -> Callable:
+def _spanned(op: str, label: str, method: Callable, parents: tuple[str, ...] = ()) -> Callable:
     @functools.wraps(method)
     def recorded(*args: Any, **kwargs: Any):
-        with span(op, label) as call:
+        with span(op, label, parents=parents) as call:
             result = method(*args, **kwargs)
             if result is not None and get_recorder().enabled:
                 call.produced(result)
             return result
 
     return recorded
+
+
+def _base_name(cls: type) -> str:
+    """The name of the RLlib algorithm under the recorded subclass (``PPO``)."""
+    return next(base.__name__ for base in cls.__mro__ if not issubclass(base, _Recording))

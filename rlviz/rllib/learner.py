@@ -39,7 +39,7 @@ def recorded_learner_class(base: type) -> type:
     Returns
     -------
     type
-        ``Recorded<base name>``, a subclass of ``base``.
+        ``Recorded<base name>``, a subclass of ``base`` (``base`` itself if it records already).
 
     Raises
     ------
@@ -49,6 +49,8 @@ def recorded_learner_class(base: type) -> type:
     if not (isinstance(base, type) and issubclass(base, Learner)):
         raise TypeError(f"learner_class must be a subclass of ray.rllib.core.learner.Learner, got {base!r}; "
                         f"pass the algorithm's Learner class (config.learner_class)")
+    if issubclass(base, _Recording):
+        return base
     return type(f"Recorded{base.__name__}", (_Recording, base), {"__module__": __name__})
 
 
@@ -64,7 +66,8 @@ class _Recording:
             start_reporter(self.rlviz_lane)
 
     def update(self, *args: Any, **kwargs: Any):
-        with span("update", f"{type(self).__name__}.update()", where=self.rlviz_lane) as call:
+        with span("update", f"{type(self).__name__}.update()", where=self.rlviz_lane,
+                  parents=("LearnerGroup.update@driver",)) as call:
             episodes = _episodes_of(kwargs)
             call.consumed(*link_ids(episodes))
             results = super().update(*args, **kwargs)
@@ -73,7 +76,8 @@ class _Recording:
             return results
 
     def get_state(self, *args: Any, **kwargs: Any):
-        with span("get_state", "Learner.get_state() (weights out)", where=self.rlviz_lane):
+        with span("get_state", "Learner.get_state() (weights out)", where=self.rlviz_lane,
+                  parents=(f"update@{self.rlviz_lane}",)):
             return super().get_state(*args, **kwargs)
 
 

@@ -49,7 +49,8 @@ class _Recording:
             return super().get_state(*args, **kwargs)
 
     def set_state(self, *args: Any, **kwargs: Any):
-        with span("set_state", "EnvRunner.set_state() (weight sync)", where=self.rlviz_lane):
+        with span("set_state", "EnvRunner.set_state() (weight sync)", where=self.rlviz_lane,
+                  parents=("sync_weights@driver",)):
             return super().set_state(*args, **kwargs)
 
     def get_metrics(self, *args: Any, **kwargs: Any):
