@@ -36,6 +36,7 @@ _HUB_THREADS = 64                # reporters long-poll; each holds one of the hu
 _ACK_TIMEOUT_S = 5.0             # how long begin/flush wait for reporters that are alive
 _LIVE_S = IDLE_POLL_S + 5.0      # a reporter silent for longer is taken for dead
 _RETRY_S = 1.0
+_REUSE_S = 0.5                   # a read this soon after a flush reuses its answer
 _KEPT: dict[str, object] = {}    # job id -> the hub this driver created
 
 
@@ -57,6 +58,7 @@ class RecorderHub:
         self.offsets: dict[tuple[str, int], int] = {}
         self.seen: dict[tuple[str, int], tuple[int, int, float]] = {}   # (epoch, flush, when) last reported
         self.tags: dict[str, list[int]] = {}
+        self.silent: set[tuple[str, int]] = set()   # missed a flush: not waited for again until it reports
 
     def clock(self) -> int:
         """The hub's clock (ns)."""
@@ -94,6 +96,7 @@ class RecorderHub:
                 self.mirrors.setdefault(key, RecorderMirror()).update(increment)
                 self.offsets[key] = offset_ns
             self.seen[key] = (epoch, flush, time.monotonic())
+            self.silent.discard(key)
             wait_s = (self.every_s or IDLE_POLL_S) if self.recording else IDLE_POLL_S
             self.cond.wait_for(lambda: restarted or (self.epoch, self.recording, self.flush) != (epoch, recording, flush),
                                timeout=wait_s)
@@ -101,13 +104,20 @@ class RecorderHub:
                     "flush": self.flush, "restarted": restarted}
 
     def acknowledged(self, timeout: float) -> int:
-        """Wait until every live reporter has reported in the current epoch and flush; return how many did."""
+        """Wait until every live reporter has reported in the current epoch and flush; return how many did.
+
+        A reporter that misses the deadline (its process died, or was
+        replaced) is not waited for again until it reports, so a dead actor
+        costs one ``timeout``, not one per read of a live trace.
+        """
         with self.cond:
             self.flush += 1
             target = (self.epoch, self.flush)
             self.cond.notify_all()
-            self.cond.wait_for(lambda: all(seen[:2] == target for seen in self._live()), timeout=timeout)
-            return sum(1 for seen in self._live() if seen[:2] == target)
+            self.cond.wait_for(lambda: all(seen[:2] == target for seen in self._live().values()), timeout=timeout)
+            late = {key for key, seen in self._live().items() if seen[:2] != target}
+            self.silent |= late
+            return len(self._live())
 
     def exports(self) -> list[dict]:
         """Every mirrored process of the current block, in ``Recorder.export()`` form (offset: hub minus it)."""
@@ -120,9 +130,11 @@ class RecorderHub:
                     exports.append(export)
             return exports
 
-    def _live(self) -> list[tuple[int, int, float]]:
+    def _live(self) -> dict[tuple[str, int], tuple[int, int, float]]:
+        """Reporters to wait for: heard from lately, not silent, not replaced by a newer process of their lane."""
         now = time.monotonic()
-        return [seen for seen in self.seen.values() if now - seen[2] < _LIVE_S]
+        return {key: seen for key, seen in self.seen.items()
+                if now - seen[2] < _LIVE_S and key not in self.silent and self.tags[key[0]][-1] == key[1]}
 
 
 def hub_handle(create: bool = False):
@@ -218,6 +230,8 @@ class HubCollector:
         self.hub = None
         self.offset_ns = 0              # driver clock minus hub clock
         self.ray_key: tuple | None = None
+        self.cached: list[dict] = []
+        self.fresh_until = 0.0          # before this (monotonic) a read reuses ``cached``
 
     def begin(self, capacity: int | None, collect_every_s: float | None) -> None:
         """Switch every reporter's recording on and wait (bounded) until the live ones have."""
@@ -227,12 +241,21 @@ class HubCollector:
         self.offset_ns = -_offset(lambda: ray.get(hub.clock.remote()))
         ray.get(hub.begin.remote(capacity, collect_every_s))
         ray.get(hub.acknowledged.remote(_ACK_TIMEOUT_S))
+        self.cached, self.fresh_until = [], 0.0
 
     def collect(self) -> list[dict]:
-        """Every reporter's recording in the running block, after asking each to push what it has now."""
+        """Every reporter's recording in the running block, after asking each to push what it has now.
+
+        A flush costs a round trip to every reporter, so reads that follow
+        each other closely (a live trace read event by event) reuse the last
+        answer for at least ``_REUSE_S`` and twice as long as it took.
+        """
         hub = self._hub()
         if hub is None:
             return []
+        if time.monotonic() < self.fresh_until:
+            return [dict(export) for export in self.cached]
+        started = time.monotonic()
         try:
             ray.get(hub.acknowledged.remote(_ACK_TIMEOUT_S))
             exports = ray.get(hub.exports.remote())
@@ -240,10 +263,13 @@ class HubCollector:
             return []
         for export in exports:
             export["offset_ns"] += self.offset_ns
-        return exports
+        took = time.monotonic() - started
+        self.cached, self.fresh_until = exports, time.monotonic() + max(_REUSE_S, 2 * took)
+        return [dict(export) for export in exports]
 
     def end(self) -> None:
         """Switch every reporter's recording off."""
+        self.cached, self.fresh_until = [], 0.0
         hub = self._hub()
         if hub is not None:
             hub.end.remote()

@@ -79,10 +79,11 @@ def _received(foreach: Callable, runners: tuple[str, ...]) -> Callable:
     def recorded(*args: Any, **kwargs: Any):
         with span("foreach_env_runner", "EnvRunnerGroup.foreach_env_runner()", parents=runners) as call:
             results = foreach(*args, **kwargs)
+            if not get_recorder().enabled:
+                return results
             episodes = episodes_in(results)
             call.consumed(*link_ids(episodes))
-            if get_recorder().enabled:
-                call.produced(Summary(f"{len(results)} results, {len(episodes)} episodes"))
+            call.produced(Summary(f"{len(results)} results, {len(episodes)} episodes"))
         tag_episodes(episodes, call.item_id)
         return results
 
@@ -95,7 +96,8 @@ def _training(update: Callable) -> Callable:
     @functools.wraps(update)
     def recorded(*args: Any, **kwargs: Any):
         with span("LearnerGroup.update", "LearnerGroup.update()", parents=("foreach_env_runner@driver",)) as call:
-            call.consumed(*link_ids(episodes_in(list(kwargs.get("episodes") or ()))))
+            if get_recorder().enabled:
+                call.consumed(*link_ids(episodes_in(list(kwargs.get("episodes") or ()))))
             return update(*args, **kwargs)
 
     return recorded

@@ -68,10 +68,11 @@ class _Recording:
     def update(self, *args: Any, **kwargs: Any):
         with span("update", f"{type(self).__name__}.update()", where=self.rlviz_lane,
                   parents=("LearnerGroup.update@driver",)) as call:
-            episodes = _episodes_of(kwargs)
+            recording = get_recorder().enabled
+            episodes = _episodes_of(kwargs) if recording else []
             call.consumed(*link_ids(episodes))
             results = super().update(*args, **kwargs)
-            if get_recorder().enabled:
+            if recording:
                 call.produced(update_summary(episodes, results))
             return results
 

@@ -41,7 +41,8 @@ class _Recording:
             episodes = super().sample(*args, **kwargs)
             if get_recorder().enabled:
                 call.produced(sample_summary(episodes))
-        tag_episodes(episodes_in(episodes), call.item_id)
+        if call.item_id >= 0:
+            tag_episodes(episodes_in(episodes), call.item_id)
         return episodes
 
     def get_state(self, *args: Any, **kwargs: Any):
