@@ -14,7 +14,7 @@ Same run, same machine, medians.  Three figures:
   2.x's DQN with the settings of RLlib's tuned CartPole DQN example.
 
 CPU-heavy: ``python -m benchmarks.bench_rllib --seeds 1 --cap-s 300`` is the
-smallest honest run.  Results go to ``benchmarks/results/rllib.json`` and the
+smallest honest run of all three; ``--seeds 0`` leaves the DQN race out.  Results go to ``benchmarks/results/rllib.json`` and the
 table to docs/rllib2.md.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import json
 import math
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--cap-s", type=float, default=600.0)
-    args = parser.parse_args(argv)
+    args = parser.parse_args([] if argv is None else argv)     # ``python -m benchmarks`` calls main() bare
     figures = run(args.repeats, args.seeds, args.cap_s)
     table = _table(figures)
     print(table)
@@ -220,6 +221,8 @@ def _table(f: dict) -> str:
     o, s, d = f["overhead"], f["sampling"], f["dqn"]
 
     def race(name: str) -> str:
+        if not d[name]["seconds"]:
+            return "not run (--seeds 0)"
         runs = ", ".join("not reached" if r is None else f"{r} s" for r in d[name]["seconds"])
         return f"{d[name]['median_s'] or 'n/a'} s median ({runs})"
 
@@ -237,4 +240,4 @@ def _table(f: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
