@@ -15,7 +15,7 @@ from rlviz.trace import Trace, record
 __version__ = "0.1.0"
 __all__ = ["init", "record", "show", "watch", "Trace", "Trainer", "diff", "__version__"]
 
-_SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace", "testing"}
+_SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace", "testing", "rllib"}
 
 
 def __getattr__(name: str):

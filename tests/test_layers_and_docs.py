@@ -24,6 +24,8 @@ FORBIDDEN = {
     "rlviz.iter": {"matplotlib", "torch", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
     "rlviz.rollout": {"matplotlib", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
     "rlviz.ops": {"matplotlib", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
+    # the RLlib 2.x bridge: records through trace and iter, never draws
+    "rlviz.rllib": {"matplotlib", "ipywidgets", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.viz", "rlviz.widgets"},
     "rlviz.viz": {"ray", "torch", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans"},
     # reads traces for users' tests; draws with viz
     "rlviz.testing": {"ray", "torch", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.widgets"},

@@ -4,8 +4,9 @@ A shard actor holds an item generator and the transforms the driver sent;
 the driver pulls items with plain calls (``par_iter_next``) or through one
 streaming call per shard (``rlviz_stream``, Ray's streaming generators, with
 back-pressure bounding how far the shard runs ahead).  Recording happens in
-the actor's own bounded recorder; the driver collects it through control
-calls that run in their own concurrency group where the class declares one.
+the actor's own bounded recorder; the driver collects it through the control
+calls of ``RecorderControl``, run in their own concurrency group where the
+class declares one.
 """
 from __future__ import annotations
 
@@ -19,16 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlviz.iter.chain import Chain, NodeId, Serving, Source
+from rlviz.iter.control import CONTROL_GROUP, RecorderControl
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
-from rlviz.trace.recorder import ExportCursor, get_recorder
+from rlviz.trace.recorder import get_recorder
 from rlviz.trace.rows import ERROR, ITEM, STOP
 
 __all__ = ["ParallelIteratorWorker", "ShardWorker", "BatchRequest", "CONTROL_GROUP", "STREAM_GROUP",
            "STREAM_SLOTS", "CONCURRENCY_GROUPS", "serialized"]
 
-#: The concurrency group of rlviz's control calls (recording on/off, export).
-CONTROL_GROUP = "rlviz"
 #: The concurrency group streams run in, so a stream paused on back-pressure
 #: leaves the actor's default queue free for its other calls (set_weights, ...).
 STREAM_GROUP = "rlviz_stream"
@@ -74,7 +74,7 @@ def serialized(method: Callable) -> Callable:
     return locked
 
 
-class ParallelIteratorWorker:
+class ParallelIteratorWorker(RecorderControl):
     """Mixin for actors that serve a shard; subclasses must call this ``__init__``.
 
     Streams run in their own concurrency group (where the class declares
@@ -177,31 +177,6 @@ class ParallelIteratorWorker:
         """Ids and items of ``par_iter_slice`` for ``batch_ms`` milliseconds (what repartition pulls)."""
         return self._rlviz_batch(lambda: self._rlviz_slice(step, start), _SLICE, BatchRequest(_SLICE, batch_ms))
 
-    def rlviz_attach(self, label: str, recording: bool, capacity: int | None) -> int:
-        """Name this process's lane, set recording, and report the clock (ns)."""
-        recorder = get_recorder()
-        recorder.where = label
-        self.rlviz_set_recording(recording, capacity)
-        return time.time_ns()
-
-    def rlviz_set_recording(self, on: bool, capacity: int | None = None) -> int:
-        """Switch recording; return how many events were dropped so far (the session's baseline)."""
-        recorder = get_recorder()
-        if capacity is not None:
-            recorder.set_capacity(capacity)
-        if on:
-            recorder.start_block(time.time_ns())
-        recorder.enabled = on
-        return recorder.dropped
-
-    def rlviz_export_since(self, cursor: ExportCursor) -> dict:
-        """What this process recorded since ``cursor`` (``Recorder.export_since``), for the driver's mirror."""
-        return get_recorder().export_since(cursor)
-
-    def rlviz_clock(self) -> int:
-        """This process's clock (ns), for aligning lanes."""
-        return time.time_ns()
-
     def rlviz_made_from(self, *item_ids: int) -> None:
         """Say that the next item the item generator yields was made from these recorded values.
 
@@ -213,12 +188,6 @@ class ParallelIteratorWorker:
         made_from = getattr(self, "_rlviz_made_from", None)
         if made_from is not None:
             made_from.extend(i for i in item_ids if i >= 0)
-
-    def rlviz_node(self) -> str:
-        """The id of the Ray node this actor runs on (its lane names it on a multi-node cluster)."""
-        import ray
-
-        return ray.get_runtime_context().get_node_id()
 
     # -- helpers -------------------------------------------------------------
     def _rlviz_set_chain(self, chain: Chain) -> None:

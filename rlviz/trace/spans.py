@@ -38,7 +38,8 @@ class Span:
 
 
 @contextmanager
-def span(op: str, label: str | None = None, where: str | None = None) -> Iterator[Span]:
+def span(op: str, label: str | None = None, where: str | None = None,
+         parents: tuple[str, ...] = ()) -> Iterator[Span]:
     """Record the enclosed block as one event of node ``op`` on this process.
 
     Parameters
@@ -49,6 +50,9 @@ def span(op: str, label: str | None = None, where: str | None = None) -> Iterato
         A longer description for the node (defaults to ``op``).
     where : str, optional
         The lane to show it on (defaults to this process's recorder label).
+    parents : tuple of str, optional
+        The op_ids (``"<op>@<lane>"``) of the nodes this call takes its input
+        from, so a graph of the trace draws the edges.
 
     Examples
     --------
@@ -65,7 +69,7 @@ def span(op: str, label: str | None = None, where: str | None = None) -> Iterato
         yield handle
         return
     place = where or recorder.where
-    node = recorder.register(Node(f"{op}@{place}", op, label or op, place))
+    node = recorder.register(Node(f"{op}@{place}", op, label or op, place, tuple(parents)))
     start = time.time_ns()
     try:
         yield handle

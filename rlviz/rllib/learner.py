@@ -1,0 +1,128 @@
+"""A Learner subclass that records each ``update`` (batch size, loss) and ``get_state`` on the Learner's lane.
+
+With ``num_learners=0`` the Learner lives in the driver and its lane is
+drawn from the driver's recorder; a remote Learner reports like a remote
+EnvRunner.  The subclass is made per algorithm, since each has its own
+Learner class (``PPOTorchLearner``, ``DQNTorchLearner``, ...).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from numbers import Number
+from typing import Any
+
+import ray
+from ray.rllib.core.learner.learner import Learner
+
+from rlviz.iter.reporter import start_reporter
+from rlviz.rllib.links import Summary, episodes_in, link_ids
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.spans import span
+
+__all__ = ["recorded_learner_class", "LEARNER_LANE", "update_summary"]
+
+#: The lane of the (single) Learner; with several remote Learners each adds its actor id.
+LEARNER_LANE = "Learner"
+_LOSS_KEYS = ("total_loss", "policy_loss", "qf_loss")
+
+
+@functools.cache
+def recorded_learner_class(base: type) -> type:
+    """The recorded subclass of the Learner class ``base`` (one class per base).
+
+    Parameters
+    ----------
+    base : type
+        A subclass of RLlib's ``Learner``.
+
+    Returns
+    -------
+    type
+        ``Recorded<base name>``, a subclass of ``base`` (``base`` itself if it records already).
+
+    Raises
+    ------
+    TypeError
+        If ``base`` is not a ``Learner`` class.
+    """
+    if not (isinstance(base, type) and issubclass(base, Learner)):
+        raise TypeError(f"learner_class must be a subclass of ray.rllib.core.learner.Learner, got {base!r}; "
+                        f"pass the algorithm's Learner class (config.learner_class)")
+    if issubclass(base, _Recording):
+        return base
+    return type(f"Recorded{base.__name__}", (_Recording, base), {"__module__": __name__})
+
+
+class _Recording:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        actor_id = ray.get_runtime_context().get_actor_id()
+        if actor_id is None:
+            self.rlviz_lane = LEARNER_LANE
+        else:
+            many = self.config.num_learners > 1
+            self.rlviz_lane = f"{LEARNER_LANE}-{actor_id[:6]}" if many else LEARNER_LANE
+            start_reporter(self.rlviz_lane)
+
+    def update(self, *args: Any, **kwargs: Any):
+        with span("update", f"{type(self).__name__}.update()", where=self.rlviz_lane,
+                  parents=("LearnerGroup.update@driver",)) as call:
+            recording = get_recorder().enabled
+            episodes = _episodes_of(kwargs) if recording else []
+            call.consumed(*link_ids(episodes))
+            results = super().update(*args, **kwargs)
+            if recording:
+                call.produced(update_summary(episodes, results))
+            return results
+
+    def get_state(self, *args: Any, **kwargs: Any):
+        with span("get_state", "Learner.get_state() (weights out)", where=self.rlviz_lane,
+                  parents=(f"update@{self.rlviz_lane}",)):
+            return super().get_state(*args, **kwargs)
+
+
+def update_summary(episodes: list, results: object) -> Summary:
+    """``"batch 4000 env steps, loss 0.31"`` (the loss when the results carry one)."""
+    steps = sum(episode.env_steps() for episode in episodes)
+    loss = _find_loss(results)
+    text = f"batch {steps} env steps" if episodes else "batch"
+    return Summary(text if loss is None else f"{text}, loss {loss:.4g}")
+
+
+def _episodes_of(kwargs: dict) -> list:
+    episodes = kwargs.get("episodes")
+    if episodes is None and kwargs.get("training_data") is not None:
+        episodes = getattr(kwargs["training_data"], "episodes", None)
+    return episodes_in(list(episodes)) if episodes else []
+
+
+def _find_loss(results: object, depth: int = 0) -> float | None:
+    """The first loss number in RLlib's (nested) result dict, or None."""
+    if not isinstance(results, dict) or depth > 3:
+        return None
+    for key in _LOSS_KEYS:
+        value = _number(results.get(key))
+        if value is not None:
+            return value
+    for value in results.values():
+        found = _find_loss(value, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _number(value: object) -> float | None:
+    if value is not None and hasattr(value, "peek"):     # RLlib's Stats objects
+        try:
+            value = value.peek()
+        except Exception:  # noqa: BLE001 - a stats object that cannot be read has no loss to show
+            return None
+    if hasattr(value, "item") and not isinstance(value, Number):
+        try:
+            value = value.item()
+        except (TypeError, ValueError):
+            return None
+    if isinstance(value, Number) and not isinstance(value, bool) and math.isfinite(float(value)):
+        return float(value)
+    return None

@@ -1,0 +1,79 @@
+"""EnvRunner subclasses that record ``sample``, ``get_state``, ``set_state`` and ``get_metrics``.
+
+Each call is one span on the runner's lane (``EnvRunner-<worker_index>``).
+A remote runner reports its recorder to the driver through a thread
+(``rlviz.iter.reporter``), so collection never waits behind ``sample()``;
+the local runner (index 0) lives in the driver and records there.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import ray
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+from rlviz.iter.reporter import start_reporter
+from rlviz.rllib.links import episodes_in, sample_summary, tag_episodes
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.spans import span
+
+__all__ = ["RecordedSingleAgentEnvRunner", "RecordedMultiAgentEnvRunner", "recorded_runner_class", "runner_label"]
+
+
+def runner_label(worker_index: int | None) -> str:
+    """The lane of the runner with this index: ``EnvRunner-1``; the driver's local runner is ``EnvRunner-0``."""
+    return f"EnvRunner-{worker_index or 0}"
+
+
+class _Recording:
+    """What both recorded runners add to their RLlib base class (listed first in their bases)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.rlviz_lane = runner_label(kwargs.get("worker_index"))
+        if ray.get_runtime_context().get_actor_id() is not None:
+            start_reporter(self.rlviz_lane)
+        super().__init__(*args, **kwargs)
+
+    def sample(self, *args: Any, **kwargs: Any):
+        with span("sample", f"{type(self).__name__}.sample()", where=self.rlviz_lane) as call:
+            episodes = super().sample(*args, **kwargs)
+            if get_recorder().enabled:
+                call.produced(sample_summary(episodes))
+        if call.item_id >= 0:
+            tag_episodes(episodes_in(episodes), call.item_id)
+        return episodes
+
+    def get_state(self, *args: Any, **kwargs: Any):
+        with span("get_state", "EnvRunner.get_state()", where=self.rlviz_lane):
+            return super().get_state(*args, **kwargs)
+
+    def set_state(self, *args: Any, **kwargs: Any):
+        with span("set_state", "EnvRunner.set_state() (weight sync)", where=self.rlviz_lane,
+                  parents=("sync_weights@driver",)):
+            return super().set_state(*args, **kwargs)
+
+    def get_metrics(self, *args: Any, **kwargs: Any):
+        with span("get_metrics", "EnvRunner.get_metrics()", where=self.rlviz_lane):
+            return super().get_metrics(*args, **kwargs)
+
+
+class RecordedSingleAgentEnvRunner(_Recording, SingleAgentEnvRunner):
+    """``SingleAgentEnvRunner`` whose calls are recorded inside ``rlviz.record()``."""
+
+
+class RecordedMultiAgentEnvRunner(_Recording, MultiAgentEnvRunner):
+    """``MultiAgentEnvRunner`` whose calls are recorded inside ``rlviz.record()``."""
+
+
+@functools.cache
+def recorded_runner_class(base: type) -> type:
+    """The recorded subclass of a user's EnvRunner class ``base`` (itself if it already records)."""
+    if issubclass(base, _Recording):
+        return base
+    if base is SingleAgentEnvRunner:
+        return RecordedSingleAgentEnvRunner
+    if base is MultiAgentEnvRunner:
+        return RecordedMultiAgentEnvRunner
+    return type(f"Recorded{base.__name__}", (_Recording, base), {"__module__": __name__})

@@ -1,0 +1,133 @@
+"""The RLlib 2.x bridge: bad input, the install hint, and real PPO runs recorded (lanes, ops, links, a restart)."""
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("ray.rllib", reason="the RLlib 2.x bridge needs the rllib extra")
+
+import ray  # noqa: E402
+from ray.rllib.algorithms.ppo import PPOConfig  # noqa: E402
+
+import rlviz  # noqa: E402
+import rlviz.rllib  # noqa: E402
+from rlviz.rllib.instrument import check_ray_version  # noqa: E402
+
+
+def _ppo_config(**runners):
+    return (PPOConfig().environment("CartPole-v1")
+            .env_runners(num_env_runners=2, rollout_fragment_length=100, **runners)
+            .training(train_batch_size_per_learner=400, minibatch_size=100, num_epochs=1))
+
+
+def test_import_without_rllib_says_how_to_install():
+    code = "import sys; sys.modules['ray.rllib'] = None; import rlviz.rllib"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "pip install 'rlviz[rllib]'" in out.stderr
+
+
+def test_import_rlviz_does_not_load_rllib():
+    code = "import sys, rlviz; print('ray.rllib' in sys.modules, 'ray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("config", [{"env": "CartPole-v1"}, "PPOConfig", None, PPOConfig])
+def test_not_a_config_is_a_type_error(config):
+    with pytest.raises(TypeError, match=r"config must be an RLlib AlgorithmConfig.*PPOConfig\(\)"):
+        rlviz.rllib.instrument(config)
+
+
+def test_old_api_stack_is_a_value_error_naming_the_new_one():
+    old = PPOConfig().api_stack(enable_rl_module_and_learner=False, enable_env_runner_and_connector_v2=False)
+    with pytest.raises(ValueError, match=r"new API stack.*enable_rl_module_and_learner=True"):
+        rlviz.rllib.instrument(old)
+
+
+def test_a_runner_class_rlviz_cannot_record_is_a_type_error():
+    with pytest.raises(TypeError, match="env_runner_cls must be a subclass of SingleAgentEnvRunner"):
+        rlviz.rllib.instrument(PPOConfig().env_runners(env_runner_cls=object))
+
+
+@pytest.mark.parametrize("version", ["2.9.3", "2.59.0", "3.0.0"])
+def test_an_untested_ray_version_is_refused_with_the_tested_ones(version):
+    with pytest.raises(RuntimeError, match=r"tested with Ray/RLlib 2\.60\.x.*pip install 'rlviz\[rllib\]'"):
+        check_ray_version(version)
+
+
+def test_instrument_returns_a_recording_copy_and_leaves_the_config_alone():
+    config = _ppo_config()
+    copy = rlviz.rllib.instrument(config)
+    assert config.env_runner_cls is None and config.algo_class.__name__ == "PPO"
+    assert copy.env_runner_cls.__name__ == "RecordedSingleAgentEnvRunner"
+    assert copy.algo_class.__name__ == "RecordedPPO"
+    assert copy.learner_class.__name__ == "RecordedPPOTorchLearner"
+    assert rlviz.rllib.instrument(copy).algo_class is copy.algo_class      # instrumenting twice changes nothing
+
+
+def _lane_ops(trace):
+    lanes = {}
+    for event in trace.events:
+        lanes.setdefault(event.where, set()).add(event.op)
+    return lanes
+
+
+@pytest.mark.slow
+def test_ppo_iteration_recorded_with_lanes_ops_and_links(ray_local):
+    algo = rlviz.rllib.instrument(_ppo_config()).build_algo()
+    try:
+        with rlviz.record() as trace:
+            result = algo.train()
+    finally:
+        algo.stop()
+    assert result["env_runners"]["num_env_steps_sampled"] >= 400
+    lanes = _lane_ops(trace)
+    assert {"EnvRunner-1", "EnvRunner-2", "Learner", "driver"} <= set(lanes)
+    for runner in ("EnvRunner-1", "EnvRunner-2"):
+        assert {"sample", "get_metrics", "set_state"} <= lanes[runner], lanes[runner]
+    assert {"training_step", "foreach_env_runner", "LearnerGroup.update", "sync_weights"} <= lanes["driver"]
+    assert "update" in lanes["Learner"] and "get_state" in lanes["Learner"]
+
+    events = trace.events
+    samples = [e for e in events if e.op == "sample" and e.where.startswith("EnvRunner-") and e.where != "EnvRunner-0"]
+    assert all("env steps" in e.item for e in samples)
+    producers, consumers = trace.links()
+    links = {(events[p].op, events[c].op) for p, c in zip(producers, consumers)}
+    assert ("sample", "foreach_env_runner") in links
+    assert ("foreach_env_runner", "update") in links and ("foreach_env_runner", "LearnerGroup.update") in links
+    # the batch is followed from each remote runner's sample into the update that trained on it
+    update = next(i for i, e in enumerate(events) if e.op == "update")
+    fed = {events[p].item_id for p, c in zip(producers, consumers) if c == update}
+    receivers = [i for i, e in enumerate(events) if e.item_id in fed]
+    sources = {events[p].where for p, c in zip(producers, consumers) if c in receivers}
+    assert {"EnvRunner-1", "EnvRunner-2"} <= sources
+    assert "loss" in events[update].item and "batch 4" in events[update].item
+
+
+@pytest.mark.slow
+def test_a_killed_runner_keeps_its_lane_and_its_restart_shows(ray_local):
+    config = _ppo_config().fault_tolerance(restart_failed_env_runners=True)
+    algo = rlviz.rllib.instrument(config).build_algo()
+    try:
+        with rlviz.record(collect_every_s=0.2) as trace:
+            algo.train()
+            before = sum(1 for e in trace.events if e.where == "EnvRunner-1" and e.op == "sample")
+            victim = algo.env_runner_group._worker_manager._actors[1]
+            ray.kill(victim, no_restart=False)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                result = algo.train()
+                if any(e.op == "worker_restarted" for e in trace.events):
+                    break
+    finally:
+        algo.stop()
+    assert before >= 1
+    lane = [e for e in trace.events if e.where == "EnvRunner-1"]
+    assert len({e.pid for e in lane}) == 2, "the dead runner's events and its successor's share the lane"
+    restarts = [e for e in lane if e.op == "worker_restarted"]
+    assert len(restarts) == 1
+    dead_pid = next(e.pid for e in lane if e.op == "sample")
+    assert restarts[0].pid != dead_pid
+    assert result["env_runners"]["num_env_steps_sampled"] > 0
