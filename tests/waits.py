@@ -29,3 +29,19 @@ def mirrored_events(label: str) -> list:
         mirror = COLLECTOR.mirrors.get(label)
         export = mirror.export() if mirror is not None and mirror.has_data else None
     return Trace.from_exports([export]).events if export is not None else []
+
+
+def wait_until_dead(handle, timeout_s: float = 60.0) -> None:
+    """Wait until calls to actor ``handle`` fail: ``ray.kill`` is asynchronous, so a call sent just after it may still run."""
+    import ray
+
+    def dead() -> bool:
+        try:
+            ray.get(handle.rlviz_clock.remote(), timeout=timeout_s)
+        except ray.exceptions.RayActorError:
+            return True
+        except ray.exceptions.GetTimeoutError:
+            pass
+        return False
+
+    wait_for(dead, "the killed actor to be gone", timeout_s=timeout_s, every_s=0.1)

@@ -2,6 +2,7 @@
 and recreate_failed_workers replaces a killed worker and rebuilds the plan."""
 import numpy as np
 import pytest
+from waits import wait_until_dead
 
 import rlviz
 from rlviz.iter.actors import actor_label
@@ -85,6 +86,7 @@ def test_killed_worker_is_recreated_and_training_continues(ray_local):
         before = trainer.train()
         dead = trainer.workers.remote_workers()[0]
         ray.kill(dead, no_restart=True)
+        wait_until_dead(dead)            # ray.kill is asynchronous
         with rlviz.record() as trace:
             after = trainer.train()
         assert after["training_iteration"] == 2
@@ -118,6 +120,7 @@ def test_a_worker_killed_inside_a_recorded_block_keeps_its_lane(ray_local):
             wait_for(lambda: any(e.op == "sample" for e in mirrored_events(dead_lane)),
                      "the periodic pulls to mirror the doomed worker's sampling")
             ray.kill(dead, no_restart=True)
+            wait_until_dead(dead)            # ray.kill is asynchronous
             trainer.train()
         samplers = {e.pid for e in trace.events if e.op == "sample" and e.where == dead_lane}
         assert len(samplers) == 2, "the killed worker's sampling before it died, then its replacement's"
@@ -133,7 +136,9 @@ def test_without_recreate_a_killed_worker_fails_train(ray_local):
                                                     "train_batch_size": 32})
     try:
         trainer.train()
-        ray.kill(trainer.workers.remote_workers()[0], no_restart=True)
+        doomed = trainer.workers.remote_workers()[0]
+        ray.kill(doomed, no_restart=True)
+        wait_until_dead(doomed)            # ray.kill is asynchronous
         with pytest.raises((ray.exceptions.RayActorError, WorkerCrashedError)):
             trainer.train()
     finally:

@@ -1,6 +1,7 @@
 """WorkerSet on local Ray: weight sync, async calls, crashes and recreation, recording, gather_async."""
 import numpy as np
 import pytest
+from waits import wait_until_dead
 import ray
 
 import rlviz
@@ -67,7 +68,9 @@ def test_bad_settings_fail_before_any_actor_starts(ray_local):
 def test_killed_worker_raises_a_clear_error_then_probe_replaces_it(ray_local):
     workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4)
     try:
-        ray.kill(workers.remote_workers()[1])
+        doomed = workers.remote_workers()[1]
+        ray.kill(doomed)
+        wait_until_dead(doomed)            # ray.kill is asynchronous
         with pytest.raises(WorkerCrashedError, match=r"RolloutWorker-2(#\d+)? died: .*recreate_failed_workers=True") as info:
             workers.foreach_worker(lambda w: w.sample())
         assert info.value.worker_index == 2 and info.value.results[1].count == 4, "live results are kept"
@@ -88,7 +91,9 @@ def test_killed_worker_is_recreated_with_weights_and_recorded(ray_local):
         workers.sync_weights()
         wanted = _first_bias(workers.local_worker().get_weights())
         collected = [b for b in workers.foreach_worker(lambda w: w.sample())]
-        ray.kill(workers.remote_workers()[0])
+        doomed = workers.remote_workers()[0]
+        ray.kill(doomed)
+        wait_until_dead(doomed)            # ray.kill is asynchronous
         with rlviz.record() as trace:
             during = workers.foreach_worker(lambda w: w.sample())
             after = workers.foreach_worker(lambda w: w.sample())
