@@ -31,7 +31,7 @@ from rlviz.viz import write_html, write_report
 from rlviz.viz.examples import sharded_trace
 from rlviz.viz.explorer_payload import encode_trace
 
-__all__ = ["run", "main"]
+__all__ = ["run", "main", "record_dqn"]
 
 EVENTS = 1_000_000
 LANES = 16
@@ -374,7 +374,7 @@ def _demo_sizes(demo_trace: Path | None, folder: Path) -> dict:
     if path is not None:
         trace, source = Trace.load(str(path)), str(path)
     else:
-        trace = _record_dqn(seconds=60)
+        trace = record_dqn(seconds=60)
         source = "DQN on CartPole-v1, 2 remote workers, 60 s (as `make demo`), recorded by this run"
     html = write_html(trace, folder / "demo.html")
     report = write_report(trace, folder / "demo.report.html")
@@ -383,7 +383,8 @@ def _demo_sizes(demo_trace: Path | None, folder: Path) -> dict:
             "demo_report_bytes_per_event": report.stat().st_size / len(trace)}
 
 
-def _record_dqn(seconds: float) -> Trace:
+def record_dqn(seconds: float) -> Trace:
+    """Record DQN on CartPole-v1 with 2 remote workers for ``seconds``, as ``make demo`` does, on a local Ray it stops."""
     import ray
 
     import rlviz

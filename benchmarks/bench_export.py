@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.bench_explorer import record_dqn
 from benchmarks.docs_table import DOCS, write_table
 from rlviz.trace import Trace
 from rlviz.trace.chrome import chrome_events, write_chrome
@@ -77,25 +78,7 @@ def _trace(demo_trace: Path | None, seconds: float) -> tuple[Trace, str]:
     path = demo_trace or (DEMO_TRACE if DEMO_TRACE.exists() else None)
     if path is not None:
         return Trace.load(str(path)), f"`{path.name}`"
-    return _record_dqn(seconds), f"DQN on CartPole-v1, 2 remote workers, {seconds:g} s (as `make demo`), recorded by this run"
-
-
-def _record_dqn(seconds: float) -> Trace:
-    import ray
-
-    import rlviz
-
-    rlviz.init(num_cpus=8)
-    try:
-        trainer = rlviz.Trainer("dqn", env="CartPole-v1", num_workers=2)
-        with rlviz.record() as trace:
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
-                trainer.train()
-        trainer.stop()
-        return trace
-    finally:
-        ray.shutdown()
+    return record_dqn(seconds), f"DQN on CartPole-v1, 2 remote workers, {seconds:g} s (as `make demo`), recorded by this run"
 
 
 def _write_baseline(trace: Trace, path: Path) -> None:
