@@ -210,12 +210,18 @@ class _Counter:
         self.count += 1
         return self.count, self.count
 
+    def listed(self) -> list[int]:
+        self.count += 1
+        return [self.count, self.count]
+
 
 def _ray_call_costs(repeats: int) -> dict:
     """Microseconds per call of a GATHER_SHARDS-actor barrier: bare, one int argument, a pair returned.
 
-    Why rlviz's hot barrier call ``rlviz_next()`` carries no argument: each
-    argument costs a Ray call more than the recording does.
+    Why rlviz's hot barrier call ``rlviz_next()`` carries no argument and
+    answers ``[id, item]`` as a list: an argument, or a tuple (which Ray
+    pickles, where a list of plain values goes through msgpack), costs a Ray
+    call more than the recording does.
     """
     import ray
 
@@ -232,7 +238,8 @@ def _ray_call_costs(repeats: int) -> dict:
 
     variants = {"bare": barrier(lambda a: a.bare.remote()),
                 "argument": barrier(lambda a: a.with_argument.remote(3)),
-                "paired": barrier(lambda a: a.paired.remote())}
+                "paired": barrier(lambda a: a.paired.remote()),
+                "listed": barrier(lambda a: a.listed.remote())}
     for fn in variants.values():
         fn()
     times = _interleaved(repeats, variants)
@@ -241,7 +248,8 @@ def _ray_call_costs(repeats: int) -> dict:
         ray.kill(actor)
     return {"call_bare_us": round(per_call["bare"], 1),
             "call_argument_extra_us": round(per_call["argument"] - per_call["bare"], 1),
-            "call_pair_extra_us": round(per_call["paired"] - per_call["bare"], 1)}
+            "call_pair_extra_us": round(per_call["paired"] - per_call["bare"], 1),
+            "call_list_extra_us": round(per_call["listed"] - per_call["bare"], 1)}
 
 
 def _recorder_memory() -> dict:
@@ -368,7 +376,8 @@ def _table(f: dict) -> str:
         f"- local chain OFF/ray: {f['local_off_vs_ray']:.2f}x; leaving rlviz.record() (collecting "
         f"{f['local_events_recorded']:,} events into the Trace): {f['local_record_exit_ms']:.1f} ms, not in ON",
         f"- a Ray call in a {s}-actor barrier: {f['call_bare_us']} us; one int argument adds "
-        f"{f['call_argument_extra_us']} us, returning an (id, item) pair adds {f['call_pair_extra_us']} us",
+        f"{f['call_argument_extra_us']} us; returning an (id, item) pair as a tuple adds "
+        f"{f['call_pair_extra_us']} us, as a list (what a shard sends) {f['call_list_extra_us']} us",
         f"- recording cost per event in the local chain, (ON - OFF) / events: "
         f"{f['local_recording_ns_per_event']} ns; of which one Recorder.record() call ~"
         f"{f['recorder_record_call_ns']} ns and two time.time_ns() reads ~{f['two_clock_reads_ns']} ns "

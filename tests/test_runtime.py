@@ -37,6 +37,17 @@ SCRIPT = textwrap.dedent("""
     except RuntimeError as err:
         print("RESTARTED:", err)
     workers.stop()                                    # still fine: nothing left to end
+    gathering = from_range(6, num_shards=2).gather_sync()
+    next(gathering)                                   # its shards are serving
+    unstarted = from_range(6, num_shards=2)
+    ray.shutdown()
+    rlviz.init(num_cpus=1)
+    for name, pull in [("GATHERING", lambda: list(gathering)),      # its next round needs the gone actors
+                       ("UNSTARTED", lambda: next(iter(unstarted.gather_async())))]:
+        try:
+            pull()
+        except RuntimeError as err:
+            print(name + ":", err)
     ray.shutdown()
 """)
 
@@ -56,3 +67,7 @@ def test_init_names_settings_that_can_no_longer_take_effect():
                     "(re-run the cell that creates it)")
     restarted = next(line for line in done.stdout.splitlines() if line.startswith("RESTARTED:"))
     assert "a new Ray has started since" in restarted
+    for name in ("GATHERING", "UNSTARTED"):             # iterators built before the shutdown say so too
+        said = next(line for line in done.stdout.splitlines() if line.startswith(name + ":"))
+        assert "The ParallelIterator over lanes shard-" in said and "a new Ray has started since" in said
+        assert "build it again" in said

@@ -106,7 +106,14 @@ def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_sour
     def upstream():
         return shards.serving_nodes(serving, indices)
 
-    source = Source(op, serving.gather, label, open_source, upstream)
+    def open_checked(timeout, consumed: list) -> Iterator:
+        try:
+            yield from open_source(timeout, consumed)
+        except Exception:
+            shards.check_ray()      # after a ray.shutdown() Ray's own words are "Can't find actor": name the cause
+            raise
+
+    source = Source(op, serving.gather, label, open_checked, upstream)
     return LocalIterator.from_chain(Chain(source), shared)
 
 

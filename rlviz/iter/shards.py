@@ -14,7 +14,7 @@ import ray
 from rlviz.iter.actors import next_label, track_actor
 from rlviz.iter.chain import Chain, NodeId, Serving, Source, Step
 from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
-from rlviz.runtime import ensure_ray
+from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace.event import Node
 
 __all__ = ["ShardGroup", "ShardSet"]
@@ -33,9 +33,14 @@ class ShardGroup:
 
 @dataclass(frozen=True)
 class ShardSet:
-    """The shards of a ParallelIterator, in shard order, as one or more groups (after ``union``)."""
+    """The shards of a ParallelIterator, in shard order, as one or more groups (after ``union``).
+
+    ``session`` is the Ray the actors were started on (``ray_session()``):
+    after a ``ray.shutdown()`` they are gone, and the set says so.
+    """
 
     groups: tuple[ShardGroup, ...]
+    session: tuple | None = None
 
     @classmethod
     def launch(cls, shards: Sequence, repeat: bool, op: str, label: str) -> "ShardSet":
@@ -49,7 +54,7 @@ class ShardSet:
     def of_actors(cls, actors: Sequence, labels: Sequence[str], op: str, label: str) -> "ShardSet":
         """One group over running ``actors`` whose source node is ``op``, labelled ``label``."""
         chain = Chain(Source(op, NodeId.new(), label, None))
-        return cls((ShardGroup(tuple(actors), tuple(labels), chain),))
+        return cls((ShardGroup(tuple(actors), tuple(labels), chain),), ray_session())
 
     # -- what the set is ------------------------------------------------------
     @property
@@ -67,17 +72,22 @@ class ShardSet:
 
     def then(self, step: Step) -> "ShardSet":
         """Every group's chain with ``step`` appended."""
-        return ShardSet(tuple(replace(group, chain=group.chain.then(step)) for group in self.groups))
+        return replace(self, groups=tuple(replace(group, chain=group.chain.then(step)) for group in self.groups))
 
     def union(self, other: "ShardSet") -> "ShardSet":
         """The shards of both sets, each group keeping its chain."""
-        return ShardSet(self.groups + other.groups)
+        other.check_ray()
+        return replace(self, groups=self.groups + other.groups)
 
     def select(self, indices: Sequence[int]) -> "ShardSet":
         """Only the shards at ``indices`` (of a set with one group)."""
         (group,) = self.groups
-        return ShardSet((replace(group, actors=tuple(group.actors[i] for i in indices),
-                                 labels=tuple(group.labels[i] for i in indices)),))
+        return replace(self, groups=(replace(group, actors=tuple(group.actors[i] for i in indices),
+                                             labels=tuple(group.labels[i] for i in indices)),))
+
+    def check_ray(self) -> None:
+        """Raise a clear ``RuntimeError`` if the Ray these shards were started on has shut down."""
+        check_same_ray(self.session, f"The ParallelIterator over lanes {', '.join(self.labels)}")
 
     # -- what the gather code does with it -------------------------------------
     def start(self, indices: Sequence[int] | None = None, serving: Serving | None = None) -> list:
@@ -86,6 +96,7 @@ class ShardSet:
         ``serving`` names the node argument-less ``rlviz_next()`` calls are
         recorded on (a shard serves one gather at a time, as Ray's did).
         """
+        self.check_ray()
         chosen = self._placed(indices)
         ray.get([actor.rlviz_init.remote(group.chain, serving) for actor, _, group in chosen])
         return [actor for actor, _, _ in chosen]
