@@ -8,13 +8,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from rlviz.checks import check_positive_number
 from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
 from rlviz.trace import Trace
+from rlviz.viz.order import Rounds, round_cells
 
 __all__ = ["assert_order", "assert_ratio", "WARMUP", "QUANTIFIERS"]
 
-#: ``skip=WARMUP`` skips the items made before every selected op has started.
+#: ``skip=WARMUP`` skips the rounds before the one in which the last of the selected ops to start made its first item.
 WARMUP = "warmup"
 #: Suffixes a pattern entry may end with: ``"Op*"`` one or more items in a row (a ``"*"`` turn: all
 #: that was ready, up to its cap); ``"Op?"`` one item or none (a turn that ended not ready).
@@ -83,7 +86,7 @@ def assert_order(trace: Trace, ops: Sequence[str], pattern: Sequence[str], *,
     sequence = op_sequence(trace, ops)
     key = symbols(ops)
     names = [_split(entry)[0] for entry in pattern]
-    start = _start(sequence, names, skip, key)
+    start = _start(trace, ops, sequence, names, skip, key)
     if names != pattern:
         _assert_quantified(sequence, pattern, ops, start, key)
         return
@@ -129,8 +132,8 @@ def assert_ratio(trace: Trace, ops: Sequence[str], expected: Sequence[float | st
     tolerance : float, default 0.05
         Allowed relative error of each ratio: 0.05 accepts 1.9 to 2.1 for 2.
     skip : int or "warmup", default 0
-        Items left out at the start; ``"warmup"`` skips the items made before
-        the first item of the op that started last.
+        Items left out at the start; ``"warmup"`` skips the rounds before the
+        round holding the first item of the op that started last.
     whole_rounds : bool, default True
         Leave out a last round cut short (only when every number in
         ``expected`` is whole); False counts every item.
@@ -160,7 +163,7 @@ def assert_ratio(trace: Trace, ops: Sequence[str], expected: Sequence[float | st
     check_positive_number("tolerance", tolerance, hint="a relative error: 0.05 allows 5% either way")
     sequence = op_sequence(trace, ops)
     key = symbols(ops)
-    start = _start(sequence, ops, skip, key)
+    start = _start(trace, ops, sequence, ops, skip, key)
     counted = sequence[start:]
     cut = _whole_rounds(counted, ops, expected) if whole_rounds else len(counted)
     left_out = len(counted) - cut
@@ -274,7 +277,8 @@ def _assert_quantified(sequence: list[str], pattern: list[str], ops: list[str], 
                              f"{len(sequence)}): recorded {sequence[at]}\n{head}\n{strip}")
 
 
-def _start(sequence: list[str], pattern: list[str], skip: object, key: dict[str, str]) -> int:
+def _start(trace: Trace, ops: list[str], sequence: list[str], pattern: list[str], skip: object,
+           key: dict[str, str]) -> int:
     """Index of the first item to check: ``skip`` itself, or the end of the warm-up."""
     if isinstance(skip, int) and not isinstance(skip, bool):
         if skip < 0:
@@ -289,5 +293,21 @@ def _start(sequence: list[str], pattern: list[str], skip: object, key: dict[str,
             raise AssertionError(f"{entry} made no item, so the warm-up never ended "
                                  f"({len(sequence)} items recorded)\n{strip}")
         firsts[entry] = sequence.index(entry)
-    latest = max(firsts, key=firsts.__getitem__)
+    rounds = round_cells(trace, ops)
+    warm = _items_before_warm_round(rounds, [ops.index(entry) for entry in pattern]) if rounds is not None else None
+    if warm is not None:
+        return warm
+    latest = max(firsts, key=firsts.__getitem__)       # no recorded rounds: align that op to its place
     return max(0, firsts[latest] - pattern.index(latest))
+
+
+def _items_before_warm_round(rounds: Rounds, groups: list[int]) -> int | None:
+    """Items made in the rounds before the first round in which every op of ``groups`` has made an item.
+
+    None if the union's decisions hold no item of one of them (it was pulled elsewhere).
+    """
+    made = ~rounds.not_ready
+    first_rounds = [rounds.round[made & (rounds.category == group)] for group in groups]
+    if any(len(r) == 0 for r in first_rounds):
+        return None
+    return int(np.count_nonzero(made & (rounds.round < max(r.min() for r in first_rounds))))

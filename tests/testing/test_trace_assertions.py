@@ -1,6 +1,6 @@
 """assert_order / assert_ratio: pass on the right order, fail with the strip printed around the first mismatch."""
 import pytest
-from trace_runs import record_concurrently
+from trace_runs import record_concurrently, record_with_learning_starts
 
 from rlviz.testing import assert_order, assert_ratio
 from rlviz.trace import Trace
@@ -64,6 +64,19 @@ def test_warmup_skips_the_store_only_rounds():
         assert_order(trace, STORE, ["StoreToReplayBuffer", "TrainOneStep"], skip="warmup")
     assert "the first 4 skipped" in _message(excinfo)
     assert "expected           S T S T" in _message(excinfo)     # nothing expected at skipped places
+
+
+def test_warmup_skips_whole_recorded_rounds_before_every_op_made_an_item():
+    # weights [1, 2], train not ready until 3 stores: rounds 1-2 are S (train not ready), round 3 is S T T
+    trace = record_with_learning_starts([1, 2])
+    assert_order(trace, ["store", "train"], ["store", "train", "train"], skip="warmup")
+    # the swapped mistake [2, 1]: round 1 is S S (train not ready), round 2 is S S T: 2 items skipped,
+    # then S S T against S T T differs at the second S
+    swapped = record_with_learning_starts([2, 1])
+    with pytest.raises(AssertionError) as excinfo:
+        assert_order(swapped, ["store", "train"], ["store", "train", "train"], skip="warmup")
+    assert "the first 2 skipped" in _message(excinfo)
+    assert "recorded order differs from the pattern at index 3 " in _message(excinfo)
 
 
 def test_too_few_items_fail_rather_than_pass_vacuously():
