@@ -369,14 +369,15 @@ def _plot_rounds(trace: Trace, cells: Cells, by_round: Rounds, weights: list | N
         import matplotlib.pyplot as plt
 
         width = min(13.0, max(6.0, 0.26 * length + 2.5))
-        cell = (width - 2.5) / length
-        _, ax = plt.subplots(figsize=(width, 1.8 + min(rows * cell, 9.0)), layout="constrained")
-    if title is None:
-        title = _round_title(trace, cells, by_round, weights)
+        cell = min((width - 2.5) / length, 0.3)          # a few pulls per round: rows stay small
+        _, ax = plt.subplots(figsize=(width, 2.2 + min(rows * cell, 9.0)), layout="constrained")
+        ax.set_anchor("NW")                              # a narrow strip sits left, under its title
+    if title is None:                                    # wrapped to the figure: it must not run off its edge
+        title = _round_title(trace, cells, by_round, weights, int((ax.figure.get_figwidth() - 1.2) * 14))
     if title:
         ax.set_title(literal_text(title), fontsize=9, loc="left")
     _frame(ax, length, rows)
-    ax.set_xlabel("pulls within the round → (one row per round, top to bottom)")
+    ax.set_xlabel("pulls in each round →\n(one row per round, top to bottom)", loc="left", fontsize=8)
     ax.set_yticks([k + 0.5 for k in range(0, rows, max(1, rows // 12))],
                   [f"round {int(labels[k])}" for k in range(0, rows, max(1, rows // 12))], fontsize=7)
     table = to_rgba_array(cells.colors)
@@ -414,7 +415,7 @@ def _group_count(name: str, items: int, not_ready: int) -> str:
     return f"{name} ({items:,} items" + (f", {not_ready:,} not ready)" if not_ready else ")")
 
 
-def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | None) -> str:
+def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | None, chars: int) -> str:
     rounds = len(np.unique(by_round.round))
     head = f"Completion order by round: {rounds:,} rounds, " + " · ".join(
         _group_count(name, items, not_ready) for name, items, not_ready in
@@ -426,8 +427,7 @@ def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | N
     children = set(spec["children"])
     lines += [f"note: {note}" for note in order_notes(trace) if any(note.startswith(name) for name in children)
               or note.startswith("measured")]
-    return "\n".join(textwrap.fill(line, 110, subsequent_indent="  ") if line.startswith("note:") else line
-                     for line in lines)
+    return "\n".join(textwrap.fill(line, max(chars, 40), subsequent_indent="  ") for line in lines)
 
 
 def _check_weights(weights: Sequence[float | str] | None, groups: int) -> list | None:
