@@ -120,7 +120,7 @@ def test_recorded_concurrently_is_drawn_by_round_with_not_ready_polls_hatched():
     with rlviz.record() as trace:
         Concurrently([op("Store"), op("Train", 9), op("Log")], round_robin_weights=[1, 1, 1]).take(95)
     ax = plot_order(trace, ops=["Store", "Train", "Log"])
-    title = ax.get_title(loc="left")
+    title = " ".join(ax.get_title(loc="left").split())                # wrapped to the figure's width
     assert title.startswith("Completion order by round: 35 rounds, Store (35 items) · Train (26 items, 9 not ready)")
     assert "note: Train was not ready in 9 of 35 polls (26%)" in title
     (hatched,) = [c for c in ax.collections if c.get_gid() == "rlviz-order-not-ready"]
