@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { completionOrder, hitTest, itemText, stepList } from "../../rlviz/viz/static/explorer_core.js";
+import { completionOrder, hitTest, itemText, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
 import {
   appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
@@ -231,4 +231,21 @@ test("the selected event is the same event after appends, late chunks included",
   assert.deepEqual([model.start[kept], model.node[kept], itemText(model, kept)], before);
   const r = model.nodeRow[model.node[kept]];
   assert.equal(hitTest(model, r, model.start[kept] + model.duration[kept] / 2, 0) >= 0, true);
+});
+
+test("the order strip's events of a grown model are those of the model built at once", () => {
+  const withStrip = { ...FOUR, order: { merge: "Concurrently", groups: [{ node: 0 }, { node: 2 }] } };
+  const { events, cuts } = history(5, 10, 30);
+  const live = createLive(withStrip);
+  let model = liveModel(live);
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1])));
+    model = liveModel(live);
+    if (c % 2 === 1) orderEvents(model);              // computed now and then, as the page does
+  }
+  const once = createLive(withStrip);
+  appendChunk(once, ...chunk(0, events));
+  const expected = Array.from(orderEvents(liveModel(once)));
+  assert.ok(expected.length > 0);
+  assert.deepEqual(Array.from(orderEvents(model)), expected);
 });

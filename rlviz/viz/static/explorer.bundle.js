@@ -381,14 +381,31 @@ function orderEvents(model) {
   strip.groups.forEach((g, k) => {
     group[g.node] = k;
   });
-  const byEnd = completionOrder(model);
-  const found = [];
-  for (let k = 0; k < byEnd.length; k++) {
-    const i = byEnd[k];
-    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
+  let cache = model.orderCache;
+  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
+  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
+  let lo = 0, hi = cache.size;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (model.rank[cache.list[mid]] < from) lo = mid + 1;
+    else hi = mid;
   }
+  let size = lo;
+  if (cache.list.length < size + byEnd.length - from) {
+    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
+    bigger.set(cache.list.subarray(0, size));
+    cache.list = bigger;
+  }
+  for (let k = from; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
+  }
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
-  return Uint32Array.from(found);
+  return cache.list.subarray(0, size);
 }
 function errorsInWindow(model, r, t0, t1) {
   const list = model.errors[r], found = [];
@@ -705,6 +722,7 @@ function growOrder(model, from, to) {
     state.byEnd[k] = i;
     state.rank[i] = k++;
   }
+  model.orderChangedFrom = Math.min(model.orderChangedFrom ?? Infinity, pos);
   model.byEnd = state.byEnd.subarray(0, to);
   model.rank = state.rank.subarray(0, to);
 }

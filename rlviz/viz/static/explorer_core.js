@@ -412,20 +412,37 @@ export function tickStep(span, target) {
   return 10 * power;
 }
 
-/** Events of the order strip's groups, in completion order. */
+/**
+ * Events of the order strip's groups, in completion order. A grown model (explorer_grow.js) marks
+ * from where its completion order changed, and only that part is filtered again; the list returned
+ * is valid until the next call.
+ */
 export function orderEvents(model) {
   const strip = model.meta.order;
   if (!strip) return new Uint32Array(0);
   const group = new Int32Array(model.nodes.length).fill(-1);
   strip.groups.forEach((g, k) => { group[g.node] = k; });
-  const byEnd = completionOrder(model);
-  const found = [];
-  for (let k = 0; k < byEnd.length; k++) {
-    const i = byEnd[k];
-    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
+  let cache = model.orderCache;
+  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
+  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
+  let lo = 0, hi = cache.size;                  // keep the cached events placed before `from`
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (model.rank[cache.list[mid]] < from) lo = mid + 1; else hi = mid; }
+  let size = lo;
+  if (cache.list.length < size + byEnd.length - from) {
+    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
+    bigger.set(cache.list.subarray(0, size));
+    cache.list = bigger;
   }
+  for (let k = from; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
+  }
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
-  return Uint32Array.from(found);
+  return cache.list.subarray(0, size);
 }
 
 /** Error events of row r that overlap [t0, t1] (drawn exactly at every zoom). */

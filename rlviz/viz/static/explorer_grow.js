@@ -190,6 +190,7 @@ function growOrder(model, from, to) {
     state.byEnd[k] = i;
     state.rank[i] = k++;
   }
+  model.orderChangedFrom = Math.min(model.orderChangedFrom ?? Infinity, pos);
   model.byEnd = state.byEnd.subarray(0, to);
   model.rank = state.rank.subarray(0, to);
 }
