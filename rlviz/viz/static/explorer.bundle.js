@@ -795,10 +795,10 @@ function appendChunk(live, message, buffers) {
   return { added: count, trimmed, structure };
 }
 function count_(live, from, to) {
-  const { node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
   for (let i = from; i < to; i++) {
     const k = node[i], outcome = flags[i] & 3;
-    if (live.columns.start[i] + duration[i] > live.end) live.end = live.columns.start[i] + duration[i];
+    live.end = Math.max(live.end, start[i] + duration[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
