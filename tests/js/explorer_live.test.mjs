@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { completionOrder, hitTest, itemText, stepList } from "../../rlviz/viz/static/explorer_core.js";
+import { completionOrder, hitTest, itemText, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
 import {
-  appendChunk, createLive, followWindow, keptSelection, liveMeta, liveModel, trimFront,
+  appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
 
 const STRUCTURE = {
@@ -99,4 +99,153 @@ test("stepping and the completion order see appended events", () => {
   appendChunk(live, ...chunk(2, [[1, 60, 5, 0, 3]]));
   model = liveModel(live);
   assert.deepEqual(Array.from(stepList(model, { op: null, where: null })), [1, 0, 2]);
+});
+
+// ------------------------------------------------------------------ growing = building at once
+
+/** A small deterministic generator (mulberry32). */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FOUR = {
+  ...STRUCTURE,
+  nodes: [0, 1, 2, 3].map((k) => ({ op: `op${k}`, label: `op${k}`, where: k < 2 ? "driver" : "w", short: `op${k}`,
+    color: "#1f77b4", column: k, row: 0 })),
+  edges: [], lanes: [{ name: "driver", color: "#333", nodes: [0, 1] }, { name: "w", color: "#999", nodes: [2, 3] }],
+};
+
+/**
+ * Events in arrival (id) order: each chunk's starts run on from a clock, but every third chunk is
+ * "late" (an actor's increment): its starts lie before the tail already sent, on the same rows.
+ * Links join random arrived events, some naming a consumer sent in an earlier chunk.
+ */
+function history(seed, chunks, perChunk) {
+  const next = random(seed), events = [], links = [], cuts = [0];
+  let clock = 1000;
+  for (let c = 0; c < chunks; c++) {
+    const late = c % 3 === 2;
+    let t = late ? clock - 400 - Math.floor(next() * 300) : clock;
+    for (let j = 0; j < perChunk; j++) {
+      t += Math.floor(next() * 20);                     // equal starts happen (ties by id)
+      const outcome = next() < 0.1 ? 3 : next() < 0.3 ? 1 : 0;
+      events.push([Math.floor(next() * 4), t, Math.floor(next() * 60), outcome, events.length]);
+    }
+    if (!late) clock = t + 50;
+    for (let j = 0; j < perChunk / 2; j++) {
+      const consumer = Math.floor(next() * events.length), producer = Math.floor(next() * events.length);
+      links.push([consumer, producer, c]);
+    }
+    cuts.push(events.length);
+  }
+  return { events, links, cuts };
+}
+
+/** Everything the panes read of a model, without the spare room a grown model keeps. */
+function shape(model) {
+  const rows = model.rows.map((_, r) => {
+    const a = model.rowStart[r], b = model.rowEnd[r];
+    return { events: Array.from(model.rowEvents.subarray(a, b)), times: Array.from(model.rowTimes.subarray(a, b)),
+      busy: Array.from(model.busy.subarray(a + r, b + r + 1)), polls: Array.from(model.polls.subarray(a + r, b + r + 1)),
+      maxDur: model.rowMaxDur[r], errors: Array.from(model.errors[r]) };
+  });
+  const columns = {};
+  for (const name of ["start", "duration", "node", "flags", "item"]) columns[name] = Array.from(model[name]);
+  const byEnd = completionOrder(model);
+  return { n: model.n, end: model.end, rows, columns,
+    inOffsets: Array.from(model.inOffsets), inputs: Array.from(model.inputs),
+    outOffsets: Array.from(model.outOffsets), outputs: Array.from(model.outputs),
+    byEnd: Array.from(byEnd), rank: Array.from(model.rank) };
+}
+
+/** Rows sorted by start whatever the arrival order, each event once. */
+function checkRows(model) {
+  const seen = new Set();
+  model.rows.forEach((row, r) => {
+    for (let k = model.rowStart[r]; k < model.rowEnd[r]; k++) {
+      const i = model.rowEvents[k];
+      assert.equal(model.node[i], row.node);
+      assert.ok(!seen.has(i), `event ${i} twice`);
+      seen.add(i);
+      if (k > model.rowStart[r]) assert.ok(model.rowTimes[k - 1] <= model.rowTimes[k]);
+    }
+  });
+  assert.equal(seen.size, model.n);
+}
+
+test("appending in chunks, late ones included, gives exactly the model built from all events at once", () => {
+  for (const seed of [1, 2, 3]) {
+    const { events, links, cuts } = history(seed, 12, 40);
+    const grownLive = createLive(FOUR);
+    let model = liveModel(grownLive);
+    completionOrder(model);                              // the completion order grows too once computed
+    for (let c = 0; c + 1 < cuts.length; c++) {
+      const own = links.filter((l) => l[2] === c).map((l) => [l[0], l[1]]);
+      appendChunk(grownLive, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1]), own));
+      model = liveModel(grownLive);
+      checkRows(model);
+    }
+    assert.equal(liveModel(grownLive), model, "the grown model is the same object, grown in place");
+    const once = createLive(FOUR);
+    appendChunk(once, ...chunk(0, events, links.map((l) => [l[0], l[1]])));
+    assert.deepEqual(shape(model), shape(liveModel(once)));
+    assert.deepEqual(shape(model), shape(heldModel(grownLive)));
+    assert.equal(model.n, events.length);
+  }
+});
+
+test("a window that drops the front gives the model of the held events built at once", () => {
+  const { events, links, cuts } = history(7, 9, 30);
+  const live = createLive(FOUR);
+  let heldFrom = 0, model;
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    heldFrom = c >= 3 ? cuts[c - 2] : 0;
+    const own = links.filter((l) => l[2] === c).map((l) => [l[0], l[1]]);
+    appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1]), own, { held_from: heldFrom }));
+    model = liveModel(live);
+    checkRows(model);
+  }
+  const held = events.slice(heldFrom);
+  const heldLinks = links.filter((l) => l[0] >= heldFrom && l[1] >= heldFrom).map((l) => [l[0], l[1]]);
+  const once = createLive(FOUR);
+  appendChunk(once, ...chunk(heldFrom, held, heldLinks, { held_from: heldFrom }));
+  assert.deepEqual(shape(model), shape(liveModel(once)));
+  assert.equal(model.n, held.length);
+});
+
+test("the selected event is the same event after appends, late chunks included", () => {
+  const { events, cuts } = history(11, 6, 20);
+  const live = createLive(FOUR);
+  appendChunk(live, ...chunk(0, events.slice(0, cuts[2])));
+  let model = liveModel(live);
+  const selected = 17, before = [model.start[selected], model.node[selected], itemText(model, selected)];
+  for (let c = 2; c + 1 < cuts.length; c++) appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1])));
+  model = liveModel(live);
+  const kept = keptSelection(selected, 0);
+  assert.deepEqual([model.start[kept], model.node[kept], itemText(model, kept)], before);
+  const r = model.nodeRow[model.node[kept]];
+  assert.equal(hitTest(model, r, model.start[kept] + model.duration[kept] / 2, 0) >= 0, true);
+});
+
+test("the order strip's events of a grown model are those of the model built at once", () => {
+  const withStrip = { ...FOUR, order: { merge: "Concurrently", groups: [{ node: 0 }, { node: 2 }] } };
+  const { events, cuts } = history(5, 10, 30);
+  const live = createLive(withStrip);
+  let model = liveModel(live);
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1])));
+    model = liveModel(live);
+    if (c % 2 === 1) orderEvents(model);              // computed now and then, as the page does
+  }
+  const once = createLive(withStrip);
+  appendChunk(once, ...chunk(0, events));
+  const expected = Array.from(orderEvents(liveModel(once)));
+  assert.ok(expected.length > 0);
+  assert.deepEqual(Array.from(orderEvents(model)), expected);
 });

@@ -55,25 +55,17 @@ function decodeColumns(meta, buffers) {
 function buildModel(meta, columns) {
   const n = meta.count;
   const nodes = meta.nodes;
-  const rows = [];
-  const nodeRow = new Int32Array(nodes.length).fill(-1);
-  meta.lanes.forEach((lane, laneIndex) => {
-    const seen = {};
-    lane.nodes.forEach((node2, k) => {
-      const op = nodes[node2].op;
-      seen[op] = (seen[op] || 0) + 1;
-      nodeRow[node2] = rows.length;
-      rows.push({ node: node2, lane: laneIndex, first: k === 0, name: nodes[node2].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
-    });
-  });
+  const { rows, nodeRow } = modelRows(meta);
   const start = columns.start, duration = columns.duration, node = columns.node, flags = columns.flags;
   const R = rows.length;
   const rowStart = new Uint32Array(R + 1);
   for (let i = 0; i < n; i++) rowStart[nodeRow[node[i]] + 1]++;
   for (let r = 0; r < R; r++) rowStart[r + 1] += rowStart[r];
+  const rowEnd = rowStart.slice(1);
   const rowEvents = new Uint32Array(n);
   const fill = rowStart.slice(0, R);
   for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
+  for (let r = 0; r < R; r++) sortRow(rowEvents, start, rowStart[r], rowEnd[r]);
   const rowTimes = new Uint32Array(n);
   for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
   const busy = new Float64Array(n + R);
@@ -81,16 +73,15 @@ function buildModel(meta, columns) {
   const rowMaxDur = new Float64Array(R);
   const errors = [];
   for (let r = 0; r < R; r++) {
-    const base = rowStart[r] + r;
     const rowErrors = [];
-    for (let k = rowStart[r]; k < rowStart[r + 1]; k++) {
-      const i = rowEvents[k], outcome = flags[i] & 3, slot = base + (k - rowStart[r]);
+    for (let k = rowStart[r]; k < rowEnd[r]; k++) {
+      const i = rowEvents[k], outcome = flags[i] & 3, slot = k + r;
       busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
       polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
       if (duration[i] > rowMaxDur[r]) rowMaxDur[r] = duration[i];
       if (outcome === ERROR) rowErrors.push(i);
     }
-    errors.push(Uint32Array.from(rowErrors));
+    errors.push(rowErrors);
   }
   const inOffsets = new Uint32Array(n + 1);
   const counts = columns.input_count;
@@ -118,6 +109,7 @@ function buildModel(meta, columns) {
     flags,
     item: columns.item,
     rowStart,
+    rowEnd,
     rowEvents,
     rowTimes,
     busy,
@@ -134,7 +126,28 @@ function buildModel(meta, columns) {
     rank: null
   };
 }
-function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowStart[r + 1]) {
+function modelRows(meta) {
+  const nodes = meta.nodes, rows = [];
+  const nodeRow = new Int32Array(nodes.length).fill(-1);
+  meta.lanes.forEach((lane, laneIndex) => {
+    const seen = {};
+    lane.nodes.forEach((node, k) => {
+      const op = nodes[node].op;
+      seen[op] = (seen[op] || 0) + 1;
+      nodeRow[node] = rows.length;
+      rows.push({ node, lane: laneIndex, first: k === 0, name: nodes[node].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
+    });
+  });
+  return { rows, nodeRow };
+}
+function sortRow(events, start, lo, hi) {
+  let sorted = true;
+  for (let k = lo + 1; k < hi && sorted; k++) sorted = start[events[k - 1]] <= start[events[k]];
+  if (sorted) return;
+  const part = events.slice(lo, hi).sort((a, b) => start[a] - start[b] || a - b);
+  events.set(part, lo);
+}
+function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowEnd[r]) {
   const times = model.rowTimes;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
@@ -152,7 +165,7 @@ function drawsExact(model, r, t0, t1, width) {
 function aggregateRow(model, r, t0, t1, width) {
   const fraction = new Float32Array(width), polls = new Uint32Array(width);
   const base = r;
-  const hi = model.rowStart[r + 1];
+  const hi = model.rowEnd[r];
   const step2 = (t1 - t0) / width;
   let k = lowerBound(model, r, t0);
   for (let px = 0; px < width; px++) {
@@ -368,14 +381,31 @@ function orderEvents(model) {
   strip.groups.forEach((g, k) => {
     group[g.node] = k;
   });
-  const byEnd = completionOrder(model);
-  const found = [];
-  for (let k = 0; k < byEnd.length; k++) {
-    const i = byEnd[k];
-    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
+  let cache = model.orderCache;
+  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
+  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
+  let lo = 0, hi = cache.size;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (model.rank[cache.list[mid]] < from) lo = mid + 1;
+    else hi = mid;
   }
+  let size = lo;
+  if (cache.list.length < size + byEnd.length - from) {
+    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
+    bigger.set(cache.list.subarray(0, size));
+    cache.list = bigger;
+  }
+  for (let k = from; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
+  }
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
-  return Uint32Array.from(found);
+  return cache.list.subarray(0, size);
 }
 function errorsInWindow(model, r, t0, t1) {
   const list = model.errors[r], found = [];
@@ -520,8 +550,185 @@ function revealInPane(pane, element) {
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
 }
 
-// rlviz/viz/static/explorer_live.js
+// rlviz/viz/static/explorer_grow.js
 var COLUMNS = ["start", "duration", "node", "flags", "item"];
+var MIN_ROOM = 16;
+function growModel(model, live, meta) {
+  const from = live.indexed.n, to = live.n;
+  for (const name of COLUMNS) model[name] = live.columns[name].subarray(0, to);
+  Object.assign(model, { meta, nodes: meta.nodes, n: to, end: live.end });
+  growRows(model, from, to);
+  growLinks(model, live, from, to);
+  if (model.byEnd) growOrder(model, from, to);
+  live.indexed.n = to;
+  live.indexed.pairs = live.pairs.n;
+}
+function growRows(model, from, to) {
+  if (from === to) return;
+  const { node, start, nodeRow } = model, R = model.rows.length;
+  const offsets = new Uint32Array(R + 1);
+  for (let i = from; i < to; i++) if (nodeRow[node[i]] >= 0) offsets[nodeRow[node[i]] + 1]++;
+  const counts = offsets.slice(1);
+  for (let r = 0; r < R; r++) offsets[r + 1] += offsets[r];
+  makeRoom(model, counts);
+  const bucket = new Uint32Array(offsets[R]), fill = offsets.slice(0, R);
+  for (let i = from; i < to; i++) if (nodeRow[node[i]] >= 0) bucket[fill[nodeRow[node[i]]]++] = i;
+  for (let r = 0; r < R; r++) {
+    if (counts[r] === 0) continue;
+    sortRow(bucket, start, offsets[r], offsets[r + 1]);
+    mergeRow(model, r, bucket.subarray(offsets[r], offsets[r + 1]));
+  }
+}
+function makeRoom(model, counts) {
+  const { rowStart, rowEnd } = model, R = model.rows.length;
+  let fits = true;
+  for (let r = 0; r < R && fits; r++) fits = rowEnd[r] + counts[r] <= rowStart[r + 1];
+  if (fits) return;
+  const start = new Uint32Array(R + 1);
+  for (let r = 0; r < R; r++) {
+    const used = rowEnd[r] - rowStart[r], room = rowStart[r + 1] - rowStart[r];
+    const need = used + counts[r];
+    start[r + 1] = start[r] + (need <= room ? room : Math.max(MIN_ROOM, 2 * need));
+  }
+  const total = start[R];
+  const events = new Uint32Array(total), times = new Uint32Array(total);
+  const busy = new Float64Array(total + R), polls = new Uint32Array(total + R);
+  const end = new Uint32Array(R);
+  for (let r = 0; r < R; r++) {
+    const a = rowStart[r], b = rowEnd[r];
+    events.set(model.rowEvents.subarray(a, b), start[r]);
+    times.set(model.rowTimes.subarray(a, b), start[r]);
+    busy.set(model.busy.subarray(a + r, b + r + 1), start[r] + r);
+    polls.set(model.polls.subarray(a + r, b + r + 1), start[r] + r);
+    end[r] = start[r] + (b - a);
+  }
+  Object.assign(model, { rowStart: start, rowEnd: end, rowEvents: events, rowTimes: times, busy, polls });
+}
+function mergeRow(model, r, part) {
+  const { rowEvents: events, rowTimes: times, start, duration, flags, busy, polls } = model;
+  const lo = model.rowStart[r], end = model.rowEnd[r], first = start[part[0]];
+  let p = end;
+  if (end > lo && times[end - 1] > first) {
+    let a2 = lo, b2 = end;
+    while (a2 < b2) {
+      const mid = a2 + b2 >>> 1;
+      if (times[mid] <= first) a2 = mid + 1;
+      else b2 = mid;
+    }
+    p = a2;
+  }
+  const tail = events.slice(p, end);
+  let a = 0, b = 0, k = p;
+  while (a < tail.length || b < part.length) {
+    const old = b >= part.length || a < tail.length && start[tail[a]] <= start[part[b]];
+    const i = old ? tail[a++] : part[b++];
+    events[k] = i;
+    times[k++] = start[i];
+  }
+  model.rowEnd[r] = k;
+  const errors = model.errors[r];
+  while (errors.length && start[errors[errors.length - 1]] > first) errors.pop();
+  for (let q = p; q < k; q++) {
+    const i = events[q], outcome = flags[i] & 3, slot = q + r;
+    busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
+    polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
+    if (duration[i] > model.rowMaxDur[r]) model.rowMaxDur[r] = duration[i];
+    if (outcome === ERROR) errors.push(i);
+  }
+}
+function growLinks(model, live, from, to) {
+  const links = model.links || (model.links = linkState(model));
+  const pairs = live.pairs, base = live.base;
+  const consumers = [], producers = [], pending = [];
+  const take = (c, p) => {
+    if (c < to && p < to) {
+      consumers.push(c);
+      producers.push(p);
+    } else pending.push([c, p]);
+  };
+  for (const [c, p] of live.indexed.pending || []) take(c, p);
+  for (let k = live.indexed.pairs; k < pairs.n; k++) take(pairs.consumer[k] - base, pairs.producer[k] - base);
+  live.indexed.pending = pending;
+  mergeSide(links.in, consumers, producers, false, from, to);
+  mergeSide(links.out, producers, consumers, true, from, to);
+  Object.assign(model, {
+    inOffsets: links.in.offsets.subarray(0, to + 1),
+    inputs: links.in.values.subarray(0, links.in.size),
+    outOffsets: links.out.offsets.subarray(0, to + 1),
+    outputs: links.out.values.subarray(0, links.out.size)
+  });
+}
+function linkState(model) {
+  const side = (offsets, values) => {
+    const keys = new Uint32Array(values.length);
+    for (let i = 0; i + 1 < offsets.length; i++) keys.fill(i, offsets[i], offsets[i + 1]);
+    return { offsets: offsets.slice(), values: values.slice(), keys, size: values.length };
+  };
+  return { in: side(model.inOffsets, model.inputs), out: side(model.outOffsets, model.outputs) };
+}
+function grown(array, size) {
+  if (size <= array.length) return array;
+  const bigger = new array.constructor(Math.max(size, 2 * array.length, MIN_ROOM));
+  bigger.set(array);
+  return bigger;
+}
+function mergeSide(side, keys, values, byValue, from, to) {
+  const m = keys.length;
+  const order = Array.from({ length: m }, (_, j) => j).sort((a2, b2) => keys[a2] - keys[b2] || (byValue ? values[a2] - values[b2] : a2 - b2));
+  let k0 = from;
+  for (let j = 0; j < m; j++) k0 = Math.min(k0, keys[j]);
+  const pos = side.offsets[k0];
+  const tailKeys = side.keys.slice(pos, side.size), tailValues = side.values.slice(pos, side.size);
+  side.keys = grown(side.keys, side.size + m);
+  side.values = grown(side.values, side.size + m);
+  side.offsets = grown(side.offsets, to + 1);
+  let a = 0, b = 0, k = pos;
+  while (a < tailKeys.length || b < m) {
+    const j = order[b];
+    const old = b >= m || a < tailKeys.length && (tailKeys[a] < keys[j] || tailKeys[a] === keys[j] && (!byValue || tailValues[a] <= values[j]));
+    side.keys[k] = old ? tailKeys[a] : keys[j];
+    side.values[k++] = old ? tailValues[a++] : values[order[b++]];
+  }
+  side.size = k;
+  for (let c = k0, q = pos; c <= to; c++) {
+    while (q < k && side.keys[q] < c) q++;
+    side.offsets[c] = q;
+  }
+}
+function growOrder(model, from, to) {
+  const { start, duration } = model;
+  const endOf = (i) => start[i] + duration[i];
+  const fresh = Array.from({ length: to - from }, (_, j) => from + j).sort((a2, b2) => endOf(a2) - endOf(b2) || a2 - b2);
+  const state = model.completion || (model.completion = { byEnd: model.byEnd.slice(), rank: model.rank.slice() });
+  const size = from;
+  let pos = size;
+  if (fresh.length) {
+    const first = endOf(fresh[0]);
+    let a2 = 0, b2 = size;
+    while (a2 < b2) {
+      const mid = a2 + b2 >>> 1;
+      if (endOf(state.byEnd[mid]) <= first) a2 = mid + 1;
+      else b2 = mid;
+    }
+    pos = a2;
+  }
+  const tail = state.byEnd.slice(pos, size);
+  state.byEnd = grown(state.byEnd, to);
+  state.rank = grown(state.rank, to);
+  let a = 0, b = 0, k = pos;
+  while (a < tail.length || b < fresh.length) {
+    const old = b >= fresh.length || a < tail.length && endOf(tail[a]) <= endOf(fresh[b]);
+    const i = old ? tail[a++] : fresh[b++];
+    state.byEnd[k] = i;
+    state.rank[i] = k++;
+  }
+  model.orderChangedFrom = Math.min(model.orderChangedFrom ?? Infinity, pos);
+  model.byEnd = state.byEnd.subarray(0, to);
+  model.rank = state.rank.subarray(0, to);
+}
+
+// rlviz/viz/static/explorer_live.js
+var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
 function createLive(meta) {
   const live = {
     meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0 },
@@ -529,9 +736,12 @@ function createLive(meta) {
     base: 0,
     columns: {},
     pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    counters: null
+    counters: null,
+    end: 0,
+    model: null,
+    indexed: { n: 0, pairs: 0 }
   };
-  for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS2) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -544,7 +754,7 @@ function zeroCounters(count) {
     busy: new Float64Array(count)
   };
 }
-function grown(array, size) {
+function grown2(array, size) {
   if (size <= array.length) return array;
   let capacity = array.length;
   while (capacity < size) capacity *= 2;
@@ -568,25 +778,27 @@ function appendChunk(live, message, buffers) {
     throw new Error(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
   const count = message.count, at = live.n;
-  for (const name of COLUMNS) {
-    live.columns[name] = grown(live.columns[name], at + count);
+  for (const name of COLUMNS2) {
+    live.columns[name] = grown2(live.columns[name], at + count);
     live.columns[name].set(decoded[name], at);
   }
   live.n += count;
   count_(live, at, live.n);
   const pairs = live.pairs, links = decoded.in_consumer.length;
-  pairs.consumer = grown(pairs.consumer, pairs.n + links);
-  pairs.producer = grown(pairs.producer, pairs.n + links);
+  pairs.consumer = grown2(pairs.consumer, pairs.n + links);
+  pairs.producer = grown2(pairs.producer, pairs.n + links);
   pairs.consumer.set(decoded.in_consumer, pairs.n);
   pairs.producer.set(decoded.in_producer, pairs.n);
   pairs.n += links;
   const trimmed = trimFront(live, message.held_from ?? live.base);
+  if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
 }
 function count_(live, from, to) {
-  const { node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
   for (let i = from; i < to; i++) {
     const k = node[i], outcome = flags[i] & 3;
+    live.end = Math.max(live.end, start[i] + duration[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
@@ -597,7 +809,7 @@ function count_(live, from, to) {
 function trimFront(live, heldFrom) {
   const cut = Math.min(Math.max(0, heldFrom - live.base), live.n);
   if (cut === 0) return 0;
-  for (const name of COLUMNS) live.columns[name].copyWithin(0, cut, live.n);
+  for (const name of COLUMNS2) live.columns[name].copyWithin(0, cut, live.n);
   live.n -= cut;
   live.base += cut;
   const pairs = live.pairs;
@@ -610,6 +822,9 @@ function trimFront(live, heldFrom) {
     }
   }
   pairs.n = kept;
+  const { start, duration } = live.columns;
+  live.end = 0;
+  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
   return cut;
 }
 function liveMeta(live) {
@@ -622,9 +837,7 @@ function liveMeta(live) {
     errors: c.errors[k],
     busy_ms: c.busy[k]
   }));
-  let end = 0;
-  const { start, duration } = live.columns;
-  for (let i = 0; i < live.n; i++) end = Math.max(end, start[i] + duration[i]);
+  const end = live.end;
   const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
   if (order) {
     const first = order.groups[0].items;
@@ -633,6 +846,23 @@ function liveMeta(live) {
   return { ...live.meta, nodes, order, count: live.n, span_ms: end * live.meta.unit_ns / 1e6, item_mode: "f64" };
 }
 function liveModel(live) {
+  if (!live.model) {
+    live.model = heldModel(live);
+    live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
+    return live.model;
+  }
+  growModel(live.model, live, liveMeta(live));
+  return live.model;
+}
+function unarrived(live) {
+  const pairs = live.pairs, waiting = [];
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - live.base, producer = pairs.producer[k] - live.base;
+    if (consumer >= live.n || producer >= live.n) waiting.push([consumer, producer]);
+  }
+  return waiting;
+}
+function heldModel(live) {
   const n = live.n, base = live.base, pairs = live.pairs;
   const inputCount = new Uint32Array(n);
   let links = 0;
@@ -651,7 +881,7 @@ function liveModel(live) {
     if (consumer < n && producer < n) inputs[fill[consumer]++] = producer;
   }
   const columns = { input_count: inputCount, inputs };
-  for (const name of COLUMNS) columns[name] = live.columns[name].subarray(0, n);
+  for (const name of COLUMNS2) columns[name] = live.columns[name].subarray(0, n);
   return buildModel(liveMeta(live), columns);
 }
 function followWindow(window2, end, follow, span) {

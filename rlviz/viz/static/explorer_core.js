@@ -45,48 +45,44 @@ export function decodeColumns(meta, buffers) {
   return columns;
 }
 
-/** Index the decoded columns: rows (one per node with events), per-row event lists and prefix sums. */
+/**
+ * Index the decoded columns: rows (one per node with events), per-row event lists and prefix sums.
+ * Row r's events sit at positions [rowStart[r], rowEnd[r]) of rowEvents, ordered by (start, index);
+ * a growing model (explorer_live.js) leaves spare room after each row, so positions past rowEnd[r]
+ * belong to no row.
+ */
 export function buildModel(meta, columns) {
   const n = meta.count;
   const nodes = meta.nodes;
-  const rows = [];
-  const nodeRow = new Int32Array(nodes.length).fill(-1);
-  meta.lanes.forEach((lane, laneIndex) => {
-    const seen = {};
-    lane.nodes.forEach((node, k) => {
-      const op = nodes[node].op;
-      seen[op] = (seen[op] || 0) + 1;
-      nodeRow[node] = rows.length;
-      rows.push({ node, lane: laneIndex, first: k === 0, name: nodes[node].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
-    });
-  });
+  const { rows, nodeRow } = modelRows(meta);
   const start = columns.start, duration = columns.duration, node = columns.node, flags = columns.flags;
   const R = rows.length;
   const rowStart = new Uint32Array(R + 1);
   for (let i = 0; i < n; i++) rowStart[nodeRow[node[i]] + 1]++;
   for (let r = 0; r < R; r++) rowStart[r + 1] += rowStart[r];
+  const rowEnd = rowStart.slice(1);
   const rowEvents = new Uint32Array(n);
   const fill = rowStart.slice(0, R);
   for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
+  for (let r = 0; r < R; r++) sortRow(rowEvents, start, rowStart[r], rowEnd[r]);
   // row-ordered copy of the starts: binary searches read one contiguous array
   const rowTimes = new Uint32Array(n);
   for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
-  // prefix sums with one extra slot per row: row r's slot k is at rowStart[r] + r + k
+  // prefix sums with one extra slot per row: row r's slot for position k is at k + r
   const busy = new Float64Array(n + R);
   const polls = new Uint32Array(n + R);
   const rowMaxDur = new Float64Array(R);
   const errors = [];
   for (let r = 0; r < R; r++) {
-    const base = rowStart[r] + r;
     const rowErrors = [];
-    for (let k = rowStart[r]; k < rowStart[r + 1]; k++) {
-      const i = rowEvents[k], outcome = flags[i] & 3, slot = base + (k - rowStart[r]);
+    for (let k = rowStart[r]; k < rowEnd[r]; k++) {
+      const i = rowEvents[k], outcome = flags[i] & 3, slot = k + r;
       busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
       polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
       if (duration[i] > rowMaxDur[r]) rowMaxDur[r] = duration[i];
       if (outcome === ERROR) rowErrors.push(i);
     }
-    errors.push(Uint32Array.from(rowErrors));
+    errors.push(rowErrors);
   }
   const inOffsets = new Uint32Array(n + 1);
   const counts = columns.input_count;
@@ -104,13 +100,38 @@ export function buildModel(meta, columns) {
   for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration[i]);
   return {
     meta, n, nodes, rows, nodeRow, start, duration, node, flags, item: columns.item,
-    rowStart, rowEvents, rowTimes, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
+    rowStart, rowEnd, rowEvents, rowTimes, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
     end, unitMs: meta.unit_ns / 1e6, byEnd: null, rank: null,
   };
 }
 
+/** The timeline's rows (one per node of each lane, in lane order) and each node's row (-1 for none). */
+export function modelRows(meta) {
+  const nodes = meta.nodes, rows = [];
+  const nodeRow = new Int32Array(nodes.length).fill(-1);
+  meta.lanes.forEach((lane, laneIndex) => {
+    const seen = {};
+    lane.nodes.forEach((node, k) => {
+      const op = nodes[node].op;
+      seen[op] = (seen[op] || 0) + 1;
+      nodeRow[node] = rows.length;
+      rows.push({ node, lane: laneIndex, first: k === 0, name: nodes[node].short + (seen[op] > 1 ? ` #${seen[op]}` : "") });
+    });
+  });
+  return { rows, nodeRow };
+}
+
+/** Order positions [lo, hi) of `events` by (start, index); a no-op when they already are (a start-sorted trace). */
+export function sortRow(events, start, lo, hi) {
+  let sorted = true;
+  for (let k = lo + 1; k < hi && sorted; k++) sorted = start[events[k - 1]] <= start[events[k]];
+  if (sorted) return;
+  const part = events.slice(lo, hi).sort((a, b) => start[a] - start[b] || a - b);
+  events.set(part, lo);
+}
+
 /** First position k in [lo, hi) of row r's events with start >= t (hi when none). */
-export function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowStart[r + 1]) {
+export function lowerBound(model, r, t, lo = model.rowStart[r], hi = model.rowEnd[r]) {
   const times = model.rowTimes;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -138,7 +159,7 @@ export function drawsExact(model, r, t0, t1, width) {
 export function aggregateRow(model, r, t0, t1, width) {
   const fraction = new Float32Array(width), polls = new Uint32Array(width);
   const base = r;                   // prefix-sum slot of position k is k + r
-  const hi = model.rowStart[r + 1];
+  const hi = model.rowEnd[r];
   const step = (t1 - t0) / width;
   let k = lowerBound(model, r, t0);
   for (let px = 0; px < width; px++) {
@@ -391,20 +412,37 @@ export function tickStep(span, target) {
   return 10 * power;
 }
 
-/** Events of the order strip's groups, in completion order. */
+/**
+ * Events of the order strip's groups, in completion order. A grown model (explorer_grow.js) marks
+ * from where its completion order changed, and only that part is filtered again; the list returned
+ * is valid until the next call.
+ */
 export function orderEvents(model) {
   const strip = model.meta.order;
   if (!strip) return new Uint32Array(0);
   const group = new Int32Array(model.nodes.length).fill(-1);
   strip.groups.forEach((g, k) => { group[g.node] = k; });
-  const byEnd = completionOrder(model);
-  const found = [];
-  for (let k = 0; k < byEnd.length; k++) {
-    const i = byEnd[k];
-    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) found.push(i);
+  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
+  let cache = model.orderCache;
+  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
+  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
+  let lo = 0, hi = cache.size;                  // keep the cached events placed before `from`
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (model.rank[cache.list[mid]] < from) lo = mid + 1; else hi = mid; }
+  let size = lo;
+  if (cache.list.length < size + byEnd.length - from) {
+    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
+    bigger.set(cache.list.subarray(0, size));
+    cache.list = bigger;
   }
+  for (let k = from; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
+  }
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
-  return Uint32Array.from(found);
+  return cache.list.subarray(0, size);
 }
 
 /** Error events of row r that overlap [t0, t1] (drawn exactly at every zoom). */

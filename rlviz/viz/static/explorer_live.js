@@ -1,8 +1,10 @@
 // The Explorer's growing data, free of the DOM: columns that take appended binary chunks (the
 // live wire format of rlviz.viz.explorer_stream), links kept as (consumer, producer) id pairs,
 // per-node counters, the front trimmed when the sender's window moves on, and the model the
-// panes draw rebuilt from them. Event indices are stable: index = event id - base.
+// panes draw. Event indices are stable: index = event id - base. The model grows with the new
+// events only (explorer_grow.js); a trim or a new node rebuilds it from what is held.
 import { buildModel, decodeColumns } from "./explorer_core.js";
+import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
 
@@ -14,7 +16,7 @@ const COLUMNS = ["start", "duration", "node", "flags", "item"];
 export function createLive(meta) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 },
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    counters: null };
+    counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
   for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
@@ -69,13 +71,15 @@ export function appendChunk(live, message, buffers) {
   pairs.producer.set(decoded.in_producer, pairs.n);
   pairs.n += links;
   const trimmed = trimFront(live, message.held_from ?? live.base);
+  if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
 }
 
 function count_(live, from, to) {
-  const { node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
   for (let i = from; i < to; i++) {
     const k = node[i], outcome = flags[i] & 3;
+    live.end = Math.max(live.end, start[i] + duration[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++; else c.busy[k] += duration[i] * unitMs;
@@ -100,6 +104,9 @@ export function trimFront(live, heldFrom) {
     }
   }
   pairs.n = kept;
+  const { start, duration } = live.columns;
+  live.end = 0;
+  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
   return cut;
 }
 
@@ -108,9 +115,7 @@ export function liveMeta(live) {
   const c = live.counters;
   const nodes = live.meta.nodes.map((node, k) => ({ ...node, calls: c.calls[k], items: c.items[k],
     not_ready: c.notReady[k], errors: c.errors[k], busy_ms: c.busy[k] }));
-  let end = 0;
-  const { start, duration } = live.columns;
-  for (let i = 0; i < live.n; i++) end = Math.max(end, start[i] + duration[i]);
+  const end = live.end;
   const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
   if (order) {
     const first = order.groups[0].items;
@@ -119,8 +124,33 @@ export function liveMeta(live) {
   return { ...live.meta, nodes, order, count: live.n, span_ms: (end * live.meta.unit_ns) / 1e6, item_mode: "f64" };
 }
 
-/** The model the panes draw (rebuilt from the live columns; links turned into per-consumer lists). */
+/**
+ * The model the panes draw, brought up to date with the events appended since the last call: in
+ * time proportional to them (the same object, grown), or rebuilt from all held events after a trim
+ * or a structure change. Either way it equals `heldModel(live)`.
+ */
 export function liveModel(live) {
+  if (!live.model) {
+    live.model = heldModel(live);
+    live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
+    return live.model;
+  }
+  growModel(live.model, live, liveMeta(live));
+  return live.model;
+}
+
+/** The held links that name an event not arrived yet (as index pairs): linked when it arrives. */
+function unarrived(live) {
+  const pairs = live.pairs, waiting = [];
+  for (let k = 0; k < pairs.n; k++) {
+    const consumer = pairs.consumer[k] - live.base, producer = pairs.producer[k] - live.base;
+    if (consumer >= live.n || producer >= live.n) waiting.push([consumer, producer]);
+  }
+  return waiting;
+}
+
+/** The model built at once from every held event and link (links turned into per-consumer lists). */
+export function heldModel(live) {
   const n = live.n, base = live.base, pairs = live.pairs;
   const inputCount = new Uint32Array(n);
   let links = 0;
