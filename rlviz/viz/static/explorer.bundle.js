@@ -1067,7 +1067,6 @@ function createOrder(host, view) {
   host.appendChild(pane);
   let timer = null, picked = null, cached = { strip: null, order: null, events: null };
   draw();
-  const stripsOf = (meta) => meta.orders || (meta.order ? [meta.order] : []);
   function chosen(strips) {
     if (picked != null && picked < strips.length) return picked;
     const { model, meta } = view;
@@ -1252,6 +1251,9 @@ function createOrder(host, view) {
       pane.remove();
     }
   };
+}
+function stripsOf(meta) {
+  return meta.orders || (meta.order ? [meta.order] : []);
 }
 function hatch(ctx, x, y, size, color) {
   ctx.save();

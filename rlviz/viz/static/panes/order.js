@@ -21,8 +21,6 @@ export function createOrder(host, view) {
   let timer = null, picked = null, cached = { strip: null, order: null, events: null };
   draw();
 
-  const stripsOf = (meta) => meta.orders || (meta.order ? [meta.order] : []);
-
   /** The strip shown: the reader's pick, else the selection's merging node, else the payload's default. */
   function chosen(strips) {
     if (picked != null && picked < strips.length) return picked;
@@ -207,6 +205,11 @@ export function createOrder(host, view) {
     },
     destroy() { clearTimeout(timer); pane.remove(); },
   };
+}
+
+/** The payload's merging nodes (a live view's meta may carry only the default one). */
+function stripsOf(meta) {
+  return meta.orders || (meta.order ? [meta.order] : []);
 }
 
 /** A not-ready cell: white, outlined and struck with diagonal lines in the op's colour. */
