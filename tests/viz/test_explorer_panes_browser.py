@@ -188,3 +188,29 @@ def test_skip_by_its_label_hide_others_and_every_search_hit_highlighted(recorded
         expect(root).to_have_attribute("data-rlviz-hide-others", "false")
         page.wait_for_function("h => document.querySelector('[data-rlviz=\"lanes\"]').getBoundingClientRect().height >= h",
                                arg=full - 1)
+
+
+def _greys(locator) -> int:
+    """Pixels of the not-ready grey (#b8b8b8 drawn at opacity >= 0.85 over the lane's background)."""
+    from PIL import Image
+
+    image = np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(int)
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return int(((r >= 178) & (r <= 202) & (abs(r - g) <= 3) & (abs(g - b) <= 3)).sum())
+
+
+def test_not_ready_polls_stay_visible_when_the_whole_run_is_aggregated(tmp_path):
+    plan = Concurrently([_op("Store"), _op("Train", not_ready_first=5000)], mode="round_robin")
+    with rlviz.record() as trace:
+        plan.take(800)                                        # 800 rounds, Train not ready in each
+    polls = sum(1 for i, n in enumerate(trace.columns["node"].tolist())
+                if trace.nodes[n].op == "Train" and trace.columns["outcome"][i] == 1)
+    assert polls >= 799
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        lanes = root.locator('[data-rlviz="lanes"]')
+        plot = lanes.bounding_box()["width"] - 190
+        assert polls > plot * 0.5, "Train's row is drawn as per-pixel aggregates at this zoom"
+        assert _eventually(lambda: _greys(lanes) > plot / 2), "the not-ready polls fade out when aggregated"
