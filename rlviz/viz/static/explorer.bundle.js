@@ -1062,6 +1062,7 @@ function createLiveBar(host, before, view) {
 var WINDOW_SETTLE_MS = 120;
 var MAX_ROUNDS = 24;
 var ROUND_GUTTER = 34;
+var ROW_CELL = 11;
 function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
@@ -1161,27 +1162,28 @@ function createOrder(host, view) {
     const shown = rounds.slice(0, MAX_ROUNDS);
     const longest = Math.max(1, ...shown.map((r) => r.cells.length));
     const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
-    const cell = Math.max(3, Math.min(11, Math.floor(width / longest)));
-    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * cell);
-    ctx.font = `${Math.min(10, cell)}px system-ui, sans-serif`;
+    const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
+    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
+    ctx.font = "10px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     let hatched = 0;
     shown.forEach((round, y) => {
       ctx.fillStyle = "#666";
-      ctx.fillText(String(round.round), 2, y * cell + cell / 2);
+      ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
+      const gap = cell > 4 ? 1 : 0;
       round.cells.forEach((c, x) => {
-        const left = ROUND_GUTTER + x * cell, top = y * cell;
+        const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
         if (c.notReady) {
-          hatch(ctx, left + 1, top + 1, cell - 2, colorOf(c.child));
+          hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
           hatched++;
         } else {
           ctx.fillStyle = colorOf(c.child);
-          ctx.fillRect(left + 1, top + 1, cell - 2, cell - 2);
+          ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
         }
         if (c.event >= 0 && c.event === state.selected) {
           ctx.strokeStyle = "#000";
           ctx.lineWidth = 2;
-          ctx.strokeRect(left, top, cell, cell);
+          ctx.strokeRect(left, top, cell, ROW_CELL);
         }
       });
     });
@@ -1190,7 +1192,7 @@ function createOrder(host, view) {
     note.textContent = rounds.length > shown.length ? `first ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (zoom in for the rest)` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
-      const round = shown[Math.floor((e.clientY - box.top) / cell)];
+      const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
       const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
       const c = round && x >= 0 ? round.cells[x] : null;
       if (c && c.event >= 0) view.actions.select(c.event);
@@ -1255,23 +1257,23 @@ function createOrder(host, view) {
 function stripsOf(meta) {
   return meta.orders || (meta.order ? [meta.order] : []);
 }
-function hatch(ctx, x, y, size, color) {
+function hatch(ctx, x, y, w, h, color) {
   ctx.save();
   ctx.fillStyle = "#fff";
-  ctx.fillRect(x, y, size, size);
+  ctx.fillRect(x, y, w, h);
   ctx.beginPath();
-  ctx.rect(x, y, size, size);
+  ctx.rect(x, y, w, h);
   ctx.clip();
   ctx.strokeStyle = color;
   ctx.lineWidth = 1;
   ctx.beginPath();
-  for (let d = -size; d < size; d += 3) {
-    ctx.moveTo(x + d, y + size);
-    ctx.lineTo(x + d + size, y);
+  for (let d = -h; d < w; d += 3) {
+    ctx.moveTo(x + d, y + h);
+    ctx.lineTo(x + d + h, y);
   }
   ctx.stroke();
   ctx.strokeStyle = "#555";
-  ctx.strokeRect(x + 0.5, y + 0.5, size - 1, size - 1);
+  ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
   ctx.restore();
 }
 

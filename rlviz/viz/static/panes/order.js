@@ -8,6 +8,7 @@ import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
 const MAX_ROUNDS = 24;              // round rows drawn at most (zoom in for the rest)
 const ROUND_GUTTER = 34;            // room for the round number left of its row
+const ROW_CELL = 11;                // a round's row height and its cells' widest width
 
 /**
  * Mount the completion-order pane into `host`.
@@ -119,22 +120,24 @@ export function createOrder(host, view) {
     const shown = rounds.slice(0, MAX_ROUNDS);
     const longest = Math.max(1, ...shown.map((r) => r.cells.length));
     const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
-    const cell = Math.max(3, Math.min(11, Math.floor(width / longest)));
-    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * cell);
-    ctx.font = `${Math.min(10, cell)}px system-ui, sans-serif`;
+    // a '*' turn can pull 100 times: cells narrow to fit the pane, rows keep their height
+    const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
+    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
+    ctx.font = "10px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     let hatched = 0;
     shown.forEach((round, y) => {
       ctx.fillStyle = "#666";
-      ctx.fillText(String(round.round), 2, y * cell + cell / 2);
+      ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
+      const gap = cell > 4 ? 1 : 0;
       round.cells.forEach((c, x) => {
-        const left = ROUND_GUTTER + x * cell, top = y * cell;
-        if (c.notReady) { hatch(ctx, left + 1, top + 1, cell - 2, colorOf(c.child)); hatched++; }
-        else { ctx.fillStyle = colorOf(c.child); ctx.fillRect(left + 1, top + 1, cell - 2, cell - 2); }
+        const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
+        if (c.notReady) { hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child)); hatched++; }
+        else { ctx.fillStyle = colorOf(c.child); ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2); }
         if (c.event >= 0 && c.event === state.selected) {
           ctx.strokeStyle = "#000";
           ctx.lineWidth = 2;
-          ctx.strokeRect(left, top, cell, cell);
+          ctx.strokeRect(left, top, cell, ROW_CELL);
         }
       });
     });
@@ -145,7 +148,7 @@ export function createOrder(host, view) {
       : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
-      const round = shown[Math.floor((e.clientY - box.top) / cell)];
+      const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
       const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
       const c = round && x >= 0 ? round.cells[x] : null;
       if (c && c.event >= 0) view.actions.select(c.event);
@@ -212,20 +215,20 @@ function stripsOf(meta) {
   return meta.orders || (meta.order ? [meta.order] : []);
 }
 
-/** A not-ready cell: white, outlined and struck with diagonal lines in the op's colour. */
-function hatch(ctx, x, y, size, color) {
+/** A not-ready cell (w x h): white, outlined and struck with diagonal lines in the op's colour. */
+function hatch(ctx, x, y, w, h, color) {
   ctx.save();
   ctx.fillStyle = "#fff";
-  ctx.fillRect(x, y, size, size);
+  ctx.fillRect(x, y, w, h);
   ctx.beginPath();
-  ctx.rect(x, y, size, size);
+  ctx.rect(x, y, w, h);
   ctx.clip();
   ctx.strokeStyle = color;
   ctx.lineWidth = 1;
   ctx.beginPath();
-  for (let d = -size; d < size; d += 3) { ctx.moveTo(x + d, y + size); ctx.lineTo(x + d + size, y); }
+  for (let d = -h; d < w; d += 3) { ctx.moveTo(x + d, y + h); ctx.lineTo(x + d + h, y); }
   ctx.stroke();
   ctx.strokeStyle = "#555";
-  ctx.strokeRect(x + 0.5, y + 0.5, size - 1, size - 1);
+  ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
   ctx.restore();
 }
