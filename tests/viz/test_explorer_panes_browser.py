@@ -214,3 +214,22 @@ def test_not_ready_polls_stay_visible_when_the_whole_run_is_aggregated(tmp_path)
         plot = lanes.bounding_box()["width"] - 190
         assert polls > plot * 0.5, "Train's row is drawn as per-pixel aggregates at this zoom"
         assert _eventually(lambda: _greys(lanes) > plot / 2), "the not-ready polls fade out when aggregated"
+
+
+def test_a_gather_shows_the_items_it_handed_on_in_its_shards_colours(tmp_path):
+    from playwright.sync_api import expect
+
+    from rlviz.viz.examples import sharded_trace
+
+    trace = sharded_trace(items=6, not_ready=2)
+    gathered = sum(1 for i, n in enumerate(trace.columns["node"].tolist())
+                   if trace.nodes[n].op == "gather_sync" and trace.columns["outcome"][i] == 0)
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        order = root.locator('[data-rlviz="order"]')
+        expect(order.locator('[data-rlviz="order-items"]')).to_have_count(1)
+        expect(order.locator('[data-rlviz="order-note"]')).to_have_text(
+            f"{gathered} items gather_sync handed on in the visible window, left to right")
+        expect(order.locator('[data-rlviz="order-legend"] .entry')).to_have_count(2)

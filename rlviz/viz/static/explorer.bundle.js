@@ -495,6 +495,26 @@ function roundRows(decisions, union, keep = () => true) {
   }
   return { rounds, items, notReady };
 }
+function mergeEvents(model, strip) {
+  const groupOf = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => {
+    groupOf[g.node] = k;
+  });
+  const byEnd = completionOrder(model), events = [], group = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
+    let found = -1;
+    for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
+    events.push(i);
+    group.push(found);
+  }
+  if (!group.some((g) => g >= 0)) {
+    const inputs = orderEvents(model, strip);
+    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
+  }
+  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
+}
 
 // rlviz/viz/static/explorer_dom.js
 var GUTTER = 190;
@@ -1212,17 +1232,17 @@ function createOrder(host, view) {
       return;
     }
     if (cached.strip !== strip || cached.order !== state.order) {
-      cached = { strip, order: state.order, events: orderEvents(model, strip) };
+      cached = { strip, order: state.order, ...mergeEvents(model, strip) };
     }
     const order = cached.events;
-    const group = new Map(strip.groups.map((g, k) => [g.node, k]));
     const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
     const total = k1 - k0;
     const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
     const rows = Math.max(1, Math.ceil(shown.length / perRow));
     const ctx = sized(canvas, perRow * cell, rows * cell);
     shown.forEach((i, k) => {
-      ctx.fillStyle = colors[group.get(model.node[i])];
+      const g = cached.group[k0 + k];
+      ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
       ctx.fillRect(k % perRow * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
       if (i === state.selected) {
         ctx.strokeStyle = "#000";
@@ -1230,7 +1250,7 @@ function createOrder(host, view) {
         ctx.strokeRect(k % perRow * cell, Math.floor(k / perRow) * cell, cell, cell);
       }
     });
-    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items completed in the visible window, left to right`;
+    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${cached.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
       const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);

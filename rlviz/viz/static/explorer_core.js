@@ -535,3 +535,29 @@ export function roundRows(decisions, union, keep = () => true) {
   }
   return { rounds, items, notReady };
 }
+
+/**
+ * What a merging node yielded, in completion order, each item tagged with the stream it came from:
+ * `events` are the merge node's own item calls, `group[k]` the index in `strip.groups` of the input
+ * linked to events[k] (-1 when none is). This is the order the merge handed items on (a gather's
+ * alternation between shards), not the order its inputs finished (their bursts). When no call of the
+ * merge links to an input, the inputs' own items stand in (`fromInputs` true).
+ */
+export function mergeEvents(model, strip) {
+  const groupOf = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => { groupOf[g.node] = k; });
+  const byEnd = completionOrder(model), events = [], group = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
+    let found = -1;
+    for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
+    events.push(i);
+    group.push(found);
+  }
+  if (!group.some((g) => g >= 0)) {
+    const inputs = orderEvents(model, strip);
+    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
+  }
+  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
+}

@@ -2,7 +2,7 @@
 // pulls from, picked in a <select>. A union that recorded its scheduling decisions is drawn one
 // row per round, its not-ready polls as hatched cells; any other merge as the items it got, one
 // cell each, in the order they completed. Only what completed inside the visible window is drawn.
-import { completedIn, defaultMerge, orderEvents, roundRows } from "../explorer_core.js";
+import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_core.js";
 import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
 
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
@@ -155,7 +155,7 @@ export function createOrder(host, view) {
     });
   }
 
-  /** The items the merge got, in completion order, one cell each (no decisions recorded for it). */
+  /** The items the merge handed on, in completion order, one cell each coloured by its stream (no decisions recorded). */
   function drawItems(strip, colors, items) {
     const { model } = view, state = view.store.get();
     legend(strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
@@ -166,18 +166,18 @@ export function createOrder(host, view) {
     const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
     const perRow = Math.floor(width / cell), maxRows = 8;
     if (!state.order) { note.textContent = "ordering the calls…"; return; }
-    if (cached.strip !== strip || cached.order !== state.order) {
-      cached = { strip, order: state.order, events: orderEvents(model, strip) };
+    if (cached.strip !== strip || cached.order !== state.order) {     // once per strip and data
+      cached = { strip, order: state.order, ...mergeEvents(model, strip) };
     }
     const order = cached.events;
-    const group = new Map(strip.groups.map((g, k) => [g.node, k]));
     const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
     const total = k1 - k0;
     const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
     const rows = Math.max(1, Math.ceil(shown.length / perRow));
     const ctx = sized(canvas, perRow * cell, rows * cell);
     shown.forEach((i, k) => {
-      ctx.fillStyle = colors[group.get(model.node[i])];
+      const g = cached.group[k0 + k];
+      ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
       ctx.fillRect((k % perRow) * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
       if (i === state.selected) {
         ctx.strokeStyle = "#000";
@@ -187,7 +187,7 @@ export function createOrder(host, view) {
     });
     note.textContent = total > shown.length
       ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)`
-      : `${total.toLocaleString("en-US")} items completed in the visible window, left to right`;
+      : `${total.toLocaleString("en-US")} items ${cached.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
       const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
