@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.checks import check_int
-from rlviz.trace import Trace
+from rlviz.trace import DRIVER, Trace
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import graph_layout
-from rlviz.viz.order import merge_inputs, stream_op
+from rlviz.viz.order import merge_nodes, stream_colors, stream_op
 from rlviz.viz.palette import op_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 
@@ -137,8 +137,10 @@ def _decisions(trace: Trace) -> dict:
     c = d.columns
     following = d.next_children()
     names = ("event", "union_event", "union", "round", "child", "pull", "allowed", "outcome", "flags")
+    node_of = {node.op_id: i for i, node in enumerate(trace.nodes)}
     return {"specs": [{"op": spec.get("op", "union"), "children": list(spec["children"]),
-                       "weights": list(spec["weights"]), "output_indexes": spec.get("output_indexes")}
+                       "weights": list(spec["weights"]), "output_indexes": spec.get("output_indexes"),
+                       "node": node_of.get(spec.get("op_id"), -1)}
                       for spec in d.specs],
             "rows": {**{name: c[name].tolist() for name in names}, "next": following.tolist()}}
 
@@ -237,32 +239,41 @@ def trace_structure(trace: Trace) -> dict:
     back = set(layout.back_edges)
     edges = [[index[u], index[v], data.get("items", 0), (u, v) in back]
              for u, v, data in graph.edges(data=True) if u in index and v in index]
+    orders = [_order_strip(graph, merge, index, trace.nodes, ops) for merge in merge_nodes(graph)]
     return {"nodes": nodes, "edges": edges,
             "lanes": [{"name": name, "color": process_colors.get(name, "#5b6770"), "nodes": lane_rows[name]}
                       for name in lanes.names],
-            "order": _order_strip(graph, index, trace.nodes)}
+            "order": orders[-1] if orders else None, "orders": orders, "order_default": _default_order(orders)}
 
 
 # -- helpers ----------------------------------------------------------------
-def _order_strip(graph: "nx.DiGraph", index: dict[str, int], nodes: list) -> dict | None:
-    """The inputs of the last node that merges several streams: op names, weights, measured counts."""
-    found = merge_inputs(graph)
-    if found is None:
-        return None
-    merge, inputs = found
+def _order_strip(graph: "nx.DiGraph", merge: str, index: dict[str, int], nodes: list, ops: dict[str, str]) -> dict:
+    """The inputs of one node that merges several streams: op names, colours, weights, measured counts.
+
+    ``groups[k]["color"]`` follows ``stream_colors`` (as ``plot_order``): the op's timeline colour.
+    """
+    inputs = list(graph.predecessors(merge))
     weights = _weights(graph.nodes[merge]["label"], len(inputs))
     by_id = {node.op_id: node for node in nodes}
     names = [stream_op(by_id[op_id], by_id) for op_id in inputs]
-    groups = []
-    for k, op_id in enumerate(inputs):
-        data = graph.nodes[op_id]
-        name = names[k] if names.count(names[k]) == 1 else f"{names[k]} @ {data['where']}"
-        groups.append({"name": name, "node": index[op_id], "items": data["items"],
-                       "weight": weights[k] if weights else None})
+    labels = [name if names.count(name) == 1 else f"{name} @ {graph.nodes[op_id]['where']}"
+              for name, op_id in zip(names, inputs)]
+    colors = stream_colors([ops.get(name, "#5b6770") for name in names], labels)
+    groups = [{"name": labels[k], "node": index[op_id], "items": graph.nodes[op_id]["items"],
+               "weight": weights[k] if weights else None, "color": colors[k]} for k, op_id in enumerate(inputs)]
     first = groups[0]["items"]
     ratio = [round(g["items"] / first, 2) for g in groups] if first else None
-    return {"merge": graph.nodes[merge]["op"], "label": graph.nodes[merge]["label"],
-            "groups": groups, "ratio": ratio}
+    return {"merge": graph.nodes[merge]["op"], "label": graph.nodes[merge]["label"], "node": index[merge],
+            "where": graph.nodes[merge]["where"], "groups": groups, "ratio": ratio}
+
+
+def _default_order(orders: list[dict]) -> int:
+    """The strip the order pane opens on: the merging node nearest the driver's end (-1 for none).
+
+    ``orders`` runs upstream to downstream, so that is the last one on the driver, else the last one.
+    """
+    on_driver = [k for k, strip in enumerate(orders) if strip["where"] == DRIVER]
+    return on_driver[-1] if on_driver else len(orders) - 1
 
 
 def _weights(label: str, count: int) -> list | None:

@@ -19,13 +19,14 @@ from rlviz.checks import check_int, check_round_robin_weights
 from rlviz.trace import Node, Trace
 from rlviz.trace.analysis import order_notes
 from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
-from rlviz.viz.palette import key_colors, short_text
+from rlviz.viz.palette import key_colors, op_colors, short_text
 
 if TYPE_CHECKING:
     import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_order", "order_cells", "round_cells", "merge_inputs", "stream_op", "Cells", "Rounds", "MAX_ITEMS"]
+__all__ = ["plot_order", "order_cells", "round_cells", "merge_inputs", "merge_nodes", "stream_op", "stream_colors",
+           "Cells", "Rounds", "MAX_ITEMS"]
 
 #: Cells drawn at most; later items are counted in the ratio but not drawn.
 MAX_ITEMS = 2000
@@ -192,10 +193,7 @@ def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
         remap[keep] = np.arange(len(keep))
         category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
         labels, colors = [labels[k] for k in keep], [colors[k] for k in keep]
-    if len(set(colors)) < len(colors):       # two groups of one op: tell them apart
-        table = key_colors(names)
-        colors = [table[name] for name in names]
-    return Cells(category, names, counts, labels, colors)
+    return Cells(category, names, counts, labels, stream_colors(colors, names))
 
 
 def round_cells(trace: Trace, ops: Iterable[str]) -> Rounds | None:
@@ -288,14 +286,10 @@ def merge_inputs(graph: "nx.DiGraph") -> tuple[str, list[str]] | None:
     >>> len(inputs)
     2
     """
-    import networkx as nx
-
-    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n].get("items")]
-    if not merges or not nx.is_directed_acyclic_graph(graph):
+    merges = merge_nodes(graph)
+    if not merges:
         return None
-    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
-    last = max(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
-    return last, list(graph.predecessors(last))
+    return merges[-1], list(graph.predecessors(merges[-1]))
 
 
 def _groups(trace: Trace, ops: Iterable[str] | None) -> tuple[np.ndarray, list[str], list[str]]:
@@ -338,9 +332,58 @@ def _group_name(entry: str, hits: list, by_id: dict) -> str:
     return name if wheres == {"driver"} else f"{name} @ {', '.join(sorted(wheres))}"
 
 
+def stream_colors(colors: list[str], names: list[str]) -> list[str]:
+    """The colours of merged streams: each op's timeline colour, unless two share one (then one per name).
+
+    Parameters
+    ----------
+    colors : list of str
+        Each stream's op colour (``op_colors`` over the trace's ops, as the timeline colours nodes).
+    names : list of str
+        Each stream's name, distinct.
+
+    Returns
+    -------
+    list of str
+        ``colors`` when they are distinct, else ``key_colors(names)`` in order (the Explorer's order
+        pane and ``plot_order`` use this one rule, so a stream keeps its colour in both).
+
+    Examples
+    --------
+    >>> stream_colors(["#111111", "#222222"], ["a", "b"])
+    ['#111111', '#222222']
+    """
+    if len(set(colors)) == len(colors):
+        return list(colors)
+    table = key_colors(names)
+    return [table[name] for name in names]
+
+
+def merge_nodes(graph: "nx.DiGraph") -> list[str]:
+    """Every node that merges several streams of items, most upstream first (topological depth, then items).
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A trace's dataflow graph (``Trace.graph()``), nodes annotated with ``items``.
+
+    Returns
+    -------
+    list of str
+        Op ids; empty when no node merges streams or the graph has a cycle.
+    """
+    import networkx as nx
+
+    merges = [n for n in graph.nodes if graph.in_degree(n) >= 2 and graph.nodes[n].get("items")]
+    if not merges or not nx.is_directed_acyclic_graph(graph):
+        return []
+    depth = {n: i for i, gen in enumerate(nx.topological_generations(graph)) for n in gen}
+    return sorted(merges, key=lambda n: (depth[n], graph.nodes[n]["items"]))
+
+
 def _op_colors(trace: Trace, group: np.ndarray, count: int) -> list[str]:
     """Each group's colour: its op's colour in the timeline (which colours every node by its op)."""
-    table = key_colors(n.op for n in trace.nodes)
+    table = op_colors(n.op for n in trace.nodes)
     by_id = {n.op_id: n for n in trace.nodes}
     colors = []
     for k in range(count):

@@ -131,3 +131,33 @@ def test_order_strip_names_the_ops_under_concurrently_tags():
     assert [(g["name"], g["weight"], g["items"]) for g in order["groups"]] == [
         ("StoreToReplayBuffer", 1, 2), ("UpdateTargetNetwork", 2, 4)]
     assert order["merge"] == "Concurrently" and order["ratio"] == [1.0, 2.0]
+
+
+def test_every_merging_node_has_a_strip_in_plot_orders_colours_and_its_union_is_found():
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.ops import Concurrently
+    from rlviz.viz.order import order_cells
+
+    def op(name):
+        return LocalIterator(lambda timeout: (f"{name}{i}" for i in range(1000)), name=name).named(name)
+
+    with rlviz.record() as trace:
+        Concurrently([op("Store"), op("Train")], round_robin_weights=[2, 1]).take(12)
+        Concurrently([op("Alpha"), op("Beta"), op("Gamma")], mode="round_robin").take(6)
+    meta = encode_trace(trace).meta
+    strips = {tuple(g["name"] for g in strip["groups"]): strip for strip in meta["orders"]}
+    assert set(strips) == {("Store", "Train"), ("Alpha", "Beta", "Gamma")}
+    assert meta["order"] is meta["orders"][meta["order_default"]]
+    for names, strip in strips.items():
+        cells = order_cells(trace, ops=list(names))
+        assert [g["color"] for g in strip["groups"]] == cells.colors, "the pane and plot_order colour alike"
+        assert [g["color"] for g in strip["groups"]] == [meta["nodes"][g["node"]]["color"] for g in strip["groups"]]
+        (spec,) = [s for s in meta["decisions"]["specs"] if s["node"] == strip["node"]]
+        assert tuple(spec["children"]) == names
+    assert meta["orders"][meta["order_default"]]["where"] == "driver"
+
+
+def test_no_merging_node_means_no_strip():
+    meta = encode_trace(large_trace(200, 1, 1)).meta             # one process, one op: nothing merges
+    assert meta["orders"] == [] and meta["order"] is None and meta["order_default"] == -1

@@ -8,7 +8,7 @@ from rlviz.trace import Trace
 from rlviz.viz import plot_order
 from rlviz.viz.examples import concurrently_trace, sharded_trace
 from rlviz.viz.order import order_cells
-from rlviz.viz.palette import key_colors
+from rlviz.viz.palette import op_colors
 
 
 def _cells(ax):
@@ -23,7 +23,7 @@ def _notes(ax):
 def test_one_cell_per_item_in_completion_order():
     trace = concurrently_trace((1, 2), rounds=12, warmup=3)
     ax = plot_order(trace, ops=["store", "train"], weights=[1, 2])
-    colors = key_colors(n.op for n in trace.nodes)          # the timeline's colour of each op
+    colors = op_colors(n.op for n in trace.nodes)          # the timeline's colour of each op
     by_color = {colors["StoreToReplayBuffer"]: "store", colors["TrainOneStep"]: "train"}
     drawn = [by_color[to_hex(c)] for c in _cells(ax).get_facecolors()]
     expected = ["store" if "StoreToReplayBuffer" in label else "train"
@@ -127,7 +127,7 @@ def test_recorded_concurrently_is_drawn_by_round_with_not_ready_polls_hatched():
     assert len(hatched.get_paths()) == 9
     rows = sorted({round(p.vertices[0, 1] - 0.05) for p in _cells(ax).get_paths()})
     assert rows == list(range(35))                                     # one row per round
-    colors = key_colors(n.op for n in trace.nodes)
+    colors = op_colors(n.op for n in trace.nodes)
     assert to_hex(_cells(ax).get_facecolors()[0]) == colors["Store"]   # the timeline's colour for Store
     flat = plot_order(trace, ops=["Store", "Train", "Log"], rounds=False)
     assert len(_cells(flat).get_paths()) == 95

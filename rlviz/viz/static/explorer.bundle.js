@@ -374,8 +374,7 @@ function tickStep(span, target) {
   for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
   return 10 * power;
 }
-function orderEvents(model) {
-  const strip = model.meta.order;
+function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
   const group = new Int32Array(model.nodes.length).fill(-1);
   strip.groups.forEach((g, k) => {
@@ -435,6 +434,118 @@ function completedIn(model, list, t0, t1) {
   };
   return [bound(t0, false), bound(t1, true)];
 }
+function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 } = {}) {
+  const R = model.rows.length, filtered = filter.op != null || filter.where != null;
+  const y = new Float64Array(R + 1), shown = new Uint8Array(R), first = new Uint8Array(R), last = new Uint8Array(R);
+  let at = top, lane = -1, previous = -1;
+  for (let r = 0; r < R; r++) {
+    const row = model.rows[r];
+    shown[r] = !(hide && filtered) || nodeMatches(model, row.node, filter) ? 1 : 0;
+    y[r] = at;
+    if (!shown[r]) continue;
+    if (row.lane !== lane) {
+      if (previous >= 0) {
+        last[previous] = 1;
+        at += laneGap;
+        y[r] = at;
+      }
+      first[r] = 1;
+      lane = row.lane;
+    }
+    at += rowHeight;
+    previous = r;
+  }
+  if (previous >= 0) last[previous] = 1;
+  y[R] = at + 4;
+  return { y, shown, first, last };
+}
+function matchMarks(model, hits, t0, t1, width) {
+  const scale = width / (t1 - t0), pixels = /* @__PURE__ */ new Map();
+  let inside = 0;
+  for (let k = 0; k < hits.length; k++) {
+    const i = hits[k], s = model.start[i], e = s + model.duration[i];
+    if (e < t0 || s >= t1) continue;
+    inside++;
+    const r = model.nodeRow[model.node[i]];
+    let line = pixels.get(r);
+    if (!line) {
+      line = new Uint8Array(width);
+      pixels.set(r, line);
+    }
+    const x0 = Math.max(0, Math.floor((s - t0) * scale));
+    const x1 = Math.min(width, Math.max(x0 + 1, Math.ceil((e - t0) * scale)));
+    line.fill(1, x0, x1);
+  }
+  const marks = /* @__PURE__ */ new Map();
+  for (const [r, line] of pixels) {
+    const ranges = [];
+    for (let x = 0; x < width; x++) {
+      if (!line[x]) continue;
+      const from = x;
+      while (x < width && line[x]) x++;
+      ranges.push(from, x);
+    }
+    marks.set(r, ranges);
+  }
+  return { marks, inside };
+}
+function defaultMerge(model, orders, selected, fallback) {
+  if (!orders || orders.length === 0) return -1;
+  if (selected >= 0 && selected < model.n) {
+    const k = orders.findIndex((o) => o.node === model.node[selected]);
+    if (k >= 0) return k;
+  }
+  return fallback >= 0 && fallback < orders.length ? fallback : orders.length - 1;
+}
+function roundRows(decisions, union, keep = () => true) {
+  const rounds = [], items = [], notReady = [];
+  if (!decisions || union == null || union < 0) return { rounds, items, notReady };
+  const r = decisions.rows, children = decisions.specs[union].children.length;
+  for (let c = 0; c < children; c++) {
+    items.push(0);
+    notReady.push(0);
+  }
+  let current = null;
+  for (let row = 0; row < r.union.length; row++) {
+    const outcome = r.outcome[row];
+    if (r.union[row] !== union || outcome !== ITEM && outcome !== NOT_READY) continue;
+    const child = r.child[row], polled = outcome === NOT_READY;
+    while (items.length <= child) {
+      items.push(0);
+      notReady.push(0);
+    }
+    if (polled) notReady[child]++;
+    else items[child]++;
+    if (!keep(row)) continue;
+    if (!current || current.round !== r.round[row]) {
+      current = { round: r.round[row], cells: [] };
+      rounds.push(current);
+    }
+    const event = r.event[row] >= 0 ? r.event[row] : r.union_event[row];
+    current.cells.push({ child, notReady: polled, event });
+  }
+  return { rounds, items, notReady };
+}
+function mergeEvents(model, strip) {
+  const groupOf = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => {
+    groupOf[g.node] = k;
+  });
+  const byEnd = completionOrder(model), events = [], group = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
+    let found = -1;
+    for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
+    events.push(i);
+    group.push(found);
+  }
+  if (!group.some((g) => g >= 0)) {
+    const inputs = orderEvents(model, strip);
+    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
+  }
+  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
+}
 
 // rlviz/viz/static/explorer_dom.js
 var GUTTER = 190;
@@ -447,6 +558,7 @@ var STOP_COLOR = "#333333";
 var PRODUCER_COLOR = "#e67e22";
 var CONSUMER_COLOR = "#2471a3";
 var RESTART_COLOR = "#c0392b";
+var MATCH_COLOR = "#f1c40f";
 var GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 var MAX_ARROWS = 200;
 var MAX_LINKS_LISTED = 40;
@@ -457,7 +569,9 @@ var CSS = `
 .rlviz-explorer:focus-visible { box-shadow: 0 0 0 2px #9cc3e6; }
 .rlviz-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 4px; }
 .rlviz-bar button { font: inherit; padding: 1px 8px; cursor: pointer; }
-.rlviz-bar input { font: inherit; width: 16em; }
+.rlviz-bar input[type="search"] { font: inherit; width: 16em; }
+.rlviz-bar label { display: inline-flex; align-items: center; gap: 3px; white-space: nowrap; cursor: pointer; }
+.rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
@@ -468,11 +582,14 @@ var CSS = `
 .rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
 .rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
-.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; }
+.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; position: sticky; top: -4px; left: 0; background: #fff; z-index: 1; padding: 2px 0; }
+.rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
-.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: -1px; }
+.rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
+.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 0; vertical-align: -1px; }
+.rlviz-legend span.sw.hatch { background: repeating-linear-gradient(45deg, #555 0 1px, #fff 1px 4px); border: 1px solid #555; box-sizing: border-box; }
 .rlviz-inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 1px 8px; margin: 0; }
 .rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
@@ -542,11 +659,12 @@ function sized(canvas, width, height) {
   ctx.clearRect(0, 0, width, height);
   return ctx;
 }
-function revealInPane(pane, element) {
+function revealInPane(pane, element, header = null) {
   const box = element.getBoundingClientRect(), view = pane.getBoundingClientRect();
+  const top = view.top + (header ? header.getBoundingClientRect().height : 0);
   if (box.left < view.left) pane.scrollLeft -= view.left - box.left + 8;
   else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
-  if (box.top < view.top) pane.scrollTop -= view.top - box.top + 8;
+  if (box.top < top) pane.scrollTop -= top - box.top + 8;
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
 }
 
@@ -1007,7 +1125,7 @@ function createGraph(host, view) {
       ].filter(Boolean).join(" · ");
     });
   }
-  function mark() {
+  function mark(reveal = false) {
     if (!drawing) return;
     const { model, meta } = view, { selected: i, filter } = view.store.get();
     const related = /* @__PURE__ */ new Map();
@@ -1025,17 +1143,18 @@ function createGraph(host, view) {
       else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
       if (color === "#000") rect.setAttribute("stroke", "#000");
       g.setAttribute("opacity", !filtered || nodeMatches(model, k, filter) ? 1 : 0.35);
-      if (color === "#000") {
+      if (color !== "#000") delete g.dataset.selected;
+      else {
         g.dataset.selected = "1";
-        revealInPane(pane, g);
-      } else delete g.dataset.selected;
+        if (reveal) revealInPane(pane, g, pane.firstElementChild);
+      }
     }
   }
   return {
-    update(changed) {
+    update(changed, info = {}) {
       if (changed.has("rows")) build();
       else if (changed.has("data")) counters();
-      if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark();
+      if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
     },
     destroy() {
       pane.remove();
@@ -1192,51 +1311,169 @@ function createLiveBar(host, before, view) {
 
 // rlviz/viz/static/panes/order.js
 var WINDOW_SETTLE_MS = 120;
+var MAX_ROUNDS = 24;
+var ROUND_GUTTER = 34;
+var ROW_CELL = 11;
 function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
-  let timer = null;
+  let timer = null, picked = null, cached = { strip: null, order: null, events: null };
   draw();
+  function chosen(strips) {
+    if (picked != null && picked < strips.length) return picked;
+    const { model, meta } = view;
+    return defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
+  }
   function draw() {
-    const { meta, model } = view, state = view.store.get();
+    const { meta } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
-    const strip = meta.order;
-    if (!strip) {
-      pane.appendChild(make("p", null, null, "No Concurrently or union here: the order strip shows the items of the streams a node merges, and no node of this trace merges several streams."));
+    const strips = stripsOf(meta);
+    if (!strips.length) {
+      pane.appendChild(make("p", null, null, "No Concurrently or union here: the order pane shows the items of the streams a node merges, and no node of this trace merges several streams."));
       return;
     }
+    const k = chosen(strips);
+    pane.appendChild(picker(strips, k));
+    const strip = strips[k];
+    const union = (meta.decisions?.specs || []).findIndex((spec) => spec.node === strip.node);
+    const colors = groupColors(strip);
     const names = strip.groups.map((g) => g.name).join(" : ");
     pane.appendChild(make("p", null, "order-title", `${strip.merge} pulls from ${names}`));
+    const items = strip.groups.map((g) => itemsOf(g));
     const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
-    const measured = `measured ${strip.groups.map((g) => g.items.toLocaleString("en-US")).join(" : ")}` + (strip.ratio ? ` = ${strip.ratio.map((v) => v.toFixed(2)).join(" : ")}` : "");
+    const first = items[0];
+    const measured = `measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
     pane.appendChild(make("p", null, "order-ratio", weights + measured));
-    const legend = make("div", "rlviz-legend");
-    const opColors = strip.groups.map((g) => meta.nodes[g.node].color);
-    const colors = new Set(opColors).size === opColors.length ? opColors : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
-    strip.groups.forEach((g, k) => {
-      const swatch = make("span", "sw");
-      swatch.style.background = colors[k];
-      legend.append(swatch, make("span", null, null, `${g.name} (${g.items.toLocaleString("en-US")})`));
+    if (union >= 0) drawRounds(strip, union, colors);
+    else drawItems(strip, colors, items);
+  }
+  function itemsOf(group) {
+    const node = view.meta.nodes[group.node];
+    return node && node.items != null ? node.items : group.items;
+  }
+  function picker(strips, k) {
+    const select = make("select", null, "order-node");
+    select.setAttribute("aria-label", "merging node whose order is shown");
+    const seen = strips.map((s) => s.merge);
+    strips.forEach((s, j) => {
+      const option = make("option", null, null, seen.filter((m) => m === s.merge).length > 1 || s.where !== "driver" ? `${s.merge} @ ${s.where}` : s.merge);
+      option.value = String(j);
+      select.appendChild(option);
     });
-    pane.appendChild(legend);
-    const canvas = make("canvas");
+    select.value = String(k);
+    select.addEventListener("change", () => {
+      picked = Number(select.value);
+      draw();
+    });
+    return select;
+  }
+  function groupColors(strip) {
+    const given = strip.groups.map((g) => g.color || view.meta.nodes[g.node].color);
+    return new Set(given).size === given.length ? given : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
+  }
+  function legend(entries) {
+    const box = make("div", "rlviz-legend", "order-legend");
+    for (const [color, text, hatched] of entries) {
+      const entry = make("span", "entry");
+      const swatch = make("span", hatched ? "sw hatch" : "sw");
+      if (!hatched) swatch.style.background = color;
+      entry.append(swatch, make("span", null, null, text));
+      box.appendChild(entry);
+    }
+    pane.appendChild(box);
+  }
+  function drawRounds(strip, union, colors) {
+    const { meta, model } = view, state = view.store.get();
+    const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
+    const groupOf = spec.children.map((name, c) => {
+      const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
+      return k >= 0 ? k : c < strip.groups.length ? c : -1;
+    });
+    const [t0, t1] = state.window;
+    const inWindow = (row) => {
+      const i = rows.event[row] >= 0 ? rows.event[row] : rows.union_event[row];
+      if (i < 0 || i >= model.n) return true;
+      const end = model.start[i] + model.duration[i];
+      return end >= t0 && end <= t1;
+    };
+    const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
+    const colorOf = (c) => groupOf[c] >= 0 ? colors[groupOf[c]] : GROUP_COLORS[c % GROUP_COLORS.length];
+    legend([
+      ...spec.children.map((name, c) => [
+        colorOf(c),
+        `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
+        false
+      ]),
+      [NOT_READY_COLOR, "not ready (turn ends)", true]
+    ]);
+    const canvas = make("canvas", null, "order-rounds");
     pane.appendChild(canvas);
-    const note = make("p", "rlviz-status");
+    const note = make("p", "rlviz-status", "order-note");
+    pane.appendChild(note);
+    const shown = rounds.slice(0, MAX_ROUNDS);
+    const longest = Math.max(1, ...shown.map((r) => r.cells.length));
+    const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
+    const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
+    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
+    ctx.font = "10px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    let hatched = 0;
+    shown.forEach((round, y) => {
+      ctx.fillStyle = "#666";
+      ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
+      const gap = cell > 4 ? 1 : 0;
+      round.cells.forEach((c, x) => {
+        const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
+        if (c.notReady) {
+          hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
+          hatched++;
+        } else {
+          ctx.fillStyle = colorOf(c.child);
+          ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
+        }
+        if (c.event >= 0 && c.event === state.selected) {
+          ctx.strokeStyle = "#000";
+          ctx.lineWidth = 2;
+          ctx.strokeRect(left, top, cell, ROW_CELL);
+        }
+      });
+    });
+    canvas.dataset.rlvizRounds = String(shown.length);
+    canvas.dataset.rlvizNotReady = String(hatched);
+    note.textContent = rounds.length > shown.length ? `first ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (zoom in for the rest)` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
+    canvas.addEventListener("click", (e) => {
+      const box = canvas.getBoundingClientRect();
+      const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
+      const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
+      const c = round && x >= 0 ? round.cells[x] : null;
+      if (c && c.event >= 0) view.actions.select(c.event);
+    });
+  }
+  function drawItems(strip, colors, items) {
+    const { model } = view, state = view.store.get();
+    legend(strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
+    const canvas = make("canvas", null, "order-items");
+    pane.appendChild(canvas);
+    const note = make("p", "rlviz-status", "order-note");
     pane.appendChild(note);
     const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
     const perRow = Math.floor(width / cell), maxRows = 8;
-    const order = state.order;
-    if (!order) {
+    if (!state.order) {
       note.textContent = "ordering the calls…";
       return;
     }
+    if (cached.strip !== strip || cached.order !== state.order) {
+      cached = { strip, order: state.order, ...mergeEvents(model, strip) };
+    }
+    const order = cached.events;
     const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
     const total = k1 - k0;
     const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
     const rows = Math.max(1, Math.ceil(shown.length / perRow));
     const ctx = sized(canvas, perRow * cell, rows * cell);
     shown.forEach((i, k) => {
-      ctx.fillStyle = colors[model.orderGroup[model.node[i]]];
+      const g = cached.group[k0 + k];
+      ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
       ctx.fillRect(k % perRow * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
       if (i === state.selected) {
         ctx.strokeStyle = "#000";
@@ -1244,7 +1481,7 @@ function createOrder(host, view) {
         ctx.strokeRect(k % perRow * cell, Math.floor(k / perRow) * cell, cell, cell);
       }
     });
-    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items completed in the visible window, left to right`;
+    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${cached.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
       const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
@@ -1268,9 +1505,31 @@ function createOrder(host, view) {
     }
   };
 }
+function stripsOf(meta) {
+  return meta.orders || (meta.order ? [meta.order] : []);
+}
+function hatch(ctx, x, y, w, h, color) {
+  ctx.save();
+  ctx.fillStyle = "#fff";
+  ctx.fillRect(x, y, w, h);
+  ctx.beginPath();
+  ctx.rect(x, y, w, h);
+  ctx.clip();
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let d = -h; d < w; d += 3) {
+    ctx.moveTo(x + d, y + h);
+    ctx.lineTo(x + d + h, y);
+  }
+  ctx.stroke();
+  ctx.strokeStyle = "#555";
+  ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  ctx.restore();
+}
 
 // rlviz/viz/static/panes/timeline.js
-var DRAWN_BY = ["window", "hover", "filter", "width", "data"];
+var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
 function createTimeline(host, view) {
   const { store } = view;
   const element = make("div", "rlviz-timeline", "timeline");
@@ -1284,7 +1543,7 @@ function createTimeline(host, view) {
   view.root.appendChild(tooltip);
   const raster = { canvas: document.createElement("canvas") };
   raster.ctx = raster.canvas.getContext("2d");
-  let rowY = layoutRows(), frame = 0, firstFrame = false, drag = null;
+  let layout = layoutRows(), rowY = layout.y, frame = 0, firstFrame = false, drag = null;
   showEmpty();
   const plotWidth = () => Math.max(50, store.get().width - GUTTER - 8);
   const xOf = (t) => {
@@ -1348,16 +1607,12 @@ function createTimeline(host, view) {
     ));
   }
   function layoutRows() {
-    const rows = view.model.rows;
-    const y = new Float64Array(rows.length + 1);
-    let at = 4;
-    rows.forEach((row, r) => {
-      if (r > 0 && row.first) at += LANE_GAP;
-      y[r] = at;
-      at += ROW_H;
-    });
-    y[rows.length] = at + 4;
-    return y;
+    const state = store.get();
+    return rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP });
+  }
+  function relayout() {
+    layout = layoutRows();
+    rowY = layout.y;
   }
   function scheduleDraw() {
     if (frame) return;
@@ -1409,9 +1664,12 @@ function createTimeline(host, view) {
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       const lane = meta.lanes[row.lane], y = rowY[r];
-      if (row.first) {
-        const laneEnd = rowY[r + lane.nodes.length - 1] + ROW_H;
+      if (layout.first[r]) {
+        let end = r;
+        while (!layout.last[end]) end++;
+        const laneEnd = rowY[end] + ROW_H;
         ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
         ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
         ctx.fillStyle = lane.color;
@@ -1426,7 +1684,16 @@ function createTimeline(host, view) {
       ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
       ctx.textAlign = "left";
     });
-    const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.data].join("|");
+    const key = [
+      state.window[0],
+      state.window[1],
+      plotW,
+      height,
+      state.filter.op,
+      state.filter.where,
+      state.hideOthers,
+      state.data
+    ].join("|");
     if (raster.key !== key) {
       rasterize(plotW, height);
       raster.key = key;
@@ -1438,12 +1705,14 @@ function createTimeline(host, view) {
     ctx.rect(GUTTER, 0, plotW, height);
     ctx.clip();
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
       drawErrors(ctx, r);
     });
     ctx.globalAlpha = 1;
+    if (state.matches) drawMatches(ctx, state.matches, plotW);
     drawRestarts(ctx, height);
-    if (state.selected >= 0) drawSelection(ctx, state.selected);
+    if (state.selected >= 0 && shownEvent(state.selected)) drawSelection(ctx, state.selected);
     if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, state.hover, "#000", 1);
     ctx.restore();
   }
@@ -1461,6 +1730,7 @@ function createTimeline(host, view) {
     pixels.fill(0);
     const [a, b] = state.window, scale = plotW / (b - a);
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       const dim = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
       const color = rgbOf(model.nodes[row.node].color);
       upper.fill(0);
@@ -1498,6 +1768,19 @@ function createTimeline(host, view) {
     const y = rowY[r], outcome = model.flags[i] & 3;
     if (outcome === NOT_READY) return [x0, y + ROW_H * 0.55, x1 - x0, ROW_H * 0.45 - 1];
     return [x0, y + 1, x1 - x0, ROW_H - 2];
+  }
+  const shownEvent = (i) => layout.shown[view.model.nodeRow[view.model.node[i]]] === 1;
+  function drawMatches(ctx, hits, plotW) {
+    const [a, b] = store.get().window;
+    const { marks } = matchMarks(view.model, hits, a, b, plotW);
+    ctx.strokeStyle = MATCH_COLOR;
+    ctx.lineWidth = 2;
+    for (const [r, ranges] of marks) {
+      if (!layout.shown[r]) continue;
+      for (let k = 0; k < ranges.length; k += 2) {
+        ctx.strokeRect(GUTTER + ranges[k] - 1, rowY[r], ranges[k + 1] - ranges[k] + 2, ROW_H);
+      }
+    }
   }
   function drawErrors(ctx, r) {
     const [a, b] = store.get().window;
@@ -1558,18 +1841,20 @@ function createTimeline(host, view) {
     };
     for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
       const p = model.inputs[k];
+      if (!shownEvent(p)) continue;
       outline(ctx, p, PRODUCER_COLOR, 2);
       arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, PRODUCER_COLOR);
     }
     for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
       const c = model.outputs[k];
+      if (!shownEvent(c)) continue;
       outline(ctx, c, CONSUMER_COLOR, 2);
       arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), CONSUMER_COLOR);
     }
     outline(ctx, i, "#000", 2);
   }
   function rowAt(y) {
-    for (let r = 0; r < view.model.rows.length; r++) if (y >= rowY[r] && y < rowY[r] + ROW_H) return r;
+    for (let r = 0; r < view.model.rows.length; r++) if (layout.shown[r] && y >= rowY[r] && y < rowY[r] + ROW_H) return r;
     return -1;
   }
   function eventAt(clientX, clientY) {
@@ -1602,10 +1887,12 @@ function createTimeline(host, view) {
     element,
     update(changed) {
       if (changed.has("rows")) {
-        rowY = layoutRows();
+        relayout();
         showEmpty();
       }
-      if (changed.has("selected") || changed.has("rows")) drawNow();
+      const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
+      if (hiding) relayout();
+      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
       else if (DRAWN_BY.some((key) => changed.has(key))) scheduleDraw();
     },
     destroy() {
@@ -1618,6 +1905,7 @@ function createTimeline(host, view) {
 }
 
 // rlviz/viz/static/panes/toolbar.js
+var SEARCH_SETTLE_MS = 200;
 function createToolbar(host, view) {
   const { store, actions, root } = view;
   const bar = make("div", "rlviz-bar");
@@ -1637,17 +1925,23 @@ function createToolbar(host, view) {
   skipBox.type = "checkbox";
   skip.title = "step over calls that returned 'not ready'";
   skip.append(skipBox, document.createTextNode(" skip not-ready"));
+  const hide = make("label", "rlviz-hide", "hide-others");
+  const hideBox = make("input", null, "hide-others-box");
+  hideBox.type = "checkbox";
+  hide.title = "hide the rows the filter leaves out (instead of dimming them)";
+  hide.append(hideBox, document.createTextNode(" hide others"));
   const zoomSel = make("button", null, "zoom-selection", "zoom to selection");
   const reset = make("button", null, "reset", "reset zoom");
   const chip = make("span", "rlviz-chip", "filter");
   chip.style.display = "none";
   const status = make("span", "rlviz-status", "status");
-  bar.append(title, search, prev, play, next, skip, zoomSel, reset, chip, status);
+  const count = make("span", "rlviz-status", "matches");
+  bar.append(title, search, count, prev, play, next, skip, zoomSel, reset, chip, hide, status);
   const banner = make("div", "rlviz-banner", "error");
   banner.style.display = "none";
   const dropped = make("div", "rlviz-note", "dropped");
   host.append(bar, banner, dropped);
-  let playing = null, searched = null;
+  let playing = null, searched = null, typing = null;
   const listeners = [
     [root, "keydown", (e) => {
       if (e.target === search) return;
@@ -1669,6 +1963,11 @@ function createToolbar(host, view) {
       if (e.target !== search && document.activeElement !== root) root.focus({ preventScroll: true });
     }],
     [skipBox, "change", () => actions.setSkipNotReady(skipBox.checked)],
+    [hideBox, "change", () => actions.setHideOthers(hideBox.checked)],
+    [search, "input", () => {
+      clearTimeout(typing);
+      typing = setTimeout(highlight, SEARCH_SETTLE_MS);
+    }],
     [prev, "click", () => actions.step(-1)],
     [next, "click", () => actions.step(1)],
     [play, "click", togglePlay],
@@ -1696,7 +1995,10 @@ function createToolbar(host, view) {
     root.dataset.rlvizSelected = String(state.selected);
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
     root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
+    root.dataset.rlvizHideOthers = String(state.hideOthers);
+    root.dataset.rlvizMatches = String(state.matches ? state.matches.length : 0);
     skipBox.checked = state.skipNotReady;
+    hideBox.checked = state.hideOthers;
     const f = state.filter;
     const filtered = f.op != null || f.where != null;
     chip.style.display = filtered ? "" : "none";
@@ -1717,14 +2019,26 @@ function createToolbar(host, view) {
       if (actions.step(1) < 0) togglePlay();
     }, PLAY_MS);
   }
+  function hitsOf(query) {
+    if (!searched || searched.query !== query) {
+      searched = { query, hits: query.trim() ? actions.search(query) : new Uint32Array(0) };
+      actions.setMatches(searched.hits);
+      count.textContent = query.trim() ? `${searched.hits.length.toLocaleString("en-US")} match${searched.hits.length === 1 ? "" : "es"}` : "";
+    }
+    return searched.hits;
+  }
+  function highlight() {
+    clearTimeout(typing);
+    hitsOf(search.value);
+    if (!search.value.trim()) status.textContent = "";
+  }
   function runSearch(direction) {
     const query = search.value;
+    const hits = hitsOf(query);
     if (!query.trim()) {
       status.textContent = "";
       return;
     }
-    if (!searched || searched.query !== query) searched = { query, hits: actions.search(query) };
-    const hits = searched.hits;
     if (hits.length === 0) {
       status.textContent = `no call matches "${query}"`;
       return;
@@ -1735,9 +2049,16 @@ function createToolbar(host, view) {
   }
   return {
     update(changed) {
-      if (changed.has("filter") || changed.has("data")) searched = null;
+      if (changed.has("filter") || changed.has("data")) {
+        const again = searched !== null;
+        searched = null;
+        if (again) {
+          clearTimeout(typing);
+          typing = setTimeout(highlight, 0);
+        }
+      }
       if (changed.has("data") || changed.has("rows")) describe();
-      if (["selected", "window", "filter", "skipNotReady", "data"].some((key) => changed.has(key))) announce();
+      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
       if (changed.has("error")) {
         const message = store.get().error;
         banner.textContent = message || "";
@@ -1746,6 +2067,7 @@ function createToolbar(host, view) {
     },
     destroy() {
       if (playing) clearInterval(playing);
+      clearTimeout(typing);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       bar.remove();
       banner.remove();
@@ -1773,6 +2095,8 @@ function mountExplorer(el, meta, buffers, host = {}) {
     hover: -1,
     filter: { op: null, where: null },
     skipNotReady: false,
+    hideOthers: false,
+    matches: null,
     width: 0,
     orderWidth: 0,
     order: null,
@@ -1791,6 +2115,9 @@ function mountExplorer(el, meta, buffers, host = {}) {
     setFilter,
     setSkipNotReady,
     zoomToSelection,
+    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
+    /** Highlight every hit of a search (null: none). */
+    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
     setWindow: (units, info = { from: "user" }) => setWindowUnits(units, info),
     search: (query) => searchEvents(view.model, query, store.get().filter),
     searchStep(hits, direction) {
@@ -1872,7 +2199,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
     if (what === "window") windowTimer = setTimeout(report, NOTIFY_WINDOW_MS);
     else report();
   }
-  function select(index, { from = "user", center = true } = {}) {
+  function select(index, { from = "user", center = true, reveal = false } = {}) {
     const m = view.model;
     const selected = index >= 0 && index < m.n ? index : -1;
     const patch = { selected };
@@ -1881,7 +2208,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
       const [a, b] = store.get().window;
       if (e < a || s > b) patch.window = clampWindow([s + (e - s) / 2 - (b - a) / 2, s + (e - s) / 2 + (b - a) / 2]);
     }
-    const changed = store.set(patch, { from: from === "user" ? "select" : from });
+    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
     if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
   }
   function clampWindow([a, b]) {
@@ -1920,7 +2247,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
     const state = store.get();
     if (!steps) steps = stepList(view.model, state.filter, state.skipNotReady);
     const next = step(view.model, steps, state.selected, direction);
-    if (next >= 0) select(next);
+    if (next >= 0) select(next, { reveal: true });
     measure("rlviz:step", started);
     return next;
   }

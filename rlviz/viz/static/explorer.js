@@ -39,12 +39,15 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   el.appendChild(root);
   const full = [0, Math.max(model.end, 1)];
   const store = createStore({ window: full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
-    skipNotReady: false, width: 0, orderWidth: 0, order: null, error: "", data: 0, rows: 0,
+    skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0, rows: 0,
     follow: Boolean(live), followSpan: null, live: null });
   let steps = null, windowTimer = null, ordering = null;
   const view = { meta, model, store, root, full, describe, actions: {}, command: (name) => host.onCommand?.(name) };
   Object.assign(view.actions, {
     select, step: doStep, setFilter, setSkipNotReady, zoomToSelection,
+    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
+    /** Highlight every hit of a search (null: none). */
+    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
     setWindow: (units, info = { from: "user" }) => setWindowUnits(units, info),
     search: (query) => searchEvents(view.model, query, store.get().filter),
     searchStep(hits, direction) {
@@ -118,7 +121,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     else report();
   }
 
-  function select(index, { from = "user", center = true } = {}) {
+  function select(index, { from = "user", center = true, reveal = false } = {}) {
     const m = view.model;
     const selected = index >= 0 && index < m.n ? index : -1;
     const patch = { selected };
@@ -128,7 +131,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       if (e < a || s > b) patch.window = clampWindow([s + (e - s) / 2 - (b - a) / 2, s + (e - s) / 2 + (b - a) / 2]);
     }
     // a selection that moves the window is not a zoom: tell the host about the selection only
-    const changed = store.set(patch, { from: from === "user" ? "select" : from });
+    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
     if (from === "user" && changed.has("selected")) notify(new Set(["selected"]), store.get());
   }
 
@@ -159,7 +162,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const state = store.get();
     if (!steps) steps = stepList(view.model, state.filter, state.skipNotReady);
     const next = step(view.model, steps, state.selected, direction);
-    if (next >= 0) select(next);
+    if (next >= 0) select(next, { reveal: true });          // a step is followed: panes may scroll to it
     measure("rlviz:step", started);
     return next;
   }

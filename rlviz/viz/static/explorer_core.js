@@ -413,12 +413,11 @@ export function tickStep(span, target) {
 }
 
 /**
- * Events of the order strip's groups, in completion order. A grown model (explorer_grow.js) marks
- * from where its completion order changed, and only that part is filtered again; the list returned
- * is valid until the next call.
+ * Events of the order strip's groups (`strip`, the payload's default strip unless given), in completion
+ * order. A grown model (explorer_grow.js) marks from where its completion order changed, and only that
+ * part is filtered again; the list returned is valid until the next call.
  */
-export function orderEvents(model) {
-  const strip = model.meta.order;
+export function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
   const group = new Int32Array(model.nodes.length).fill(-1);
   strip.groups.forEach((g, k) => { group[g.node] = k; });
@@ -473,4 +472,131 @@ export function completedIn(model, list, t0, t1) {
     return lo;
   };
   return [bound(t0, false), bound(t1, true)];
+}
+
+// ------------------------------------------------------------------ panes' layout and marks
+
+/**
+ * The timeline's rows laid out top to bottom: `y[r]` is row r's top (`y[rows]` the height), `shown[r]`
+ * whether it is drawn, `first[r]` / `last[r]` whether it opens / closes its lane's block. With `hide`
+ * and a filter set, rows the filter rejects take no room (the filter hides instead of dimming).
+ */
+export function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 } = {}) {
+  const R = model.rows.length, filtered = filter.op != null || filter.where != null;
+  const y = new Float64Array(R + 1), shown = new Uint8Array(R), first = new Uint8Array(R), last = new Uint8Array(R);
+  let at = top, lane = -1, previous = -1;
+  for (let r = 0; r < R; r++) {
+    const row = model.rows[r];
+    shown[r] = !(hide && filtered) || nodeMatches(model, row.node, filter) ? 1 : 0;
+    y[r] = at;
+    if (!shown[r]) continue;
+    if (row.lane !== lane) {
+      if (previous >= 0) { last[previous] = 1; at += laneGap; y[r] = at; }
+      first[r] = 1;
+      lane = row.lane;
+    }
+    at += rowHeight;
+    previous = r;
+  }
+  if (previous >= 0) last[previous] = 1;
+  y[R] = at + 4;
+  return { y, shown, first, last };
+}
+
+/**
+ * Where the search hits `hits` lie in the window [t0, t1) drawn `width` pixels wide: per row, the pixel
+ * ranges [x0, x1) that hold a hit (adjacent pixels merged, so a dense row costs at most `width` marks).
+ * Returns a Map row -> flat array [x0, x1, x0, x1, ...] and the number of hits inside the window.
+ */
+export function matchMarks(model, hits, t0, t1, width) {
+  const scale = width / (t1 - t0), pixels = new Map();
+  let inside = 0;
+  for (let k = 0; k < hits.length; k++) {
+    const i = hits[k], s = model.start[i], e = s + model.duration[i];
+    if (e < t0 || s >= t1) continue;
+    inside++;
+    const r = model.nodeRow[model.node[i]];
+    let line = pixels.get(r);
+    if (!line) { line = new Uint8Array(width); pixels.set(r, line); }
+    const x0 = Math.max(0, Math.floor((s - t0) * scale));
+    const x1 = Math.min(width, Math.max(x0 + 1, Math.ceil((e - t0) * scale)));
+    line.fill(1, x0, x1);
+  }
+  const marks = new Map();
+  for (const [r, line] of pixels) {
+    const ranges = [];
+    for (let x = 0; x < width; x++) {
+      if (!line[x]) continue;
+      const from = x;
+      while (x < width && line[x]) x++;
+      ranges.push(from, x);
+    }
+    marks.set(r, ranges);
+  }
+  return { marks, inside };
+}
+
+/**
+ * The merging node the order pane opens on: the selected event's node when it merges streams, else
+ * `fallback` (the payload's default: the merging node nearest the driver's end). Indexes `orders`.
+ */
+export function defaultMerge(model, orders, selected, fallback) {
+  if (!orders || orders.length === 0) return -1;
+  if (selected >= 0 && selected < model.n) {
+    const k = orders.findIndex((o) => o.node === model.node[selected]);
+    if (k >= 0) return k;
+  }
+  return fallback >= 0 && fallback < orders.length ? fallback : orders.length - 1;
+}
+
+/**
+ * One row per round of union `union`, from the payload's decisions: each round's polls in order,
+ * `{child, notReady, event}` (event: the child's call, or the union's, -1 when neither was recorded).
+ * `keep(row)` may leave decision rows out (a window). Also the counts per child over every round:
+ * `items` and `notReady`. Stops (an exhausted child) are not polls of a turn and are left out.
+ */
+export function roundRows(decisions, union, keep = () => true) {
+  const rounds = [], items = [], notReady = [];
+  if (!decisions || union == null || union < 0) return { rounds, items, notReady };
+  const r = decisions.rows, children = decisions.specs[union].children.length;
+  for (let c = 0; c < children; c++) { items.push(0); notReady.push(0); }
+  let current = null;
+  for (let row = 0; row < r.union.length; row++) {
+    const outcome = r.outcome[row];
+    if (r.union[row] !== union || (outcome !== ITEM && outcome !== NOT_READY)) continue;
+    const child = r.child[row], polled = outcome === NOT_READY;
+    while (items.length <= child) { items.push(0); notReady.push(0); }
+    if (polled) notReady[child]++; else items[child]++;
+    if (!keep(row)) continue;
+    if (!current || current.round !== r.round[row]) { current = { round: r.round[row], cells: [] }; rounds.push(current); }
+    const event = r.event[row] >= 0 ? r.event[row] : r.union_event[row];
+    current.cells.push({ child, notReady: polled, event });
+  }
+  return { rounds, items, notReady };
+}
+
+/**
+ * What a merging node yielded, in completion order, each item tagged with the stream it came from:
+ * `events` are the merge node's own item calls, `group[k]` the index in `strip.groups` of the input
+ * linked to events[k] (-1 when none is). This is the order the merge handed items on (a gather's
+ * alternation between shards), not the order its inputs finished (their bursts). When no call of the
+ * merge links to an input, the inputs' own items stand in (`fromInputs` true).
+ */
+export function mergeEvents(model, strip) {
+  const groupOf = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => { groupOf[g.node] = k; });
+  const byEnd = completionOrder(model), events = [], group = [];
+  for (let k = 0; k < byEnd.length; k++) {
+    const i = byEnd[k];
+    if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
+    let found = -1;
+    for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
+    events.push(i);
+    group.push(found);
+  }
+  if (!group.some((g) => g >= 0)) {
+    const inputs = orderEvents(model, strip);
+    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
+  }
+  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
 }

@@ -3,7 +3,7 @@
 
 export const GUTTER = 190, ROW_H = 13, LANE_GAP = 7, RULER_H = 24;
 export const NOT_READY_COLOR = "#b8b8b8", ERROR_COLOR = "#d62728", STOP_COLOR = "#333333";
-export const PRODUCER_COLOR = "#e67e22", CONSUMER_COLOR = "#2471a3", RESTART_COLOR = "#c0392b";
+export const PRODUCER_COLOR = "#e67e22", CONSUMER_COLOR = "#2471a3", RESTART_COLOR = "#c0392b", MATCH_COLOR = "#f1c40f";
 export const GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 export const MAX_ARROWS = 200, MAX_LINKS_LISTED = 40, PLAY_MS = 250;
 export const CSS = `
@@ -12,7 +12,9 @@ export const CSS = `
 .rlviz-explorer:focus-visible { box-shadow: 0 0 0 2px #9cc3e6; }
 .rlviz-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 4px; }
 .rlviz-bar button { font: inherit; padding: 1px 8px; cursor: pointer; }
-.rlviz-bar input { font: inherit; width: 16em; }
+.rlviz-bar input[type="search"] { font: inherit; width: 16em; }
+.rlviz-bar label { display: inline-flex; align-items: center; gap: 3px; white-space: nowrap; cursor: pointer; }
+.rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
@@ -23,11 +25,14 @@ export const CSS = `
 .rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
 .rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
-.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; }
+.rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; position: sticky; top: -4px; left: 0; background: #fff; z-index: 1; padding: 2px 0; }
+.rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
-.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: -1px; }
+.rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
+.rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 0; vertical-align: -1px; }
+.rlviz-legend span.sw.hatch { background: repeating-linear-gradient(45deg, #555 0 1px, #fff 1px 4px); border: 1px solid #555; box-sizing: border-box; }
 .rlviz-inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 1px 8px; margin: 0; }
 .rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
@@ -115,11 +120,15 @@ export function sized(canvas, width, height) {
   return ctx;
 }
 
-/** Scroll `pane` (never the page) just enough that `element` is inside it. */
-export function revealInPane(pane, element) {
+/**
+ * Scroll `pane` (never the page) just enough that `element` is inside it, below the pane's sticky
+ * title (`header`, optional) so the title stays in view.
+ */
+export function revealInPane(pane, element, header = null) {
   const box = element.getBoundingClientRect(), view = pane.getBoundingClientRect();
+  const top = view.top + (header ? header.getBoundingClientRect().height : 0);
   if (box.left < view.left) pane.scrollLeft -= view.left - box.left + 8;
   else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
-  if (box.top < view.top) pane.scrollTop -= view.top - box.top + 8;
+  if (box.top < top) pane.scrollTop -= top - box.top + 8;
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
 }

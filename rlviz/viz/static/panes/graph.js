@@ -85,7 +85,8 @@ export function createGraph(host, view) {
     });
   }
 
-  function mark() {
+  /** Outline the selection and its producers and consumers; scroll to the selection only when `reveal`. */
+  function mark(reveal = false) {
     if (!drawing) return;
     const { model, meta } = view, { selected: i, filter } = view.store.get();
     const related = new Map();
@@ -103,15 +104,20 @@ export function createGraph(host, view) {
       else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
       if (color === "#000") rect.setAttribute("stroke", "#000");
       g.setAttribute("opacity", !filtered || nodeMatches(model, k, filter) ? 1 : 0.35);
-      if (color === "#000") { g.dataset.selected = "1"; revealInPane(pane, g); } else delete g.dataset.selected;
+      if (color !== "#000") delete g.dataset.selected;
+      else {
+        g.dataset.selected = "1";
+        if (reveal) revealInPane(pane, g, pane.firstElementChild);   // a step or Play moves on: follow it
+      }
     }
   }
 
   return {
-    update(changed) {
+    update(changed, info = {}) {
       if (changed.has("rows")) build();             // new nodes: lay the graph out again
       else if (changed.has("data")) counters();
-      if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark();
+      // a click never scrolls the pane under the cursor: only keyboard and Play steps are followed
+      if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
     },
     destroy() { pane.remove(); },
   };

@@ -2,14 +2,15 @@
 // window, with overlays for errors, restarts, the selection (arrows to producers and consumers)
 // and the hover; wheel zooms, drag pans, hover shows a tooltip, click selects.
 import {
-  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, nodeMatches, pollAlpha, tickStep, visibleRange,
+  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, matchMarks, nodeMatches, pollAlpha, rowLayout,
+  tickStep, visibleRange,
 } from "../explorer_core.js";
 import {
-  CONSUMER_COLOR, DARK, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MAX_ARROWS, PRODUCER_COLOR, RESTART_COLOR, ROW_H,
+  CONSUMER_COLOR, DARK, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR, RESTART_COLOR, ROW_H,
   RULER_H, fitText, formatMs, make, measure, pack, rgbOf, sized,
 } from "../explorer_dom.js";
 
-const DRAWN_BY = ["window", "hover", "filter", "width", "data"];
+const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
 
 /**
  * Mount the timeline into `host`.
@@ -30,7 +31,7 @@ export function createTimeline(host, view) {
   view.root.appendChild(tooltip);
   const raster = { canvas: document.createElement("canvas") };
   raster.ctx = raster.canvas.getContext("2d");
-  let rowY = layoutRows(), frame = 0, firstFrame = false, drag = null;
+  let layout = layoutRows(), rowY = layout.y, frame = 0, firstFrame = false, drag = null;
   showEmpty();
 
   const plotWidth = () => Math.max(50, store.get().width - GUTTER - 8);
@@ -89,16 +90,13 @@ export function createTimeline(host, view) {
   }
 
   function layoutRows() {
-    const rows = view.model.rows;
-    const y = new Float64Array(rows.length + 1);
-    let at = 4;
-    rows.forEach((row, r) => {
-      if (r > 0 && row.first) at += LANE_GAP;
-      y[r] = at;
-      at += ROW_H;
-    });
-    y[rows.length] = at + 4;
-    return y;
+    const state = store.get();
+    return rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP });
+  }
+
+  function relayout() {
+    layout = layoutRows();
+    rowY = layout.y;
   }
 
   function scheduleDraw() {
@@ -151,9 +149,12 @@ export function createTimeline(host, view) {
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       const lane = meta.lanes[row.lane], y = rowY[r];
-      if (row.first) {
-        const laneEnd = rowY[r + lane.nodes.length - 1] + ROW_H;
+      if (layout.first[r]) {
+        let end = r;
+        while (!layout.last[end]) end++;
+        const laneEnd = rowY[end] + ROW_H;
         ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
         ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
         ctx.fillStyle = lane.color;
@@ -168,7 +169,8 @@ export function createTimeline(host, view) {
       ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
       ctx.textAlign = "left";
     });
-    const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.data].join("|");
+    const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.hideOthers,
+      state.data].join("|");
     if (raster.key !== key) {                   // a step or a hover keeps the spans: only overlays change
       rasterize(plotW, height);
       raster.key = key;
@@ -180,12 +182,14 @@ export function createTimeline(host, view) {
     ctx.rect(GUTTER, 0, plotW, height);
     ctx.clip();
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
       drawErrors(ctx, r);
     });
     ctx.globalAlpha = 1;
+    if (state.matches) drawMatches(ctx, state.matches, plotW);
     drawRestarts(ctx, height);
-    if (state.selected >= 0) drawSelection(ctx, state.selected);
+    if (state.selected >= 0 && shownEvent(state.selected)) drawSelection(ctx, state.selected);
     if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, state.hover, "#000", 1);
     ctx.restore();
   }
@@ -210,6 +214,7 @@ export function createTimeline(host, view) {
     pixels.fill(0);
     const [a, b] = state.window, scale = plotW / (b - a);
     model.rows.forEach((row, r) => {
+      if (!layout.shown[r]) return;
       const dim = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
       const color = rgbOf(model.nodes[row.node].color);
       upper.fill(0);
@@ -248,6 +253,22 @@ export function createTimeline(host, view) {
     const y = rowY[r], outcome = model.flags[i] & 3;
     if (outcome === NOT_READY) return [x0, y + ROW_H * 0.55, x1 - x0, ROW_H * 0.45 - 1];
     return [x0, y + 1, x1 - x0, ROW_H - 2];
+  }
+
+  const shownEvent = (i) => layout.shown[view.model.nodeRow[view.model.node[i]]] === 1;
+
+  /** Every search hit in the window, outlined (merged per pixel), whatever the zoom. */
+  function drawMatches(ctx, hits, plotW) {
+    const [a, b] = store.get().window;
+    const { marks } = matchMarks(view.model, hits, a, b, plotW);
+    ctx.strokeStyle = MATCH_COLOR;
+    ctx.lineWidth = 2;
+    for (const [r, ranges] of marks) {
+      if (!layout.shown[r]) continue;
+      for (let k = 0; k < ranges.length; k += 2) {
+        ctx.strokeRect(GUTTER + ranges[k] - 1, rowY[r], ranges[k + 1] - ranges[k] + 2, ROW_H);
+      }
+    }
   }
 
   function drawErrors(ctx, r) {
@@ -310,11 +331,13 @@ export function createTimeline(host, view) {
     const cy = (k) => { const box = spanBox(k); return box[1] + box[3] / 2; };
     for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
       const p = model.inputs[k];
+      if (!shownEvent(p)) continue;
       outline(ctx, p, PRODUCER_COLOR, 2);
       arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, PRODUCER_COLOR);
     }
     for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
       const c = model.outputs[k];
+      if (!shownEvent(c)) continue;
       outline(ctx, c, CONSUMER_COLOR, 2);
       arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), CONSUMER_COLOR);
     }
@@ -322,7 +345,7 @@ export function createTimeline(host, view) {
   }
 
   function rowAt(y) {
-    for (let r = 0; r < view.model.rows.length; r++) if (y >= rowY[r] && y < rowY[r] + ROW_H) return r;
+    for (let r = 0; r < view.model.rows.length; r++) if (layout.shown[r] && y >= rowY[r] && y < rowY[r] + ROW_H) return r;
     return -1;
   }
 
@@ -354,8 +377,10 @@ export function createTimeline(host, view) {
   return {
     element,
     update(changed) {
-      if (changed.has("rows")) { rowY = layoutRows(); showEmpty(); }
-      if (changed.has("selected") || changed.has("rows")) drawNow();     // a step draws at once
+      if (changed.has("rows")) { relayout(); showEmpty(); }
+      const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
+      if (hiding) relayout();
+      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();     // a step draws at once
       else if (DRAWN_BY.some((key) => changed.has(key))) scheduleDraw();
     },
     destroy() {

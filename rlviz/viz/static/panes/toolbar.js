@@ -1,7 +1,9 @@
-// The toolbar: title, search, step buttons, Play, "skip not-ready", zoom buttons, the filter
-// chip and the status line; the error banner and the dropped-events note under it; the keys
+// The toolbar: title, search (every hit highlighted, their count), step buttons, Play, "skip
+// not-ready", zoom buttons, the filter chip with "hide others" and the status line; the error banner and the dropped-events note under it; the keys
 // (← → Esc) of the whole view; and the data-rlviz-* attributes that announce the state.
 import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
+
+const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
 
 /**
  * Mount the toolbar into `host` (the Explorer's root, which also gets the key handler).
@@ -28,17 +30,23 @@ export function createToolbar(host, view) {
   skipBox.type = "checkbox";
   skip.title = "step over calls that returned 'not ready'";
   skip.append(skipBox, document.createTextNode(" skip not-ready"));
+  const hide = make("label", "rlviz-hide", "hide-others");
+  const hideBox = make("input", null, "hide-others-box");
+  hideBox.type = "checkbox";
+  hide.title = "hide the rows the filter leaves out (instead of dimming them)";
+  hide.append(hideBox, document.createTextNode(" hide others"));
   const zoomSel = make("button", null, "zoom-selection", "zoom to selection");
   const reset = make("button", null, "reset", "reset zoom");
   const chip = make("span", "rlviz-chip", "filter");
   chip.style.display = "none";
   const status = make("span", "rlviz-status", "status");
-  bar.append(title, search, prev, play, next, skip, zoomSel, reset, chip, status);
+  const count = make("span", "rlviz-status", "matches");
+  bar.append(title, search, count, prev, play, next, skip, zoomSel, reset, chip, hide, status);
   const banner = make("div", "rlviz-banner", "error");
   banner.style.display = "none";
   const dropped = make("div", "rlviz-note", "dropped");
   host.append(bar, banner, dropped);
-  let playing = null, searched = null;
+  let playing = null, searched = null, typing = null;
 
   const listeners = [
     [root, "keydown", (e) => {
@@ -53,6 +61,8 @@ export function createToolbar(host, view) {
       if (e.target !== search && document.activeElement !== root) root.focus({ preventScroll: true });
     }],
     [skipBox, "change", () => actions.setSkipNotReady(skipBox.checked)],
+    [hideBox, "change", () => actions.setHideOthers(hideBox.checked)],
+    [search, "input", () => { clearTimeout(typing); typing = setTimeout(highlight, SEARCH_SETTLE_MS); }],
     [prev, "click", () => actions.step(-1)],
     [next, "click", () => actions.step(1)],
     [play, "click", togglePlay],
@@ -80,7 +90,10 @@ export function createToolbar(host, view) {
     root.dataset.rlvizSelected = String(state.selected);
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
     root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
+    root.dataset.rlvizHideOthers = String(state.hideOthers);
+    root.dataset.rlvizMatches = String(state.matches ? state.matches.length : 0);
     skipBox.checked = state.skipNotReady;
+    hideBox.checked = state.hideOthers;
     const f = state.filter;
     const filtered = f.op != null || f.where != null;
     chip.style.display = filtered ? "" : "none";
@@ -101,11 +114,26 @@ export function createToolbar(host, view) {
     playing = setInterval(() => { if (actions.step(1) < 0) togglePlay(); }, PLAY_MS);
   }
 
+  /** The hits of the query in the box (searched once per query), every one highlighted, their count shown. */
+  function hitsOf(query) {
+    if (!searched || searched.query !== query) {
+      searched = { query, hits: query.trim() ? actions.search(query) : new Uint32Array(0) };
+      actions.setMatches(searched.hits);
+      count.textContent = query.trim() ? `${searched.hits.length.toLocaleString("en-US")} match${searched.hits.length === 1 ? "" : "es"}` : "";
+    }
+    return searched.hits;
+  }
+
+  function highlight() {
+    clearTimeout(typing);
+    hitsOf(search.value);
+    if (!search.value.trim()) status.textContent = "";
+  }
+
   function runSearch(direction) {
     const query = search.value;
+    const hits = hitsOf(query);
     if (!query.trim()) { status.textContent = ""; return; }
-    if (!searched || searched.query !== query) searched = { query, hits: actions.search(query) };
-    const hits = searched.hits;
     if (hits.length === 0) { status.textContent = `no call matches "${query}"`; return; }
     const target = actions.searchStep(hits, direction);
     const k = hits.indexOf(target);
@@ -114,9 +142,13 @@ export function createToolbar(host, view) {
 
   return {
     update(changed) {
-      if (changed.has("filter") || changed.has("data")) searched = null;
+      if (changed.has("filter") || changed.has("data")) {
+        const again = searched !== null;
+        searched = null;
+        if (again) { clearTimeout(typing); typing = setTimeout(highlight, 0); }   // the hits follow the filter
+      }
       if (changed.has("data") || changed.has("rows")) describe();
-      if (["selected", "window", "filter", "skipNotReady", "data"].some((key) => changed.has(key))) announce();
+      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
       if (changed.has("error")) {
         const message = store.get().error;
         banner.textContent = message || "";
@@ -125,6 +157,7 @@ export function createToolbar(host, view) {
     },
     destroy() {
       if (playing) clearInterval(playing);
+      clearTimeout(typing);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       bar.remove();
       banner.remove();

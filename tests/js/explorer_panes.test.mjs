@@ -1,0 +1,149 @@
+// Unit tests of the logic behind the Explorer's panes: the timeline's row layout when a filter hides
+// the others, the search-hit marks, the order pane's default merging node and its rows per round.
+// Run with `node --test tests/js` (tests/viz/test_explorer_js.py runs it under pytest).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { buildModel, decodeColumns, defaultMerge, matchMarks, mergeEvents, roundRows, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
+
+/** A model from plain events [node, start, duration, outcome]. */
+function model(nodes, events) {
+  const columns = {
+    start: Uint32Array.from(events.map((e) => e[1])),
+    duration: Uint32Array.from(events.map((e) => e[2])),
+    node: Uint8Array.from(events.map((e) => e[0])),
+    flags: Uint8Array.from(events.map((e) => e[3])),
+    item: Int32Array.from(events.map(() => 0)),
+    input_count: Uint8Array.from(events.map(() => 0)),
+    inputs: new Uint32Array(0),
+  };
+  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
+  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
+  const lanes = [];
+  nodes.forEach((node, k) => {
+    let lane = lanes.find((l) => l.name === node.where);
+    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
+    lane.nodes.push(k);
+  });
+  const meta = { count: events.length, unit_ns: 1000, texts: [], columns: specs, lanes, order: null,
+    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
+  return buildModel(meta, decodeColumns(meta, Object.values(columns).map((v) => new Uint8Array(v.buffer))));
+}
+
+const NODES = [{ op: "sample", where: "shard-0" }, { op: "sample", where: "shard-1" },
+  { op: "gather", where: "driver" }, { op: "train", where: "driver" }];
+const GEOMETRY = { top: 4, rowHeight: 10, laneGap: 5 };
+
+test("without hiding every row keeps its place; hiding drops the rows the filter rejects and their lane gaps", () => {
+  const m = model(NODES, [[0, 0, 5, 0], [1, 0, 5, 0], [2, 6, 2, 0], [3, 9, 2, 0]]);
+  const all = rowLayout(m, { op: "gather", where: null }, false, GEOMETRY);
+  assert.deepEqual(Array.from(all.shown), [1, 1, 1, 1]);
+  assert.deepEqual(Array.from(all.y), [4, 19, 34, 44, 58]);        // three lanes: two gaps of 5
+  assert.deepEqual(Array.from(all.first), [1, 1, 1, 0]);
+  assert.deepEqual(Array.from(all.last), [1, 1, 0, 1]);
+  const hidden = rowLayout(m, { op: "gather", where: null }, true, GEOMETRY);
+  assert.deepEqual(Array.from(hidden.shown), [0, 0, 1, 0]);
+  assert.equal(hidden.y[2], 4, "the one row left starts at the top");
+  assert.equal(hidden.y[4], 18, "and the pane is one row high");
+  assert.deepEqual(Array.from(hidden.first), [0, 0, 1, 0]);
+  assert.deepEqual(Array.from(hidden.last), [0, 0, 1, 0]);
+  const byLane = rowLayout(m, { op: null, where: "driver" }, true, GEOMETRY);
+  assert.deepEqual(Array.from(byLane.shown), [0, 0, 1, 1]);
+  assert.deepEqual(Array.from(byLane.y.subarray(2)), [4, 14, 28]);
+  const none = rowLayout(m, { op: null, where: null }, true, GEOMETRY);
+  assert.deepEqual(Array.from(none.shown), [1, 1, 1, 1], "hiding without a filter hides nothing");
+});
+
+test("every search hit in the window gets a mark; neighbours in one pixel merge, outside hits count nothing", () => {
+  const m = model(NODES, [[0, 0, 10, 0], [0, 10, 10, 0], [0, 50, 10, 0], [2, 30, 1, 1], [3, 200, 5, 0]]);
+  const { marks, inside } = matchMarks(m, Uint32Array.from([0, 1, 2, 3, 4]), 0, 100, 10);
+  assert.equal(inside, 4, "the hit at 200 lies outside [0, 100)");
+  const row = (node) => m.nodeRow[node];
+  assert.deepEqual(marks.get(row(0)), [0, 2, 5, 6], "two touching spans make one mark, the third its own");
+  assert.deepEqual(marks.get(row(2)), [3, 4], "a 1-unit not-ready poll still gets a whole pixel");
+  assert.equal(marks.has(row(3)), false);
+  assert.equal(matchMarks(m, new Uint32Array(0), 0, 100, 10).inside, 0);
+});
+
+test("the order pane opens on the selection's merging node, else the payload's default", () => {
+  const m = model(NODES, [[0, 0, 5, 0], [2, 6, 2, 0], [3, 9, 2, 0]]);
+  const orders = [{ node: 3 }, { node: 2 }];
+  assert.equal(defaultMerge(m, orders, -1, 1), 1, "nothing selected: the default");
+  assert.equal(defaultMerge(m, orders, 2, 1), 0, "the selection is on node 3, which merges");
+  assert.equal(defaultMerge(m, orders, 0, 1), 1, "a shard's call merges nothing: the default");
+  assert.equal(defaultMerge(m, orders, 0, -1), 1, "no default given: the last (most downstream)");
+  assert.equal(defaultMerge(m, [], 0, 0), -1);
+});
+
+/** Decisions as the payload carries them: rows as columns. */
+function decisions(rows) {
+  const names = ["event", "union_event", "union", "round", "child", "pull", "allowed", "outcome", "flags", "next"];
+  const columns = Object.fromEntries(names.map((name, k) => [name, rows.map((r) => r[k])]));
+  return { specs: [{ op: "Concurrently", children: ["Store", "Train"], weights: [2, 1], node: 4 },
+    { op: "union", children: ["a", "b"], weights: [1, 1], node: 7 }], rows: columns };
+}
+
+test("rounds worked out by hand: one row each, not-ready polls kept in place, stops and other unions left out", () => {
+  // weights [2, 1]: round 1 Store, Store, Train (not ready: its turn ends); round 2 Store, Store, Train
+  const d = decisions([
+    [10, 11, 0, 1, 0, 1, 2, 0, 0, 0], [12, 13, 0, 1, 0, 2, 2, 0, 0, 1], [14, -1, 0, 1, 1, 1, 1, 1, 4, 0],
+    [20, 21, 1, 1, 0, 1, 1, 0, 0, 1],
+    [15, 16, 0, 2, 0, 1, 2, 0, 0, 0], [17, 18, 0, 2, 0, 2, 2, 0, 0, 1], [19, 22, 0, 2, 1, 1, 1, 0, 0, -1],
+    [23, -1, 0, 3, 0, 1, 2, 2, 0, -1],
+  ]);
+  const { rounds, items, notReady } = roundRows(d, 0);
+  assert.deepEqual(rounds.map((r) => r.round), [1, 2]);
+  assert.deepEqual(rounds[0].cells, [{ child: 0, notReady: false, event: 10 }, { child: 0, notReady: false, event: 12 },
+    { child: 1, notReady: true, event: 14 }]);
+  assert.deepEqual(rounds[1].cells.map((c) => c.child), [0, 0, 1]);
+  assert.deepEqual(items, [4, 1], "Store made 4 items, Train 1");
+  assert.deepEqual(notReady, [0, 1], "Train was not ready once");
+  const late = roundRows(d, 0, (row) => row >= 4);
+  assert.deepEqual(late.rounds.map((r) => r.round), [2], "a window keeps its rounds only");
+  assert.deepEqual(late.items, [4, 1], "but the counts are the whole run's");
+  assert.deepEqual(roundRows(d, 1).rounds.map((r) => r.cells.length), [1]);
+  assert.deepEqual(roundRows(null, 0).rounds, []);
+  const orphan = roundRows(decisions([[-1, 30, 0, 1, 0, 1, 1, 0, 0, -1]]), 0);
+  assert.equal(orphan.rounds[0].cells[0].event, 30, "no child call recorded: the union's call stands for it");
+});
+
+test("a merge's order is what it handed on, each item coloured by the input it came from", () => {
+  // two shards finish in bursts (0, 1 then 2, 3); the gather alternates: 0, 2, 1, 3
+  const nodes = [{ op: "s", where: "shard-0" }, { op: "s", where: "shard-1" }, { op: "gather", where: "driver" }];
+  const events = [[0, 0, 1, 0, []], [0, 1, 1, 0, []], [1, 2, 1, 0, []], [1, 3, 1, 0, []],
+    [2, 5, 1, 0, [0]], [2, 7, 1, 0, [2]], [2, 9, 1, 0, [1]], [2, 11, 1, 0, [3]], [2, 13, 1, 1, []]];
+  const m = linkedModel(nodes, events);
+  const strip = { node: 2, groups: [{ node: 0 }, { node: 1 }] };
+  const { events: order, group, fromInputs } = mergeEvents(m, strip);
+  assert.equal(fromInputs, false);
+  assert.deepEqual(Array.from(order), [4, 5, 6, 7], "the gather's items, its not-ready poll left out");
+  assert.deepEqual(Array.from(group), [0, 1, 0, 1], "the alternation, not the bursts");
+  const unlinked = linkedModel(nodes, events.map((e) => [...e.slice(0, 4), []]));
+  const fallback = mergeEvents(unlinked, strip);
+  assert.equal(fallback.fromInputs, true, "no links: the inputs' own items stand in");
+  assert.deepEqual(Array.from(fallback.group), [0, 0, 1, 1]);
+});
+
+/** A model from events [node, start, duration, outcome, inputs]. */
+function linkedModel(nodes, events) {
+  const columns = {
+    start: Uint32Array.from(events.map((e) => e[1])),
+    duration: Uint32Array.from(events.map((e) => e[2])),
+    node: Uint8Array.from(events.map((e) => e[0])),
+    flags: Uint8Array.from(events.map((e) => e[3])),
+    item: Int32Array.from(events.map(() => 0)),
+    input_count: Uint8Array.from(events.map((e) => e[4].length)),
+    inputs: Uint32Array.from(events.flatMap((e) => e[4])),
+  };
+  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
+  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
+  const lanes = [];
+  nodes.forEach((node, k) => {
+    let lane = lanes.find((l) => l.name === node.where);
+    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
+    lane.nodes.push(k);
+  });
+  const meta = { count: events.length, unit_ns: 1000, texts: [], columns: specs, lanes, order: null,
+    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
+  return buildModel(meta, decodeColumns(meta, Object.values(columns).map((v) => new Uint8Array(v.buffer))));
+}
