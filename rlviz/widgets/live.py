@@ -22,7 +22,7 @@ from rlviz.trace import Trace, record
 from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_stream import LiveEncoder
 
-__all__ = ["LiveView", "watch", "REFRESH_S"]
+__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S"]
 
 #: Seconds between two refreshes of the page.
 REFRESH_S = 0.5
@@ -38,9 +38,11 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
 
     Parameters
     ----------
-    target : Trainer or iterator
-        A ``rlviz.Trainer`` (its ``train()`` is called again and again) or
-        any rlviz ``LocalIterator`` (its items are pulled); a
+    target : Trainer, Algorithm or iterator
+        A ``rlviz.Trainer`` or an RLlib 2.x ``Algorithm`` (its ``train()``
+        is called again and again; build it from
+        ``rlviz.rllib.instrument(config)`` so its runners and learner are
+        recorded) or any rlviz ``LocalIterator`` (its items are pulled); a
         ``ParallelIterator`` must be gathered first (``gather_sync()``).
     seconds : float, optional
         Stop after this many seconds (by default the run goes on until
@@ -239,9 +241,9 @@ class LiveView(anywidget.AnyWidget):
         """One train() (or one item); False when the iterator ended."""
         if stream is None:
             result = self._target.train()
-            reward = result.get("episode_reward_mean")
-            if isinstance(reward, (int, float)) and math.isfinite(reward):
-                self._curve.append((int(result.get("timesteps_total", 0)), float(reward)))
+            progress = train_progress(result)
+            if math.isfinite(progress["reward"]):
+                self._curve.append((progress["sampled"], progress["reward"]))
         else:
             try:
                 result = next(stream)
@@ -285,10 +287,10 @@ class LiveView(anywidget.AnyWidget):
                   "events": held, "events_per_s": rate, "error": self.error,
                   "curve": self._curve[-500:] if self._kind == "trainer" else None}
         if self._kind == "trainer":
-            counters = (self.result or {}).get("counters", {}) if isinstance(self.result, dict) else {}
-            status["counters"] = {"sampled": counters.get("num_steps_sampled", 0),
-                                  "trained": counters.get("num_steps_trained", 0)}
-            status["target_ratio"] = getattr(self._target, "config", {}).get("training_intensity")
+            progress = train_progress(self.result if isinstance(self.result, dict) else {})
+            status["counters"] = {"sampled": progress["sampled"], "trained": progress["trained"]}
+            config = getattr(self._target, "config", None)
+            status["target_ratio"] = config.get("training_intensity") if hasattr(config, "get") else None
         return status
 
     def _send_status(self) -> None:
@@ -328,6 +330,44 @@ class LiveView(anywidget.AnyWidget):
         return (data, meta) if isinstance(bundle, tuple) else data
 
 
+def train_progress(result: dict) -> dict:
+    """Env steps sampled and trained and the mean episode return of one ``train()`` result.
+
+    Reads an rlviz ``Trainer``'s result (RLlib 1.x's keys) or an RLlib 2.x
+    ``Algorithm``'s (``env_runners`` / ``learners`` sub-dicts); what a
+    result lacks is 0 (steps) or NaN (return).
+
+    Examples
+    --------
+    >>> train_progress({"timesteps_total": 400, "episode_reward_mean": 21.5,
+    ...                 "counters": {"num_steps_trained": 320}})
+    {'sampled': 400, 'trained': 320, 'reward': 21.5}
+    >>> train_progress({"num_env_steps_sampled_lifetime": 100.0, "env_runners": {"episode_return_mean": 23.5},
+    ...                 "learners": {"__all_modules__": {"num_env_steps_trained_lifetime": 318.0}}})
+    {'sampled': 100, 'trained': 318, 'reward': 23.5}
+    """
+    runners = _section(result, "env_runners")
+    learners = _section(_section(result, "learners"), "__all_modules__")
+    counters = _section(result, "counters")
+    sampled = _first_number(result.get("timesteps_total"), counters.get("num_steps_sampled"),
+                            result.get("num_env_steps_sampled_lifetime"),
+                            runners.get("num_env_steps_sampled_lifetime"))
+    trained = _first_number(counters.get("num_steps_trained"), learners.get("num_env_steps_trained_lifetime"))
+    reward = _first_number(result.get("episode_reward_mean"), runners.get("episode_return_mean"))
+    return {"sampled": int(sampled) if sampled is not None else 0,
+            "trained": int(trained) if trained is not None else 0,
+            "reward": float(reward) if reward is not None else math.nan}
+
+
+def _section(result: object, key: str) -> dict:
+    value = result.get(key) if isinstance(result, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _first_number(*values: object) -> float | None:
+    return next((v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)), None)
+
+
 def _kind_of(target: Any) -> str:
     if callable(getattr(target, "train", None)):
         return "trainer"
@@ -336,8 +376,8 @@ def _kind_of(target: Any) -> str:
                         f"e.g. rlviz.watch(it.gather_sync()) or rlviz.watch(it.gather_async())")
     if hasattr(target, "__next__") and hasattr(target, "__iter__"):
         return "iterator"
-    raise TypeError(f"watch(target=...) needs an rlviz.Trainer or an rlviz iterator (a LocalIterator, e.g. "
-                    f"from_range(10).gather_sync()), not {type(target).__name__} {target!r}")
+    raise TypeError(f"watch(target=...) needs an rlviz.Trainer, an RLlib 2.x Algorithm or an rlviz iterator "
+                    f"(a LocalIterator, e.g. from_range(10).gather_sync()), not {type(target).__name__} {target!r}")
 
 
 def _check_limit(name: str, value: object, integer: bool = False) -> float | int | None:

@@ -13,6 +13,7 @@ from ray.rllib.algorithms.ppo import PPOConfig  # noqa: E402
 import rlviz  # noqa: E402
 import rlviz.rllib  # noqa: E402
 from rlviz.rllib.instrument import check_ray_version  # noqa: E402
+from rlviz.widgets.live import train_progress  # noqa: E402
 
 
 def _ppo_config(**runners):
@@ -131,3 +132,20 @@ def test_a_killed_runner_keeps_its_lane_and_its_restart_shows(ray_local):
     dead_pid = next(e.pid for e in lane if e.op == "sample")
     assert restarts[0].pid != dead_pid
     assert result["env_runners"]["num_env_steps_sampled"] > 0
+
+
+@pytest.mark.slow
+def test_an_instrumented_algorithm_can_be_watched(ray_local):
+    algo = rlviz.rllib.instrument(_ppo_config()).build_algo()
+    try:
+        live = rlviz.watch(algo, iterations=2)
+        live.join(timeout=300)
+        assert live.error is None, live.error
+        assert live.iterations == 2 and not live.running
+        progress = train_progress(live.result)              # what the page's counters and return curve show
+        assert progress["sampled"] >= 800 and progress["trained"] > 0 and progress["reward"] > 0
+        lanes = _lane_ops(live.trace)
+        assert {"EnvRunner-1", "EnvRunner-2", "Learner"} <= set(lanes)
+        assert "sample" in lanes["EnvRunner-1"] and "update" in lanes["Learner"]
+    finally:
+        algo.stop()

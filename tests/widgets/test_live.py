@@ -44,7 +44,7 @@ def _wait(condition, timeout=60.0):
 
 @pytest.mark.parametrize("target", [42, "dqn", None, [1, 2]])
 def test_watch_refuses_what_it_cannot_run(target):
-    with pytest.raises(TypeError, match="needs an rlviz.Trainer or an rlviz iterator"):
+    with pytest.raises(TypeError, match="needs an rlviz.Trainer, an RLlib 2.x Algorithm or an rlviz iterator"):
         rlviz.watch(target)
 
 
