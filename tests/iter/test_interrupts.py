@@ -14,7 +14,7 @@ import rlviz
 from rlviz.iter import LocalIterator, from_range
 from rlviz.trace.recorder import get_recorder
 
-pytestmark = pytest.mark.usefixtures("ray_local")
+pytestmark = pytest.mark.usefixtures("ray_local", "ctrl_c")
 
 
 def _slow_shards():

@@ -146,7 +146,7 @@ def test_without_recreate_a_killed_worker_fails_train(ray_local):
 
 
 @pytest.mark.slow  # torch actors and a train() long enough to interrupt
-def test_a_train_interrupted_by_ctrl_c_rebuilds_the_plan_on_the_next_train(ray_local):
+def test_a_train_interrupted_by_ctrl_c_rebuilds_the_plan_on_the_next_train(ray_local, ctrl_c):
     import _thread
     import threading
 
