@@ -43,7 +43,10 @@ def recorded():
 
 
 def _union_of(trace, children):
-    (union,) = [k for k, spec in enumerate(trace.decisions.specs) if list(spec["children"]) == children]
+    """The union with these children that pulled in this trace (the process's log may hold older ones)."""
+    pulled = trace.decisions.columns["union"]
+    (union,) = [k for k, spec in enumerate(trace.decisions.specs)
+                if list(spec["children"]) == children and (pulled == k).any()]
     return union
 
 
