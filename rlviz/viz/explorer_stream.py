@@ -13,6 +13,7 @@ import numpy as np
 
 from rlviz.trace import Trace
 from rlviz.trace.items import KIND_FLOAT
+from rlviz.trace.rows import is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
@@ -80,6 +81,7 @@ class LiveEncoder:
             "item": item,
             "in_consumer": appended.input_owner[linked].astype("<u4"),
             "in_producer": producers[linked].astype("<u4"),
+            "in_dropped": is_dropped(appended.input_id[linked]).astype("<u1"),
         }
         specs, buffers = [], []
         for name, values in columns.items():

@@ -4,41 +4,22 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  aggregateRow, buildModel, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
-  itemText, pollAlpha, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
+  aggregateRow, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
+  isDroppedInput, itemText, pollAlpha, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
-
-/** A payload like encode_trace's, from plain event lists: [node, start, duration, outcome, kind, item, inputs]. */
-function payload(nodes, events, texts = []) {
-  const n = events.length;
-  const columns = {
-    start: Uint32Array.from(events.map((e) => e[1])),
-    duration: Uint32Array.from(events.map((e) => e[2])),
-    node: Uint8Array.from(events.map((e) => e[0])),
-    flags: Uint8Array.from(events.map((e) => e[3] | (e[4] << 2))),
-    item: Int32Array.from(events.map((e) => e[5])),
-    input_count: Uint8Array.from(events.map((e) => e[6].length)),
-    inputs: Uint32Array.from(events.flatMap((e) => e[6])),
-  };
-  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
-  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
-  const lanes = [];
-  nodes.forEach((node, k) => {
-    let lane = lanes.find((l) => l.name === node.where);
-    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
-    lane.nodes.push(k);
-  });
-  const meta = { count: n, unit_ns: 1000, texts, columns: specs, lanes, order: null,
-    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
-  return { meta, buffers: Object.values(columns).map((v) => new Uint8Array(v.buffer)) };
-}
-
-function model(nodes, events, texts) {
-  const { meta, buffers } = payload(nodes, events, texts);
-  return buildModel(meta, decodeColumns(meta, buffers));
-}
+import { model, payload } from "./fixtures.mjs";
 
 const TWO = [{ op: "src", where: "shard-0" }, { op: "gather", where: "driver" }];
+
+test("an input its consumer dropped (a filter's None) is marked on that link only, both ways", () => {
+  const nodes = [{ op: "replay", where: "replay-0" }, { op: "filter", where: "driver" }];
+  const m = model(nodes, [[0, 0, 5, 0, 0, 0, []], [0, 6, 5, 0, 0, 0, []], [1, 12, 2, 0, 0, 0, [0, 1], [0]]]);
+  assert.equal(isDroppedInput(m, 2, 0), true, "the not-ready None the filter rejected");
+  assert.equal(isDroppedInput(m, 2, 1), false, "the batch it passed on");
+  assert.equal(isDroppedInput(m, 1, 0), false);
+  const plain = model(TWO, [[0, 0, 5, 0, 0, 0, []], [1, 6, 2, 0, 0, 0, [0]]]);
+  assert.equal(isDroppedInput(plain, 1, 0), false);
+});
 
 test("columns split in chunks decode like one buffer, also from unaligned views", () => {
   const { meta, buffers } = payload(TWO, [[0, 0, 5, 0, 0, 0, []], [1, 10, 5, 0, 0, 0, [0]]]);

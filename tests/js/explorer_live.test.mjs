@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { completionOrder, hitTest, itemText, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
+import { completionOrder, hitTest, isDroppedInput, itemText, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
 import {
   appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
@@ -19,15 +19,20 @@ const STRUCTURE = {
   order: null,
 };
 
-/** One append message like rlviz.viz.explorer_stream's: events [node, start, duration, outcome, item], links [consumer, producer]. */
+/**
+ * One append message like rlviz.viz.explorer_stream's: events [node, start, duration, outcome, item],
+ * links [consumer, producer, dropped?] (ids; dropped when the consumer took the value and dropped it).
+ */
 function chunk(firstId, events, links = [], extra = {}) {
   const columns = {
     start: Uint32Array.from(events.map((e) => e[1])), duration: Uint32Array.from(events.map((e) => e[2])),
     node: Uint16Array.from(events.map((e) => e[0])), flags: Uint8Array.from(events.map((e) => e[3] | (1 << 2))),
     item: Int32Array.from(events.map((e) => e[4])),
     in_consumer: Uint32Array.from(links.map((l) => l[0])), in_producer: Uint32Array.from(links.map((l) => l[1])),
+    in_dropped: Uint8Array.from(links.map((l) => (l[2] ? 1 : 0))),
   };
-  const dtypes = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4" };
+  const dtypes = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4",
+    in_dropped: "|u1" };
   const specs = Object.entries(columns).map(([name, v]) => ({ name, dtype: dtypes[name], length: v.length, chunks: [v.byteLength] }));
   return [{ first_id: firstId, count: events.length, held_from: extra.held_from ?? 0, texts: [], dropped: 0,
     columns: specs, ...extra }, Object.values(columns).map((v) => v.buffer)];
@@ -46,6 +51,24 @@ test("appended chunks grow the model, and links name events sent in earlier chun
   assert.equal(itemText(model, 3), "int 11");
   assert.equal(model.end, 33);
   assert.equal(hitTest(model, model.nodeRow[1], 31, 0), 3);
+});
+
+test("a dropped input stays marked as the model grows and after the front is trimmed", () => {
+  const live = createLive(STRUCTURE);
+  appendChunk(live, ...chunk(0, [[0, 0, 5, 0, 1], [0, 6, 5, 0, 2]]));
+  liveModel(live);
+  appendChunk(live, ...chunk(2, [[1, 12, 2, 0, 2]], [[2, 0, true], [2, 1]]));
+  let model = liveModel(live);
+  assert.equal(isDroppedInput(model, 2, 0), true, "grown in place");
+  assert.equal(isDroppedInput(model, 2, 1), false);
+  appendChunk(live, ...chunk(3, [[0, 20, 5, 0, 3], [1, 26, 2, 0, 3]], [[4, 3]], { held_from: 1 }));
+  model = liveModel(live);
+  assert.equal(model.n, 4);
+  assert.equal(isDroppedInput(model, 1, 0), false, "indices shift by the trim; the dropped producer left");
+  assert.deepEqual(Array.from(model.inputs.subarray(model.inOffsets[1], model.inOffsets[2])), [0]);
+  appendChunk(live, ...chunk(5, [[1, 30, 2, 0, 4]], [[5, 3, true]], { held_from: 1 }));
+  model = liveModel(live);
+  assert.equal(isDroppedInput(model, 4, 2), true, "held ids 1.. are indices 0..");
 });
 
 test("an input that arrives after its consumer links it once the chunk lands", () => {

@@ -4,30 +4,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { buildModel, decodeColumns, defaultMerge, matchMarks, mergeEvents, roundRows, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
+import { defaultMerge, matchMarks, mergeEvents, roundRows, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
+import { model as modelOf } from "./fixtures.mjs";
 
-/** A model from plain events [node, start, duration, outcome]. */
+/** A model from plain events [node, start, duration, outcome, inputs]. */
 function model(nodes, events) {
-  const columns = {
-    start: Uint32Array.from(events.map((e) => e[1])),
-    duration: Uint32Array.from(events.map((e) => e[2])),
-    node: Uint8Array.from(events.map((e) => e[0])),
-    flags: Uint8Array.from(events.map((e) => e[3])),
-    item: Int32Array.from(events.map(() => 0)),
-    input_count: Uint8Array.from(events.map(() => 0)),
-    inputs: new Uint32Array(0),
-  };
-  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
-  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
-  const lanes = [];
-  nodes.forEach((node, k) => {
-    let lane = lanes.find((l) => l.name === node.where);
-    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
-    lane.nodes.push(k);
-  });
-  const meta = { count: events.length, unit_ns: 1000, texts: [], columns: specs, lanes, order: null,
-    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
-  return buildModel(meta, decodeColumns(meta, Object.values(columns).map((v) => new Uint8Array(v.buffer))));
+  return modelOf(nodes, events.map(([node, start, duration, outcome, inputs = []]) => [node, start, duration, outcome, 0, 0, inputs]));
 }
 
 const NODES = [{ op: "sample", where: "shard-0" }, { op: "sample", where: "shard-1" },
@@ -112,38 +94,14 @@ test("a merge's order is what it handed on, each item coloured by the input it c
   const nodes = [{ op: "s", where: "shard-0" }, { op: "s", where: "shard-1" }, { op: "gather", where: "driver" }];
   const events = [[0, 0, 1, 0, []], [0, 1, 1, 0, []], [1, 2, 1, 0, []], [1, 3, 1, 0, []],
     [2, 5, 1, 0, [0]], [2, 7, 1, 0, [2]], [2, 9, 1, 0, [1]], [2, 11, 1, 0, [3]], [2, 13, 1, 1, []]];
-  const m = linkedModel(nodes, events);
+  const m = model(nodes, events);
   const strip = { node: 2, groups: [{ node: 0 }, { node: 1 }] };
   const { events: order, group, fromInputs } = mergeEvents(m, strip);
   assert.equal(fromInputs, false);
   assert.deepEqual(Array.from(order), [4, 5, 6, 7], "the gather's items, its not-ready poll left out");
   assert.deepEqual(Array.from(group), [0, 1, 0, 1], "the alternation, not the bursts");
-  const unlinked = linkedModel(nodes, events.map((e) => [...e.slice(0, 4), []]));
+  const unlinked = model(nodes, events.map((e) => [...e.slice(0, 4), []]));
   const fallback = mergeEvents(unlinked, strip);
   assert.equal(fallback.fromInputs, true, "no links: the inputs' own items stand in");
   assert.deepEqual(Array.from(fallback.group), [0, 0, 1, 1]);
 });
-
-/** A model from events [node, start, duration, outcome, inputs]. */
-function linkedModel(nodes, events) {
-  const columns = {
-    start: Uint32Array.from(events.map((e) => e[1])),
-    duration: Uint32Array.from(events.map((e) => e[2])),
-    node: Uint8Array.from(events.map((e) => e[0])),
-    flags: Uint8Array.from(events.map((e) => e[3])),
-    item: Int32Array.from(events.map(() => 0)),
-    input_count: Uint8Array.from(events.map((e) => e[4].length)),
-    inputs: Uint32Array.from(events.flatMap((e) => e[4])),
-  };
-  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
-  const specs = Object.entries(columns).map(([name, values]) => ({ name, dtype: dtypes[name], length: values.length, chunks: [values.byteLength] }));
-  const lanes = [];
-  nodes.forEach((node, k) => {
-    let lane = lanes.find((l) => l.name === node.where);
-    if (!lane) { lane = { name: node.where, color: "#5b6770", nodes: [] }; lanes.push(lane); }
-    lane.nodes.push(k);
-  });
-  const meta = { count: events.length, unit_ns: 1000, texts: [], columns: specs, lanes, order: null,
-    nodes: nodes.map((node) => ({ short: node.op, color: "#1f77b4", label: node.op, ...node })) };
-  return buildModel(meta, decodeColumns(meta, Object.values(columns).map((v) => new Uint8Array(v.buffer))));
-}

@@ -3,7 +3,7 @@ import numpy as np
 
 from rlviz.trace import Node, Recorder
 from rlviz.trace.recorder import ExportCursor
-from rlviz.trace.rows import ITEM
+from rlviz.trace.rows import ITEM, mark_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import Payload, decode_payload
 from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
@@ -45,6 +45,21 @@ def test_chunks_carry_every_event_once_with_links_by_id_and_structure_when_nodes
     assert encoder.next_chunk() is None                                    # nothing new: nothing sent
     per_event = (first.nbytes + second.nbytes) / 20
     assert per_event <= 24, per_event
+
+
+def test_a_link_whose_consumer_dropped_the_value_travels_marked():
+    recorder = Recorder()
+    replay = recorder.register(Node("a", "par_iter_next_batch", "replay"))
+    kept = recorder.register(Node("b", "filter", "x.filter()", parents=("a",)))
+    none, batch = (recorder.record(replay, 1_000 * i, 1_000 * i + 500, ITEM, i) for i in range(2))
+    recorder.record(kept, 5_000, 6_000, ITEM, 1, (mark_dropped(none), batch))
+    store = TraceStore()
+    encoder = LiveEncoder(store)
+    _feed(store, recorder, ExportCursor())
+    chunk = encoder.next_chunk()
+    columns = decode_payload(Payload(chunk.meta, chunk.buffers))
+    assert columns["in_producer"].tolist() == [0, 1]
+    assert columns["in_dropped"].tolist() == [1, 0]
 
 
 def test_a_late_encoder_gets_every_held_event_in_its_first_chunk():

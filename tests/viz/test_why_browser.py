@@ -48,3 +48,31 @@ def test_inspector_says_why_for_a_star_pull_at_its_cap_and_a_not_ready_poll(tmp_
         assert seen[-1] == ("round 1: LogMetrics ('*'): 100th pull this turn, the cap — it is always ready; "
                             "next StoreToReplayBuffer"), seen[-3:]
         assert any(text.startswith("round 1: LogMetrics ('*'), pull 99 (up to 100 while ready)") for text in seen)
+
+
+def test_inspector_marks_the_input_a_filter_dropped_and_the_kept_one_plainly(tmp_path):
+    from playwright.sync_api import expect
+
+    def replay(timeout):                                   # a replay actor not ready yet answers None
+        yield from [None, "batch0", None, "batch1"]
+
+    with rlviz.record() as trace:
+        list(LocalIterator(replay, name="replay").filter(lambda batch: batch is not None))
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        search = root.locator('[data-rlviz="search"]')
+        search.fill("op:filter")
+        search.press("Enter")
+        producers = root.locator('[data-rlviz="inspector"] [data-rlviz="producers"] [data-rlviz="link"]')
+        expect(producers).to_have_count(2)
+        dropped = producers.filter(has_text="dropped by this call")
+        expect(dropped).to_have_count(1)
+        expect(dropped).to_contain_text("None")
+        expect(dropped).to_have_class("rlviz-dropped")
+        expect(producers.filter(has_text="batch0")).not_to_contain_text("dropped")
+        dropped.click()                                    # from the None's side: where it went, and that it was dropped
+        consumers = root.locator('[data-rlviz="inspector"] [data-rlviz="consumers"] [data-rlviz="link"]')
+        expect(consumers).to_have_count(1)
+        expect(consumers).to_contain_text("dropped there")

@@ -120,11 +120,29 @@ function buildModel(meta, columns) {
     inputs,
     outOffsets,
     outputs,
+    droppedInputs: { base: 0, links: droppedLinks(inOffsets, inputs, columns.input_dropped) },
     end,
     unitMs: meta.unit_ns / 1e6,
     byEnd: null,
     rank: null
   };
+}
+function droppedLinks(inOffsets, inputs, inputDropped) {
+  const links = /* @__PURE__ */ new Map();
+  if (!inputDropped) return links;
+  for (let c = 0; c + 1 < inOffsets.length; c++) {
+    for (let k = inOffsets[c]; k < inOffsets[c + 1]; k++) {
+      if (!inputDropped[k]) continue;
+      if (!links.has(c)) links.set(c, /* @__PURE__ */ new Set());
+      links.get(c).add(inputs[k]);
+    }
+  }
+  return links;
+}
+function isDroppedInput(model, consumer, producer) {
+  const dropped = model.droppedInputs;
+  const set = dropped && dropped.links.get(consumer + dropped.base);
+  return Boolean(set && set.has(producer + dropped.base));
 }
 function modelRows(meta) {
   const nodes = meta.nodes, rows = [];
@@ -559,6 +577,7 @@ var PRODUCER_COLOR = "#e67e22";
 var CONSUMER_COLOR = "#2471a3";
 var RESTART_COLOR = "#c0392b";
 var MATCH_COLOR = "#f1c40f";
+var DROPPED_LINK_COLOR = "#8c8c8c";
 var GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 var MAX_ARROWS = 200;
 var MAX_LINKS_LISTED = 40;
@@ -594,6 +613,7 @@ var CSS = `
 .rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
+.rlviz-inspector button.rlviz-dropped { color: #888; font-style: italic; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 .rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
@@ -854,6 +874,7 @@ function createLive(meta) {
     base: 0,
     columns: {},
     pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
+    droppedLinks: /* @__PURE__ */ new Map(),
     counters: null,
     end: 0,
     model: null,
@@ -908,9 +929,20 @@ function appendChunk(live, message, buffers) {
   pairs.consumer.set(decoded.in_consumer, pairs.n);
   pairs.producer.set(decoded.in_producer, pairs.n);
   pairs.n += links;
+  rememberDropped(live.droppedLinks, decoded);
   const trimmed = trimFront(live, message.held_from ?? live.base);
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+function rememberDropped(dropped, decoded) {
+  const flags = decoded.in_dropped;
+  if (!flags) return;
+  for (let k = 0; k < flags.length; k++) {
+    if (!flags[k]) continue;
+    const consumer = decoded.in_consumer[k];
+    if (!dropped.has(consumer)) dropped.set(consumer, /* @__PURE__ */ new Set());
+    dropped.get(consumer).add(decoded.in_producer[k]);
+  }
 }
 function count_(live, from, to) {
   const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
@@ -940,6 +972,7 @@ function trimFront(live, heldFrom) {
     }
   }
   pairs.n = kept;
+  for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
   const { start, duration } = live.columns;
   live.end = 0;
   for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
@@ -1000,7 +1033,9 @@ function heldModel(live) {
   }
   const columns = { input_count: inputCount, inputs };
   for (const name of COLUMNS2) columns[name] = live.columns[name].subarray(0, n);
-  return buildModel(liveMeta(live), columns);
+  const model = buildModel(liveMeta(live), columns);
+  model.droppedInputs = { base, links: live.droppedLinks };
+  return model;
 }
 function followWindow(window2, end, follow, span) {
   if (!follow) return window2;
@@ -1169,13 +1204,13 @@ function createInspector(host, view) {
   let drawnEmpty = true;
   let whyRows = null;
   draw();
-  function eventButton(i) {
+  function eventButton(i, dropped) {
     const d = view.describe(i);
     const button = make(
       "button",
-      null,
+      dropped ? "rlviz-dropped" : null,
       "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms` + (dropped ? ` · ${dropped}` : "")
     );
     button.dataset.event = String(i);
     button.addEventListener("click", () => view.actions.select(i));
@@ -1207,6 +1242,10 @@ function createInspector(host, view) {
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
+    const droppedNote = {
+      producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
+      consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
+    };
     for (const [title, offsets, values, part] of [
       ["its inputs came from", model.inOffsets, model.inputs, "producers"],
       ["its output went to", model.outOffsets, model.outputs, "consumers"]
@@ -1214,7 +1253,9 @@ function createInspector(host, view) {
       const box = make("div", null, part);
       const count = offsets[i + 1] - offsets[i];
       box.appendChild(make("h4", null, null, `${title} (${count})`));
-      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) box.appendChild(eventButton(values[k]));
+      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
+        box.appendChild(eventButton(values[k], droppedNote[part](values[k])));
+      }
       if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
       pane.appendChild(box);
     }
@@ -1817,14 +1858,16 @@ function createTimeline(host, view) {
     ctx.lineWidth = width;
     ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
   }
-  function arrow(ctx, fromX, fromY, toX, toY, color) {
+  function arrow(ctx, fromX, fromY, toX, toY, color, dashed = false) {
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
     ctx.lineWidth = 1.4;
     ctx.beginPath();
+    if (dashed) ctx.setLineDash([4, 3]);
     ctx.moveTo(fromX, fromY);
     ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
     ctx.stroke();
+    ctx.setLineDash([]);
     const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
     ctx.beginPath();
     ctx.moveTo(toX, toY);
@@ -1842,14 +1885,16 @@ function createTimeline(host, view) {
     for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
       const p = model.inputs[k];
       if (!shownEvent(p)) continue;
-      outline(ctx, p, PRODUCER_COLOR, 2);
-      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, PRODUCER_COLOR);
+      const color = isDroppedInput(model, i, p) ? DROPPED_LINK_COLOR : PRODUCER_COLOR;
+      outline(ctx, p, color, 2);
+      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, color, color === DROPPED_LINK_COLOR);
     }
     for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
       const c = model.outputs[k];
       if (!shownEvent(c)) continue;
-      outline(ctx, c, CONSUMER_COLOR, 2);
-      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), CONSUMER_COLOR);
+      const color = isDroppedInput(model, c, i) ? DROPPED_LINK_COLOR : CONSUMER_COLOR;
+      outline(ctx, c, color, 2);
+      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), color, color === DROPPED_LINK_COLOR);
     }
     outline(ctx, i, "#000", 2);
   }

@@ -101,8 +101,33 @@ export function buildModel(meta, columns) {
   return {
     meta, n, nodes, rows, nodeRow, start, duration, node, flags, item: columns.item,
     rowStart, rowEnd, rowEvents, rowTimes, busy, polls, rowMaxDur, errors, inOffsets, inputs, outOffsets, outputs,
+    droppedInputs: { base: 0, links: droppedLinks(inOffsets, inputs, columns.input_dropped) },
     end, unitMs: meta.unit_ns / 1e6, byEnd: null, rank: null,
   };
+}
+
+/**
+ * The inputs a call consumed and dropped (a filter's rejected item, such as a not-ready `None`):
+ * consumer -> set of producers, from the payload's `input_dropped` flags (one per input).
+ */
+export function droppedLinks(inOffsets, inputs, inputDropped) {
+  const links = new Map();
+  if (!inputDropped) return links;
+  for (let c = 0; c + 1 < inOffsets.length; c++) {
+    for (let k = inOffsets[c]; k < inOffsets[c + 1]; k++) {
+      if (!inputDropped[k]) continue;
+      if (!links.has(c)) links.set(c, new Set());
+      links.get(c).add(inputs[k]);
+    }
+  }
+  return links;
+}
+
+/** Whether `consumer` took the value `producer` made and dropped it (rather than passing it on). */
+export function isDroppedInput(model, consumer, producer) {
+  const dropped = model.droppedInputs;
+  const set = dropped && dropped.links.get(consumer + dropped.base);
+  return Boolean(set && set.has(producer + dropped.base));
 }
 
 /** The timeline's rows (one per node of each lane, in lane order) and each node's row (-1 for none). */

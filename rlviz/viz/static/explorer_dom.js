@@ -4,6 +4,7 @@
 export const GUTTER = 190, ROW_H = 13, LANE_GAP = 7, RULER_H = 24;
 export const NOT_READY_COLOR = "#b8b8b8", ERROR_COLOR = "#d62728", STOP_COLOR = "#333333";
 export const PRODUCER_COLOR = "#e67e22", CONSUMER_COLOR = "#2471a3", RESTART_COLOR = "#c0392b", MATCH_COLOR = "#f1c40f";
+export const DROPPED_LINK_COLOR = "#8c8c8c";       // a value its consumer took and dropped (a filter's None)
 export const GROUP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 export const MAX_ARROWS = 200, MAX_LINKS_LISTED = 40, PLAY_MS = 250;
 export const CSS = `
@@ -37,6 +38,7 @@ export const CSS = `
 .rlviz-inspector dt { color: #666; } .rlviz-inspector dd { margin: 0; overflow-wrap: anywhere; }
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
+.rlviz-inspector button.rlviz-dropped { color: #888; font-style: italic; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 .rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }

@@ -16,7 +16,7 @@ const COLUMNS = ["start", "duration", "node", "flags", "item"];
 export function createLive(meta) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 },
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
+    droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
   for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
@@ -38,7 +38,7 @@ function grown(array, size) {
 
 /**
  * Append one chunk: meta {first_id, count, held_from, texts, dropped, structure?, columns} and
- * its buffers (start, duration, node, flags, item, in_consumer, in_producer).
+ * its buffers (start, duration, node, flags, item, in_consumer, in_producer, in_dropped).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window), and whether the structure (nodes, lanes) changed
  */
@@ -70,9 +70,22 @@ export function appendChunk(live, message, buffers) {
   pairs.consumer.set(decoded.in_consumer, pairs.n);
   pairs.producer.set(decoded.in_producer, pairs.n);
   pairs.n += links;
+  rememberDropped(live.droppedLinks, decoded);
   const trimmed = trimFront(live, message.held_from ?? live.base);
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/** Keep the links whose consumer dropped the value, by event id (rare: a filter's rejected items). */
+function rememberDropped(dropped, decoded) {
+  const flags = decoded.in_dropped;
+  if (!flags) return;
+  for (let k = 0; k < flags.length; k++) {
+    if (!flags[k]) continue;
+    const consumer = decoded.in_consumer[k];
+    if (!dropped.has(consumer)) dropped.set(consumer, new Set());
+    dropped.get(consumer).add(decoded.in_producer[k]);
+  }
 }
 
 function count_(live, from, to) {
@@ -104,6 +117,7 @@ export function trimFront(live, heldFrom) {
     }
   }
   pairs.n = kept;
+  for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
   const { start, duration } = live.columns;
   live.end = 0;
   for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
@@ -167,7 +181,9 @@ export function heldModel(live) {
   }
   const columns = { input_count: inputCount, inputs };
   for (const name of COLUMNS) columns[name] = live.columns[name].subarray(0, n);
-  return buildModel(liveMeta(live), columns);
+  const model = buildModel(liveMeta(live), columns);
+  model.droppedInputs = { base, links: live.droppedLinks };
+  return model;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The inspector pane: the selected call's op, lane, outcome, item, times and completion rank,
 // with buttons to the calls that produced its inputs and consumed its output.
-import { completionOrder, decisionIndex, whyOf } from "../explorer_core.js";
+import { completionOrder, decisionIndex, isDroppedInput, whyOf } from "../explorer_core.js";
 import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
 
 /**
@@ -16,10 +16,11 @@ export function createInspector(host, view) {
   let whyRows = null;       // event -> the union's decision row behind it, built on first use
   draw();
 
-  function eventButton(i) {
+  function eventButton(i, dropped) {
     const d = view.describe(i);
-    const button = make("button", null, "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`);
+    const button = make("button", dropped ? "rlviz-dropped" : null, "link",
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`
+      + (dropped ? ` · ${dropped}` : ""));
     button.dataset.event = String(i);
     button.addEventListener("click", () => view.actions.select(i));
     return button;
@@ -46,12 +47,19 @@ export function createInspector(host, view) {
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
+    // a filter's rejected input (a not-ready None) is listed, marked, so the kept one reads as the source
+    const droppedNote = {
+      producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
+      consumers: (c) => isDroppedInput(model, c, i) && "dropped there",
+    };
     for (const [title, offsets, values, part] of [["its inputs came from", model.inOffsets, model.inputs, "producers"],
       ["its output went to", model.outOffsets, model.outputs, "consumers"]]) {
       const box = make("div", null, part);
       const count = offsets[i + 1] - offsets[i];
       box.appendChild(make("h4", null, null, `${title} (${count})`));
-      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) box.appendChild(eventButton(values[k]));
+      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
+        box.appendChild(eventButton(values[k], droppedNote[part](values[k])));
+      }
       if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
       pane.appendChild(box);
     }

@@ -2,12 +2,12 @@
 // window, with overlays for errors, restarts, the selection (arrows to producers and consumers)
 // and the hover; wheel zooms, drag pans, hover shows a tooltip, click selects.
 import {
-  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, matchMarks, nodeMatches, pollAlpha, rowLayout,
-  tickStep, visibleRange,
+  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, isDroppedInput, matchMarks, nodeMatches, pollAlpha,
+  rowLayout, tickStep, visibleRange,
 } from "../explorer_core.js";
 import {
-  CONSUMER_COLOR, DARK, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR, RESTART_COLOR, ROW_H,
-  RULER_H, fitText, formatMs, make, measure, pack, rgbOf, sized,
+  CONSUMER_COLOR, DARK, DROPPED_LINK_COLOR, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR,
+  RESTART_COLOR, ROW_H, RULER_H, fitText, formatMs, make, measure, pack, rgbOf, sized,
 } from "../explorer_dom.js";
 
 const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
@@ -309,14 +309,16 @@ export function createTimeline(host, view) {
     ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
   }
 
-  function arrow(ctx, fromX, fromY, toX, toY, color) {
+  function arrow(ctx, fromX, fromY, toX, toY, color, dashed = false) {
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
     ctx.lineWidth = 1.4;
     ctx.beginPath();
+    if (dashed) ctx.setLineDash([4, 3]);
     ctx.moveTo(fromX, fromY);
     ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
     ctx.stroke();
+    ctx.setLineDash([]);
     const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
     ctx.beginPath();
     ctx.moveTo(toX, toY);
@@ -332,14 +334,16 @@ export function createTimeline(host, view) {
     for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
       const p = model.inputs[k];
       if (!shownEvent(p)) continue;
-      outline(ctx, p, PRODUCER_COLOR, 2);
-      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, PRODUCER_COLOR);
+      const color = isDroppedInput(model, i, p) ? DROPPED_LINK_COLOR : PRODUCER_COLOR;   // dropped: grey, dashed
+      outline(ctx, p, color, 2);
+      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, color, color === DROPPED_LINK_COLOR);
     }
     for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
       const c = model.outputs[k];
       if (!shownEvent(c)) continue;
-      outline(ctx, c, CONSUMER_COLOR, 2);
-      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), CONSUMER_COLOR);
+      const color = isDroppedInput(model, c, i) ? DROPPED_LINK_COLOR : CONSUMER_COLOR;
+      outline(ctx, c, color, 2);
+      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), color, color === DROPPED_LINK_COLOR);
     }
     outline(ctx, i, "#000", 2);
   }
