@@ -18,7 +18,8 @@ from rlviz.iter.worker import CONTROL_GROUP
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.session import COLLECT_EVERY_S, add_collector
 
-__all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "ActorCollector", "COLLECTOR"]
+__all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "set_labels", "ActorCollector",
+           "COLLECTOR"]
 
 #: How many hex digits of a Ray node id a lane shows on a multi-node cluster (``RolloutWorker-1@3f2a1c``).
 NODE_ID_CHARS = 6
@@ -32,6 +33,18 @@ def next_label(prefix: str) -> str:
     COLLECTOR._same_ray()
     counter = _LABEL_COUNTERS.setdefault(prefix, itertools.count())
     return f"{prefix}-{next(counter)}"
+
+
+def set_labels(prefix: str, count: int) -> list[str]:
+    """Lane labels for a new set of ``count`` actors, numbered from 0 within the set.
+
+    ``shard-0``, ``shard-1``, ... when free; while another live set, or the
+    running block's trace, holds one of them, the whole set is marked with the
+    lowest free copy number instead: ``shard-0#2``, ``shard-1#2``, ...  So each
+    trace reads "shard 0, shard 1" however many iterators a notebook made, and
+    no two actors ever share a lane within a trace.
+    """
+    return COLLECTOR.free_set_labels(prefix, count)
 
 
 class ActorCollector:
@@ -80,6 +93,17 @@ class ActorCollector:
                 self.mirrors[label] = RecorderMirror()
                 self.pinned.append(handle)
         return label
+
+    def free_set_labels(self, prefix: str, count: int) -> list[str]:
+        """``prefix-0`` ... ``prefix-{count-1}`` with the lowest copy mark (none, ``#2``, ...) no label in use has."""
+        self._same_ray()
+        with self.lock:
+            held = [*self.handles, *self.mirrors, *(export["where"] for export in self.final_exports)]
+        taken = {label.partition("@")[0] for label in held}          # on a cluster labels end with @node
+        for copy in itertools.count(1):
+            labels = [f"{prefix}-{k}{'' if copy == 1 else f'#{copy}'}" for k in range(count)]
+            if taken.isdisjoint(labels):
+                return labels
 
     def _unused(self, label: str) -> str:
         """``label``, or ``label#2``, ``label#3``, ... while a live tracked actor has it (two WorkerSets)."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import ray
 
-from rlviz.iter.actors import next_label, track_actor
+from rlviz.iter.actors import set_labels, track_actor
 from rlviz.iter.chain import Chain, NodeId, Serving, Source, Step
 from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
 from rlviz.runtime import check_same_ray, ensure_ray, ray_session
@@ -47,7 +47,8 @@ class ShardSet:
         """Start one rlviz shard actor per entry of ``shards`` (its items) and track their lanes."""
         ensure_ray()
         actors = tuple(_SHARD_ACTOR.remote(shard, repeat) for shard in shards)
-        labels = tuple(track_actor(actor, next_label("shard"), control_group=True) for actor in actors)
+        labels = tuple(track_actor(actor, label, control_group=True)
+                       for actor, label in zip(actors, set_labels("shard", len(actors))))
         return cls.of_actors(actors, labels, op, label)
 
     @classmethod

@@ -9,8 +9,15 @@ from rlviz.trace.event import DRIVER
 __all__ = ["lane_key", "lane_order"]
 
 
+_NAME = re.compile(r"(?P<name>[^#@]*)(?:#(?P<copy>\d+))?(?P<rest>.*)")
+
+
 def lane_key(where: str) -> tuple:
     """Sort key of a lane name: the driver first, then natural order (``shard-2`` before ``shard-10``).
+
+    A set of actors marked as a later copy (``shard-0#2``, ``shard-1#2``: a
+    second iterator's shards while the first is alive) follows the first set
+    whole, instead of interleaving with it.
 
     Parameters
     ----------
@@ -20,14 +27,25 @@ def lane_key(where: str) -> tuple:
     Returns
     -------
     tuple
-        Whether it is an actor, then its alternating text and integer parts.
+        Whether it is an actor, its kind (the name without its number), its
+        copy number, then the name's alternating text and integer parts.
 
     Examples
     --------
     >>> sorted(["shard-10", "driver", "shard-2"], key=lane_key)
     ['driver', 'shard-2', 'shard-10']
+    >>> sorted(["shard-1#2", "shard-0#2", "shard-1", "shard-0"], key=lane_key)
+    ['shard-0', 'shard-1', 'shard-0#2', 'shard-1#2']
     """
-    return where != DRIVER, *(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", where))
+    parts = _NAME.fullmatch(where)
+    name = parts["name"]
+    kind = re.sub(r"\d+$", "", name)
+    return where != DRIVER, _natural(kind), int(parts["copy"] or 1), _natural(name), _natural(parts["rest"])
+
+
+def _natural(text: str) -> tuple:
+    """``text`` as alternating text and integer parts, so numbers compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def lane_order(wheres: Iterable[str]) -> list[str]:
