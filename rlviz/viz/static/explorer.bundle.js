@@ -661,9 +661,9 @@ function compact(value) {
   if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k`;
   return String(value);
 }
-function measure(name, started) {
+function measure(name, started, detail = null) {
   if (typeof performance !== "undefined" && performance.measure) {
-    performance.measure(name, { start: started, end: performance.now() });
+    performance.measure(name, { start: started, end: performance.now(), detail });
   }
 }
 function sized(canvas, width, height) {
@@ -2216,7 +2216,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
     if (structure) patch.rows = state.rows + 1;
     store.set(patch, { from: "append" });
     orderSoon();
-    measure("rlviz:append", started);
+    measure("rlviz:append", started, { first_id: message.first_id, count: message.count });
   }
   function describe(i) {
     const m = view.model;

@@ -99,7 +99,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     if (structure) patch.rows = state.rows + 1;
     store.set(patch, { from: "append" });
     orderSoon();
-    measure("rlviz:append", started);
+    // which events arrived when: a profiler (or benchmarks/bench_live_lab.py) times event -> page from it
+    measure("rlviz:append", started, { first_id: message.first_id, count: message.count });
   }
 
   function describe(i) {

@@ -1,0 +1,226 @@
+"""The live view as a person uses it: ``rlviz.watch`` of DQN in JupyterLab, the page open in chromium.
+
+``python -m benchmarks.bench_live_lab`` (``--quick``: 20 s runs, one pair, a
+2-minute memory run; ``--no-docs`` leaves docs/live.md alone).  Three figures,
+same run, medians:
+
+* throughput: env steps per second of DQN with 2 remote workers, watched for
+  ``SECONDS`` with the ``LiveView`` shown in the page and refreshing, over the
+  same watch not shown (same thread, same recording, no page): interleaved
+  pairs, a fresh ``Trainer`` (seed 0) for each run;
+* latency: for every event recorded on a remote worker during the shown runs,
+  from its end (driver clock) to the end of the page's ``append`` that took it
+  in (the Explorer's ``rlviz:append`` performance measure names the event ids
+  it carried); browser and kernel share the machine's clock;
+* memory: a ``MEMORY_S`` watch with ``window_s=60``, shown: the kernel's
+  resident memory and the page's JS heap (after a forced garbage collection)
+  sampled every ``SAMPLE_S``; start, peak and end.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.docs_table import DOCS, write_table
+
+__all__ = ["run", "main"]
+
+REPO = Path(__file__).resolve().parent.parent
+SECONDS = 60
+PAIRS = 3
+MEMORY_S = 600
+SAMPLE_S = 30
+WINDOW_S = 60
+SHOTS = REPO / "benchmarks" / "results" / "live_lab"
+
+SETUP = """import json, os, time
+import numpy as np
+import rlviz
+rlviz.init(num_cpus=8)
+
+def trainer():
+    return rlviz.Trainer("dqn", env="CartPole-v1", num_workers=2, config={{"seed": 0, "timesteps_per_iteration": 1000}})
+
+open({pid_file!r}, "w").write(str(os.getpid()))
+print("ready")"""
+
+HIDDEN = """t = trainer()
+started = time.perf_counter()
+live = rlviz.watch(t, seconds={seconds})
+live.join()
+rate = t.last_result["timesteps_total"] / (time.perf_counter() - started)
+t.stop()
+print("RESULT", json.dumps({{"steps_s": rate, "error": live.error}}))"""
+
+SHOWN = """t = trainer()
+started = time.perf_counter()
+live = rlviz.watch(t, seconds={seconds}, window_s={window_s})
+live"""
+
+SHOWN_END = """live.join()
+rate = t.last_result["timesteps_total"] / (time.perf_counter() - started)
+t.stop()
+trace = live.trace
+remote = np.array([node.where != "driver" for node in trace.nodes])[trace.columns["node"]]
+np.savez({events_file!r}, ids=trace.event_ids[remote], end_ns=trace.columns["end_ns"][remote])
+print("RESULT", json.dumps({{"steps_s": rate, "error": live.error, "remote_events": int(remote.sum())}}))"""
+
+STOP = """live.stop()
+t.stop()
+import ray
+ray.shutdown()
+print("stopped")"""
+
+APPENDS = """() => performance.getEntriesByName('rlviz:append').map(
+    (e) => [performance.timeOrigin + e.startTime + e.duration, e.detail.first_id, e.detail.count])"""
+
+
+def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) -> dict:
+    """Measure in a loopback JupyterLab and headless chromium; return the figures."""
+    harness = _harness()
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"rlviz-live-lab-{os.getpid()}"
+    root = folder / "lab"
+    root.mkdir(parents=True)
+    pid_file, events_file = str(folder / "kernel.pid"), str(folder / "events.npz")
+    harness.write_notebook(root / "watch.ipynb", [
+        SETUP.format(pid_file=pid_file), HIDDEN.format(seconds=seconds),
+        SHOWN.format(seconds=seconds, window_s=None), SHOWN_END.format(events_file=events_file),
+        SHOWN.format(seconds=memory_s, window_s=WINDOW_S), STOP])
+    figures: dict = {"load_before": os.getloadavg()[0], "seconds": seconds, "pairs": pairs}
+    with harness.jupyter_lab(root, folder) as url, harness.chromium(["--enable-precise-memory-info"]) as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(300_000)
+        cdp = page.context.new_cdp_session(page)
+        harness.open_notebook(page, url, "watch.ipynb")
+        _result(harness.run_cell(page, 0, timeout_ms=300_000))
+        hidden, shown, lags = [], [], []
+        for _ in range(pairs):
+            hidden.append(_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            page.evaluate("() => performance.clearMeasures('rlviz:append')")
+            harness.run_cell(page, 2, timeout_ms=300_000)
+            shown.append(_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            lags.extend(_lags(page.evaluate(APPENDS), np.load(events_file)))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "watched.png"))
+        figures["memory"] = _memory_run(page, cdp, int(Path(pid_file).read_text()), memory_s)
+        page.screenshot(path=str(SHOTS / "watched-window.png"))
+        harness.run_cell(page, 5, timeout_ms=120_000)
+    figures.update({"hidden_steps_s": hidden, "shown_steps_s": shown,
+                    "shown_over_hidden": statistics.median(shown) / statistics.median(hidden),
+                    "latency_median_s": float(np.median(lags)), "latency_p95_s": float(np.percentile(lags, 95)),
+                    "latency_events": len(lags), "load_after": os.getloadavg()[0]})
+    return figures
+
+
+def _harness():
+    """The browser tests' harness (tests/browser_harness.py): Debian's chromium, a loopback JupyterLab."""
+    if str(REPO / "tests") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests"))
+    return importlib.import_module("browser_harness")
+
+
+def _result(cell) -> dict:
+    """The JSON a cell printed after ``RESULT`` (or {} for a cell that prints none); a cell error raises."""
+    text = cell.locator(".jp-OutputArea-output").all_inner_texts()
+    joined = "\n".join(text)
+    if "Traceback" in joined:
+        raise RuntimeError(f"a benchmark cell failed:\n{joined[-2000:]}")
+    for line in joined.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT "):])
+            if result.get("error"):
+                raise RuntimeError(f"the watched run failed: {result['error']}")
+            return result
+    return {}
+
+
+def _lags(appends: list, events) -> list[float]:
+    """Seconds from each remote event's end to the end of the page append that carried it."""
+    ids, end_ns = events["ids"], events["end_ns"]
+    arrived = np.full(len(ids), np.nan)
+    for at_ms, first_id, count in appends:
+        inside = (ids >= first_id) & (ids < first_id + count)
+        arrived[inside] = at_ms
+    missing = int(np.isnan(arrived).sum())
+    if missing:
+        raise RuntimeError(f"{missing} of {len(ids)} remote events never reached the page")
+    return ((arrived * 1e6 - end_ns) / 1e9).tolist()
+
+
+def _memory_run(page, cdp, kernel_pid: int, seconds: int) -> dict:
+    """Watch for ``seconds`` with ``window_s``; sample kernel RSS and page JS heap every ``SAMPLE_S``."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(4)
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    samples = []
+    started = time.monotonic()
+    while time.monotonic() - started < seconds + SAMPLE_S:
+        time.sleep(SAMPLE_S)
+        cdp.send("HeapProfiler.collectGarbage")
+        heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20
+        count = page.locator('[data-rlviz="live-count"]').last.get_attribute("data-count")
+        samples.append({"s": round(time.monotonic() - started), "kernel_rss_mb": _rss_mb(kernel_pid),
+                        "page_js_mb": heap, "events": int(count or 0)})
+    kernel = [s["kernel_rss_mb"] for s in samples]
+    js = [s["page_js_mb"] for s in samples]
+    return {"samples": samples, "kernel_rss_mb": {"start": kernel[0], "peak": max(kernel), "end": kernel[-1]},
+            "page_js_mb": {"start": js[0], "peak": max(js), "end": js[-1]}}
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _table(f: dict) -> str:
+    m = f["memory"]
+    k, j = m["kernel_rss_mb"], m["page_js_mb"]
+    hidden = ", ".join(f"{v:.0f}" for v in f["hidden_steps_s"])
+    shown = ", ".join(f"{v:.0f}" for v in f["shown_steps_s"])
+    minutes = m["samples"][-1]["s"] / 60
+    return "\n".join([
+        "| measurement (DQN, 2 remote workers, JupyterLab + chromium) | measured | target |",
+        "|---|---|---|",
+        f"| env steps/s, view shown / not shown (median of {f['pairs']} interleaved {f['seconds']} s runs each) | "
+        f"**{f['shown_over_hidden']:.2f}x** ({shown} / {hidden}) | >= 0.95x |",
+        f"| remote event to page (append done), median (p95) | **{f['latency_median_s']:.2f} s** "
+        f"({f['latency_p95_s']:.2f} s, {f['latency_events']:,} events) | <= 1 s median |",
+        f"| kernel memory over {minutes:.0f} min, `window_s={WINDOW_S}`: start / peak / end | "
+        f"{k['start']:.0f} / {k['peak']:.0f} / {k['end']:.0f} MB | flat |",
+        f"| page JS heap over {minutes:.0f} min (after GC): start / peak / end | "
+        f"{j['start']:.1f} / {j['peak']:.1f} / {j['end']:.1f} MB | flat |",
+        "",
+        f"Measured by `python -m benchmarks.bench_live_lab` on the shared 2-core VM (load average "
+        f"{f['load_before']:.1f} before, {f['load_after']:.1f} after the throughput runs), "
+        f"{time.strftime('%Y-%m-%d')}.",
+    ])
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 s runs, one pair, 2 minutes of memory")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/live.md alone")
+    args = parser.parse_args(argv)
+    figures = run(20, 1, 120) if args.quick else run()
+    table = _table(figures)
+    print(json.dumps(figures, indent=1))
+    print(table)
+    (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
+    (REPO / "benchmarks" / "results" / "live_lab.json").write_text(json.dumps(figures, indent=1))
+    if not args.no_docs and not args.quick:
+        write_table(DOCS / "live.md", table, "lab")
+    return figures
+
+
+if __name__ == "__main__":
+    main()
