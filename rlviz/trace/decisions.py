@@ -130,6 +130,10 @@ class Decisions:
             parts.append(rows)
         rows = np.concatenate(parts) if parts else np.zeros((0, _WIDTH), np.int64)
         columns = {name: rows[:, i].copy() for i, name in enumerate(DECISION_FIELDS)}
+        # the log is process-wide: keep only the unions that decided something in this trace
+        used = np.unique(columns["union"])
+        specs = [specs[i] for i in used.tolist()]
+        columns["union"] = np.searchsorted(used, columns["union"]).astype(np.int64)
         node_of = {node.op_id: i for i, node in enumerate(nodes)}
         for spec in specs:
             spec["op"] = nodes[node_of[spec["op_id"]]].op if spec["op_id"] in node_of else "union"

@@ -175,3 +175,16 @@ def test_diff_notes_each_runs_dominating_rule():
     assert result.notes[0] == []
     assert result.notes[1][0].startswith("Log ('*') hit its cap of 100 pulls in 2 of 2 turns")
     assert "note on star: Log ('*') hit its cap" in repr(result)
+
+
+def test_a_trace_keeps_only_the_unions_that_decided_in_it():
+    earlier = Concurrently([_op("Store"), _op("Train")], round_robin_weights=[1, 1])
+    with rlviz.record():
+        earlier.take(4)
+    plan = Concurrently([_op("Store"), _op("Train")], round_robin_weights=[2, 1])
+    with rlviz.record() as trace:
+        plan.take(6)
+    (spec,) = trace.decisions.specs                   # the process's log still holds the earlier union
+    assert spec["weights"] == [2, 1]
+    assert set(trace.decisions.columns["union"].tolist()) == {0}
+    assert _rows(trace)[0][:4] == (1, "Store", 1, 2)
