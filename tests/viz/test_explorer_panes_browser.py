@@ -43,10 +43,8 @@ def recorded():
 
 
 def _union_of(trace, children):
-    """The union with these children that pulled in this trace (the process's log may hold older ones)."""
-    pulled = trace.decisions.columns["union"]
-    (union,) = [k for k, spec in enumerate(trace.decisions.specs)
-                if list(spec["children"]) == children and (pulled == k).any()]
+    """The union with these children (a trace lists only the unions that pulled in it)."""
+    (union,) = [k for k, spec in enumerate(trace.decisions.specs) if list(spec["children"]) == children]
     return union
 
 
