@@ -272,3 +272,25 @@ test("the order strip's events of a grown model are those of the model built at 
   assert.ok(expected.length > 0);
   assert.deepEqual(Array.from(orderEvents(model)), expected);
 });
+
+test("rows that fill at different rates re-lay the model out about once per doubling of what is held", () => {
+  const nodes = [0, 1, 2, 3].map((k) => ({ op: `op${k}`, label: `op${k}`, where: `shard-${k}`, short: `op${k}`,
+    color: "#1f77b4", column: k, row: 0 }));
+  const live = createLive({ ...STRUCTURE, nodes, edges: [],
+    lanes: nodes.map((node, k) => ({ name: node.where, color: "#999", nodes: [k] })) });
+  let id = 0, layouts = 0, events = null, seed = 7;
+  for (let append = 0; append < 200; append++) {
+    const part = [];
+    for (let k = 0; k < 40; k++) {                        // each event to a pseudo-random row: rows fill unevenly
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      part.push([(seed >>> 16) % 4, append * 100 + k, 1, 0, k]);
+    }
+    appendChunk(live, ...chunk(id, part));
+    id += part.length;
+    const model = liveModel(live);
+    if (model.rowEvents !== events) { layouts++; events = model.rowEvents; }
+  }
+  assert.equal(liveModel(live).n, 8000);
+  // 8,000 held from 40: about log2(200) doublings; one re-layout per row that fills would be twice as many
+  assert.ok(layouts <= 10, `${layouts} layouts for 8,000 events in 200 appends`);
+});

@@ -724,9 +724,8 @@ function makeRoom(model, counts) {
   if (fits) return;
   const start = new Uint32Array(R + 1);
   for (let r = 0; r < R; r++) {
-    const used = rowEnd[r] - rowStart[r], room = rowStart[r + 1] - rowStart[r];
-    const need = used + counts[r];
-    start[r + 1] = start[r] + (need <= room ? room : Math.max(MIN_ROOM, 2 * need));
+    const need = rowEnd[r] - rowStart[r] + counts[r];
+    start[r + 1] = start[r] + Math.max(MIN_ROOM, 2 * need);
   }
   const total = start[R];
   const events = new Uint32Array(total), times = new Uint32Array(total);

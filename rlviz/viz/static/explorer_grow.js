@@ -43,7 +43,11 @@ function growRows(model, from, to) {
   }
 }
 
-/** Make room for `counts[r]` more events in each row r, re-laying every row out when one is full. */
+/**
+ * Make room for `counts[r]` more events in each row r. When one row is full every row is laid out
+ * again with twice the room it needs, so the copy (proportional to all held) comes back only when
+ * the held events have about doubled, not once per row that fills.
+ */
 function makeRoom(model, counts) {
   const { rowStart, rowEnd } = model, R = model.rows.length;
   let fits = true;
@@ -51,9 +55,8 @@ function makeRoom(model, counts) {
   if (fits) return;
   const start = new Uint32Array(R + 1);
   for (let r = 0; r < R; r++) {
-    const used = rowEnd[r] - rowStart[r], room = rowStart[r + 1] - rowStart[r];
-    const need = used + counts[r];
-    start[r + 1] = start[r] + (need <= room ? room : Math.max(MIN_ROOM, 2 * need));
+    const need = rowEnd[r] - rowStart[r] + counts[r];
+    start[r + 1] = start[r] + Math.max(MIN_ROOM, 2 * need);
   }
   const total = start[R];
   const events = new Uint32Array(total), times = new Uint32Array(total);
