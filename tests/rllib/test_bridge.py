@@ -149,3 +149,54 @@ def test_an_instrumented_algorithm_can_be_watched(ray_local):
         assert "sample" in lanes["EnvRunner-1"] and "update" in lanes["Learner"]
     finally:
         algo.stop()
+
+
+def _sample_sources_of_update(trace):
+    """The lanes whose sample() fed the first update, walking the links back through the driver's receivers."""
+    events = trace.events
+    producers, consumers = trace.links()
+    update = next(i for i, e in enumerate(events) if e.op == "update")
+    fed = {events[p].item_id for p, c in zip(producers, consumers) if c == update}
+    receivers = [i for i, e in enumerate(events) if e.item_id in fed]
+    return update, {events[p].where for p, c in zip(producers, consumers) if c in receivers and events[p].op == "sample"}
+
+
+@pytest.mark.slow
+def test_a_remote_learner_records_its_updates_on_its_own_lane_fed_by_the_runners(ray_local):
+    algo = rlviz.rllib.instrument(_ppo_config().learners(num_learners=1)).build_algo()
+    try:
+        with rlviz.record() as trace:
+            algo.train()
+    finally:
+        algo.stop()
+    lanes = _lane_ops(trace)
+    assert {"update", "get_state"} <= lanes["Learner"], lanes
+    update, sources = _sample_sources_of_update(trace)
+    driver_pid = next(e.pid for e in trace.events if e.where == "driver")
+    assert trace.events[update].pid != driver_pid, "the update ran in the Learner actor, not the driver"
+    assert {"EnvRunner-1", "EnvRunner-2"} <= sources
+
+
+@pytest.mark.slow
+def test_a_multi_agent_iteration_records_the_multi_agent_runners(ray_local):
+    from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
+
+    config = (PPOConfig().environment(MultiAgentCartPole, env_config={"num_agents": 2})
+              .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=lambda agent_id, episode, **kw: f"p{agent_id}")
+              .env_runners(num_env_runners=2, rollout_fragment_length=100)
+              .training(train_batch_size_per_learner=400, minibatch_size=100, num_epochs=1))
+    algo = rlviz.rllib.instrument(config).build_algo()
+    try:
+        with rlviz.record() as trace:
+            algo.train()
+    finally:
+        algo.stop()
+    lanes = _lane_ops(trace)
+    for runner in ("EnvRunner-1", "EnvRunner-2"):
+        assert {"sample", "set_state"} <= lanes[runner], lanes
+    labels = {e.label for e in trace.events if e.op == "sample"}
+    assert any("RecordedMultiAgentEnvRunner" in label for label in labels), labels
+    samples = [e for e in trace.events if e.op == "sample" and e.where != "EnvRunner-0"]
+    assert samples and all("env steps" in e.item for e in samples)
+    _, sources = _sample_sources_of_update(trace)
+    assert {"EnvRunner-1", "EnvRunner-2"} <= sources
