@@ -401,10 +401,14 @@ def _describe(err: BaseException) -> str:
 
 
 def _lane_in(text: str) -> str | None:
-    """The worker an error text names: a lane (``RolloutWorker-1``, ``shard-0``) or Ray's actor class and id."""
+    """The worker an error text names: a lane (``RolloutWorker-1``, ``shard-0``) or Ray's actor class and id.
+
+    >>> _lane_in("shard-1#2 died: its actor exited"), _lane_in("RolloutWorker-2@3f2a1c was lost")
+    ('shard-1#2', 'RolloutWorker-2@3f2a1c')
+    """
     import re
 
-    found = re.search(r"\b((?:RolloutWorker|shard|ReplayActor|worker)-\d+(?:@\w+)?)", text)
+    found = re.search(r"\b((?:RolloutWorker|shard|ReplayActor|worker)-\d+(?:#\d+)?(?:@\w+)?)", text)
     if found:
         return found.group(1)
     actor = re.search(r"class_name:\s*(\w+).*?actor_id:\s*([0-9a-f]{8})", text, re.S)
