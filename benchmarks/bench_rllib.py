@@ -119,8 +119,6 @@ def _steps_per_s(algo) -> float:
 # -- sampling throughput -------------------------------------------------------
 def _sampling(repeats: int, seconds: float = 5.0) -> dict:
     """Env steps/s: rlviz WorkerSet + gather_async(num_async=1) against RLlib's synchronous_parallel_sample."""
-    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
-
     from rlviz.iter import from_actors
     from rlviz.rollout import WorkerSet
     from rlviz.rollout.pg_policy import PGPolicy
@@ -133,7 +131,7 @@ def _sampling(repeats: int, seconds: float = 5.0) -> dict:
     try:
         stream = from_actors(workers.remote_workers()).gather_async(num_async=1)
         _pull(stream, 1.0)
-        synchronous_parallel_sample(worker_set=group, max_env_steps=FRAGMENT * NUM_SAMPLERS)
+        _rllib_rate(group, 1.0)
         for _ in range(repeats):                           # interleaved, so drift hits both
             rates["rlviz"].append(_pull(stream, seconds))
             rates["rllib"].append(_rllib_rate(group, seconds))
