@@ -95,18 +95,58 @@ class LiveEncoder:
         return Payload(meta, buffers)
 
     def _structure(self) -> dict:
-        """Lanes, nodes (in the store's node order), layout and order strip of the nodes seen so far."""
+        """Lanes, nodes (in the store's node order), layout and order strip of the nodes seen so far.
+
+        The store knows every node this process ever registered (earlier
+        plans of a long-lived kernel included): only the nodes with events
+        and those upstream of them are laid out; the others stay in the list,
+        so node indices keep matching the store's, marked ``hidden``.
+        """
         nodes = list(self.store.nodes)
         self.nodes_sent = len(nodes)
         used = sorted(i for i in self.used if i < len(nodes))
+        shown = _with_upstream(used, nodes)
         columns = {name: np.zeros(len(used), dtype) for name, dtype in
                    {"node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
                     "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64}.items()}
-        columns["node"][:] = used
+        columns["node"][:] = [shown.index(i) for i in used]
         columns["item_id"][:] = -1
         columns["input_offsets"] = np.zeros(len(used) + 1, np.int64)
         columns["input_ids"] = np.zeros(0, np.int64)
-        return trace_structure(Trace(nodes, columns))
+        structure = trace_structure(Trace([nodes[i] for i in shown], columns))
+        return _in_store_order(structure, shown, nodes)
+
+
+def _with_upstream(used: list[int], nodes: list) -> list[int]:
+    """``used`` and every node upstream of them (by ``parents``), as sorted store indices."""
+    by_id = {node.op_id: i for i, node in enumerate(nodes)}
+    keep, frontier = set(used), list(used)
+    while frontier:
+        for parent in nodes[frontier.pop()].parents:
+            index = by_id.get(parent)
+            if index is not None and index not in keep:
+                keep.add(index)
+                frontier.append(index)
+    return sorted(keep)
+
+
+def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
+    """``structure`` (of the ``shown`` nodes) with every node index turned into the store's; others hidden."""
+    full = [{"op": node.op, "label": node.label, "where": node.where, "short": node.op, "color": "#cccccc",
+             "column": 0, "row": 0.0, "calls": 0, "items": 0, "not_ready": 0, "errors": 0, "busy_ms": 0.0,
+             "restart": False, "hidden": True} for node in nodes]
+    for j, entry in enumerate(structure["nodes"]):
+        full[shown[j]] = entry
+
+    def strip(order: dict) -> dict:
+        return {**order, "node": shown[order["node"]],
+                "groups": [{**group, "node": shown[group["node"]]} for group in order["groups"]]}
+
+    orders = [strip(order) for order in structure["orders"]]
+    return {**structure, "nodes": full,
+            "edges": [[shown[u], shown[v], count, back] for u, v, count, back in structure["edges"]],
+            "lanes": [{**lane, "nodes": [shown[j] for j in lane["nodes"]]} for lane in structure["lanes"]],
+            "orders": orders, "order": orders[-1] if orders else None}
 
 
 def _items(c: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -58,8 +58,10 @@ def test_a_link_whose_consumer_dropped_the_value_travels_marked():
     _feed(store, recorder, ExportCursor())
     chunk = encoder.next_chunk()
     columns = decode_payload(Payload(chunk.meta, chunk.buffers))
-    assert columns["in_producer"].tolist() == [0, 1]
-    assert columns["in_dropped"].tolist() == [1, 0]
+    first = chunk.meta["first_id"]
+    produced = [int(columns["item"][producer - first]) for producer in columns["in_producer"]]
+    dropped_by_item = dict(zip(produced, columns["in_dropped"].tolist()))
+    assert dropped_by_item == {0: 1, 1: 0}, "the None (item 0) is marked dropped, the batch (item 1) is not"
 
 
 def test_a_late_encoder_gets_every_held_event_in_its_first_chunk():
@@ -76,3 +78,22 @@ def test_a_late_encoder_gets_every_held_event_in_its_first_chunk():
     late = LiveEncoder(store).next_chunk()
     assert late.meta["first_id"] == 0 and late.meta["count"] == 300
     assert np.all(np.diff(decode_payload(Payload(late.meta, late.buffers))["start"].astype(np.int64)) >= 0)
+
+
+def test_nodes_of_an_earlier_plan_stay_in_the_list_hidden_and_out_of_the_layout():
+    recorder = Recorder()
+    old_source = recorder.register(Node("old-a", "from_range", "from_range(4)"))
+    recorder.register(Node("old-b", "for_each", "old.for_each()", parents=("old-a",)))
+    source = recorder.register(Node("a", "from_range", "from_range(9)"))
+    consumer = recorder.register(Node("b", "gather_sync", "x.gather_sync()", parents=("a",)))
+    store = TraceStore()
+    encoder = LiveEncoder(store)
+    made = recorder.record(source, 0, 500, ITEM, 1)
+    recorder.record(consumer, 1_000, 1_500, ITEM, 1, made)
+    _feed(store, recorder, ExportCursor())
+    structure = encoder.next_chunk().meta["structure"]
+    ops = [(node["op"], node.get("hidden", False)) for node in structure["nodes"]]
+    assert ops == [("from_range", True), ("for_each", True), ("from_range", False), ("gather_sync", False)]
+    assert [edge[:2] for edge in structure["edges"]] == [[source, consumer]]     # store indices, this plan only
+    assert sorted(k for lane in structure["lanes"] for k in lane["nodes"]) == [source, consumer]
+    assert old_source not in {k for lane in structure["lanes"] for k in lane["nodes"]}

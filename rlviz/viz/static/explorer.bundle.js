@@ -1087,14 +1087,15 @@ function createGraph(host, view) {
     pane.replaceChildren(make("h4", null, null, "Dataflow graph (click a node to filter the timeline)"));
     drawing = null;
     boxes = /* @__PURE__ */ new Map();
-    if (!meta.nodes.length) {
+    const drawn = meta.nodes.map((n, k) => k).filter((k) => !meta.nodes[k].hidden);
+    if (!drawn.length) {
       pane.appendChild(make("p", null, null, "No dataflow nodes."));
       return;
     }
     const colW = 180, rowH = 60, boxW = 156, boxH = 42, pad = 8;
     const place = meta.nodes.map((n) => [pad + n.column * colW, pad + n.row * rowH]);
-    const width = Math.max(...place.map((p) => p[0])) + boxW + pad;
-    const height = Math.max(...place.map((p) => p[1])) + boxH + pad;
+    const width = Math.max(...drawn.map((k) => place[k][0])) + boxW + pad;
+    const height = Math.max(...drawn.map((k) => place[k][1])) + boxH + pad;
     const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
     const room = (view.store.get().width || 960) * 5 / 12 - 16;
     root.style.width = `${width * Math.min(1, Math.max(0.6, room / width))}px`;
@@ -1121,7 +1122,8 @@ function createGraph(host, view) {
       path.appendChild(title);
       root.appendChild(path);
     }
-    meta.nodes.forEach((n, k) => {
+    for (const k of drawn) {
+      const n = meta.nodes[k];
       const g = svg("g", { class: "rlviz-node", transform: `translate(${place[k][0]},${place[k][1]})` });
       g.dataset.node = String(k);
       g.dataset.op = n.op;
@@ -1141,7 +1143,7 @@ function createGraph(host, view) {
       });
       root.appendChild(g);
       boxes.set(k, { g, rect, stats, more });
-    });
+    }
     pane.appendChild(root);
     drawing = root;
     counters();
