@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 s runs, one pair, 2 minutes of memory")
     parser.add_argument("--no-docs", action="store_true", help="leave docs/live.md alone")
-    args = parser.parse_args(argv)
+    args = parser.parse_args([] if argv is None else argv)     # ``python -m benchmarks`` calls main() bare
     figures = run(20, 1, 120) if args.quick else run()
     table = _table(figures)
     print(json.dumps(figures, indent=1))
@@ -223,4 +223,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
