@@ -132,13 +132,18 @@ def run_cell(page, index: int, timeout_ms: float = 180_000, attempts: int = 8):
     dropped, so it is re-sent (up to ``attempts`` times, 15 s apart) until the
     prompt shows the cell was taken.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
     prompt = cell.locator(".jp-InputPrompt")
     before = prompt.text_content()            # inner_text() reads "" before the prompt is laid out
     for _ in range(attempts):
-        cell.locator(".cm-content").click()
+        _clear_dialog(page)
+        try:
+            cell.locator(".cm-content").click(timeout=30_000)
+        except PlaywrightTimeout:
+            continue                          # something covered the cell: the next round names or clears it
         page.keyboard.press("Shift+Enter")
         try:
             expect(prompt).not_to_have_text(before, timeout=15_000)
@@ -153,6 +158,20 @@ def run_cell(page, index: int, timeout_ms: float = 180_000, attempts: int = 8):
 
 
 # -- helpers ------------------------------------------------------------------
+def _clear_dialog(page) -> None:
+    """Accept JupyterLab's kernel picker if it is up (it can open late on a loaded machine); any other
+    modal dialog over the notebook fails the test with its text, instead of a click timing out silently."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count() or not dialog.first.is_visible():
+        return
+    text = dialog.first.inner_text()
+    if "Select Kernel" in text or "Select kernel" in text:
+        dialog.first.locator(".jp-mod-accept").first.click()
+        dialog.first.wait_for(state="detached", timeout=30_000)
+        return
+    raise AssertionError(f"a JupyterLab dialog covers the notebook: {text!r}")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

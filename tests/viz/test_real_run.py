@@ -3,6 +3,7 @@ import pytest
 from viz_helpers import texts_overlapping
 
 import rlviz
+from rlviz.trace.lanes import lane_order
 from rlviz.viz import plot_graph, plot_order, plot_timeline, report_main
 from rlviz.viz.order import order_cells
 
@@ -21,9 +22,9 @@ def run(ray_local):
 
 @pytest.fixture(scope="module")
 def lanes(run):
-    """The two shards' lane labels (numbered per session, so read them from the trace)."""
+    """The two shards' lane labels (shard-0#2, ... while other tests' shard sets live, so read them from the trace)."""
     _, trace = run
-    return sorted({n.where for n in trace.nodes if n.where != "driver"}, key=lambda w: int(w.split("-")[1]))
+    return lane_order(n.where for n in trace.nodes if n.where != "driver")
 
 
 def _gather(trace):
