@@ -4,9 +4,10 @@ Plain data only, so traces can be read anywhere.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Event", "Node", "OUTCOMES", "DRIVER"]
+__all__ = ["Event", "Node", "OUTCOMES", "DRIVER", "with_upstream"]
 
 #: What a ``next()`` call can end in, in the order of their numeric codes.
 OUTCOMES = ("item", "not_ready", "stop", "error")
@@ -33,6 +34,25 @@ class Node:
         """The node as JSON-ready data."""
         return {"op_id": self.op_id, "op": self.op, "label": self.label,
                 "where": self.where, "parents": list(self.parents)}
+
+
+def with_upstream(indices: Iterable[int], nodes: Sequence[Node]) -> list[int]:
+    """``indices`` into ``nodes`` and every node upstream of them (by ``parents``), sorted.
+
+    >>> nodes = [Node("a", "from_range", "src"), Node("b", "for_each", "f", parents=("a",)), Node("c", "x", "x")]
+    >>> with_upstream([1], nodes)
+    [0, 1]
+    """
+    by_id = {node.op_id: i for i, node in enumerate(nodes)}
+    keep = set(indices)
+    frontier = list(keep)
+    while frontier:
+        for parent in nodes[frontier.pop()].parents:
+            index = by_id.get(parent)
+            if index is not None and index not in keep:
+                keep.add(index)
+                frontier.append(index)
+    return sorted(keep)
 
 
 @dataclass(frozen=True)

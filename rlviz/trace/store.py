@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlviz.trace.decisions import DecisionLog, Decisions
-from rlviz.trace.event import Node
+from rlviz.trace.event import Node, with_upstream
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, kind_of, outcome_of
 from rlviz.trace.schema import COLUMNS
@@ -460,16 +460,8 @@ class _Growing:
 def _trace(nodes: list[Node], columns: dict, texts: list[str], dropped: int, ids: np.ndarray,
            decision_exports: list[dict]) -> Trace:
     """A Trace of the nodes that have events (and everything upstream of them), with the events' store ids."""
-    by_id = {node.op_id: i for i, node in enumerate(nodes)}
-    keep = set(np.unique(columns["node"]).tolist()) if len(columns["node"]) else set(range(len(nodes)))
-    frontier = list(keep)
-    while frontier:
-        for parent in nodes[frontier.pop()].parents:
-            index = by_id.get(parent)
-            if index is not None and index not in keep:
-                keep.add(index)
-                frontier.append(index)
-    ordered = sorted(keep)
+    used = np.unique(columns["node"]).tolist() if len(columns["node"]) else range(len(nodes))
+    ordered = with_upstream(used, nodes)
     remap = np.zeros(max(len(nodes), 1), np.int64)
     remap[ordered] = np.arange(len(ordered))
     columns["node"] = remap[columns["node"]].astype(np.int32)

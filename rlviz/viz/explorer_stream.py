@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlviz.trace import Trace
+from rlviz.trace.event import with_upstream
 from rlviz.trace.items import KIND_FLOAT
 from rlviz.trace.rows import is_dropped
 from rlviz.trace.store import TraceStore
@@ -105,7 +106,7 @@ class LiveEncoder:
         nodes = list(self.store.nodes)
         self.nodes_sent = len(nodes)
         used = sorted(i for i in self.used if i < len(nodes))
-        shown = _with_upstream(used, nodes)
+        shown = with_upstream(used, nodes)
         columns = {name: np.zeros(len(used), dtype) for name, dtype in
                    {"node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
                     "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64}.items()}
@@ -115,19 +116,6 @@ class LiveEncoder:
         columns["input_ids"] = np.zeros(0, np.int64)
         structure = trace_structure(Trace([nodes[i] for i in shown], columns))
         return _in_store_order(structure, shown, nodes)
-
-
-def _with_upstream(used: list[int], nodes: list) -> list[int]:
-    """``used`` and every node upstream of them (by ``parents``), as sorted store indices."""
-    by_id = {node.op_id: i for i, node in enumerate(nodes)}
-    keep, frontier = set(used), list(used)
-    while frontier:
-        for parent in nodes[frontier.pop()].parents:
-            index = by_id.get(parent)
-            if index is not None and index not in keep:
-                keep.add(index)
-                frontier.append(index)
-    return sorted(keep)
 
 
 def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:

@@ -151,6 +151,17 @@ def test_an_instrumented_algorithm_can_be_watched(ray_local):
         algo.stop()
 
 
+def _one_recorded_iteration(config):
+    """The trace of one ``train()`` of the instrumented ``config``'s algorithm (stopped afterwards)."""
+    algo = rlviz.rllib.instrument(config).build_algo()
+    try:
+        with rlviz.record() as trace:
+            algo.train()
+    finally:
+        algo.stop()
+    return trace
+
+
 def _sample_sources_of_update(trace):
     """The lanes whose sample() fed the first update, walking the links back through the driver's receivers."""
     events = trace.events
@@ -163,12 +174,7 @@ def _sample_sources_of_update(trace):
 
 @pytest.mark.slow
 def test_a_remote_learner_records_its_updates_on_its_own_lane_fed_by_the_runners(ray_local):
-    algo = rlviz.rllib.instrument(_ppo_config().learners(num_learners=1)).build_algo()
-    try:
-        with rlviz.record() as trace:
-            algo.train()
-    finally:
-        algo.stop()
+    trace = _one_recorded_iteration(_ppo_config().learners(num_learners=1))
     lanes = _lane_ops(trace)
     assert {"update", "get_state"} <= lanes["Learner"], lanes
     update, sources = _sample_sources_of_update(trace)
@@ -185,12 +191,7 @@ def test_a_multi_agent_iteration_records_the_multi_agent_runners(ray_local):
               .multi_agent(policies={"p0", "p1"}, policy_mapping_fn=lambda agent_id, episode, **kw: f"p{agent_id}")
               .env_runners(num_env_runners=2, rollout_fragment_length=100)
               .training(train_batch_size_per_learner=400, minibatch_size=100, num_epochs=1))
-    algo = rlviz.rllib.instrument(config).build_algo()
-    try:
-        with rlviz.record() as trace:
-            algo.train()
-    finally:
-        algo.stop()
+    trace = _one_recorded_iteration(config)
     lanes = _lane_ops(trace)
     for runner in ("EnvRunner-1", "EnvRunner-2"):
         assert {"sample", "set_state"} <= lanes[runner], lanes
