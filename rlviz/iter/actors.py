@@ -220,6 +220,12 @@ class ActorCollector:
                 del self.handles[label]
             self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
 
+    def forget_ended_before(self, end_ns: int) -> None:
+        """The running block keeps no event that ended before ``end_ns`` (driver clock): the mirrors let go of them."""
+        with self.lock:
+            for label, mirror in self.mirrors.items():
+                mirror.forget_ended_before(end_ns - self.offsets.get(label, 0))
+
     def _aligned(self, label: str, export: dict) -> dict:
         export["offset_ns"] = self.offsets.get(label, 0)
         export["dropped"] -= self.dropped_before.get(label, 0)

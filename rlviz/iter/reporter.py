@@ -130,6 +130,12 @@ class RecorderHub:
                     exports.append(export)
             return exports
 
+    def forget_ended_before(self, end_ns: int) -> None:
+        """The block keeps no event that ended before ``end_ns`` (hub clock): the mirrors let go of them."""
+        with self.cond:
+            for key, mirror in self.mirrors.items():
+                mirror.forget_ended_before(end_ns - self.offsets.get(key, 0))
+
     def _live(self) -> dict[tuple[str, int], tuple[int, int, float]]:
         """Reporters to wait for: heard from lately, not silent, not replaced by a newer process of their lane."""
         now = time.monotonic()
@@ -266,6 +272,12 @@ class HubCollector:
         took = time.monotonic() - started
         self.cached, self.fresh_until = exports, time.monotonic() + max(_REUSE_S, 2 * took)
         return [dict(export) for export in exports]
+
+    def forget_ended_before(self, end_ns: int) -> None:
+        """The block keeps no event that ended before ``end_ns`` (driver clock): the hub's mirrors let go of them."""
+        hub = self._hub()
+        if hub is not None:
+            hub.forget_ended_before.remote(end_ns - self.offset_ns)
 
     def end(self) -> None:
         """Switch every reporter's recording off."""

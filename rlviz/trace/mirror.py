@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 from rlviz.trace.recorder import ExportCursor
+from rlviz.trace.rows import last_end_ns
 
 __all__ = ["RecorderMirror"]
 
@@ -50,6 +51,23 @@ class RecorderMirror:
         self._texts.extend(increment["texts"])
         self._head = {key: increment[key] for key in ("tag", "pid", "where", "dropped", "nodes")}
         self.cursor = increment["cursor"]
+
+    def forget_ended_before(self, end_ns: int) -> int:
+        """Let go of the oldest mirrored chunks whose every event ended before ``end_ns`` (the recorder's clock).
+
+        ``Recorder.forget_ended_before``'s counterpart, for a driver that keeps
+        only a window of events; returns how many chunks went.
+        """
+        forgotten = 0
+        while self._chunks and last_end_ns(self._chunks[0][1]) < end_ns:
+            self._chunks.popleft()
+            forgotten += 1
+        return forgotten
+
+    @property
+    def chunks_held(self) -> int:
+        """How many handed-over chunks the mirror holds (the recorder's open chunks aside)."""
+        return len(self._chunks)
 
     @property
     def has_data(self) -> bool:

@@ -20,7 +20,7 @@ from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
-                              header_row, outcome_of, pack_code)
+                              header_row, last_end_ns, outcome_of, pack_code)
 
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
@@ -249,6 +249,23 @@ class Recorder:
                 "nodes": [n.to_dict() for n in nodes], "texts_from": cursor.texts,
                 "texts": texts[cursor.texts:read], "chunks": chunks, "open_rows": b"".join(open_rows),
                 "held_from": held_from, "cursor": ExportCursor(next_sequence, read)}
+
+    def forget_ended_before(self, end_ns: int) -> int:
+        """Let go of the oldest handed-over chunks whose every event ended before ``end_ns``; return how many.
+
+        For a reader that keeps only recent events (``record(window_s=...)``):
+        the buffer then holds about the window, not ``capacity`` events.  What
+        goes is not a loss the reader did not ask for, so it is not counted in
+        ``dropped``; ``export_since`` reports it through ``held_from``.
+        """
+        with self.lock:
+            forgotten = 0
+            while self._full and last_end_ns(self._full[0]) < end_ns:
+                chunk = self._full.popleft()
+                self._first_sequence += 1
+                self._full_events -= len(chunk) // FIELDS - 1
+                forgotten += 1
+            return forgotten
 
     def set_capacity(self, capacity: int) -> None:
         """Change the bound (the oldest chunks go at the next hand-over)."""

@@ -13,7 +13,7 @@ from rlviz.trace.event import OUTCOMES
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
            "CONTINUATION", "HEADER", "NO_INPUT", "DROPPED", "CHUNK_EVENTS", "CHUNK_BYTES", "OUTCOME_BITS",
            "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "mark_dropped",
-           "input_id", "is_dropped"]
+           "input_id", "is_dropped", "last_end_ns"]
 
 #: Outcome codes, in the order of ``OUTCOMES`` ("item", "not_ready", "stop", "error").
 ITEM, NOT_READY, STOP, ERROR = OUTCOME_CODES = tuple(range(len(OUTCOMES)))
@@ -93,3 +93,10 @@ def input_id(value):
 def is_dropped(value):
     """Whether an input value is marked as dropped (an int or an int numpy array)."""
     return (value & DROPPED) != 0
+
+
+def last_end_ns(chunk: bytes | bytearray | memoryview) -> int:
+    """The latest end time among a chunk's event rows (-1 if it has none): when the chunk's last event ended."""
+    values = memoryview(chunk).cast("B").cast("q")
+    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0]
+    return max(ends, default=-1)

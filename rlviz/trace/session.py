@@ -36,6 +36,9 @@ class Collector(Protocol):
     def end(self) -> None:
         """Recording stops: switch remote recorders off."""
 
+    def forget_ended_before(self, end_ns: int) -> None:
+        """The block keeps no event that ended before ``end_ns`` (driver clock): drop held copies of older ones."""
+
 
 _COLLECTORS: list[Collector] = []
 _OPEN_SESSIONS: list["_Session"] = []      # the record() blocks running now, outermost first
@@ -144,7 +147,20 @@ class _Session:
             for collector in _COLLECTORS:
                 for export in collector.collect():
                     added += self.store.add_export(export)
+            self._forget_outside_window()
             return added
+
+    def _forget_outside_window(self) -> None:
+        """With a window, the buffers behind the store let go of what the window left: memory stays flat.
+
+        Only while this is the one open block: another block reads the same buffers and may need more.
+        """
+        cutoff = self.store.window_start_ns
+        if cutoff is None or _OPEN_SESSIONS != [self]:
+            return
+        get_recorder().forget_ended_before(cutoff)
+        for collector in _COLLECTORS:
+            collector.forget_ended_before(cutoff)
 
     def collect(self) -> Trace:
         """``pull``, then a frozen view of the store."""

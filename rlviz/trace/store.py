@@ -197,6 +197,14 @@ class TraceStore:
         return self._first
 
     @property
+    def window_start_ns(self) -> int | None:
+        """Events that ended before this (driver clock) have left or will leave the window; None without a window."""
+        if self.window_ns is None:
+            return None
+        with self.lock:
+            return self._latest_end - self.window_ns
+
+    @property
     def dropped(self) -> int:
         """Events the processes' bounded recorders evicted (their latest counts, summed)."""
         with self.lock:

@@ -169,6 +169,24 @@ def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
     assert sum(m["count"] for m in appends) > len(trace)
 
 
+def test_a_window_lets_the_driver_forget_what_actors_sent_before_it(ray_local):
+    from rlviz.iter.actors import COLLECTOR
+    live = rlviz.watch(_remote_pipeline(10**9), seconds=120, window_s=0.5)
+    _capture(live)
+
+    def forgotten():
+        with COLLECTOR.lock:
+            return [mirror.cursor.chunks - mirror.chunks_held for mirror in COLLECTOR.mirrors.values()]
+
+    try:
+        _wait(lambda: len(forgotten()) == 2 and min(forgotten()) >= 2, timeout=100)
+    finally:
+        live.stop()
+    assert live.error is None
+    span_s = (live.trace.columns["end_ns"].max() - live.trace.columns["start_ns"].min()) / 1e9
+    assert span_s <= 1.0, span_s
+
+
 def test_an_error_names_the_worker_that_died():
     from rlviz.widgets.live import _describe
 

@@ -1,0 +1,23 @@
+"""The hub that mirrors reporting processes (RLlib's actors), used in-process: no Ray needed."""
+from rlviz.iter.reporter import RecorderHub
+from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace.recorder import ExportCursor
+from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+
+
+def _fill(recorder, n):
+    node = recorder.register(Node("hub-test", "for_each", "x.for_each()"))
+    for i in range(n):
+        recorder.record(node, i, i + 1, ITEM, i)
+
+
+def test_the_hub_forgets_in_each_processs_own_clock():
+    hub, recorder = RecorderHub(), Recorder()
+    epoch = hub.begin(capacity=None, every_s=0.001)
+    _fill(recorder, 4 * CHUNK_EVENTS)
+    offset = 1_000_000                                   # the hub's clock runs 1 ms ahead of the process's
+    hub.exchange("runner-1", recorder.tag, offset, epoch, 0, True, recorder.export_since(ExportCursor()))
+    hub.forget_ended_before(offset + 2 * CHUNK_EVENTS)   # in the process's clock: item i ends at i + 1
+    items = [int(e.item.split()[1]) for e in Trace.from_exports(hub.exports()).events]
+    assert 0 < items[0] < 2 * CHUNK_EVENTS and items == list(range(items[0], 4 * CHUNK_EVENTS))
+
