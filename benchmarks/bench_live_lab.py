@@ -12,6 +12,10 @@ same run, medians:
   from its end (driver clock) to the end of the page's ``append`` that took it
   in (the Explorer's ``rlviz:append`` performance measure names the event ids
   it carried); browser and kernel share the machine's clock;
+* where the time goes: CPU seconds per process group (the kernel, Ray's
+  workers, chromium, the Jupyter server, Ray's own services) over each run,
+  from ``/proc``, and the page's main-thread task time (Chrome's
+  ``Performance.getMetrics``) over each shown run;
 * memory: a ``MEMORY_S`` watch with ``window_s=60``, shown: the kernel's
   resident memory and the page's JS heap (after a forced garbage collection)
   sampled every ``SAMPLE_S``; start, peak and end.
@@ -24,6 +28,7 @@ import json
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -101,23 +106,113 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
         cdp = page.context.new_cdp_session(page)
         harness.open_notebook(page, url, "watch.ipynb")
         _result(harness.run_cell(page, 0, timeout_ms=300_000))
-        hidden, shown, lags = [], [], []
+        cdp.send("Performance.enable")
+        kernel_pid = int(Path(pid_file).read_text())
+        hidden, shown, lags, cpu_hidden, cpu_shown, page_task_s = [], [], [], [], [], []
         for _ in range(pairs):
-            hidden.append(_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            with CpuMeter(kernel_pid) as meter:
+                hidden.append(_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            cpu_hidden.append(meter.seconds)
             page.evaluate("() => performance.clearMeasures('rlviz:append')")
-            harness.run_cell(page, 2, timeout_ms=300_000)
-            shown.append(_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            tasks_before = _page_task_s(cdp)
+            with CpuMeter(kernel_pid) as meter:
+                harness.run_cell(page, 2, timeout_ms=300_000)
+                shown.append(_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+            cpu_shown.append(meter.seconds)
+            page_task_s.append(_page_task_s(cdp) - tasks_before)
             lags.extend(_lags(page.evaluate(APPENDS), np.load(events_file)))
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "watched.png"))
-        figures["memory"] = _memory_run(page, cdp, int(Path(pid_file).read_text()), memory_s)
+        figures["memory"] = _memory_run(page, cdp, kernel_pid, memory_s)
         page.screenshot(path=str(SHOTS / "watched-window.png"))
         harness.run_cell(page, 5, timeout_ms=120_000)
     figures.update({"hidden_steps_s": hidden, "shown_steps_s": shown,
                     "shown_over_hidden": statistics.median(shown) / statistics.median(hidden),
                     "latency_median_s": float(np.median(lags)), "latency_p95_s": float(np.percentile(lags, 95)),
-                    "latency_events": len(lags), "load_after": os.getloadavg()[0]})
+                    "latency_events": len(lags), "load_after": os.getloadavg()[0],
+                    "cpu_s_hidden": _median_by_group(cpu_hidden), "cpu_s_shown": _median_by_group(cpu_shown),
+                    "page_task_s": statistics.median(page_task_s)})
     return figures
+
+
+class CpuMeter:
+    """CPU seconds each group of processes used while the block ran, read from ``/proc`` every ``every_s``.
+
+    Processes that start and end inside the block (a trainer's rollout
+    workers) count up to their last sample; a process's earlier CPU is left out.
+    """
+
+    def __init__(self, kernel_pid: int, every_s: float = 0.5) -> None:
+        self.kernel_pid, self.every_s = kernel_pid, every_s
+        self.seconds: dict[str, float] = {}
+        self._first: dict[int, float] = {}
+        self._last: dict[int, tuple[str, float]] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample_until_done, daemon=True)
+
+    def __enter__(self) -> "CpuMeter":
+        self._first = {pid: cpu for pid, (_, cpu) in _processes(self.kernel_pid).items()}
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+        self._sample()
+        totals: dict[str, float] = {}
+        for pid, (group, cpu) in self._last.items():
+            totals[group] = totals.get(group, 0.0) + cpu - self._first.get(pid, 0.0)
+        self.seconds = totals
+
+    def _sample_until_done(self) -> None:
+        while not self._done.wait(self.every_s):
+            self._sample()
+
+    def _sample(self) -> None:
+        self._last.update(_processes(self.kernel_pid))
+
+
+def _processes(kernel_pid: int) -> dict[int, tuple[str, float]]:
+    """Every process's group and CPU seconds so far (user + system), by pid."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:                         # it ended between the listing and the read
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / tick        # utime, stime
+        found[int(entry.name)] = (_group(int(entry.name), command, kernel_pid), cpu)
+    return found
+
+
+def _group(pid: int, command: str, kernel_pid: int) -> str:
+    if pid == kernel_pid:
+        return "kernel"
+    if command.startswith("ray::"):
+        return "ray workers"
+    if "chromium" in command:
+        return "chromium"
+    if "jupyter" in command:
+        return "jupyter server"
+    if any(part in command for part in ("/ray/", "raylet", "gcs_server")):
+        return "ray services"
+    return "other"
+
+
+def _median_by_group(runs: list[dict[str, float]]) -> dict[str, float]:
+    groups = sorted({group for run in runs for group in run})
+    return {group: statistics.median(run.get(group, 0.0) for run in runs) for group in groups}
+
+
+def _page_task_s(cdp) -> float:
+    """The page's main-thread task time so far (seconds), from Chrome's performance metrics."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return metrics["TaskDuration"]
 
 
 def _harness():
@@ -200,10 +295,22 @@ def _table(f: dict) -> str:
         f"| page JS heap over {minutes:.0f} min (after GC): start / peak / end | "
         f"{j['start']:.1f} / {j['peak']:.1f} / {j['end']:.1f} MB | flat |",
         "",
+        "| CPU seconds per run (medians), by process | view shown | not shown |",
+        "|---|---|---|",
+        *(f"| {group} | {f['cpu_s_shown'].get(group, 0.0):.1f} | {f['cpu_s_hidden'].get(group, 0.0):.1f} |"
+          for group in _groups(f)),
+        f"| the page's main thread (chromium's task time) | {f['page_task_s']:.1f} | |",
+        "",
         f"Measured by `python -m benchmarks.bench_live_lab` on the shared 2-core VM (load average "
         f"{f['load_before']:.1f} before, {f['load_after']:.1f} after the throughput runs), "
         f"{time.strftime('%Y-%m-%d')}.",
     ])
+
+
+def _groups(f: dict) -> list[str]:
+    """Process groups with any CPU in either kind of run, busiest first."""
+    groups = {*f["cpu_s_shown"], *f["cpu_s_hidden"]}
+    return sorted(groups, key=lambda g: -(f["cpu_s_shown"].get(g, 0.0) + f["cpu_s_hidden"].get(g, 0.0)))
 
 
 def main(argv: list[str] | None = None) -> dict:
