@@ -88,6 +88,10 @@ APPENDS = """() => performance.getEntriesByName('rlviz:append').map(
     (e) => [performance.timeOrigin + e.startTime + e.duration, e.detail.first_id, e.detail.count])"""
 
 
+SCRIPT_S = """() => ['rlviz:append', 'rlviz:draw'].map(
+    (name) => performance.getEntriesByName(name).reduce((total, e) => total + e.duration, 0) / 1000)"""
+
+
 def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) -> dict:
     """Measure in a loopback JupyterLab and headless chromium; return the figures."""
     harness = _harness()
@@ -108,18 +112,19 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
         _result(harness.run_cell(page, 0, timeout_ms=300_000))
         cdp.send("Performance.enable")
         kernel_pid = int(Path(pid_file).read_text())
-        hidden, shown, lags, cpu_hidden, cpu_shown, page_task_s = [], [], [], [], [], []
+        hidden, shown, lags, cpu_hidden, cpu_shown, page_task_s, page_script_s = [], [], [], [], [], [], []
         for _ in range(pairs):
             with CpuMeter(kernel_pid) as meter:
                 hidden.append(_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
             cpu_hidden.append(meter.seconds)
-            page.evaluate("() => performance.clearMeasures('rlviz:append')")
+            page.evaluate("() => { performance.clearMeasures('rlviz:append'); performance.clearMeasures('rlviz:draw'); }")
             tasks_before = _page_task_s(cdp)
             with CpuMeter(kernel_pid) as meter:
                 harness.run_cell(page, 2, timeout_ms=300_000)
                 shown.append(_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
             cpu_shown.append(meter.seconds)
             page_task_s.append(_page_task_s(cdp) - tasks_before)
+            page_script_s.append(page.evaluate(SCRIPT_S))
             lags.extend(_lags(page.evaluate(APPENDS), np.load(events_file)))
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "watched.png"))
@@ -131,7 +136,9 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
                     "latency_median_s": float(np.median(lags)), "latency_p95_s": float(np.percentile(lags, 95)),
                     "latency_events": len(lags), "load_after": os.getloadavg()[0],
                     "cpu_s_hidden": _median_by_group(cpu_hidden), "cpu_s_shown": _median_by_group(cpu_shown),
-                    "page_task_s": statistics.median(page_task_s)})
+                    "page_task_s": statistics.median(page_task_s),
+                    "page_append_s": statistics.median(a for a, _ in page_script_s),
+                    "page_draw_s": statistics.median(d for _, d in page_script_s)})
     return figures
 
 
@@ -300,6 +307,7 @@ def _table(f: dict) -> str:
         *(f"| {group} | {f['cpu_s_shown'].get(group, 0.0):.1f} | {f['cpu_s_hidden'].get(group, 0.0):.1f} |"
           for group in _groups(f)),
         f"| the page's main thread (chromium's task time) | {f['page_task_s']:.1f} | |",
+        f"| of which the Explorer's appends / timeline draws | {f['page_append_s']:.2f} / {f['page_draw_s']:.2f} | |",
         "",
         f"Measured by `python -m benchmarks.bench_live_lab` on the shared 2-core VM (load average "
         f"{f['load_before']:.1f} before, {f['load_after']:.1f} after the throughput runs), "
