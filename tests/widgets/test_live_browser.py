@@ -37,6 +37,9 @@ LOCAL = """import time
 import rlviz
 from rlviz.iter.local import LocalIterator
 
+with rlviz.record():                # an earlier plan in the same kernel: the watch's graph must not show it
+    list(LocalIterator(lambda timeout: iter(range(5)), name="earlier").for_each(lambda x: x))
+
 def numbers():
     i = 0
     while True:
@@ -65,7 +68,7 @@ def notebook(tmp_path):
 
 
 def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stops_from_the_page(notebook, tmp_path):
-    """The same person's session on a driver-only pipeline (no Ray to start): growth, follow, stop."""
+    """The same person's session on a driver-only pipeline (no Ray to start): growth, graph, follow, stop."""
     artifacts = tmp_path / "artifacts"
     with chromium_page(1400, 1100) as page:
         errors = []
@@ -76,6 +79,8 @@ def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stop
         count = root.locator('[data-rlviz="live-count"]')
         expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
         _grows_while_busy(page, count, artifacts / "local-1-growing.png", root)
+        graph_text = root.locator('[data-rlviz="graph"]').evaluate("pane => pane.textContent")
+        assert "numbers.for_each()" in graph_text and "earlier" not in graph_text, graph_text
         follow = root.locator('[data-rlviz="follow-box"]')
         expect(follow).to_be_checked()
         lanes = root.locator('[data-rlviz="lanes"]')
