@@ -76,6 +76,20 @@ class DecisionLog:
                 while len(self._rows) > 1 and self._held > self.capacity:
                     self._held -= len(self._rows.popleft()) // _WIDTH
 
+    def forget_ended_before(self, end_ns: int) -> int:
+        """Let go of the oldest full blocks of rows whose every pull ended before ``end_ns``; return how many rows.
+
+        For a ``record(window_s=...)`` block, whose trace keeps no older event to tie them to.
+        """
+        end = DECISION_FIELDS.index("end_ns")
+        with self.lock:
+            forgotten = 0
+            while self._rows and max(self._rows[0][end::_WIDTH]) < end_ns:
+                rows = len(self._rows.popleft()) // _WIDTH
+                self._held -= rows
+                forgotten += rows
+            return forgotten
+
     def export(self) -> dict:
         """The specs and every held row (as one int64 array, ``DECISION_FIELDS`` per row)."""
         with self.lock:

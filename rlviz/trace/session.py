@@ -159,6 +159,7 @@ class _Session:
         if cutoff is None or _OPEN_SESSIONS != [self]:
             return
         get_recorder().forget_ended_before(cutoff)
+        get_decision_log().forget_ended_before(cutoff)
         for collector in _COLLECTORS:
             collector.forget_ended_before(cutoff)
 
