@@ -40,7 +40,7 @@ __all__ = ["run", "main"]
 
 REPO = Path(__file__).resolve().parent.parent
 SECONDS = 60
-PAIRS = 3
+PAIRS = 5
 MEMORY_S = 600
 SAMPLE_S = 30
 WINDOW_S = 60
@@ -325,8 +325,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 s runs, one pair, 2 minutes of memory")
     parser.add_argument("--no-docs", action="store_true", help="leave docs/live.md alone")
+    parser.add_argument("--pairs", type=int, default=PAIRS, help=f"shown/not shown pairs (default {PAIRS})")
     args = parser.parse_args([] if argv is None else argv)     # ``python -m benchmarks`` calls main() bare
-    figures = run(20, 1, 120) if args.quick else run()
+    figures = run(20, 1, 120) if args.quick else run(pairs=args.pairs)
     table = _table(figures)
     print(json.dumps(figures, indent=1))
     print(table)
