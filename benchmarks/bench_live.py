@@ -7,6 +7,11 @@ ratios and medians:
 * refresh: one driver increment of ``NEW`` events taken into a ``TraceStore``
   holding 10,000 or 1,000,000 events, then encoded for a page
   (``LiveEncoder.next_chunk``): the time per refresh, and its ratio;
+* actor refresh: the same for an actor's events, which reach the driver's
+  store through its ``RecorderMirror``: one increment applied to the mirror,
+  the mirror's chunks (``export_parts``) taken into the store, then encoded;
+  and, as the baseline, the same with the mirror's joined ``export()`` (how
+  the collector fed the store before: a copy and a scan of all held);
 * bytes per new event of those chunks;
 * page: ``appendChunk`` + ``liveModel`` of ``explorer_live.js`` (and the
   completion order, which a page keeps) under node,
@@ -30,6 +35,7 @@ import numpy as np
 
 from benchmarks.docs_table import DOCS, write_table
 from rlviz.trace import Node, Recorder
+from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import ExportCursor
 from rlviz.trace.rows import ITEM
 from rlviz.trace.store import TraceStore
@@ -50,11 +56,16 @@ def run(held: tuple[int, ...] = HELD, repeats: int = REPEATS, ray: bool = True) 
         seconds, per_event = _refresh(count, repeats)
         result[f"refresh_ms_{count}"] = 1e3 * statistics.median(seconds)
         result[f"bytes_per_event_{count}"] = per_event
+        for form in ("parts", "joined"):
+            result[f"actor_refresh_ms_{form}_{count}"] = 1e3 * statistics.median(_actor_refresh(count, repeats, form))
         page = _page_append(count, 3 * repeats)
         if page is not None:
             result[f"page_append_ms_{count}"] = page
     small, large = held[0], held[-1]
     result["refresh_ratio"] = result[f"refresh_ms_{large}"] / result[f"refresh_ms_{small}"]
+    for form in ("parts", "joined"):
+        result[f"actor_refresh_ratio_{form}"] = (result[f"actor_refresh_ms_{form}_{large}"]
+                                                 / result[f"actor_refresh_ms_{form}_{small}"])
     if f"page_append_ms_{large}" in result:
         result["page_ratio"] = result[f"page_append_ms_{large}"] / result[f"page_append_ms_{small}"]
     if ray:
@@ -97,6 +108,35 @@ def _refresh(count: int, repeats: int) -> tuple[list[float], float]:
         sent += chunk.nbytes + len(json.dumps(chunk.meta))
         events += chunk.meta["count"]
     return seconds, sent / events
+
+
+def _actor_refresh(count: int, repeats: int, form: str) -> list[float]:
+    """Seconds per refresh of an actor's ``NEW`` events through its mirror, ``count`` held (``form``: how the store is fed)."""
+    recorder, mirror, store = Recorder(capacity=max(2 * count, 4096), where="RolloutWorker-1"), RecorderMirror(), TraceStore()
+    encoder = LiveEncoder(store)
+    node = recorder.register(Node("a1", "sample", "RolloutWorker-1.sample()", where="RolloutWorker-1"))
+    at = 0
+
+    def record(n: int) -> None:
+        nonlocal at
+        for i in range(n):
+            recorder.record(node, at, at + 5, ITEM, i)
+            at += 10
+
+    def refresh() -> None:
+        mirror.update(recorder.export_since(mirror.cursor))
+        store.add_export(mirror.export_parts() if form == "parts" else mirror.export())
+        encoder.next_chunk()
+
+    record(count)
+    refresh()
+    seconds = []
+    for _ in range(repeats):
+        record(NEW)
+        started = time.perf_counter()
+        refresh()
+        seconds.append(time.perf_counter() - started)
+    return seconds
 
 
 _NODE_BENCH = """
@@ -185,6 +225,12 @@ def _table(result: dict) -> str:
             f"| refresh in the driver ({NEW:,} new events: store + encode), median ms | "
             f"{result[f'refresh_ms_{small}']:.1f} | {result[f'refresh_ms_{large}']:.1f} | "
             f"{result['refresh_ratio']:.2f}x | <= 2x |",
+            f"| refresh of an actor's events ({NEW:,} new: mirror + store + encode), median ms | "
+            f"{result[f'actor_refresh_ms_parts_{small}']:.1f} | {result[f'actor_refresh_ms_parts_{large}']:.1f} | "
+            f"{result['actor_refresh_ratio_parts']:.2f}x | <= 2x |",
+            f"| the same, store fed the mirror's joined export (the old way; baseline) | "
+            f"{result[f'actor_refresh_ms_joined_{small}']:.1f} | {result[f'actor_refresh_ms_joined_{large}']:.1f} | "
+            f"{result['actor_refresh_ratio_joined']:.2f}x | |",
             f"| bytes sent per new event | {result[f'bytes_per_event_{small}']:.1f} | "
             f"{result[f'bytes_per_event_{large}']:.1f} | | <= 24 |"]
     if "page_ratio" in result:

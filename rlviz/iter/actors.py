@@ -159,7 +159,7 @@ class ActorCollector:
         if self.pull(_COLLECT_TIMEOUT_S):           # some answers were asked for before now: ask again
             self.pull(_COLLECT_TIMEOUT_S)
         with self.lock:
-            mirrored = [self._aligned(label, mirror.export()) for label, mirror in self.mirrors.items()
+            mirrored = [self._aligned(label, mirror.export_parts()) for label, mirror in self.mirrors.items()
                         if mirror.has_data]
             return [*mirrored, *self.final_exports]
 

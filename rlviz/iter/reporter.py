@@ -120,12 +120,12 @@ class RecorderHub:
             return len(self._live())
 
     def exports(self) -> list[dict]:
-        """Every mirrored process of the current block, in ``Recorder.export()`` form (offset: hub minus it)."""
+        """Every mirrored process of the current block, in ``RecorderMirror.export_parts()`` form (offset: hub minus it)."""
         with self.cond:
             exports = []
             for key, mirror in self.mirrors.items():
                 if mirror.has_data:
-                    export = mirror.export()
+                    export = mirror.export_parts()
                     export["offset_ns"] = self.offsets.get(key, 0)
                     exports.append(export)
             return exports

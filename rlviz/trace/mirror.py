@@ -76,8 +76,18 @@ class RecorderMirror:
 
     def export(self) -> dict:
         """The mirrored recording, as ``Recorder.export()`` returns it (a fresh dict each call)."""
+        export = self.export_parts()
+        export["data"] = b"".join(export.pop("parts"))
+        return export
+
+    def export_parts(self) -> dict:
+        """``export()`` without joining the rows: ``parts`` lists each held chunk, then the open rows.
+
+        ``TraceStore.add_export`` reads this form too, and skips a chunk it has
+        taken whole by its length alone: a pull then costs the new rows, not a
+        copy of everything held.
+        """
         if not self._head:
             raise ValueError("this mirror has had no increment yet, so it mirrors no recorder")
-        data = b"".join([*(chunk for _, chunk in self._chunks), self._open_rows])
         return {**self._head, "nodes": list(self._head["nodes"]), "texts": list(self._texts),
-                "data": data, "offset_ns": 0}
+                "parts": [*(chunk for _, chunk in self._chunks), self._open_rows], "offset_ns": 0}

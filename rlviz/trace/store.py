@@ -59,7 +59,6 @@ class _Chunk:
     """What the store took of one chunk: body rows read, items numbered, the event its next continuation extends."""
 
     index: int
-    source: int
     rows: int = 0
     items: int = 0
     last_event: int = -1
@@ -84,6 +83,7 @@ class _Source:
     offset_ns: int = 0
     sequence: dict[int, int] = field(default_factory=dict)   # handed-over chunk -> its sequence number
     open_keys: set[int] = field(default_factory=set)         # chunks still open at the latest increment
+    chunk_keys: set[int] = field(default_factory=set)        # every chunk of this recorder the store holds
 
 
 class TraceStore:
@@ -135,7 +135,7 @@ class TraceStore:
 
     # -- feeding -------------------------------------------------------------
     def add_export(self, export: dict) -> int:
-        """Take a ``Recorder.export()`` (or mirror export): only rows not taken before are added.
+        """Take a ``Recorder.export()`` (or a mirror's, ``parts`` form too): only rows not taken before are added.
 
         Chunks of this process the store took earlier but the export no
         longer holds were evicted by the recorder: their events leave the
@@ -148,11 +148,9 @@ class TraceStore:
         """
         with self.lock:
             source = self._source(export)
-            added, listed = self._add_rows(source, export["data"])
-            seen = set(listed)
-            for key, chunk in list(self._chunks.items()):
-                if chunk.source == id(source) and key not in seen:
-                    self._retire(key)
+            added, listed = self._add_rows(source, export["parts"] if "parts" in export else [export["data"]])
+            for key in source.chunk_keys.difference(listed):
+                self._retire(source, key)
             return added
 
     def add_increment(self, increment: dict, offset_ns: int = 0) -> int:
@@ -165,8 +163,7 @@ class TraceStore:
         """
         with self.lock:
             source = self._source({**increment, "offset_ns": offset_ns}, texts_from=increment["texts_from"])
-            data = b"".join([*increment["chunks"], increment["open_rows"]])
-            added, seen = self._add_rows(source, data)
+            added, seen = self._add_rows(source, [*increment["chunks"], increment["open_rows"]])
             first = increment["cursor"].chunks - len(increment["chunks"])
             source.sequence.update(zip(seen[:len(increment["chunks"])], range(first, increment["cursor"].chunks)))
             gone = [key for key, number in source.sequence.items() if number < increment["held_from"]]
@@ -178,7 +175,7 @@ class TraceStore:
             source.open_keys = set(seen[len(increment["chunks"]):])
             for key in gone:
                 if key in self._chunks:
-                    self._retire(key)
+                    self._retire(source, key)
             return added
 
     # -- reading -------------------------------------------------------------
@@ -301,12 +298,40 @@ class TraceStore:
             self.nodes[index] = node
         return index
 
-    def _add_rows(self, source: _Source, data: bytes) -> tuple[int, list[int]]:
-        """Add the rows of ``data`` (whole chunks, each opened by its header) not taken before."""
+    def _add_rows(self, source: _Source, parts: list[bytes]) -> tuple[int, list[int]]:
+        """Add the rows of ``parts`` (each whole chunks, opened by their headers) not taken before.
+
+        Returns how many events were added and the keys of the chunks listed, in order.
+        """
+        seen, added = [], 0
+        for data in parts:
+            if not self._taken_whole(data, seen):
+                added += self._add_chunks(source, data, seen)
+        if added:
+            self._apply_window()
+        self._version += 1
+        return added, seen
+
+    def _taken_whole(self, data: bytes, seen: list[int]) -> bool:
+        """True (its key noted in ``seen``) if ``data`` is exactly one chunk whose every row the store took.
+
+        A part holding more chunks is longer than its first chunk's rows, so it is never mistaken for one.
+        """
+        if len(data) < _ROW_BYTES:
+            return not data
+        head = np.frombuffer(data, dtype=np.int64, count=FIELDS)
+        chunk = self._chunks.get(int(head[2]))
+        if head[0] != HEADER or chunk is None or chunk.rows != len(data) // _ROW_BYTES - 1:
+            return False
+        seen.append(int(head[2]))
+        return True
+
+    def _add_chunks(self, source: _Source, data: bytes, seen: list[int]) -> int:
+        """Add the new rows of each chunk in ``data``; note every chunk's key in ``seen``; return events added."""
         rows = np.frombuffer(data, dtype=np.int64, count=len(data) // _ROW_BYTES * FIELDS).reshape(-1, FIELDS)
         heads = np.flatnonzero(rows[:, 0] == HEADER)
         bounds = np.append(heads, len(rows))
-        seen, added = [], 0
+        added = 0
         for at, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             key = int(rows[at, 2])
             seen.append(key)
@@ -314,17 +339,15 @@ class TraceStore:
                 continue
             chunk = self._chunks.get(key)
             if chunk is None:
-                chunk = self._chunks[key] = _Chunk(index=self._chunk_count, source=id(source))
+                chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
+                source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
             body = rows[at + 1:end]
             if len(body) > chunk.rows:
                 added += self._take(source, chunk, key, int(rows[at, 1]), body[chunk.rows:])
                 chunk.rows = len(body)
-        if added:
-            self._apply_window()
-        self._version += 1
-        return added, seen
+        return added
 
     def _take(self, source: _Source, chunk: _Chunk, key: int, node: int, rows: np.ndarray) -> int:
         """Append the new rows of one chunk: events get the next ids, continuation rows extend the event before them."""
@@ -395,9 +418,10 @@ class TraceStore:
         alive[:len(self._alive)] = self._alive
         self._alive = alive
 
-    def _retire(self, key: int) -> None:
-        """The recorder evicted chunk ``key``: its events leave the store."""
+    def _retire(self, source: _Source, key: int) -> None:
+        """``source``'s recorder evicted chunk ``key``: its events leave the store."""
         chunk = self._chunks.pop(key)
+        source.chunk_keys.discard(key)
         self._dead_chunks.add(key)
         self._keys = None
         held = self._next - self._first

@@ -95,7 +95,7 @@ class Trace:
 
     @classmethod
     def from_exports(cls, exports: Iterable[dict], since_ns: int = 0) -> "Trace":
-        """Merge ``Recorder.export()`` results from several processes.
+        """Merge ``Recorder.export()`` results (or mirrors' ``export_parts()``) from several processes.
 
         Events that started before ``since_ns`` (driver clock) are left out.
         """
@@ -286,8 +286,12 @@ class _Builder:
         return index
 
     def add_export(self, export: dict, since_ns: int = 0) -> None:
-        """Add one process's rows: headers name nodes and ids, continuation rows become inputs; old events are left out."""
-        rows = np.frombuffer(export["data"], dtype=np.int64).reshape(-1, FIELDS)
+        """Add one process's rows: headers name nodes and ids, continuation rows become inputs; old events are left out.
+
+        The rows are ``export["data"]``, or the joined ``export["parts"]`` of ``RecorderMirror.export_parts()``.
+        """
+        data = b"".join(export["parts"]) if "parts" in export else export["data"]
+        rows = np.frombuffer(data, dtype=np.int64).reshape(-1, FIELDS)
         rows, row_node, row_item_id = _split_headers(rows)
         rows, owner, value, event_rows = _split_continuations(rows)
         row_node, row_item_id = row_node[event_rows], row_item_id[event_rows]

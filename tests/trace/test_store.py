@@ -164,6 +164,19 @@ def test_a_worker_restart_keeps_the_dead_workers_events_and_adds_the_new_ones():
     assert len(store) == 2_200
 
 
+def test_a_mirrors_parts_feed_the_store_as_its_joined_export_does_and_a_repeat_adds_nothing():
+    recorder, mirror = Recorder(where="RolloutWorker-1"), RecorderMirror()
+    joined, parted = TraceStore(), TraceStore()
+    for first in range(0, 5_000, 1_250):                # chunks handed over, open chunks growing
+        _fill(recorder, first, 1_250, text=first == 0)
+        mirror.update(recorder.export_since(mirror.cursor))
+        joined.add_export(mirror.export())
+        assert parted.add_export(mirror.export_parts()) == 1_250
+        assert parted.add_export(mirror.export_parts()) == 0
+    assert [e.item for e in parted.view().events] == [e.item for e in joined.view().events]
+    assert len(parted) == 5_000 and parted.view().events[0].item == "str 't0'"
+
+
 def test_evicted_chunks_leave_the_store_and_count_as_dropped_once():
     recorder, store = Recorder(capacity=4 * CHUNK_EVENTS), TraceStore()
     reader = _Reader(store)
