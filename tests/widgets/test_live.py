@@ -171,19 +171,26 @@ def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
 
 def test_a_window_lets_the_driver_forget_what_actors_sent_before_it(ray_local):
     from rlviz.iter.actors import COLLECTOR
-    live = rlviz.watch(_remote_pipeline(10**9), seconds=120, window_s=0.5)
+    before = set(COLLECTOR.handles)                  # actors of earlier tests may still be alive
+    pipeline = _remote_pipeline(10**9)
+    shards = set(COLLECTOR.handles) - before
+    assert len(shards) == 2, shards
+    live = rlviz.watch(pipeline, seconds=120, window_s=0.5)
     _capture(live)
 
     def forgotten():
         with COLLECTOR.lock:
-            return [mirror.cursor.chunks - mirror.chunks_held for mirror in COLLECTOR.mirrors.values()]
+            return [mirror.cursor.chunks - mirror.chunks_held for label, mirror in COLLECTOR.mirrors.items()
+                    if label in shards]
 
     try:
         _wait(lambda: len(forgotten()) == 2 and min(forgotten()) >= 2, timeout=100)
     finally:
         live.stop()
     assert live.error is None
-    span_s = (live.trace.columns["end_ns"].max() - live.trace.columns["start_ns"].min()) / 1e9
+    trace = live.trace
+    assert len(trace) > 0, (live._live.store.first_id, live._live.store.next_id, live.iterations)
+    span_s = (trace.columns["end_ns"].max() - trace.columns["start_ns"].min()) / 1e9
     assert span_s <= 1.0, span_s
 
 
