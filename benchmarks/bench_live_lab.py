@@ -18,7 +18,10 @@ same run, medians:
   ``Performance.getMetrics``) over each shown run;
 * memory: a ``MEMORY_S`` watch with ``window_s=60``, shown: the kernel's
   resident memory and the page's JS heap (after a forced garbage collection)
-  sampled every ``SAMPLE_S``; start, peak and end.
+  sampled every ``SAMPLE_S``; start, peak and end;
+* frame times in JupyterLab: during that watch, ``FRAMES_S`` of
+  ``requestAnimationFrame`` intervals after the first sample and again at the
+  end (not during the throughput runs: a frame loop is work for the page).
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ SECONDS = 60
 PAIRS = 5
 MEMORY_S = 600
 SAMPLE_S = 30
+FRAMES_S = 10
 WINDOW_S = 60
 SHOTS = REPO / "benchmarks" / "results" / "live_lab"
 
@@ -87,6 +91,18 @@ print("stopped")"""
 APPENDS = """() => performance.getEntriesByName('rlviz:append').map(
     (e) => [performance.timeOrigin + e.startTime + e.duration, e.detail.first_id, e.detail.count])"""
 
+
+FRAMES = """(seconds) => new Promise((done) => {
+  const frames = [];
+  let last = performance.now();
+  const stopAt = last + 1000 * seconds;
+  const frame = (now) => {
+    frames.push(now - last);
+    last = now;
+    if (now < stopAt) requestAnimationFrame(frame); else done(frames.slice(1));
+  };
+  requestAnimationFrame(frame);
+})"""
 
 SCRIPT_S = """() => ['rlviz:append', 'rlviz:draw'].map(
     (name) => performance.getEntriesByName(name).reduce((total, e) => total + e.duration, 0) / 1000)"""
@@ -262,10 +278,12 @@ def _memory_run(page, cdp, kernel_pid: int, seconds: int) -> dict:
     cell = page.locator(".jp-Notebook .jp-Cell").nth(4)
     cell.locator(".cm-content").click()
     page.keyboard.press("Shift+Enter")
-    samples = []
+    samples, frames = [], []
     started = time.monotonic()
     while time.monotonic() - started < seconds + SAMPLE_S:
         time.sleep(SAMPLE_S)
+        if len(samples) == 1 or time.monotonic() - started >= seconds - SAMPLE_S and len(frames) < 2:
+            frames.append(sorted(page.evaluate(FRAMES, FRAMES_S)))
         cdp.send("HeapProfiler.collectGarbage")
         heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20
         count = page.locator('[data-rlviz="live-count"]').last.get_attribute("data-count")
@@ -274,7 +292,9 @@ def _memory_run(page, cdp, kernel_pid: int, seconds: int) -> dict:
     kernel = [s["kernel_rss_mb"] for s in samples]
     js = [s["page_js_mb"] for s in samples]
     return {"samples": samples, "kernel_rss_mb": {"start": kernel[0], "peak": max(kernel), "end": kernel[-1]},
-            "page_js_mb": {"start": js[0], "peak": max(js), "end": js[-1]}}
+            "page_js_mb": {"start": js[0], "peak": max(js), "end": js[-1]},
+            "frames_ms": [{"median": statistics.median(f), "p95": f[int(0.95 * (len(f) - 1))], "frames": len(f)}
+                          for f in frames]}
 
 
 def _rss_mb(pid: int) -> float:
@@ -301,6 +321,8 @@ def _table(f: dict) -> str:
         f"{k['start']:.0f} / {k['peak']:.0f} / {k['end']:.0f} MB | flat |",
         f"| page JS heap over {minutes:.0f} min (after GC): start / peak / end | "
         f"{j['start']:.1f} / {j['peak']:.1f} / {j['end']:.1f} MB | flat |",
+        f"| frame time in JupyterLab while the watch appends, median / p95 (early; late) | "
+        f"{_frames(m['frames_ms'])} | 16.7 / <= 33 ms |",
         "",
         "| CPU seconds per run (medians), by process | view shown | not shown |",
         "|---|---|---|",
@@ -313,6 +335,10 @@ def _table(f: dict) -> str:
         f"{f['load_before']:.1f} before, {f['load_after']:.1f} after the throughput runs), "
         f"{time.strftime('%Y-%m-%d')}.",
     ])
+
+
+def _frames(runs: list[dict]) -> str:
+    return "; ".join(f"{r['median']:.1f} / {r['p95']:.1f} ms ({r['frames']} frames)" for r in runs)
 
 
 def _groups(f: dict) -> list[str]:
