@@ -152,7 +152,8 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
                     "latency_median_s": float(np.median(lags)), "latency_p95_s": float(np.percentile(lags, 95)),
                     "latency_events": len(lags), "load_after": os.getloadavg()[0],
                     "cpu_s_hidden": _median_by_group(cpu_hidden), "cpu_s_shown": _median_by_group(cpu_shown),
-                    "page_task_s": statistics.median(page_task_s),
+                    **{f"page_{name}_s": float(np.median([run[k] for run in page_task_s]))
+                       for k, name in enumerate(PAGE_METRICS)},
                     "page_append_s": statistics.median(a for a, _ in page_script_s),
                     "page_draw_s": statistics.median(d for _, d in page_script_s)})
     return figures
@@ -232,10 +233,13 @@ def _median_by_group(runs: list[dict[str, float]]) -> dict[str, float]:
     return {group: statistics.median(run.get(group, 0.0) for run in runs) for group in groups}
 
 
-def _page_task_s(cdp) -> float:
-    """The page's main-thread task time so far (seconds), from Chrome's performance metrics."""
+PAGE_METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+
+
+def _page_task_s(cdp) -> np.ndarray:
+    """The page's main-thread time so far (seconds) in ``PAGE_METRICS``, from Chrome's performance metrics."""
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    return metrics["TaskDuration"]
+    return np.array([metrics[name] for name in PAGE_METRICS])
 
 
 def _harness():
@@ -328,7 +332,9 @@ def _table(f: dict) -> str:
         "|---|---|---|",
         *(f"| {group} | {f['cpu_s_shown'].get(group, 0.0):.1f} | {f['cpu_s_hidden'].get(group, 0.0):.1f} |"
           for group in _groups(f)),
-        f"| the page's main thread (chromium's task time) | {f['page_task_s']:.1f} | |",
+        f"| the page's main thread (chromium's task time) | {f['page_TaskDuration_s']:.1f} | |",
+        f"| of which script / layout / style | {f['page_ScriptDuration_s']:.1f} / {f['page_LayoutDuration_s']:.1f} / "
+        f"{f['page_RecalcStyleDuration_s']:.1f} | |",
         f"| of which the Explorer's appends / timeline draws | {f['page_append_s']:.2f} / {f['page_draw_s']:.2f} | |",
         "",
         f"Measured by `python -m benchmarks.bench_live_lab` on the shared 2-core VM (load average "
