@@ -1301,23 +1301,29 @@ function createLiveBar(host, before, view) {
   ];
   for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
   drawCurve([]);
+  let drawnCurve = "";
   function show(live) {
-    count.textContent = live.events.toLocaleString("en-US");
+    setText(count, live.events.toLocaleString("en-US"));
     count.dataset.count = String(live.events);
-    rate.textContent = `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`;
-    state.textContent = live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped";
+    setText(rate, `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`);
+    setText(state, live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped");
     bar.dataset.running = String(Boolean(live.running));
-    pause.textContent = live.paused ? "▶ resume" : "❚❚ pause";
+    setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
     pause.disabled = stop.disabled = !live.running;
     const c = live.counters || {};
     const parts = [`iteration ${live.iterations}`];
     if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
     if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
     if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}` + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
-    counters.textContent = parts.join(" · ");
+    setText(counters, parts.join(" · "));
     curve.style.display = live.curve ? "" : "none";
-    if (live.curve) drawCurve(live.curve);
-    curve.dataset.points = String((live.curve || []).length);
+    const points = live.curve || [];
+    const key = `${points.length}:${points.length ? points[points.length - 1].join(",") : ""}`;
+    if (live.curve && key !== drawnCurve) {
+      drawCurve(points);
+      drawnCurve = key;
+    }
+    curve.dataset.points = String(points.length);
   }
   function drawCurve(points) {
     const ctx = sized(curve, CURVE_W, CURVE_H);
@@ -1338,6 +1344,9 @@ function createLiveBar(host, before, view) {
     points.forEach(([x, y], k) => k ? ctx.lineTo(px(x), py(y)) : ctx.moveTo(px(x), py(y)));
     ctx.stroke();
     ctx.fillText(`return ${ys[ys.length - 1].toFixed(1)} at ${xs[xs.length - 1].toLocaleString("en-US")} steps`, 6, 10);
+  }
+  function setText(element, text) {
+    if (element.textContent !== text) element.textContent = text;
   }
   return {
     update(changed) {
@@ -2125,6 +2134,7 @@ function createToolbar(host, view) {
 // rlviz/viz/static/explorer.js
 var NOTIFY_WINDOW_MS = 150;
 var FOLLOW_MS = 3e4;
+var MAX_QUEUED = 8;
 function mountExplorer(el, meta, buffers, host = {}) {
   el.replaceChildren();
   const live = meta.live ? createLive(meta) : null;
@@ -2198,26 +2208,65 @@ function mountExplorer(el, meta, buffers, host = {}) {
       store.set({ order: orderEvents(view.model) });
     }, 0);
   }
+  let queued = [], taken = null, queuedStatus = null, frame = 0;
+  const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
+  const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
   function append(message, chunkBuffers) {
+    queued.push([message, chunkBuffers]);
+    if (queued.length >= MAX_QUEUED) take();
+    drawSoon();
+  }
+  function setLive(status) {
+    queuedStatus = status;
+    drawSoon();
+  }
+  function drawSoon() {
+    if (!frame) frame = nextFrame(() => {
+      frame = 0;
+      drawQueued();
+    });
+  }
+  function take() {
+    for (const [message, chunkBuffers] of queued) {
+      const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
+      taken ?? (taken = { trimmed: 0, structure: false, first: message.first_id, count: 0 });
+      taken.trimmed += trimmed;
+      taken.structure || (taken.structure = structure);
+      taken.count += message.count;
+    }
+    queued = [];
+  }
+  function drawQueued() {
     const started = performance.now();
-    const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
+    try {
+      take();
+      const patch = taken ? grown3(taken) : {};
+      if (queuedStatus) patch.live = queuedStatus;
+      queuedStatus = null;
+      store.set(patch, { from: "append" });
+      if (taken) measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
+    } catch (error) {
+      queued = [];
+      store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
+    } finally {
+      taken = null;
+    }
+  }
+  function grown3(changes) {
     view.meta = liveMeta(live);
     view.model = liveModel(live);
     full[1] = Math.max(view.model.end, 1);
     const state = store.get();
-    const selected = keptSelection(state.selected, trimmed);
     const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
     const patch = {
       data: state.data + 1,
-      selected,
-      order: null,
+      selected: keptSelection(state.selected, changes.trimmed),
       hover: -1,
+      order: orderEvents(view.model),
       window: state.follow ? followWindow(state.window, full[1], true, span) : state.window
     };
-    if (structure) patch.rows = state.rows + 1;
-    store.set(patch, { from: "append" });
-    orderSoon();
-    measure("rlviz:append", started, { first_id: message.first_id, count: message.count });
+    if (changes.structure) patch.rows = state.rows + 1;
+    return patch;
   }
   function describe(i) {
     const m = view.model;
@@ -2314,7 +2363,10 @@ function mountExplorer(el, meta, buffers, host = {}) {
     get state() {
       return store.get();
     },
-    model,
+    /** The model the panes draw (a live view replaces it when the structure changes or the window trims it). */
+    get model() {
+      return view.model;
+    },
     root,
     store,
     /** Select trace index `i` (-1 for none) without telling the host. */
@@ -2342,14 +2394,19 @@ function mountExplorer(el, meta, buffers, host = {}) {
       if (!live) throw new Error("append() needs a live view (a payload whose meta says live)");
       append(message, chunkBuffers);
     },
-    /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
-    setLive(status) {
-      store.set({ live: status }, host_);
+    /** Live views: show the run's status (count, rate, counters, return curve, running or not) at the next frame. */
+    setLive,
+    /** Live views: draw what was appended (and the status) now rather than at the next frame. */
+    drawNow() {
+      cancelFrame(frame);
+      frame = 0;
+      drawQueued();
     },
     destroy() {
       unsubscribe();
       clearTimeout(ordering);
       clearTimeout(windowTimer);
+      cancelFrame(frame);
       if (resize) resize.disconnect();
       for (const pane of panes) pane.destroy();
       el.replaceChildren();

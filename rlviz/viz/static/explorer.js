@@ -17,6 +17,7 @@ import { createToolbar } from "./panes/toolbar.js";
 
 const NOTIFY_WINDOW_MS = 150;       // a zoom or pan tells the host once it pauses
 const FOLLOW_MS = 30_000;           // following, a live view shows the newest 30 s (all of a shorter run)
+const MAX_QUEUED = 8;               // chunks a live view queues undrawn before taking them into its data
 
 /**
  * Mount the Explorer into `el`.
@@ -25,7 +26,7 @@ const FOLLOW_MS = 30_000;           // following, a live view shows the newest 3
  * @param {Array} buffers   the payload's buffers (ArrayBuffer / DataView / typed arrays)
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop"
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, destroy,
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, destroy,
  *   state, model, root, store}
  */
 export function mountExplorer(el, meta, buffers, host = {}) {
@@ -84,23 +85,73 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     ordering = setTimeout(() => { completionOrder(view.model); store.set({ order: orderEvents(view.model) }); }, 0);
   }
 
-  /** Take one appended chunk: the model grows, the window follows the tail, the selection stays on its event. */
+  // A live view takes what arrives (chunks, status) at once but draws it once per frame: two
+  // messages a refresh, or several queued behind a busy page, cost one pass of the panes. A hidden
+  // page draws no frames, so past MAX_QUEUED chunks go into the data (trimmed to the window) undrawn.
+  let queued = [], taken = null, queuedStatus = null, frame = 0;
+  const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
+  const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
+
+  /** Queue one appended chunk (see rlviz.viz.explorer_stream); it is drawn at the next frame. */
   function append(message, chunkBuffers) {
+    queued.push([message, chunkBuffers]);
+    if (queued.length >= MAX_QUEUED) take();
+    drawSoon();
+  }
+
+  /** Queue the run's status; it is drawn at the next frame, with any chunks queued. */
+  function setLive(status) {
+    queuedStatus = status;
+    drawSoon();
+  }
+
+  function drawSoon() {
+    if (!frame) frame = nextFrame(() => { frame = 0; drawQueued(); });
+  }
+
+  /** Move the queued chunks into the live data; what they changed waits in `taken` for the next draw. */
+  function take() {
+    for (const [message, chunkBuffers] of queued) {
+      const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
+      taken ??= { trimmed: 0, structure: false, first: message.first_id, count: 0 };
+      taken.trimmed += trimmed;
+      taken.structure ||= structure;
+      taken.count += message.count;
+    }
+    queued = [];
+  }
+
+  /** Draw what was queued: the model grows, the window follows the tail, the selection stays on its event. */
+  function drawQueued() {
     const started = performance.now();
-    const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
+    try {
+      take();
+      const patch = taken ? grown(taken) : {};
+      if (queuedStatus) patch.live = queuedStatus;
+      queuedStatus = null;
+      store.set(patch, { from: "append" });
+      // which events were drawn when: a profiler (or benchmarks/bench_live_lab.py) times event -> page from it
+      if (taken) measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
+    } catch (error) {
+      queued = [];
+      store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
+    } finally {
+      taken = null;
+    }
+  }
+
+  /** The model brought up to the live data; the patch that shows what `changes` brought. */
+  function grown(changes) {
     view.meta = liveMeta(live);
     view.model = liveModel(live);
     full[1] = Math.max(view.model.end, 1);
     const state = store.get();
-    const selected = keptSelection(state.selected, trimmed);
     const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
-    const patch = { data: state.data + 1, selected, order: null, hover: -1,
+    const patch = { data: state.data + 1, selected: keptSelection(state.selected, changes.trimmed), hover: -1,
+      order: orderEvents(view.model),
       window: state.follow ? followWindow(state.window, full[1], true, span) : state.window };
-    if (structure) patch.rows = state.rows + 1;
-    store.set(patch, { from: "append" });
-    orderSoon();
-    // which events arrived when: a profiler (or benchmarks/bench_live_lab.py) times event -> page from it
-    measure("rlviz:append", started, { first_id: message.first_id, count: message.count });
+    if (changes.structure) patch.rows = state.rows + 1;
+    return patch;
   }
 
   function describe(i) {
@@ -184,7 +235,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   const host_ = { from: "host" };
   return {
     get state() { return store.get(); },
-    model,
+    /** The model the panes draw (a live view replaces it when the structure changes or the window trims it). */
+    get model() { return view.model; },
     root,
     store,
     /** Select trace index `i` (-1 for none) without telling the host. */
@@ -202,12 +254,19 @@ export function mountExplorer(el, meta, buffers, host = {}) {
       if (!live) throw new Error("append() needs a live view (a payload whose meta says live)");
       append(message, chunkBuffers);
     },
-    /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
-    setLive(status) { store.set({ live: status }, host_); },
+    /** Live views: show the run's status (count, rate, counters, return curve, running or not) at the next frame. */
+    setLive,
+    /** Live views: draw what was appended (and the status) now rather than at the next frame. */
+    drawNow() {
+      cancelFrame(frame);
+      frame = 0;
+      drawQueued();
+    },
     destroy() {
       unsubscribe();
       clearTimeout(ordering);
       clearTimeout(windowTimer);
+      cancelFrame(frame);
       if (resize) resize.disconnect();
       for (const pane of panes) pane.destroy();
       el.replaceChildren();

@@ -39,13 +39,16 @@ export function createLiveBar(host, before, view) {
   for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
   drawCurve([]);
 
+  let drawnCurve = "";
+
+  /** Show `live`; an unchanged text or curve is left alone (a write would make the page lay out and paint it again). */
   function show(live) {
-    count.textContent = live.events.toLocaleString("en-US");
+    setText(count, live.events.toLocaleString("en-US"));
     count.dataset.count = String(live.events);
-    rate.textContent = `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`;
-    state.textContent = live.error ? "stopped by an error" : live.running ? (live.paused ? "paused" : "running") : "stopped";
+    setText(rate, `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`);
+    setText(state, live.error ? "stopped by an error" : live.running ? (live.paused ? "paused" : "running") : "stopped");
     bar.dataset.running = String(Boolean(live.running));
-    pause.textContent = live.paused ? "▶ resume" : "❚❚ pause";
+    setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
     pause.disabled = stop.disabled = !live.running;
     const c = live.counters || {};
     const parts = [`iteration ${live.iterations}`];
@@ -53,10 +56,15 @@ export function createLiveBar(host, before, view) {
     if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
     if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}`
       + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
-    counters.textContent = parts.join(" · ");
+    setText(counters, parts.join(" · "));
     curve.style.display = live.curve ? "" : "none";          // an iterator has no return curve
-    if (live.curve) drawCurve(live.curve);
-    curve.dataset.points = String((live.curve || []).length);
+    const points = live.curve || [];
+    const key = `${points.length}:${points.length ? points[points.length - 1].join(",") : ""}`;
+    if (live.curve && key !== drawnCurve) {
+      drawCurve(points);
+      drawnCurve = key;
+    }
+    curve.dataset.points = String(points.length);
   }
 
   function drawCurve(points) {
@@ -75,6 +83,10 @@ export function createLiveBar(host, before, view) {
     points.forEach(([x, y], k) => (k ? ctx.lineTo(px(x), py(y)) : ctx.moveTo(px(x), py(y))));
     ctx.stroke();
     ctx.fillText(`return ${ys[ys.length - 1].toFixed(1)} at ${xs[xs.length - 1].toLocaleString("en-US")} steps`, 6, 10);
+  }
+
+  function setText(element, text) {
+    if (element.textContent !== text) element.textContent = text;
   }
 
   return {

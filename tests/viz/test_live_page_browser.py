@@ -1,0 +1,117 @@
+"""A live Explorer page in headless chromium draws what arrives once per frame, and loses none of it.
+
+The chunks are the real wire format (``LiveEncoder``) of a recorded
+Concurrently plan, delivered to a standalone page the way the widget's
+messages arrive: several in one task, with the run's status among them.
+"""
+import base64
+
+import pytest
+from browser_harness import chromium_page
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.ops import Concurrently
+from rlviz.viz.explorer_html import explorer_js
+from rlviz.viz.explorer_stream import LiveEncoder
+
+pytestmark = pytest.mark.browser
+
+_DRIVER = """
+window.rlvizLive = {
+  mount(meta) {
+    const view = window.view = mountExplorer(document.getElementById("rlviz-root"), meta, []);
+    window.passes = 0;
+    view.store.subscribe(() => { window.passes++; });
+  },
+  deliver(chunks, status) {
+    const bytes = (text) => base64Bytes(text);
+    for (const { meta, buffers } of chunks) window.view.append(meta, buffers.map(bytes));
+    if (status) window.view.setLive(status);
+  },
+  frames: (n) => new Promise((done) => {
+    const next = (k) => (k === 0 ? done() : requestAnimationFrame(() => next(k - 1)));
+    next(n);
+  }),
+  appends: () => performance.getEntriesByName("rlviz:append").map((e) => e.detail),
+};
+"""
+
+
+def _page() -> str:
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
+            "<div id='rlviz-root' style='width:1200px'></div>"
+            f"<script type='module'>{explorer_js()}\n{_DRIVER}</script></body></html>")
+
+
+def _op(name):
+    return LocalIterator(lambda timeout: (f"{name}{i}" for i in range(10**6)), name=name).named(name)
+
+
+def _recorded_chunks(count: int) -> tuple[dict, list[dict]]:
+    """The structure and ``count`` chunks a page gets while a Concurrently plan runs: one per pull."""
+    plan = Concurrently([_op("Store"), _op("Train")], mode="round_robin")
+    stream = iter(plan)
+    with rlviz.record() as live:
+        encoder = LiveEncoder(live.store)
+        chunks = []
+        for _ in range(count):
+            for _ in range(40):
+                next(stream)
+            live.pull()
+            chunk = encoder.next_chunk()
+            chunks.append({"meta": chunk.meta,
+                           "buffers": [base64.b64encode(bytes(b)).decode() for b in chunk.buffers]})
+        structure = encoder.start()
+    stream.close()
+    return structure, chunks
+
+
+def _status(events: int) -> dict:
+    return {"running": True, "paused": False, "iterations": 3, "events": events, "events_per_s": 10.0,
+            "error": None, "curve": None}
+
+
+def test_chunks_and_status_arriving_together_are_drawn_in_one_pass_and_none_is_lost():
+    structure, chunks = _recorded_chunks(14)
+    total = sum(c["meta"]["count"] for c in chunks)
+    with chromium_page(1280, 900) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_content(_page())
+        page.wait_for_function("typeof window.rlvizLive === 'object'")
+        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        page.evaluate("() => { window.passes = 0; }")
+
+        first = chunks[:3]
+        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)",
+                      [first, _status(sum(c["meta"]["count"] for c in first))])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        assert page.evaluate("() => window.passes") == 1, "three chunks and a status in one task: one pass of the panes"
+        appends = page.evaluate("() => window.rlvizLive.appends()")
+        assert appends == [{"first_id": 0, "count": sum(c["meta"]["count"] for c in first)}]
+        count = page.locator('[data-rlviz="live-count"]')
+        assert count.get_attribute("data-count") == str(sum(c["meta"]["count"] for c in first))
+
+        rest = chunks[3:]                          # more than a page queues undrawn: taken in before the frame
+        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [rest, _status(total)])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        assert page.evaluate("() => window.passes") == 2
+        assert page.evaluate("() => window.view.model.n") == total
+        shown = page.evaluate("() => window.rlvizLive.appends()")[1]
+        assert shown == {"first_id": appends[0]["count"], "count": total - appends[0]["count"]}
+        assert count.get_attribute("data-count") == str(total)
+        assert errors == []
+
+
+def test_a_chunk_that_skips_events_is_shown_as_an_error_in_the_page():
+    structure, chunks = _recorded_chunks(3)
+    with chromium_page(1280, 900) as page:
+        page.set_content(_page())
+        page.wait_for_function("typeof window.rlvizLive === 'object'")
+        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
+        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunks[0], chunks[2]], None])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        banner = page.locator('[data-rlviz="error"]')
+        assert "cannot follow event" in banner.inner_text()
