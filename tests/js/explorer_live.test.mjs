@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { completionOrder, hitTest, isDroppedInput, itemText, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
+import { completionOrder, hitTest, isDroppedInput, itemText, mergeEvents, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
 import {
-  appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
+  TRIM_SHARE, appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
 
 const STRUCTURE = {
@@ -54,7 +54,7 @@ test("appended chunks grow the model, and links name events sent in earlier chun
 });
 
 test("a dropped input stays marked as the model grows and after the front is trimmed", () => {
-  const live = createLive(STRUCTURE);
+  const live = createLive(STRUCTURE, 0);
   appendChunk(live, ...chunk(0, [[0, 0, 5, 0, 1], [0, 6, 5, 0, 2]]));
   liveModel(live);
   appendChunk(live, ...chunk(2, [[1, 12, 2, 0, 2]], [[2, 0, true], [2, 1]]));
@@ -88,7 +88,7 @@ test("a chunk that does not start where the last ended is refused (nothing lost,
 });
 
 test("the sender's window trims the front: indices shift, links to gone events go, counters keep the whole run", () => {
-  const live = createLive(STRUCTURE);
+  const live = createLive(STRUCTURE, 0);
   appendChunk(live, ...chunk(0, [[0, 0, 5, 0, 1], [0, 10, 5, 0, 2], [1, 20, 5, 0, 3]], [[2, 0]]));
   const { trimmed } = appendChunk(live, ...chunk(3, [[1, 30, 5, 0, 4]], [[3, 1]], { held_from: 1 }));
   assert.equal(trimmed, 1);
@@ -225,7 +225,7 @@ test("appending in chunks, late ones included, gives exactly the model built fro
 
 test("a window that drops the front gives the model of the held events built at once", () => {
   const { events, links, cuts } = history(7, 9, 30);
-  const live = createLive(FOUR);
+  const live = createLive(FOUR, 0);
   let heldFrom = 0, model;
   for (let c = 0; c + 1 < cuts.length; c++) {
     heldFrom = c >= 3 ? cuts[c - 2] : 0;
@@ -240,6 +240,33 @@ test("a window that drops the front gives the model of the held events built at 
   appendChunk(once, ...chunk(heldFrom, held, heldLinks, { held_from: heldFrom }));
   assert.deepEqual(shape(model), shape(liveModel(once)));
   assert.equal(model.n, held.length);
+});
+
+test("by default the front that left the window goes in batches: kept until it is a quarter of what is held", () => {
+  const { events, links, cuts } = history(13, 30, 40);
+  const live = createLive(FOUR);
+  let heldFrom = 0, trims = 0, rebuilt = 0, model = liveModel(live);
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    heldFrom = cuts[Math.max(0, c - 7)];                    // the sender holds the last eight chunks
+    const own = links.filter((l) => l[2] === c).map((l) => [l[0], l[1]]);
+    const { trimmed } = appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1]), own, { held_from: heldFrom }));
+    if (trimmed) {
+      trims++;
+      assert.equal(live.base, heldFrom, "a trim goes exactly to the sender's front");
+    }
+    assert.ok(heldFrom - live.base < TRIM_SHARE * live.n || trimmed, "what left the window stays under a quarter");
+    const next = liveModel(live);
+    if (next !== model) rebuilt++;
+    model = next;
+    checkRows(model);
+  }
+  assert.ok(trims >= 4 && trims <= (cuts.length - 1) / 2, `${trims} trims in ${cuts.length - 1} appends`);
+  assert.ok(rebuilt <= trims + 1, "the model is rebuilt only when the front is trimmed (or at the first nodes)");
+  const held = events.slice(live.base);
+  const heldLinks = links.filter((l) => l[0] >= live.base && l[1] >= live.base).map((l) => [l[0], l[1]]);
+  const once = createLive(FOUR);
+  appendChunk(once, ...chunk(live.base, held, heldLinks, { held_from: live.base }));
+  assert.deepEqual(shape(model), shape(liveModel(once)));
 });
 
 test("the selected event is the same event after appends, late chunks included", () => {
@@ -271,6 +298,31 @@ test("the order strip's events of a grown model are those of the model built at 
   const expected = Array.from(orderEvents(liveModel(once)));
   assert.ok(expected.length > 0);
   assert.deepEqual(Array.from(orderEvents(model)), expected);
+});
+
+test("a merge's items of a grown model, tagged by input, are those of the model built at once (late inputs too)", () => {
+  const strip = { merge: "Concurrently", node: 3, groups: [{ node: 0 }, { node: 1 }] };
+  const { events, links, cuts } = history(17, 12, 30);
+  const live = createLive(FOUR);
+  let model = liveModel(live), relinked = 0;
+  for (let c = 0; c + 1 < cuts.length; c++) {
+    const own = links.filter((l) => l[2] === c).map((l) => [l[0], l[1]]);
+    relinked += own.filter(([consumer]) => consumer < cuts[c]).length;
+    appendChunk(live, ...chunk(cuts[c], events.slice(cuts[c], cuts[c + 1]), own));
+    model = liveModel(live);
+    if (c % 2 === 1) mergeEvents(model, strip);         // computed now and then, as the order pane does
+  }
+  const once = createLive(FOUR);
+  appendChunk(once, ...chunk(0, events, links.map((l) => [l[0], l[1]])));
+  const expected = mergeEvents(liveModel(once), strip), got = mergeEvents(model, strip);
+  assert.ok(relinked > 0 && expected.events.length > 0 && !expected.fromInputs);
+  assert.deepEqual(Array.from(got.events), Array.from(expected.events));
+  assert.deepEqual(Array.from(got.group), Array.from(expected.group));
+  const inputsOnly = { merge: "Concurrently", node: 99, groups: [{ node: 0 }, { node: 1 }] };   // a merge with no calls
+  const fallback = mergeEvents(model, inputsOnly), fallbackOnce = mergeEvents(liveModel(once), inputsOnly);
+  assert.ok(fallback.fromInputs && fallback.events.length > 0);
+  assert.deepEqual([Array.from(fallback.events), Array.from(fallback.group)],
+    [Array.from(fallbackOnce.events), Array.from(fallbackOnce.group)]);
 });
 
 test("rows that fill at different rates re-lay the model out about once per doubling of what is held", () => {

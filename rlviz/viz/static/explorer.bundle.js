@@ -394,35 +394,54 @@ function tickStep(span, target) {
 }
 function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
-  const group = new Int32Array(model.nodes.length).fill(-1);
-  strip.groups.forEach((g, k) => {
-    group[g.node] = k;
-  });
-  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
-  let cache = model.orderCache;
-  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
-  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
-  let lo = 0, hi = cache.size;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (model.rank[cache.list[mid]] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  let size = lo;
-  if (cache.list.length < size + byEnd.length - from) {
-    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
-    bigger.set(cache.list.subarray(0, size));
-    cache.list = bigger;
-  }
-  for (let k = from; k < byEnd.length; k++) {
+  const group = groupsOf(model, strip);
+  const byEnd = completionOrder(model);
+  const cache = orderCache(
+    model,
+    `order:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ list: new Uint32Array(1024) })
+  );
+  let size = placedBefore(model, cache.list, cache.size, cache.upTo);
+  cache.list = withRoom(cache.list, size, size + byEnd.length - cache.upTo);
+  for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
   }
   cache.size = size;
   cache.upTo = byEnd.length;
-  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
   return cache.list.subarray(0, size);
+}
+function groupsOf(model, strip) {
+  const group = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => {
+    group[g.node] = k;
+  });
+  return group;
+}
+function orderCache(model, key, create) {
+  const caches = model.orderCaches || (model.orderCaches = /* @__PURE__ */ new Map());
+  let cache = caches.get(key);
+  if (!cache) caches.set(key, cache = { upTo: 0, size: 0, ...create() });
+  return cache;
+}
+function invalidateOrderFrom(model, position) {
+  for (const cache of model.orderCaches?.values() ?? []) cache.upTo = Math.min(cache.upTo, position);
+}
+function placedBefore(model, list, size, position) {
+  let lo = 0, hi = size;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (model.rank[list[mid]] < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function withRoom(array, kept, size) {
+  if (size <= array.length) return array;
+  const bigger = new array.constructor(Math.max(2 * array.length, size));
+  bigger.set(array.subarray(0, kept));
+  return bigger;
 }
 function errorsInWindow(model, r, t0, t1) {
   const list = model.errors[r], found = [];
@@ -545,24 +564,46 @@ function roundRows(decisions, union, keep = () => true) {
   return { rounds, items, notReady };
 }
 function mergeEvents(model, strip) {
-  const groupOf = new Int32Array(model.nodes.length).fill(-1);
-  strip.groups.forEach((g, k) => {
-    groupOf[g.node] = k;
-  });
-  const byEnd = completionOrder(model), events = [], group = [];
-  for (let k = 0; k < byEnd.length; k++) {
+  const groupOf = groupsOf(model, strip);
+  const byEnd = completionOrder(model);
+  const cache = orderCache(
+    model,
+    `merge:${strip.node}:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ events: new Uint32Array(1024), group: new Int32Array(1024), linked: 0 })
+  );
+  const kept = placedBefore(model, cache.events, cache.size, cache.upTo);
+  for (let k = kept; k < cache.size; k++) if (cache.group[k] >= 0) cache.linked--;
+  const room = kept + byEnd.length - cache.upTo;
+  cache.events = withRoom(cache.events, kept, room);
+  cache.group = withRoom(cache.group, kept, room);
+  let size = kept;
+  for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
     let found = -1;
     for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
-    events.push(i);
-    group.push(found);
+    cache.events[size] = i;
+    cache.group[size++] = found;
+    if (found >= 0) cache.linked++;
   }
-  if (!group.some((g) => g >= 0)) {
-    const inputs = orderEvents(model, strip);
-    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
-  }
-  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  if (!cache.linked) return inputsInOrder(model, strip, groupOf);
+  return { events: cache.events.subarray(0, size), group: cache.group.subarray(0, size), fromInputs: false };
+}
+function inputsInOrder(model, strip, groupOf) {
+  const events = orderEvents(model, strip);
+  const cache = orderCache(
+    model,
+    `inputs:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ group: new Int32Array(1024) })
+  );
+  const kept = placedBefore(model, events, Math.min(cache.size, events.length), cache.upTo);
+  cache.group = withRoom(cache.group, kept, events.length);
+  for (let k = kept; k < events.length; k++) cache.group[k] = groupOf[model.node[events[k]]];
+  cache.size = events.length;
+  cache.upTo = model.byEnd.length;
+  return { events, group: cache.group.subarray(0, events.length), fromInputs: true };
 }
 
 // rlviz/viz/static/explorer_dom.js
@@ -696,8 +737,11 @@ function growModel(model, live, meta) {
   for (const name of COLUMNS) model[name] = live.columns[name].subarray(0, to);
   Object.assign(model, { meta, nodes: meta.nodes, n: to, end: live.end });
   growRows(model, from, to);
-  growLinks(model, live, from, to);
-  if (model.byEnd) growOrder(model, from, to);
+  const relinked = growLinks(model, live, from, to);
+  if (model.byEnd) {
+    growOrder(model, from, to);
+    for (const i of relinked) invalidateOrderFrom(model, model.rank[i]);
+  }
   live.indexed.n = to;
   live.indexed.pairs = live.pairs.n;
 }
@@ -794,6 +838,7 @@ function growLinks(model, live, from, to) {
     outOffsets: links.out.offsets.subarray(0, to + 1),
     outputs: links.out.values.subarray(0, links.out.size)
   });
+  return consumers.filter((c) => c < from);
 }
 function linkState(model) {
   const side = (offsets, values) => {
@@ -859,16 +904,18 @@ function growOrder(model, from, to) {
     state.byEnd[k] = i;
     state.rank[i] = k++;
   }
-  model.orderChangedFrom = Math.min(model.orderChangedFrom ?? Infinity, pos);
+  invalidateOrderFrom(model, pos);
   model.byEnd = state.byEnd.subarray(0, to);
   model.rank = state.rank.subarray(0, to);
 }
 
 // rlviz/viz/static/explorer_live.js
 var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
-function createLive(meta) {
+var TRIM_SHARE = 0.25;
+function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
     meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0 },
+    trimShare,
     n: 0,
     base: 0,
     columns: {},
@@ -922,16 +969,22 @@ function appendChunk(live, message, buffers) {
   }
   live.n += count;
   count_(live, at, live.n);
-  const pairs = live.pairs, links = decoded.in_consumer.length;
-  pairs.consumer = grown2(pairs.consumer, pairs.n + links);
-  pairs.producer = grown2(pairs.producer, pairs.n + links);
-  pairs.consumer.set(decoded.in_consumer, pairs.n);
-  pairs.producer.set(decoded.in_producer, pairs.n);
-  pairs.n += links;
+  addPairs(live, decoded.in_consumer, decoded.in_producer);
   rememberDropped(live.droppedLinks, decoded);
-  const trimmed = trimFront(live, message.held_from ?? live.base);
+  const heldFrom = message.held_from ?? live.base;
+  const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+function addPairs(live, consumers, producers) {
+  const pairs = live.pairs;
+  pairs.consumer = grown2(pairs.consumer, pairs.n + consumers.length);
+  pairs.producer = grown2(pairs.producer, pairs.n + consumers.length);
+  for (let k = 0; k < consumers.length; k++) {
+    if (consumers[k] < live.base || producers[k] < live.base) continue;
+    pairs.consumer[pairs.n] = consumers[k];
+    pairs.producer[pairs.n++] = producers[k];
+  }
 }
 function rememberDropped(dropped, decoded) {
   const flags = decoded.in_dropped;

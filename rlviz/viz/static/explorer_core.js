@@ -439,34 +439,63 @@ export function tickStep(span, target) {
 
 /**
  * Events of the order strip's groups (`strip`, the payload's default strip unless given), in completion
- * order. A grown model (explorer_grow.js) marks from where its completion order changed, and only that
- * part is filtered again; the list returned is valid until the next call.
+ * order. Kept on the model: a grown model (explorer_grow.js) marks from where its completion order
+ * changed, and only that part is filtered again; the list returned is valid until the next call.
  */
 export function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
-  const group = new Int32Array(model.nodes.length).fill(-1);
-  strip.groups.forEach((g, k) => { group[g.node] = k; });
-  const byEnd = completionOrder(model), key = strip.groups.map((g) => g.node).join(",");
-  let cache = model.orderCache;
-  if (!cache || cache.key !== key) cache = model.orderCache = { key, list: new Uint32Array(1024), size: 0, upTo: 0 };
-  const from = Math.min(cache.upTo, model.orderChangedFrom ?? Infinity);
-  let lo = 0, hi = cache.size;                  // keep the cached events placed before `from`
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (model.rank[cache.list[mid]] < from) lo = mid + 1; else hi = mid; }
-  let size = lo;
-  if (cache.list.length < size + byEnd.length - from) {
-    const bigger = new Uint32Array(Math.max(2 * cache.list.length, size + byEnd.length - from));
-    bigger.set(cache.list.subarray(0, size));
-    cache.list = bigger;
-  }
-  for (let k = from; k < byEnd.length; k++) {
+  const group = groupsOf(model, strip);
+  const byEnd = completionOrder(model);
+  const cache = orderCache(model, `order:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ list: new Uint32Array(1024) }));
+  let size = placedBefore(model, cache.list, cache.size, cache.upTo);
+  cache.list = withRoom(cache.list, size, size + byEnd.length - cache.upTo);
+  for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
   }
   cache.size = size;
   cache.upTo = byEnd.length;
-  model.orderChangedFrom = Infinity;
   model.orderGroup = group;
   return cache.list.subarray(0, size);
+}
+
+/** Each node's group in `strip` (-1: not in it). */
+function groupsOf(model, strip) {
+  const group = new Int32Array(model.nodes.length).fill(-1);
+  strip.groups.forEach((g, k) => { group[g.node] = k; });
+  return group;
+}
+
+/**
+ * The cache under `key` of a list kept in completion order on `model` (made by `create` the first
+ * time): `upTo` is the completion position up to which its `size` entries are right.
+ */
+function orderCache(model, key, create) {
+  const caches = model.orderCaches || (model.orderCaches = new Map());
+  let cache = caches.get(key);
+  if (!cache) caches.set(key, (cache = { upTo: 0, size: 0, ...create() }));
+  return cache;
+}
+
+/** The model's lists kept in completion order (orderEvents, mergeEvents) are right only before `position` now. */
+export function invalidateOrderFrom(model, position) {
+  for (const cache of model.orderCaches?.values() ?? []) cache.upTo = Math.min(cache.upTo, position);
+}
+
+/** How many of the first `size` events of `list` (in completion order) come before completion position `position`. */
+function placedBefore(model, list, size, position) {
+  let lo = 0, hi = size;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (model.rank[list[mid]] < position) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+/** `array` if it holds `size` entries, else a bigger copy of its first `kept`. */
+function withRoom(array, kept, size) {
+  if (size <= array.length) return array;
+  const bigger = new array.constructor(Math.max(2 * array.length, size));
+  bigger.set(array.subarray(0, kept));
+  return bigger;
 }
 
 /** Error events of row r that overlap [t0, t1] (drawn exactly at every zoom). */
@@ -608,20 +637,40 @@ export function roundRows(decisions, union, keep = () => true) {
  * merge links to an input, the inputs' own items stand in (`fromInputs` true).
  */
 export function mergeEvents(model, strip) {
-  const groupOf = new Int32Array(model.nodes.length).fill(-1);
-  strip.groups.forEach((g, k) => { groupOf[g.node] = k; });
-  const byEnd = completionOrder(model), events = [], group = [];
-  for (let k = 0; k < byEnd.length; k++) {
+  const groupOf = groupsOf(model, strip);
+  const byEnd = completionOrder(model);
+  const cache = orderCache(model, `merge:${strip.node}:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ events: new Uint32Array(1024), group: new Int32Array(1024), linked: 0 }));
+  const kept = placedBefore(model, cache.events, cache.size, cache.upTo);
+  for (let k = kept; k < cache.size; k++) if (cache.group[k] >= 0) cache.linked--;
+  const room = kept + byEnd.length - cache.upTo;
+  cache.events = withRoom(cache.events, kept, room);
+  cache.group = withRoom(cache.group, kept, room);
+  let size = kept;
+  for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (model.node[i] !== strip.node || (model.flags[i] & 3) !== ITEM) continue;
     let found = -1;
     for (let j = model.inOffsets[i]; j < model.inOffsets[i + 1] && found < 0; j++) found = groupOf[model.node[model.inputs[j]]];
-    events.push(i);
-    group.push(found);
+    cache.events[size] = i;
+    cache.group[size++] = found;
+    if (found >= 0) cache.linked++;
   }
-  if (!group.some((g) => g >= 0)) {
-    const inputs = orderEvents(model, strip);
-    return { events: inputs, group: Int32Array.from(inputs, (i) => groupOf[model.node[i]]), fromInputs: true };
-  }
-  return { events: Uint32Array.from(events), group: Int32Array.from(group), fromInputs: false };
+  cache.size = size;
+  cache.upTo = byEnd.length;
+  if (!cache.linked) return inputsInOrder(model, strip, groupOf);
+  return { events: cache.events.subarray(0, size), group: cache.group.subarray(0, size), fromInputs: false };
+}
+
+/** mergeEvents' stand-in when the merge links no input: the inputs' own items, each tagged with its group. */
+function inputsInOrder(model, strip, groupOf) {
+  const events = orderEvents(model, strip);
+  const cache = orderCache(model, `inputs:${strip.groups.map((g) => g.node).join(",")}`,
+    () => ({ group: new Int32Array(1024) }));
+  const kept = placedBefore(model, events, Math.min(cache.size, events.length), cache.upTo);
+  cache.group = withRoom(cache.group, kept, events.length);
+  for (let k = kept; k < events.length; k++) cache.group[k] = groupOf[model.node[events[k]]];
+  cache.size = events.length;
+  cache.upTo = model.byEnd.length;
+  return { events, group: cache.group.subarray(0, events.length), fromInputs: true };
 }

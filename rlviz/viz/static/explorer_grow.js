@@ -2,7 +2,7 @@
 // proportional to them: each row keeps spare room (doubled when full), new events are merged
 // into the tail of their row from the first position they reach (an actor's increment that lands
 // before a tail already shown re-sorts only that tail), links and the completion order likewise.
-import { NOT_READY, ERROR, sortRow } from "./explorer_core.js";
+import { NOT_READY, ERROR, invalidateOrderFrom, sortRow } from "./explorer_core.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
 const MIN_ROOM = 16;
@@ -19,8 +19,11 @@ export function growModel(model, live, meta) {
   for (const name of COLUMNS) model[name] = live.columns[name].subarray(0, to);
   Object.assign(model, { meta, nodes: meta.nodes, n: to, end: live.end });
   growRows(model, from, to);
-  growLinks(model, live, from, to);
-  if (model.byEnd) growOrder(model, from, to);
+  const relinked = growLinks(model, live, from, to);
+  if (model.byEnd) {
+    growOrder(model, from, to);
+    for (const i of relinked) invalidateOrderFrom(model, model.rank[i]);   // a late input changes its consumer's tag
+  }
   live.indexed.n = to;
   live.indexed.pairs = live.pairs.n;
 }
@@ -104,6 +107,7 @@ function mergeRow(model, r, part) {
 }
 
 // ------------------------------------------------------------------ links
+/** Merge the links that arrived into the model's link lists; returns the events held before that got an input. */
 function growLinks(model, live, from, to) {
   const links = model.links || (model.links = linkState(model));
   const pairs = live.pairs, base = live.base;
@@ -120,6 +124,7 @@ function growLinks(model, live, from, to) {
     inOffsets: links.in.offsets.subarray(0, to + 1), inputs: links.in.values.subarray(0, links.in.size),
     outOffsets: links.out.offsets.subarray(0, to + 1), outputs: links.out.values.subarray(0, links.out.size),
   });
+  return consumers.filter((c) => c < from);
 }
 
 /** Growable copies of a built model's link lists, with each position's key (its consumer / producer). */
@@ -193,7 +198,7 @@ function growOrder(model, from, to) {
     state.byEnd[k] = i;
     state.rank[i] = k++;
   }
-  model.orderChangedFrom = Math.min(model.orderChangedFrom ?? Infinity, pos);
+  invalidateOrderFrom(model, pos);
   model.byEnd = state.byEnd.subarray(0, to);
   model.rank = state.rank.subarray(0, to);
 }

@@ -2,19 +2,25 @@
 // live wire format of rlviz.viz.explorer_stream), links kept as (consumer, producer) id pairs,
 // per-node counters, the front trimmed when the sender's window moves on, and the model the
 // panes draw. Event indices are stable: index = event id - base. The model grows with the new
-// events only (explorer_grow.js); a trim or a new node rebuilds it from what is held.
+// events only (explorer_grow.js); a trim or a new node rebuilds it from what is held, so the
+// front is trimmed in batches (once it is a quarter of what is held) and a refresh under a
+// window costs, on average, in proportion to its new events.
 import { buildModel, decodeColumns } from "./explorer_core.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
+/** The page trims the events that left the sender's window once they are this share of what it holds. */
+export const TRIM_SHARE = 0.25;
 
 /**
  * Empty growing data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
  * @param {object} meta  the live meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts
- * @returns {object} live data: {meta, n, base, columns, pairs, counters}
+ * @param {number} trimShare  trim the front once the events that left the window are this share
+ *   of those held (0: at every append that moves the window)
+ * @returns {object} live data: {meta, n, base, columns, pairs, counters, trimShare}
  */
-export function createLive(meta) {
-  const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 },
+export function createLive(meta, trimShare = TRIM_SHARE) {
+  const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
   for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
@@ -40,7 +46,7 @@ function grown(array, size) {
  * Append one chunk: meta {first_id, count, held_from, texts, dropped, structure?, columns} and
  * its buffers (start, duration, node, flags, item, in_consumer, in_producer, in_dropped).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
- *   front (the sender's window), and whether the structure (nodes, lanes) changed
+ *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
 export function appendChunk(live, message, buffers) {
   const decoded = decodeColumns(message, buffers);
@@ -64,16 +70,24 @@ export function appendChunk(live, message, buffers) {
   }
   live.n += count;
   count_(live, at, live.n);
-  const pairs = live.pairs, links = decoded.in_consumer.length;
-  pairs.consumer = grown(pairs.consumer, pairs.n + links);
-  pairs.producer = grown(pairs.producer, pairs.n + links);
-  pairs.consumer.set(decoded.in_consumer, pairs.n);
-  pairs.producer.set(decoded.in_producer, pairs.n);
-  pairs.n += links;
+  addPairs(live, decoded.in_consumer, decoded.in_producer);
   rememberDropped(live.droppedLinks, decoded);
-  const trimmed = trimFront(live, message.held_from ?? live.base);
+  const heldFrom = message.held_from ?? live.base;
+  const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/** Keep the links (consumer id, producer id) between events held: a link to one the page trimmed is gone. */
+function addPairs(live, consumers, producers) {
+  const pairs = live.pairs;
+  pairs.consumer = grown(pairs.consumer, pairs.n + consumers.length);
+  pairs.producer = grown(pairs.producer, pairs.n + consumers.length);
+  for (let k = 0; k < consumers.length; k++) {
+    if (consumers[k] < live.base || producers[k] < live.base) continue;
+    pairs.consumer[pairs.n] = consumers[k];
+    pairs.producer[pairs.n++] = producers[k];
+  }
 }
 
 /** Keep the links whose consumer dropped the value, by event id (rare: a filter's rejected items). */
