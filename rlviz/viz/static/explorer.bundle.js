@@ -2293,7 +2293,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
     const started = performance.now();
     try {
       take();
-      const patch = taken ? grown3(taken) : {};
+      const patch = taken ? patchFor(taken) : {};
       if (queuedStatus) patch.live = queuedStatus;
       queuedStatus = null;
       store.set(patch, { from: "append" });
@@ -2305,7 +2305,7 @@ function mountExplorer(el, meta, buffers, host = {}) {
       taken = null;
     }
   }
-  function grown3(changes) {
+  function patchFor(changes) {
     view.meta = liveMeta(live);
     view.model = liveModel(live);
     full[1] = Math.max(view.model.end, 1);

@@ -126,7 +126,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
     const started = performance.now();
     try {
       take();
-      const patch = taken ? grown(taken) : {};
+      const patch = taken ? patchFor(taken) : {};
       if (queuedStatus) patch.live = queuedStatus;
       queuedStatus = null;
       store.set(patch, { from: "append" });
@@ -141,7 +141,7 @@ export function mountExplorer(el, meta, buffers, host = {}) {
   }
 
   /** The model brought up to the live data; the patch that shows what `changes` brought. */
-  function grown(changes) {
+  function patchFor(changes) {
     view.meta = liveMeta(live);
     view.model = liveModel(live);
     full[1] = Math.max(view.model.end, 1);
