@@ -21,6 +21,7 @@ import traitlets
 from rlviz.trace import Trace, record
 from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.widgets.interrupts import on_kernel_interrupt
 
 __all__ = ["LiveView", "watch", "train_progress", "REFRESH_S"]
 
@@ -30,6 +31,8 @@ REFRESH_S = 0.5
 _JOIN_S = 120.0
 _WATCHED: dict[int, "LiveView"] = {}           # id(target) -> the view watching it now
 _WATCHED_LOCK = threading.Lock()
+_INTERRUPTED = ("KeyboardInterrupt: the kernel was interrupted, so the run stopped after its current step "
+                "(what it recorded is kept)")
 
 
 def watch(target: Any, *, seconds: float | None = None, iterations: int | None = None,
@@ -143,6 +146,7 @@ class LiveView(anywidget.AnyWidget):
         self.result: Any = None
         self.error: str | None = None
         self.on_msg(self._on_message)
+        on_kernel_interrupt(_stop_every_watch)
         context = contextvars.copy_context()       # the starting cell's parent header: ipykernel 7 routes by it
         self._thread = threading.Thread(target=context.run, args=(self._run,), name="rlviz-watch", daemon=True)
         self._refresher = threading.Thread(target=contextvars.copy_context().run, args=(self._refresh_loop,),
@@ -328,6 +332,16 @@ class LiveView(anywidget.AnyWidget):
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = {**data, "text/plain": repr(self)}
         return (data, meta) if isinstance(bundle, tuple) else data
+
+
+def _stop_every_watch() -> None:
+    """A kernel interrupt: every running watch stops after its current step, saying why (never blocks)."""
+    with _WATCHED_LOCK:
+        running = [view for view in _WATCHED.values() if view.running]
+    for view in running:
+        view.error = view.error or _INTERRUPTED
+        view._stopping.set()
+        view._resume.set()
 
 
 def train_progress(result: dict) -> dict:
