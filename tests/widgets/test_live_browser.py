@@ -57,12 +57,16 @@ live.trace.save("watched.json")
 print("state", live.running, "rlviz-watch" in names, live.iterations, len(Trace.load("watched.json")), live.error)"""
 
 
+INTERRUPTED_AFTER = LOCAL_AFTER.replace("live.error)", "live.error.split(':')[0])")
+
+
 @pytest.fixture
 def notebook(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     write_notebook(root / "watch.ipynb", [START, BUSY, AFTER])
     write_notebook(root / "local.ipynb", [LOCAL, BUSY, LOCAL_AFTER])
+    write_notebook(root / "interrupt.ipynb", [LOCAL, INTERRUPTED_AFTER])
     with jupyter_lab(root, tmp_path) as url:
         yield url
 
@@ -92,6 +96,30 @@ def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stop
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=120_000)
         _check_after(page, 2)
         root.screenshot(path=str(artifacts / "local-2-stopped.png"))
+        assert errors == [], f"the page raised: {errors}"
+
+
+def test_the_kernels_interrupt_button_stops_a_watch_and_the_page_says_so(notebook, tmp_path):
+    """With the kernel idle (the watch runs in its thread), the toolbar's interrupt stops the run, shown in the view."""
+    artifacts = tmp_path / "artifacts"
+    with chromium_page(1400, 1100) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_notebook(page, notebook, "interrupt.ipynb")
+        run_cell(page, 0)
+        root = page.locator('[data-rlviz="explorer"]').first
+        count = root.locator('[data-rlviz="live-count"]')
+        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
+        expect(root.locator('[data-rlviz="live-state"]')).to_have_text("running")
+        page.locator('.jp-NotebookPanel-toolbar [data-command="notebook:interrupt-kernel"]').first.click()
+        expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped by an error", timeout=60_000)
+        expect(root.locator('[data-rlviz="error"]')).to_contain_text("KeyboardInterrupt: the kernel was interrupted")
+        root.screenshot(path=str(artifacts / "interrupted.png"))
+        run_cell(page, 1)
+        text = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-OutputArea-output").last.inner_text()
+        found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", text)
+        assert found and found.groups()[0::4] == ("False", "KeyboardInterrupt"), text
+        assert found.group(2) == "False" and int(found.group(4)) > 0, text
         assert errors == [], f"the page raised: {errors}"
 
 
