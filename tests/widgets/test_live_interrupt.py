@@ -53,6 +53,15 @@ def _run(client, code: str, timeout: float = 60) -> str:
     return "".join(out)
 
 
+def _wait_busy(client, msg_id: str) -> None:
+    """Wait until the kernel says it is busy with the request ``msg_id``."""
+    while True:
+        msg = client.get_iopub_msg(timeout=30)
+        if (msg["msg_type"] == "status" and msg["content"]["execution_state"] == "busy"
+                and msg["parent_header"].get("msg_id") == msg_id):
+            return
+
+
 def _report(client) -> tuple[bool, int, str]:
     words = _run(client, REPORT).split()
     return words[1] == "True", int(words[3]), " ".join(words[5:])
@@ -62,7 +71,8 @@ def test_an_interrupt_during_a_cell_stops_the_watch_and_keeps_its_trace(kernel):
     manager, client = kernel
     _run(client, SETUP + "live = rlviz.watch(pipeline())\ntime.sleep(1)")
     sleeping = client.execute("time.sleep(60)")
-    time.sleep(2)                                   # the cell is running
+    _wait_busy(client, sleeping)
+    time.sleep(0.5)                                 # the cell is running
     manager.interrupt_kernel()
     reply = client.get_shell_msg(timeout=30)
     assert reply["parent_header"]["msg_id"] == sleeping and reply["content"]["ename"] == "KeyboardInterrupt"
