@@ -8,6 +8,7 @@ and its trace saves and loads.  Screenshots go to the ``artifacts`` folder
 the test prints.
 """
 import re
+from contextlib import contextmanager
 
 import pytest
 from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
@@ -71,17 +72,28 @@ def notebook(tmp_path):
         yield url
 
 
+@contextmanager
+def _watching(url: str, name: str, height: int = 1100, start_ms: float = 120_000):
+    """Open notebook ``name``, run its first cell (it starts a watch) and wait for the page's first events.
+
+    Yields the page, the Explorer's root and its event count; fails if the page raised.
+    """
+    with chromium_page(1400, height) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_notebook(page, url, name)
+        run_cell(page, 0, timeout_ms=max(180_000, start_ms))
+        root = page.locator('[data-rlviz="explorer"]').first
+        count = root.locator('[data-rlviz="live-count"]')
+        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=start_ms)
+        yield page, root, count
+        assert errors == [], f"the page raised: {errors}"
+
+
 def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stops_from_the_page(notebook, tmp_path):
     """The same person's session on a driver-only pipeline (no Ray to start): growth, graph, follow, stop."""
     artifacts = tmp_path / "artifacts"
-    with chromium_page(1400, 1100) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, notebook, "local.ipynb")
-        run_cell(page, 0)
-        root = page.locator('[data-rlviz="explorer"]').first
-        count = root.locator('[data-rlviz="live-count"]')
-        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
+    with _watching(notebook, "local.ipynb") as (page, root, count):
         _grows_while_busy(page, count, artifacts / "local-1-growing.png", root)
         graph_text = root.locator('[data-rlviz="graph"]').evaluate("pane => pane.textContent")
         assert "numbers.for_each()" in graph_text and "earlier" not in graph_text, graph_text
@@ -96,31 +108,19 @@ def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stop
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=120_000)
         _check_after(page, 2)
         root.screenshot(path=str(artifacts / "local-2-stopped.png"))
-        assert errors == [], f"the page raised: {errors}"
 
 
 def test_the_kernels_interrupt_button_stops_a_watch_and_the_page_says_so(notebook, tmp_path):
     """With the kernel idle (the watch runs in its thread), the toolbar's interrupt stops the run, shown in the view."""
     artifacts = tmp_path / "artifacts"
-    with chromium_page(1400, 1100) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, notebook, "interrupt.ipynb")
-        run_cell(page, 0)
-        root = page.locator('[data-rlviz="explorer"]').first
-        count = root.locator('[data-rlviz="live-count"]')
-        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
+    with _watching(notebook, "interrupt.ipynb") as (page, root, _count):
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("running")
         page.locator('.jp-NotebookPanel-toolbar [data-command="notebook:interrupt-kernel"]').first.click()
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped by an error", timeout=60_000)
         expect(root.locator('[data-rlviz="error"]')).to_contain_text("KeyboardInterrupt: the kernel was interrupted")
         root.screenshot(path=str(artifacts / "interrupted.png"))
-        run_cell(page, 1)
-        text = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-OutputArea-output").last.inner_text()
-        found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", text)
-        assert found and found.groups()[0::4] == ("False", "KeyboardInterrupt"), text
-        assert found.group(2) == "False" and int(found.group(4)) > 0, text
-        assert errors == [], f"the page raised: {errors}"
+        running, thread_alive, _iterations, loaded, error = _state_after(page, 1)
+        assert (running, thread_alive, error) == ("False", "False", "KeyboardInterrupt") and int(loaded) > 0
 
 
 def _grows_while_busy(page, count, shot, root):
@@ -142,29 +142,26 @@ def _grows_while_busy(page, count, shot, root):
     expect(cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=60_000)
 
 
-def _check_after(page, index):
-    """Run the last cell: the run stopped, its thread is gone, it made steps, its trace saves and loads."""
+def _state_after(page, index):
+    """Run cell ``index`` (it prints "state ..."); its fields: running, thread alive, iterations, events loaded, error."""
     run_cell(page, index, timeout_ms=240_000)
     text = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output").last.inner_text()
     found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", text)
-    assert found, f"the last cell printed {text!r}"
-    running, thread_alive, iterations, loaded, error = found.groups()
-    assert (running, thread_alive, error) == ("False", "False", "None"), text
-    assert int(iterations) >= 1 and int(loaded) > 0, text
+    assert found, f"the cell printed {text!r}"
+    return found.groups()
+
+
+def _check_after(page, index):
+    """Run the last cell: the run stopped, its thread is gone, it made steps, its trace saves and loads."""
+    running, thread_alive, iterations, loaded, error = _state_after(page, index)
+    assert (running, thread_alive, error) == ("False", "False", "None")
+    assert int(iterations) >= 1 and int(loaded) > 0, (iterations, loaded)
 
 
 def test_a_watched_dqn_run_grows_in_the_page_while_another_cell_runs_and_stops_from_the_page(notebook, tmp_path):
     artifacts = tmp_path / "artifacts"
     print(f"screenshots in {artifacts}")
-    with chromium_page(1400, 1300) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, notebook, "watch.ipynb")
-        run_cell(page, 0, timeout_ms=240_000)
-        root = page.locator('[data-rlviz="explorer"]').first
-        count = root.locator('[data-rlviz="live-count"]')
-        expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=180_000)
-
+    with _watching(notebook, "watch.ipynb", height=1300, start_ms=240_000) as (page, root, count):
         _grows_while_busy(page, count, artifacts / "1-growing.png", root)
 
         curve = root.locator('[data-rlviz="return-curve"]')
@@ -176,4 +173,3 @@ def test_a_watched_dqn_run_grows_in_the_page_while_another_cell_runs_and_stops_f
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=180_000)
         _check_after(page, 2)
         root.screenshot(path=str(artifacts / "3-stopped.png"))
-        assert errors == [], f"the page raised: {errors}"
