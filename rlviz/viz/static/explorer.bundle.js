@@ -402,7 +402,7 @@ function orderEvents(model, strip = model.meta.order) {
     () => ({ list: new Uint32Array(1024) })
   );
   let size = placedBefore(model, cache.list, cache.size, cache.upTo);
-  cache.list = withRoom(cache.list, size, size + byEnd.length - cache.upTo);
+  cache.list = withRoom(cache.list, size + byEnd.length - cache.upTo, size);
   for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
@@ -437,9 +437,9 @@ function placedBefore(model, list, size, position) {
   }
   return lo;
 }
-function withRoom(array, kept, size) {
+function withRoom(array, size, kept = array.length) {
   if (size <= array.length) return array;
-  const bigger = new array.constructor(Math.max(2 * array.length, size));
+  const bigger = new array.constructor(Math.max(size, 2 * array.length, 16));
   bigger.set(array.subarray(0, kept));
   return bigger;
 }
@@ -574,8 +574,8 @@ function mergeEvents(model, strip) {
   const kept = placedBefore(model, cache.events, cache.size, cache.upTo);
   for (let k = kept; k < cache.size; k++) if (cache.group[k] >= 0) cache.linked--;
   const room = kept + byEnd.length - cache.upTo;
-  cache.events = withRoom(cache.events, kept, room);
-  cache.group = withRoom(cache.group, kept, room);
+  cache.events = withRoom(cache.events, room, kept);
+  cache.group = withRoom(cache.group, room, kept);
   let size = kept;
   for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
@@ -599,7 +599,7 @@ function inputsInOrder(model, strip, groupOf) {
     () => ({ group: new Int32Array(1024) })
   );
   const kept = placedBefore(model, events, Math.min(cache.size, events.length), cache.upTo);
-  cache.group = withRoom(cache.group, kept, events.length);
+  cache.group = withRoom(cache.group, events.length, kept);
   for (let k = kept; k < events.length; k++) cache.group[k] = groupOf[model.node[events[k]]];
   cache.size = events.length;
   cache.upTo = model.byEnd.length;
@@ -848,12 +848,6 @@ function linkState(model) {
   };
   return { in: side(model.inOffsets, model.inputs), out: side(model.outOffsets, model.outputs) };
 }
-function grown(array, size) {
-  if (size <= array.length) return array;
-  const bigger = new array.constructor(Math.max(size, 2 * array.length, MIN_ROOM));
-  bigger.set(array);
-  return bigger;
-}
 function mergeSide(side, keys, values, byValue, from, to) {
   const m = keys.length;
   const order = Array.from({ length: m }, (_, j) => j).sort((a2, b2) => keys[a2] - keys[b2] || (byValue ? values[a2] - values[b2] : a2 - b2));
@@ -861,9 +855,9 @@ function mergeSide(side, keys, values, byValue, from, to) {
   for (let j = 0; j < m; j++) k0 = Math.min(k0, keys[j]);
   const pos = side.offsets[k0];
   const tailKeys = side.keys.slice(pos, side.size), tailValues = side.values.slice(pos, side.size);
-  side.keys = grown(side.keys, side.size + m);
-  side.values = grown(side.values, side.size + m);
-  side.offsets = grown(side.offsets, to + 1);
+  side.keys = withRoom(side.keys, side.size + m);
+  side.values = withRoom(side.values, side.size + m);
+  side.offsets = withRoom(side.offsets, to + 1);
   let a = 0, b = 0, k = pos;
   while (a < tailKeys.length || b < m) {
     const j = order[b];
@@ -895,8 +889,8 @@ function growOrder(model, from, to) {
     pos = a2;
   }
   const tail = state.byEnd.slice(pos, size);
-  state.byEnd = grown(state.byEnd, to);
-  state.rank = grown(state.rank, to);
+  state.byEnd = withRoom(state.byEnd, to);
+  state.rank = withRoom(state.rank, to);
   let a = 0, b = 0, k = pos;
   while (a < tail.length || b < fresh.length) {
     const old = b >= fresh.length || a < tail.length && endOf(tail[a]) <= endOf(fresh[b]);
@@ -939,14 +933,6 @@ function zeroCounters(count) {
     busy: new Float64Array(count)
   };
 }
-function grown2(array, size) {
-  if (size <= array.length) return array;
-  let capacity = array.length;
-  while (capacity < size) capacity *= 2;
-  const bigger = new array.constructor(capacity);
-  bigger.set(array);
-  return bigger;
-}
 function appendChunk(live, message, buffers) {
   const decoded = decodeColumns(message, buffers);
   const structure = Boolean(message.structure);
@@ -964,7 +950,7 @@ function appendChunk(live, message, buffers) {
   }
   const count = message.count, at = live.n;
   for (const name of COLUMNS2) {
-    live.columns[name] = grown2(live.columns[name], at + count);
+    live.columns[name] = withRoom(live.columns[name], at + count);
     live.columns[name].set(decoded[name], at);
   }
   live.n += count;
@@ -978,8 +964,8 @@ function appendChunk(live, message, buffers) {
 }
 function addPairs(live, consumers, producers) {
   const pairs = live.pairs;
-  pairs.consumer = grown2(pairs.consumer, pairs.n + consumers.length);
-  pairs.producer = grown2(pairs.producer, pairs.n + consumers.length);
+  pairs.consumer = withRoom(pairs.consumer, pairs.n + consumers.length);
+  pairs.producer = withRoom(pairs.producer, pairs.n + consumers.length);
   for (let k = 0; k < consumers.length; k++) {
     if (consumers[k] < live.base || producers[k] < live.base) continue;
     pairs.consumer[pairs.n] = consumers[k];

@@ -449,7 +449,7 @@ export function orderEvents(model, strip = model.meta.order) {
   const cache = orderCache(model, `order:${strip.groups.map((g) => g.node).join(",")}`,
     () => ({ list: new Uint32Array(1024) }));
   let size = placedBefore(model, cache.list, cache.size, cache.upTo);
-  cache.list = withRoom(cache.list, size, size + byEnd.length - cache.upTo);
+  cache.list = withRoom(cache.list, size + byEnd.length - cache.upTo, size);
   for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
     if (group[model.node[i]] >= 0 && (model.flags[i] & 3) === ITEM) cache.list[size++] = i;
@@ -490,10 +490,13 @@ function placedBefore(model, list, size, position) {
   return lo;
 }
 
-/** `array` if it holds `size` entries, else a bigger copy of its first `kept`. */
-function withRoom(array, kept, size) {
+/**
+ * `array` if it holds `size` entries, else a copy of its first `kept` entries with room for at
+ * least `size` (twice the old length, so growing by small steps copies rarely).
+ */
+export function withRoom(array, size, kept = array.length) {
   if (size <= array.length) return array;
-  const bigger = new array.constructor(Math.max(2 * array.length, size));
+  const bigger = new array.constructor(Math.max(size, 2 * array.length, 16));
   bigger.set(array.subarray(0, kept));
   return bigger;
 }
@@ -644,8 +647,8 @@ export function mergeEvents(model, strip) {
   const kept = placedBefore(model, cache.events, cache.size, cache.upTo);
   for (let k = kept; k < cache.size; k++) if (cache.group[k] >= 0) cache.linked--;
   const room = kept + byEnd.length - cache.upTo;
-  cache.events = withRoom(cache.events, kept, room);
-  cache.group = withRoom(cache.group, kept, room);
+  cache.events = withRoom(cache.events, room, kept);
+  cache.group = withRoom(cache.group, room, kept);
   let size = kept;
   for (let k = cache.upTo; k < byEnd.length; k++) {
     const i = byEnd[k];
@@ -668,7 +671,7 @@ function inputsInOrder(model, strip, groupOf) {
   const cache = orderCache(model, `inputs:${strip.groups.map((g) => g.node).join(",")}`,
     () => ({ group: new Int32Array(1024) }));
   const kept = placedBefore(model, events, Math.min(cache.size, events.length), cache.upTo);
-  cache.group = withRoom(cache.group, kept, events.length);
+  cache.group = withRoom(cache.group, events.length, kept);
   for (let k = kept; k < events.length; k++) cache.group[k] = groupOf[model.node[events[k]]];
   cache.size = events.length;
   cache.upTo = model.byEnd.length;

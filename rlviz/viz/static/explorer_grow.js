@@ -2,7 +2,7 @@
 // proportional to them: each row keeps spare room (doubled when full), new events are merged
 // into the tail of their row from the first position they reach (an actor's increment that lands
 // before a tail already shown re-sorts only that tail), links and the completion order likewise.
-import { NOT_READY, ERROR, invalidateOrderFrom, sortRow } from "./explorer_core.js";
+import { NOT_READY, ERROR, invalidateOrderFrom, sortRow, withRoom } from "./explorer_core.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
 const MIN_ROOM = 16;
@@ -137,13 +137,6 @@ function linkState(model) {
   return { in: side(model.inOffsets, model.inputs), out: side(model.outOffsets, model.outputs) };
 }
 
-function grown(array, size) {
-  if (size <= array.length) return array;
-  const bigger = new array.constructor(Math.max(size, 2 * array.length, MIN_ROOM));
-  bigger.set(array);
-  return bigger;
-}
-
 /**
  * Merge links (keys[j] -> values[j]) into one side, kept ordered by key, then by value (`byValue`)
  * or by arrival; offsets are rewritten from the smallest new key (or the old end) to `to`.
@@ -156,9 +149,9 @@ function mergeSide(side, keys, values, byValue, from, to) {
   for (let j = 0; j < m; j++) k0 = Math.min(k0, keys[j]);
   const pos = side.offsets[k0];
   const tailKeys = side.keys.slice(pos, side.size), tailValues = side.values.slice(pos, side.size);
-  side.keys = grown(side.keys, side.size + m);
-  side.values = grown(side.values, side.size + m);
-  side.offsets = grown(side.offsets, to + 1);
+  side.keys = withRoom(side.keys, side.size + m);
+  side.values = withRoom(side.values, side.size + m);
+  side.offsets = withRoom(side.offsets, to + 1);
   let a = 0, b = 0, k = pos;
   while (a < tailKeys.length || b < m) {
     const j = order[b];
@@ -189,8 +182,8 @@ function growOrder(model, from, to) {
     pos = a;
   }
   const tail = state.byEnd.slice(pos, size);
-  state.byEnd = grown(state.byEnd, to);
-  state.rank = grown(state.rank, to);
+  state.byEnd = withRoom(state.byEnd, to);
+  state.rank = withRoom(state.rank, to);
   let a = 0, b = 0, k = pos;
   while (a < tail.length || b < fresh.length) {
     const old = b >= fresh.length || (a < tail.length && endOf(tail[a]) <= endOf(fresh[b]));

@@ -5,7 +5,7 @@
 // events only (explorer_grow.js); a trim or a new node rebuilds it from what is held, so the
 // front is trimmed in batches (once it is a quarter of what is held) and a refresh under a
 // window costs, on average, in proportion to its new events.
-import { buildModel, decodeColumns } from "./explorer_core.js";
+import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
@@ -33,15 +33,6 @@ function zeroCounters(count) {
     errors: new Float64Array(count), busy: new Float64Array(count) };
 }
 
-function grown(array, size) {
-  if (size <= array.length) return array;
-  let capacity = array.length;
-  while (capacity < size) capacity *= 2;
-  const bigger = new array.constructor(capacity);
-  bigger.set(array);
-  return bigger;
-}
-
 /**
  * Append one chunk: meta {first_id, count, held_from, texts, dropped, structure?, columns} and
  * its buffers (start, duration, node, flags, item, in_consumer, in_producer, in_dropped).
@@ -65,7 +56,7 @@ export function appendChunk(live, message, buffers) {
   }
   const count = message.count, at = live.n;
   for (const name of COLUMNS) {
-    live.columns[name] = grown(live.columns[name], at + count);
+    live.columns[name] = withRoom(live.columns[name], at + count);
     live.columns[name].set(decoded[name], at);
   }
   live.n += count;
@@ -81,8 +72,8 @@ export function appendChunk(live, message, buffers) {
 /** Keep the links (consumer id, producer id) between events held: a link to one the page trimmed is gone. */
 function addPairs(live, consumers, producers) {
   const pairs = live.pairs;
-  pairs.consumer = grown(pairs.consumer, pairs.n + consumers.length);
-  pairs.producer = grown(pairs.producer, pairs.n + consumers.length);
+  pairs.consumer = withRoom(pairs.consumer, pairs.n + consumers.length);
+  pairs.producer = withRoom(pairs.producer, pairs.n + consumers.length);
   for (let k = 0; k < consumers.length; k++) {
     if (consumers[k] < live.base || producers[k] < live.base) continue;
     pairs.consumer[pairs.n] = consumers[k];
