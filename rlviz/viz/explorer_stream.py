@@ -6,6 +6,13 @@ one chunk of the events that arrived since the last one: typed columns plus
 links as (consumer id, producer id) pairs, about 20 bytes per event.  Event
 ids are the store's, so a link to an event sent earlier stays right and the
 page never re-sorts what it holds.
+
+Each chunk carries its own time base (``time_base``, microseconds since the
+origin): its starts are microseconds after that base, so a run of hours or
+days keeps microsecond precision in 32 bits per event.  A column whose values
+do not fit 32 bits (a chunk spanning more than 71 minutes, as the first chunk
+of a page that joins a long run late) travels as float64 instead: times are
+never clamped.
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
 __all__ = ["LiveEncoder", "LIVE_UNIT_NS"]
 
-#: Time unit of a live page's columns: 1 microsecond, so uint32 starts cover 71 minutes of run.
+#: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
@@ -72,12 +79,13 @@ class LiveEncoder:
                 self.used |= fresh
                 structure = self._structure()
         c = appended.columns
-        start = np.clip((c["start_ns"] - self.origin_ns) // LIVE_UNIT_NS, 0, _UINT32_MAX)
-        end = np.clip((c["end_ns"] - self.origin_ns) // LIVE_UNIT_NS, 0, _UINT32_MAX)
+        start = np.maximum((c["start_ns"] - self.origin_ns) // LIVE_UNIT_NS, 0)
+        end = np.maximum((c["end_ns"] - self.origin_ns) // LIVE_UNIT_NS, start)
+        time_base = int(start.min()) if len(start) else 0
         item, kinds = _items(c)
         linked = producers >= 0
         columns = {
-            "start": start.astype("<u4"), "duration": (end - start).astype("<u4"),
+            "start": _narrowest_time(start - time_base), "duration": _narrowest_time(end - start),
             "node": nodes.astype("<u2"), "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
             "item": item,
             "in_consumer": appended.input_owner[linked].astype("<u4"),
@@ -90,7 +98,7 @@ class LiveEncoder:
             buffers.append(data)
             specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": [len(data)]})
         meta = {"first_id": appended.first_id, "count": len(appended), "held_from": self.store.first_id,
-                "texts": texts, "dropped": appended.dropped, "columns": specs}
+                "time_base": time_base, "texts": texts, "dropped": appended.dropped, "columns": specs}
         if structure is not None:
             meta["structure"] = structure
         return Payload(meta, buffers)
@@ -135,6 +143,13 @@ def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
             "edges": [[shown[u], shown[v], count, back] for u, v, count, back in structure["edges"]],
             "lanes": [{**lane, "nodes": [shown[j] for j in lane["nodes"]]} for lane in structure["lanes"]],
             "orders": orders, "order": orders[-1] if orders else None}
+
+
+def _narrowest_time(microseconds: np.ndarray) -> np.ndarray:
+    """Non-negative microsecond counts as uint32 when they all fit, else float64 (exact up to 2**53 µs)."""
+    if microseconds.max(initial=0) <= _UINT32_MAX:
+        return microseconds.astype("<u4")
+    return microseconds.astype("<f8")
 
 
 def _items(c: dict) -> tuple[np.ndarray, np.ndarray]:

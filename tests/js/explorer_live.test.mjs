@@ -24,14 +24,19 @@ const STRUCTURE = {
  * links [consumer, producer, dropped?] (ids; dropped when the consumer took the value and dropped it).
  */
 function chunk(firstId, events, links = [], extra = {}) {
+  const times = (k) => {      // as the encoder sends them: uint32 when every value fits, else float64
+    const values = events.map((e) => e[k]);
+    return values.some((v) => v > 0xffffffff) ? Float64Array.from(values) : Uint32Array.from(values);
+  };
   const columns = {
-    start: Uint32Array.from(events.map((e) => e[1])), duration: Uint32Array.from(events.map((e) => e[2])),
+    start: times(1), duration: times(2),
     node: Uint16Array.from(events.map((e) => e[0])), flags: Uint8Array.from(events.map((e) => e[3] | (1 << 2))),
     item: Int32Array.from(events.map((e) => e[4])),
     in_consumer: Uint32Array.from(links.map((l) => l[0])), in_producer: Uint32Array.from(links.map((l) => l[1])),
     in_dropped: Uint8Array.from(links.map((l) => (l[2] ? 1 : 0))),
   };
-  const dtypes = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4",
+  const dtypes = { start: columns.start.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4",
+    duration: columns.duration.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4",
     in_dropped: "|u1" };
   const specs = Object.entries(columns).map(([name, v]) => ({ name, dtype: dtypes[name], length: v.length, chunks: [v.byteLength] }));
   return [{ first_id: firstId, count: events.length, held_from: extra.held_from ?? 0, texts: [], dropped: 0,
@@ -51,6 +56,20 @@ test("appended chunks grow the model, and links name events sent in earlier chun
   assert.equal(itemText(model, 3), "int 11");
   assert.equal(model.end, 33);
   assert.equal(hitTest(model, model.nodeRow[1], 31, 0), 3);
+});
+
+test("times are never clamped: a chunk's own time base and float64 columns place events hours and days in", () => {
+  const live = createLive(STRUCTURE);
+  const threeHours = 3 * 3600 * 1e6;                        // µs: far past the 71.6 minutes uint32 µs can count
+  appendChunk(live, ...chunk(0, [[0, 5, 7, 0, 1], [0, 1000, 2, 0, 2]], [], { time_base: threeHours }));
+  const threeDays = 3 * 24 * 3600 * 1e6, twoHours = 2 * 3600 * 1e6;
+  appendChunk(live, ...chunk(2, [[1, threeDays - threeHours, twoHours, 0, 3]], [], { time_base: threeHours }));
+  const model = liveModel(live);
+  assert.deepEqual(Array.from(model.start.subarray(0, 3)), [threeHours + 5, threeHours + 1000, threeDays]);
+  assert.deepEqual(Array.from(model.duration.subarray(0, 3)), [7, 2, twoHours]);
+  assert.equal(model.end, threeDays + twoHours);
+  assert.equal(hitTest(model, model.nodeRow[0], threeHours + 1001, 0), 1);
+  assert.equal(hitTest(model, model.nodeRow[1], threeDays + twoHours - 1, 0), 2);
 });
 
 test("a dropped input stays marked as the model grows and after the front is trimmed", () => {

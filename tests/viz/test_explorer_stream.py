@@ -39,7 +39,8 @@ def test_chunks_carry_every_event_once_with_links_by_id_and_structure_when_nodes
     assert columns["in_producer"].tolist() == list(range(10))
     assert columns["in_consumer"].tolist() == list(range(10, 20))
     assert columns["item"].tolist() == [2.5 * i for i in range(10)]          # floats travel as values
-    assert columns["start"].tolist() == [20 + i for i in range(10)]          # microseconds since the origin
+    assert second.meta["time_base"] == 20                                   # microseconds since the origin
+    assert columns["start"].tolist() == list(range(10))                      # microseconds since the time base
     assert encoder.next_chunk() is None
     _feed(store, recorder, cursor)
     assert encoder.next_chunk() is None                                    # nothing new: nothing sent
@@ -97,3 +98,31 @@ def test_nodes_of_an_earlier_plan_stay_in_the_list_hidden_and_out_of_the_layout(
     assert [edge[:2] for edge in structure["edges"]] == [[source, consumer]]     # store indices, this plan only
     assert sorted(k for lane in structure["lanes"] for k in lane["nodes"]) == [source, consumer]
     assert old_source not in {k for lane in structure["lanes"] for k in lane["nodes"]}
+
+
+def test_times_are_never_clamped_a_chunk_carries_its_own_base_and_wide_spans_travel_as_float64():
+    """Events 3 hours into a run keep microsecond precision; a chunk spanning 3 days is exact too."""
+    recorder = Recorder()
+    source = recorder.register(Node("a", "from_range", "from_range(9)"))
+    store = TraceStore(since_ns=0)
+    encoder = LiveEncoder(store)
+    hours_ns = 3 * 3600 * 10**9
+    recorder.record(source, hours_ns + 5_000, hours_ns + 12_000, ITEM, 1)
+    recorder.record(source, hours_ns + 1_000_000, hours_ns + 1_002_000, ITEM, 2)
+    cursor = _feed(store, recorder, ExportCursor())
+    chunk = encoder.next_chunk()
+    columns = decode_payload(Payload(chunk.meta, chunk.buffers))
+    assert columns["start"].dtype == np.dtype("<u4")                          # 32 bits per start, still
+    starts = chunk.meta["time_base"] + columns["start"].astype(np.int64)
+    assert starts.tolist() == [hours_ns // 1_000 + 5, hours_ns // 1_000 + 1_000]
+    assert columns["duration"].tolist() == [7, 2]
+    days_ns = 3 * 24 * 3600 * 10**9
+    recorder.record(source, hours_ns + 2_000_000, days_ns, ITEM, 3)            # a call of almost 3 days
+    recorder.record(source, days_ns, days_ns + 1_000, ITEM, 4)
+    _feed(store, recorder, cursor)
+    chunk = encoder.next_chunk()
+    columns = decode_payload(Payload(chunk.meta, chunk.buffers))
+    assert columns["start"].dtype == columns["duration"].dtype == np.dtype("<f8")   # the chunk spans days
+    starts = chunk.meta["time_base"] + columns["start"].astype(np.int64)
+    assert starts.tolist() == [hours_ns // 1_000 + 2_000, days_ns // 1_000]
+    assert columns["duration"].tolist() == [(days_ns - hours_ns - 2_000_000) // 1_000, 1]

@@ -66,7 +66,7 @@ function buildModel(meta, columns) {
   const fill = rowStart.slice(0, R);
   for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
   for (let r = 0; r < R; r++) sortRow(rowEvents, start, rowStart[r], rowEnd[r]);
-  const rowTimes = new Uint32Array(n);
+  const rowTimes = new Float64Array(n);
   for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
   const busy = new Float64Array(n + R);
   const polls = new Uint32Array(n + R);
@@ -772,7 +772,7 @@ function makeRoom(model, counts) {
     start[r + 1] = start[r] + Math.max(MIN_ROOM, 2 * need);
   }
   const total = start[R];
-  const events = new Uint32Array(total), times = new Uint32Array(total);
+  const events = new Uint32Array(total), times = new Float64Array(total);
   const busy = new Float64Array(total + R), polls = new Uint32Array(total + R);
   const end = new Uint32Array(R);
   for (let r = 0; r < R; r++) {
@@ -905,6 +905,7 @@ function growOrder(model, from, to) {
 
 // rlviz/viz/static/explorer_live.js
 var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
+var FLOAT_COLUMNS = /* @__PURE__ */ new Set(["start", "duration", "item"]);
 var TRIM_SHARE = 0.25;
 function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
@@ -920,7 +921,7 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     model: null,
     indexed: { n: 0, pairs: 0 }
   };
-  for (const name of COLUMNS2) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS2) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -953,6 +954,7 @@ function appendChunk(live, message, buffers) {
     live.columns[name] = withRoom(live.columns[name], at + count);
     live.columns[name].set(decoded[name], at);
   }
+  addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
   live.n += count;
   count_(live, at, live.n);
   addPairs(live, decoded.in_consumer, decoded.in_producer);
@@ -961,6 +963,10 @@ function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+function addTimeBase(start, from, to, timeBase) {
+  if (timeBase === 0) return;
+  for (let i = from; i < to; i++) start[i] += timeBase;
 }
 function addPairs(live, consumers, producers) {
   const pairs = live.pairs;

@@ -66,7 +66,7 @@ export function buildModel(meta, columns) {
   for (let i = 0; i < n; i++) rowEvents[fill[nodeRow[node[i]]]++] = i;
   for (let r = 0; r < R; r++) sortRow(rowEvents, start, rowStart[r], rowEnd[r]);
   // row-ordered copy of the starts: binary searches read one contiguous array
-  const rowTimes = new Uint32Array(n);
+  const rowTimes = new Float64Array(n);
   for (let k = 0; k < n; k++) rowTimes[k] = start[rowEvents[k]];
   // prefix sums with one extra slot per row: row r's slot for position k is at k + r
   const busy = new Float64Array(n + R);

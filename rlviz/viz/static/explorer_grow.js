@@ -62,7 +62,7 @@ function makeRoom(model, counts) {
     start[r + 1] = start[r] + Math.max(MIN_ROOM, 2 * need);
   }
   const total = start[R];
-  const events = new Uint32Array(total), times = new Uint32Array(total);
+  const events = new Uint32Array(total), times = new Float64Array(total);
   const busy = new Float64Array(total + R), polls = new Uint32Array(total + R);
   const end = new Uint32Array(R);
   for (let r = 0; r < R; r++) {

@@ -9,6 +9,8 @@ import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
+/** Held as doubles: items are values, times are microseconds since the origin (exact for 285 years). */
+const FLOAT_COLUMNS = new Set(["start", "duration", "item"]);
 /** The page trims the events that left the sender's window once they are this share of what it holds. */
 export const TRIM_SHARE = 0.25;
 
@@ -23,7 +25,7 @@ export function createLive(meta, trimShare = TRIM_SHARE) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
-  for (const name of COLUMNS) live.columns[name] = new (name === "item" ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -59,6 +61,7 @@ export function appendChunk(live, message, buffers) {
     live.columns[name] = withRoom(live.columns[name], at + count);
     live.columns[name].set(decoded[name], at);
   }
+  addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
   live.n += count;
   count_(live, at, live.n);
   addPairs(live, decoded.in_consumer, decoded.in_producer);
@@ -67,6 +70,12 @@ export function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/** A chunk's starts count from its own time base: make them count from the run's origin. */
+function addTimeBase(start, from, to, timeBase) {
+  if (timeBase === 0) return;
+  for (let i = from; i < to; i++) start[i] += timeBase;
 }
 
 /** Keep the links (consumer id, producer id) between events held: a link to one the page trimmed is gone. */
