@@ -17,14 +17,12 @@ import traitlets
 from rlviz.trace import Event, Trace
 from rlviz.viz.explorer_html import explorer_html, explorer_js
 from rlviz.viz.explorer_payload import encode_trace
+from rlviz.widgets.picture import timeline_png
 
 __all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
-#: The static fallback picture draws at most this many events (the earliest), so that showing a
-#: million-event view does not wait ~12 s for matplotlib to draw a picture a live page never shows.
-FALLBACK_EVENTS = 20_000
 #: The output type that carries the kernel-free Explorer page (``TraceView.standalone_html``).
 STANDALONE_MIME = "application/vnd.rlviz.explorer+html"
 #: Set this environment variable to 1 in a kernel, and every TraceView output also carries its
@@ -39,7 +37,8 @@ class TraceView(anywidget.AnyWidget):
     it (its producers and consumers are drawn with arrows), click a graph
     node to filter the timeline, ←/→ or Play to step in completion order,
     and search op or item text.  Without a live kernel (nbconvert, GitHub)
-    the output falls back to a PNG of the matplotlib timeline.
+    the output falls back to a PNG of the matplotlib timeline; a notebook
+    saved with its widget state shows the same picture in the view.
 
     Parameters
     ----------
@@ -88,6 +87,8 @@ class TraceView(anywidget.AnyWidget):
     op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     skip_not_ready = traitlets.Bool(False).tag(sync=True)
+    # the picture shown when no kernel answers (set when the view is displayed; saved with widget state)
+    _picture = traitlets.Bytes(b"").tag(sync=True)
 
     def __init__(self, trace: Trace, **kwargs: Any) -> None:
         if not isinstance(trace, Trace):
@@ -189,7 +190,9 @@ class TraceView(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
-        data["image/png"] = _timeline_png(self._trace)
+        if not self._picture:
+            self._picture = timeline_png(self._trace)
+        data["image/png"] = base64.b64encode(self._picture).decode("ascii")
         data["text/plain"] = f"TraceView of {self._trace!r}"
         if os.environ.get(EMBED_ENV) == "1":
             data[STANDALONE_MIME] = self.standalone_html()
@@ -202,30 +205,3 @@ def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:
     raise traitlets.TraitError(f"{name}={value!r} is not in this trace; valid values: "
                                f"{', '.join(map(repr, valid)) or '(none: the trace is empty)'}, or None for all")
 
-
-def _timeline_png(trace: Trace) -> str:
-    """The matplotlib timeline as base64 PNG: what a reader without a live kernel sees.
-
-    A trace longer than ``FALLBACK_EVENTS`` is drawn up to the end of its first ``FALLBACK_EVENTS``
-    calls, and the title says so.
-    """
-    import io
-
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from rlviz.viz import plot_timeline
-
-    window, title = None, None
-    if len(trace) > FALLBACK_EVENTS:
-        cut_ns = np.partition(trace.columns["start_ns"], FALLBACK_EVENTS)[FALLBACK_EVENTS]
-        window = (0.0, max(float(cut_ns - trace.start_ns) / 1e6, 1e-3))
-        title = (f"The first {FALLBACK_EVENTS:,} of {len(trace):,} calls (a static picture; "
-                 f"run the cell in a live kernel to explore them all)")
-    ax = plot_timeline(trace, window=window, title=title)
-    buffer = io.BytesIO()
-    try:
-        ax.figure.savefig(buffer, format="png", dpi=80)
-    finally:
-        plt.close(ax.figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")

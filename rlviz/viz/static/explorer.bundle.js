@@ -2475,8 +2475,32 @@ function splitChunks(meta, bytes) {
   }
   return buffers;
 }
+var PICTURE_DELAY_MS = 1e3;
+function showSavedPicture(el, model) {
+  const picture = model.get("_picture");
+  if (!picture || !picture.byteLength) return () => {
+  };
+  const bytes = new Uint8Array(picture.buffer, picture.byteOffset, picture.byteLength);
+  const url = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
+  const box = make("div", "rlviz-picture", "picture");
+  const note = make(
+    "div",
+    "rlviz-picture-note",
+    null,
+    "A picture of this view, saved with the notebook: run the cell in a kernel to explore it."
+  );
+  Object.assign(note.style, { color: "#555", fontStyle: "italic", fontSize: "12px", margin: "4px 0" });
+  const image = make("img");
+  image.style.maxWidth = "100%";
+  image.src = url;
+  image.alt = "the view's timeline";
+  box.append(note, image);
+  el.replaceChildren(box);
+  return () => URL.revokeObjectURL(url);
+}
 function render({ model, el }) {
-  let view = null;
+  let view = null, freePicture = () => {
+  };
   const token = Math.random().toString(36).slice(2);
   const showFailure = (error) => {
     const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
@@ -2539,7 +2563,12 @@ function render({ model, el }) {
   };
   for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
   model.send({ type: "ready", view: token });
+  const waiting = setTimeout(() => {
+    if (!view) freePicture = showSavedPicture(el, model);
+  }, PICTURE_DELAY_MS);
   return () => {
+    clearTimeout(waiting);
+    freePicture();
     model.off("msg:custom", onMessage);
     for (const [event, handler] of Object.entries(follow)) model.off(event, handler);
     if (view) view.destroy();
@@ -2547,6 +2576,7 @@ function render({ model, el }) {
 }
 var explorer_default = { render };
 export {
+  PICTURE_DELAY_MS,
   base64Bytes,
   explorer_default as default,
   mountExplorer,

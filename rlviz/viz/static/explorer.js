@@ -292,9 +292,35 @@ export function splitChunks(meta, bytes) {
   return buffers;
 }
 
+/** How long a view waits for its data before it shows the picture saved with the widget instead. */
+export const PICTURE_DELAY_MS = 1000;
+
+/**
+ * Show the widget's saved picture (its `_picture` trait, PNG bytes) in `el`, if it has one: what a
+ * notebook reopened from its saved widget state shows, where no kernel answers the view's "ready".
+ * Returns a function that frees the picture's URL.
+ */
+function showSavedPicture(el, model) {
+  const picture = model.get("_picture");
+  if (!picture || !picture.byteLength) return () => {};
+  const bytes = new Uint8Array(picture.buffer, picture.byteOffset, picture.byteLength);
+  const url = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
+  const box = make("div", "rlviz-picture", "picture");
+  const note = make("div", "rlviz-picture-note", null,
+    "A picture of this view, saved with the notebook: run the cell in a kernel to explore it.");
+  Object.assign(note.style, { color: "#555", fontStyle: "italic", fontSize: "12px", margin: "4px 0" });
+  const image = make("img");
+  image.style.maxWidth = "100%";
+  image.src = url;
+  image.alt = "the view's timeline";
+  box.append(note, image);
+  el.replaceChildren(box);
+  return () => URL.revokeObjectURL(url);
+}
+
 /** anywidget entry point: the Python side sends the payload when the view says it is ready. */
 function render({ model, el }) {
-  let view = null;
+  let view = null, freePicture = () => {};
   const token = Math.random().toString(36).slice(2);   // custom messages reach every view: name ours
   const showFailure = (error) => {
     const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
@@ -353,7 +379,10 @@ function render({ model, el }) {
   };
   for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
   model.send({ type: "ready", view: token });
+  const waiting = setTimeout(() => { if (!view) freePicture = showSavedPicture(el, model); }, PICTURE_DELAY_MS);
   return () => {
+    clearTimeout(waiting);
+    freePicture();
     model.off("msg:custom", onMessage);
     for (const [event, handler] of Object.entries(follow)) model.off(event, handler);
     if (view) view.destroy();
