@@ -1,6 +1,7 @@
 """Figure plumbing shared by the views: new axes, notes on empty figures, input checks."""
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from rlviz.trace import Trace
@@ -12,7 +13,12 @@ __all__ = ["new_axes", "draw_note", "check_trace", "check_axes", "literal_text"]
 
 
 def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
-    """``ax`` itself, or the axes of a new pyplot figure of ``figsize`` inches.
+    """``ax`` itself, or the axes of a new figure of ``figsize`` inches.
+
+    On the main thread the figure is pyplot's (a notebook shows it inline);
+    on any other thread (a live view drawing its picture when its run ends)
+    it is a plain Agg figure, since pyplot's figure registry is not
+    thread-safe.
 
     Parameters
     ----------
@@ -33,6 +39,13 @@ def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
     check_axes(ax)
     if ax is not None:
         return ax
+    if threading.current_thread() is not threading.main_thread():
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=figsize, layout="constrained")
+        FigureCanvasAgg(figure)
+        return figure.add_subplot()
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=figsize, layout="constrained")

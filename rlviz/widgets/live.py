@@ -22,6 +22,7 @@ from rlviz.trace import Trace, record
 from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_stream import LiveEncoder
 from rlviz.widgets.interrupts import on_kernel_interrupt
+from rlviz.widgets.picture import timeline_png
 
 __all__ = ["LiveView", "watch", "train_progress", "REFRESH_S"]
 
@@ -112,6 +113,8 @@ class LiveView(anywidget.AnyWidget):
     """
 
     _esm = traitlets.Unicode().tag(sync=True)
+    # the picture shown when no kernel answers (the timeline once the run ends; saved with widget state)
+    _picture = traitlets.Bytes(b"").tag(sync=True)
 
     def __init__(self, target: Any, *, seconds: float | None = None, iterations: int | None = None,
                  window_s: float | None = None) -> None:
@@ -265,6 +268,14 @@ class LiveView(anywidget.AnyWidget):
             self._refresh()
             self._thread.join(max(0.0, REFRESH_S - (time.monotonic() - started)))
         self._refresh()                            # the last events and the final status
+        self._keep_picture()
+
+    def _keep_picture(self) -> None:
+        """The run's timeline as the view's saved picture (what a notebook reopened without a kernel shows)."""
+        try:
+            self._picture = timeline_png(self.trace)
+        except Exception as err:                   # a picture that cannot be drawn is shown, the trace stays
+            self.send({"type": "error", "message": f"drawing the saved picture failed: {_describe(err)}"})
 
     def _refresh(self) -> None:
         try:

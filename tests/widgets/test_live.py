@@ -76,6 +76,17 @@ def test_a_limited_run_ends_by_itself_and_its_trace_is_a_normal_trace(tmp_path):
     assert len(rlviz.Trace.load(tmp_path / "t.json")) == len(trace)
 
 
+def test_a_finished_run_keeps_its_timeline_as_the_saved_picture():
+    """Drawn off the main thread (the refresher's), without touching pyplot's figure registry."""
+    import matplotlib.pyplot as plt
+
+    figures = plt.get_fignums()
+    live = rlviz.watch(_pipeline(), iterations=50)
+    live.join(timeout=120)
+    assert live._picture.startswith(b"\x89PNG\r\n\x1a\n") and len(live._picture) > 5_000
+    assert plt.get_fignums() == figures
+
+
 def test_pause_resume_and_stop_from_python():
     live = rlviz.watch(_pipeline(10_000_000, pause_s=0.001))
     _wait(lambda: live.iterations > 10)

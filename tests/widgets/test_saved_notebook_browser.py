@@ -5,7 +5,8 @@ it restores the widget models from the state saved in the notebook (the
 "Save Widget State Automatically" setting, which the docs page "Sharing a
 notebook" tells users to turn on) and shows "Error displaying widget: model
 not found" for a model it does not have.  rlviz's widgets keep their picture
-in a synced trait, so the restored view shows it.
+in a synced trait (a ``LiveView`` from the end of its run), so the restored
+view shows it.
 """
 import json
 import re
@@ -24,6 +25,10 @@ CELLS = [
     "rlviz.show(trace)",
     "TraceStepper(trace)",
     "RoundRobinPlayground()",
+    "from rlviz.iter.local import LocalIterator\n"
+    "live = rlviz.watch(LocalIterator(lambda timeout: iter(range(300)), name='numbers').for_each(lambda x: 2 * x))\n"
+    "live",
+    "live.join(timeout=120)\nprint('picture', len(live._picture) > 0)",
 ]
 
 
@@ -50,7 +55,8 @@ def test_a_saved_notebook_reopened_shows_the_widgets_pictures_not_errors(tmp_pat
         open_notebook(page, url, "saved.ipynb")
         for index in range(len(CELLS)):
             run_cell(page, index)
-        expect(page.locator("[data-rlviz=timeline]").first).to_be_visible(timeout=60_000)   # the live Explorer
+        expect(page.locator("[data-rlviz=timeline]")).to_have_count(2, timeout=60_000)   # both live Explorers
+        expect(page.get_by_text("picture True")).to_be_visible()
         page.keyboard.press("Control+s")
         expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=30_000)
         saved = json.loads((root / "saved.ipynb").read_text())
@@ -58,11 +64,13 @@ def test_a_saved_notebook_reopened_shows_the_widgets_pictures_not_errors(tmp_pat
         _shut_kernels_down(page, url)
 
         page.goto(f"{url}/lab/tree/saved.ipynb")                    # reopened: a fresh kernel, no models
-        picture = page.locator("[data-rlviz=picture] img")
-        expect(picture).to_be_visible(timeout=120_000)
-        assert page.locator("[data-rlviz=picture]").inner_text().startswith("A picture of this view")
-        width = picture.evaluate("img => img.naturalWidth")
-        assert width > 200, width                                    # a decoded PNG, not a broken image
+        pictures = page.locator("[data-rlviz=picture] img")
+        expect(pictures).to_have_count(2, timeout=120_000)           # TraceView's and LiveView's
+        for k in range(2):
+            expect(pictures.nth(k)).to_be_visible()
+            assert page.locator("[data-rlviz=picture]").nth(k).inner_text().startswith("A picture of this view")
+            width = pictures.nth(k).evaluate("img => img.naturalWidth")
+            assert width > 200, width                                # a decoded PNG, not a broken image
         expect(page.locator(".jp-OutputArea-output", has_text="Step")).not_to_have_count(0)   # the stepper
         expect(page.get_by_text(re.compile("Concurrently"))).not_to_have_count(0)           # the playground
         page.screenshot(path=str(tmp_path / "reopened.png"))
