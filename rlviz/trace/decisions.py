@@ -208,6 +208,47 @@ class Decisions:
                 raise ValueError("each decision spec must be an object with \"children\" and \"weights\" lists")
         return cls(specs, columns)
 
+    def rounds(self, union: int) -> list[dict]:
+        """Union ``union``'s polls grouped by round, in the order they were made.
+
+        The rule the Explorer's order pane draws (``roundRows`` in its
+        ``explorer_core.js``; a parity test holds the two together): a poll is
+        a decision row of that union whose outcome is an item or not-ready (a
+        child that leaves the union is not a poll of a turn); consecutive
+        polls with the same round number form one round.
+
+        Parameters
+        ----------
+        union : int
+            Index of the union in ``specs``.
+
+        Returns
+        -------
+        list of dict
+            One ``{"round": n, "cells": [{"child", "not_ready", "event"}, ...]}``
+            per round; ``event`` is the child's call, else the union's, -1
+            when neither is in the trace.
+
+        Raises
+        ------
+        IndexError
+            If ``union`` names no union of ``specs``.
+        """
+        if not 0 <= union < len(self.specs):
+            raise IndexError(f"union {union} is not one of this trace's {len(self.specs)} unions "
+                             f"(0..{len(self.specs) - 1})")
+        c = self.columns
+        polls = np.flatnonzero((c["union"] == union) & ((c["outcome"] == _ITEM) | (c["outcome"] == _NOT_READY)))
+        rounds: list[dict] = []
+        for row in polls.tolist():
+            number = int(c["round"][row])
+            if not rounds or rounds[-1]["round"] != number:
+                rounds.append({"round": number, "cells": []})
+            event = int(c["event"][row]) if c["event"][row] >= 0 else int(c["union_event"][row])
+            rounds[-1]["cells"].append({"child": int(c["child"][row]),
+                                        "not_ready": bool(c["outcome"][row] == _NOT_READY), "event": event})
+        return rounds
+
     def next_children(self) -> np.ndarray:
         """Per row, the child the same union pulled next (-1 after its last row); computed once."""
         if self._next_child is None:

@@ -1,0 +1,102 @@
+"""Rules the Explorer applies in JS and rlviz applies in Python give the same answers on the same trace.
+
+docs/design.md ("Rules written twice") states each rule once: the outcome and
+item-kind bits of an event (``flags = outcome | kind << 2``, read back as an
+outcome name and an item text) and the grouping of a union's polls into
+rounds.  Each test runs one recorded trace through both sides.
+"""
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.iter.sentinel import NOT_READY
+from rlviz.ops import Concurrently
+from rlviz.viz.explorer_payload import encode_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (make test installs it)")
+
+SCRIPT = """
+import { readFileSync } from "node:fs";
+import { OUTCOMES, buildModel, decodeColumns, itemText, roundRows } from "%s";
+const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const bytes = new Uint8Array(readFileSync(process.argv[3]));
+const buffers = [];
+let at = 0;
+for (const spec of meta.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+const model = buildModel(meta, decodeColumns(meta, buffers));
+const events = [];
+for (let i = 0; i < model.n; i++) events.push([OUTCOMES[model.flags[i] & 3], itemText(model, i)]);
+const rounds = meta.decisions.specs.map((_, union) => roundRows(meta.decisions, union).rounds);
+console.log(JSON.stringify({ events, rounds }));
+"""
+
+
+def _op(name, not_ready_first=0, gaps=False, items=None):
+    def source(timeout):
+        yield from [NOT_READY] * not_ready_first
+        for i, item in enumerate(items if items is not None else range(10_000)):
+            yield item if items is not None else f"{name}{i}"
+            if gaps:
+                yield NOT_READY
+    return LocalIterator(source, name=name).named(name)
+
+
+def _through_js(trace, tmp_path) -> dict:
+    payload = encode_trace(trace)
+    (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
+    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
+    script = tmp_path / "parity.mjs"
+    script.write_text(SCRIPT % (ROOT / "rlviz/viz/static/explorer_core.js").as_uri())
+    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.fixture(scope="module")
+def mixed_trace():
+    """Every outcome and item kind, and unions with weights 2 : 1 : '*', 1 : 0.5 and a child that ends."""
+    random.seed(5)
+    with rlviz.record() as trace:
+        Concurrently([_op("Store"), _op("Train", not_ready_first=3), _op("Log")],
+                     round_robin_weights=[2, 1, "*"], output_indexes=[1]).take(6)
+        Concurrently([_op("A"), _op("B", gaps=True)], round_robin_weights=[1, 0.5]).take(30)
+        kinds = [7, -2**40, 2.5, True, "text", [1, 2, 3], {"k": 1}, None, b"xy"]
+        Concurrently([_op("Kinds", items=kinds), _op("Rest")], mode="round_robin").take(40)
+        try:
+            LocalIterator(lambda timeout: iter([1, 0]), name="fails").for_each(lambda x: 1 // x).take(3)
+        except ZeroDivisionError:
+            pass
+    return trace
+
+
+def test_outcome_and_item_text_of_every_event_match(mixed_trace, tmp_path):
+    page = _through_js(mixed_trace, tmp_path)
+    python = [[event.outcome, event.item] for event in mixed_trace.events]
+    assert page["events"] == python
+    assert {outcome for outcome, _ in python} == {"item", "not_ready", "stop", "error"}
+    assert len({text.split(" ")[0] for _, text in python if text}) >= 5           # several item kinds
+
+
+def test_rounds_of_every_union_match(mixed_trace, tmp_path):
+    page = _through_js(mixed_trace, tmp_path)
+    decisions = mixed_trace.decisions
+    python = [[{"round": r["round"], "cells": [{"child": c["child"], "notReady": c["not_ready"], "event": c["event"]}
+                                               for c in r["cells"]]} for r in decisions.rounds(union)]
+              for union in range(len(decisions.specs))]
+    assert page["rounds"] == python
+    assert len(python) == 3 and all(len(rounds) >= 3 for rounds in python)
+    assert any(cell["notReady"] for rounds in python for r in rounds for cell in r["cells"])
+
+
+def test_rounds_refuse_a_union_the_trace_does_not_have(mixed_trace):
+    with pytest.raises(IndexError, match="is not one of this trace's 3 unions"):
+        mixed_trace.decisions.rounds(3)
