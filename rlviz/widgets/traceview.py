@@ -18,7 +18,7 @@ from rlviz.trace import Event, Trace
 from rlviz.viz.explorer_html import explorer_html, explorer_js
 from rlviz.viz.explorer_payload import encode_trace
 
-__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
+__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "timeline_png"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
@@ -189,7 +189,7 @@ class TraceView(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
-        data["image/png"] = _timeline_png(self._trace)
+        data["image/png"] = timeline_png(self._trace)
         data["text/plain"] = f"TraceView of {self._trace!r}"
         if os.environ.get(EMBED_ENV) == "1":
             data[STANDALONE_MIME] = self.standalone_html()
@@ -203,11 +203,21 @@ def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:
                                f"{', '.join(map(repr, valid)) or '(none: the trace is empty)'}, or None for all")
 
 
-def _timeline_png(trace: Trace) -> str:
-    """The matplotlib timeline as base64 PNG: what a reader without a live kernel sees.
+def timeline_png(trace: Trace) -> str:
+    """The matplotlib timeline of ``trace`` as base64 PNG: what a reader without a live kernel sees.
 
     A trace longer than ``FALLBACK_EVENTS`` is drawn up to the end of its first ``FALLBACK_EVENTS``
     calls, and the title says so.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace to draw (an empty one gives an empty timeline).
+
+    Returns
+    -------
+    str
+        The PNG, base64-encoded: the ``image/png`` entry of a widget's output.
     """
     import io
 
