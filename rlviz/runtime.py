@@ -7,13 +7,43 @@ from __future__ import annotations
 import logging
 import os
 
-__all__ = ["init", "ensure_ray", "ray_session", "check_same_ray"]
+__all__ = ["init", "RayAddress", "ensure_ray", "ray_session", "check_same_ray"]
 
 #: How often a local Ray start is tried when Ray times out registering its own node (a busy machine).
 _LOCAL_START_ATTEMPTS = 3
 
 
-def init(address: str | None = None, **ray_kwargs) -> str:
+class RayAddress(str):
+    """The address of the Ray in use: a ``str`` whose repr also says what runs there.
+
+    A notebook cell ending in ``rlviz.init(...)`` then shows "Ray is running
+    on this machine: 1 node, 8 CPUs for actors (its address:
+    '127.0.0.1:6379')", not a bare ``host:port``.  It compares, formats and
+    pickles as the plain address.
+
+    Parameters
+    ----------
+    address : str
+        The cluster's address (``host:port``).
+    description : str
+        What runs there, in words.
+    """
+
+    description: str
+
+    def __new__(cls, address: str, description: str = "Ray is running") -> "RayAddress":
+        value = super().__new__(cls, address)
+        value.description = description
+        return value
+
+    def __repr__(self) -> str:
+        return f"{self.description} (its address: {str.__repr__(self)})"
+
+    def __reduce__(self) -> tuple:
+        return str, (str(self),)
+
+
+def init(address: str | None = None, **ray_kwargs) -> RayAddress:
     """Start an embedded local Ray (quiet, no dashboard) or join ``address``.
 
     Idempotent: if Ray is already running in this process and the call asks
@@ -30,8 +60,9 @@ def init(address: str | None = None, **ray_kwargs) -> str:
 
     Returns
     -------
-    str
-        The address of the Ray cluster in use.
+    RayAddress
+        The address of the Ray cluster in use (a ``str``); its repr says
+        where Ray runs, on how many nodes, with how many CPUs.
 
     Raises
     ------
@@ -55,7 +86,17 @@ def init(address: str | None = None, **ray_kwargs) -> str:
         _check_unchanged(ray, address, ray_kwargs)
     else:
         _start_local(ray, address, ray_kwargs, implicit=False)
-    return ray.get_runtime_context().gcs_address
+    return RayAddress(ray.get_runtime_context().gcs_address, _describe_ray(ray))
+
+
+def _describe_ray(ray) -> str:
+    """Where the running Ray is, its nodes and CPUs, in words."""
+    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    ours = _STARTED.get("job") == ray.get_runtime_context().get_job_id()
+    where = " on this machine" if ours and _STARTED.get("local") else ""
+    return (f"Ray is running{where}: {nodes} node{'s' if nodes != 1 else ''}, "
+            f"{cpus} CPU{'s' if cpus != 1 else ''} for actors")
 
 
 def ensure_ray() -> None:
@@ -104,7 +145,7 @@ def _start_local(ray, address: str | None, ray_kwargs: dict, *, implicit: bool) 
     _start(ray, options)
     _STARTED.clear()
     _STARTED.update(job=ray.get_runtime_context().get_job_id(), settings=dict(ray_kwargs),
-                    address=address, implicit=implicit)
+                    address=address, implicit=implicit, local=options["address"] == "local")
 
 
 def _check_unchanged(ray, address: str | None, ray_kwargs: dict) -> None:

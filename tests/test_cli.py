@@ -14,6 +14,11 @@ def test_demo_writes_trace_chrome_and_report(tmp_path, capsys):
     assert main(["demo", "--items", "8", "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     assert "gather_sync" in printed and "wrote" in printed
+    listed = printed.split("\nwrote ")[1].splitlines()[1:]
+    assert [line.split()[0] for line in listed] == ["pipeline.trace.json", "pipeline.chrome.json.gz",
+                                                     "pipeline.report.html"]
+    columns = {len(line) - len(line.split(maxsplit=1)[1]) for line in listed}
+    assert len(columns) == 1, f"the descriptions of the wrote list start in one column:\n" + "\n".join(listed)
     trace = Trace.load(tmp_path / "pipeline.trace.json")
     lanes = {e.where for e in trace.events}
     assert "driver" in lanes and len(lanes) == 5  # driver + 2 shards for each of the 2 sources

@@ -81,3 +81,26 @@ def test_rllib_page_lists_every_public_method_of_ray_iterators(cls):
     rlviz_class = getattr(importlib.import_module("rlviz.iter"), cls)
     absent = [m for m in methods if not hasattr(rlviz_class, m)]
     assert not absent, f"rlviz.iter.{cls} lacks Ray's methods {absent}"
+
+
+def test_performance_prose_quotes_the_generated_iterator_table():
+    """The analysis under the benchmark's table says what the table says (verdicts and the figures it quotes)."""
+    text = (DOCS / "performance.md").read_text()
+    table = text.split("<!-- bench:iter:start -->")[1].split("<!-- bench:iter:end -->")[0]
+    prose = " ".join(text.split("## Where recording time goes")[1].split("\n## ")[0].split())
+    rows = {cells[0]: cells for line in table.splitlines() if line.startswith("| local chain")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    on, off = rows["local chain, 200,000 ints, recording ON"], rows["local chain, 200,000 ints, recording OFF"]
+    off_ms = float(off[1].split()[0])
+    events = int(re.search(r"collecting ([\d,]+) events", table)[1].replace(",", ""))
+    per_event_ns = re.search(r"\(ON - OFF\) / events: (\d+) ns", table)[1]
+    two_reads_ns = re.search(r"two time.time_ns\(\) reads ~(\d+) ns", table)[1]
+    ratio, spread = on[3].split()[-1], on[4]
+    assert f"**ON <= 1.0x Ray is {'met' if on[6] == 'met' else 'not met'}**" in prose, on
+    assert f"takes {ratio} the time of Ray's unrecorded one at the median ({spread} per repeat)" in prose
+    assert f"**ON/OFF <= 1.3x is {'met' if off[6] == 'met' else 'not met'}** ({off[3].split()[-1]})" in prose
+    assert f"{per_event_ns} ns per event ((ON - OFF) / events)" in prose
+    assert f"{off_ms * 1e6 / events:.0f} ns per event for the whole chain with recording off ({off[1]} / " \
+           f"{events:,} events)" in prose
+    assert f"(0.3 x {off[1]}) / {events:,} = {0.3 * off_ms * 1e6 / events:.0f} ns" in prose
+    assert f"~{two_reads_ns} ns for the two" in prose

@@ -262,3 +262,14 @@ def test_the_layer_checks_catch_what_they_forbid(tmp_path):
     assert any(isinstance(n, ast.ImportFrom) and _private(n.names[0].name) for n in ast.walk(tree))
     assert [sorted(c) for c in _strongly_connected({"a": {"b"}, "b": {"a"}, "c": {"a"}}) if len(c) > 1] == [["a", "b"]]
     assert "rlviz.iter.chain" in _rlviz_imports("rlviz.iter.local")
+
+
+def test_init_shows_what_the_address_is_not_only_the_address(ray_local):
+    """A notebook cell ending in ``rlviz.init(...)`` shows what runs there, then the address it still returns."""
+    import ray
+
+    address = rlviz.init()
+    assert address == ray.get_runtime_context().gcs_address and isinstance(address, str)
+    cpus = int(ray.cluster_resources()["CPU"])
+    assert repr(address) == (f"Ray is running on this machine: 1 node, {cpus} CPUs for actors "
+                             f"(its address: '{address}')")

@@ -4,8 +4,12 @@
 ``test_built_site_*`` build the site (strict) from the executed notebooks that
 ``tests/test_notebooks.py`` wrote, open every notebook page from ``file://`` in
 headless chromium with every request outside the site aborted, and check that
-each Explorer output is drawn and zooms, that no output is blank, and that no
-page asked for anything outside the site.
+each Explorer output is drawn and zooms, that no output is blank, that every
+widget shown as a note shows its picture too, and that no page asked for
+anything outside the site.  ``test_built_site_navigation_*`` follows every
+navigation link of every page from ``file://``: each opens a page, never a
+directory listing, the headings' code survives in the table of contents, and
+search finds pages.
 """
 import importlib.util
 import json
@@ -109,7 +113,7 @@ def test_built_site_notebook_pages_work_offline(built_site, tmp_path):
             page.set_default_timeout(120_000)
             errors = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto((built_site / "notebooks" / notebook.stem / "index.html").as_uri())
+            page.goto((built_site / "notebooks" / f"{notebook.stem}.html").as_uri())
             page.wait_for_load_state("load")
             outputs = page.locator(".jp-OutputArea-output")
             assert outputs.count() > 0, f"{notebook.name}: no outputs on the page"
@@ -117,6 +121,10 @@ def test_built_site_notebook_pages_work_offline(built_site, tmp_path):
             assert blank == [], f"{notebook.name}: outputs {blank} show nothing"
             assert page.locator(f"text={_hook().LIVE_NOTE}").count() == page.locator(
                 ".rlviz-live-note").count()
+            unpictured = page.locator(".rlviz-live-note").evaluate_all(
+                "notes => notes.filter(n => !(n.previousElementSibling && n.previousElementSibling.tagName === 'IMG'"
+                " && n.previousElementSibling.naturalHeight > 20)).length")
+            assert unpictured == 0, f"{notebook.name}: {unpictured} widget outputs show a note but no picture"
             for k in range(page.locator("iframe.rlviz-explorer").count()):
                 frame_element = page.locator("iframe.rlviz-explorer").nth(k)
                 frame_element.scroll_into_view_if_needed()
@@ -136,3 +144,71 @@ def _shows_something(output) -> bool:
     if output.locator("img, iframe, svg, canvas").count():
         return output.locator("img, iframe, svg, canvas").first.bounding_box()["height"] > 20
     return bool(output.inner_text().strip())
+
+
+#: The page's navigation: the site's sections and pages, the table of contents, previous / next.
+_NAV_LINKS = ".md-nav a.md-nav__link[href], .md-header a[href], .md-footer a[href]"
+
+
+@pytest.mark.browser
+@pytest.mark.notebook
+def test_built_site_navigation_links_open_pages_from_disk_and_keep_code_in_the_toc(built_site, tmp_path):
+    start = (built_site / "index.html").as_uri()
+    asked, seen, queue, problems = [], set(), [start], []
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:", "about:"))
+                      else (asked.append(route.request.url), route.abort()))
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        while queue:
+            url = queue.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            page.goto(url, wait_until="domcontentloaded")
+            if not page.locator("article.md-content__inner").count():
+                problems.append(f"{url} is not a page of the site: {page.title()!r} "
+                                f"{page.locator('body').inner_text()[:120]!r}")
+                continue
+            problems += [f"{url}: heading #{anchor} loses its code in the table of contents"
+                         for anchor in _toc_entries_without_code(page)]
+            for link in page.locator(_NAV_LINKS).evaluate_all("links => links.map(a => a.href)"):
+                target = link.split("#")[0]
+                if target.startswith("file:"):
+                    queue.append(target)
+        assert problems == [], "\n".join(problems)
+        page.goto((built_site / "views.html").as_uri())
+        shot(page, tmp_path, "views")
+        found = _search(page, "round_robin_weights")
+        shot(page, tmp_path, "search")
+        context.close()
+    pages = {p.as_uri() for p in built_site.rglob("*.html")} - {(built_site / "404.html").as_uri()}
+    assert pages - seen == set(), f"pages no navigation link reaches: {sorted(pages - seen)}"
+    assert found >= 3, f"search for round_robin_weights from file:// listed {found} pages"
+    assert asked == [], f"the site asked outside itself for {asked}"
+
+
+def _toc_entries_without_code(page) -> list[str]:
+    """Anchors of the page's own headings with code whose entry in the table of contents has none.
+
+    The API pages' headings (mkdocstrings' ``doc-heading``) name their object in the table of contents
+    on purpose.
+    """
+    return page.evaluate("""() => [...document.querySelectorAll(
+            'article h2[id], article h3[id], article h4[id], article h5[id], article h6[id]')]
+        .filter(h => h.querySelector('code') && !h.classList.contains('doc-heading'))
+        .filter(h => {
+            const entry = document.querySelector(`.md-nav--secondary a[href="#${CSS.escape(h.id)}"]`);
+            return entry && !entry.querySelector('code');
+        }).map(h => h.id)""")
+
+
+def _search(page, query: str) -> int:
+    """Type ``query`` into the site's search box; the number of pages listed."""
+    box = page.locator("input.md-search__input")
+    assert box.is_visible(), "the search box is hidden: the search worker did not start"
+    box.fill(query)
+    results = page.locator(".md-search-result__list > li")
+    results.first.wait_for(timeout=30_000)
+    return results.count()

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlviz.demos import wrote_list
+
 __all__ = ["DQNDemoConfig", "run"]
 
 
@@ -122,9 +124,9 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig, run_facts:
     trace.to_chrome(paths["chrome_json"])
     write_report(trace, paths["report_html"], title=f"rlviz {config.plan} demo", run=run_facts,
                  returns=list(zip(xs, ys)))
-    print(f"\nwrote {out_dir.resolve()}/")
-    print(f"  {paths['curve_png'].name}      return curve")
-    print(f"  {paths['trace_json'].name}    rlviz trace (rlviz.Trace.load)")
-    print(f"  {paths['chrome_json'].name}   open in https://ui.perfetto.dev or chrome://tracing")
-    print(f"  {paths['report_html'].name}   self-contained HTML report: the interactive Explorer, then the printable views")
+    print("\n" + wrote_list(out_dir, [
+        (paths["curve_png"], "return curve"),
+        (paths["trace_json"], "rlviz trace (rlviz.Trace.load)"),
+        (paths["chrome_json"], "open in https://ui.perfetto.dev or chrome://tracing"),
+        (paths["report_html"], "self-contained HTML report: the interactive Explorer, then the printable views")]))
     return paths

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlviz.demos import wrote_list
+
 __all__ = ["PipelineDemoConfig", "run"]
 
 
@@ -62,8 +64,8 @@ def _write_outputs(trace, out_dir: Path) -> dict:
     trace.save(paths["trace_json"])
     trace.to_chrome(paths["chrome_json"])
     write_report(trace, paths["report_html"], title="rlviz pipeline demo")
-    print(f"\nwrote {out_dir.resolve()}/")
-    print(f"  {paths['trace_json'].name}   rlviz trace (rlviz.Trace.load)")
-    print(f"  {paths['chrome_json'].name}  open in https://ui.perfetto.dev or chrome://tracing")
-    print(f"  {paths['report_html'].name}  self-contained HTML report: the interactive Explorer, then the printable views")
+    print("\n" + wrote_list(out_dir, [
+        (paths["trace_json"], "rlviz trace (rlviz.Trace.load)"),
+        (paths["chrome_json"], "open in https://ui.perfetto.dev or chrome://tracing"),
+        (paths["report_html"], "self-contained HTML report: the interactive Explorer, then the printable views")]))
     return paths

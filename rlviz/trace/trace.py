@@ -16,6 +16,7 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
+from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import (CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, is_dropped, kind_of,
                               mark_dropped, outcome_of)
 
@@ -125,9 +126,20 @@ class Trace:
         return len(self.columns["node"])
 
     def __repr__(self) -> str:
-        processes = len(np.unique(self.columns["pid"]))
         return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
-                f"{processes} processes, {self.dropped} dropped)")
+                f"{len(self.processes)} processes, {self.dropped} dropped)")
+
+    @property
+    def processes(self) -> list[str]:
+        """The processes that recorded events, in lane order: the lanes the timeline and the Explorer draw.
+
+        A process is a ``Node.where`` (``"driver"``, ``"shard-0"``,
+        ``"RolloutWorker-1"``), not an OS process: lanes that share one OS
+        process (RLlib 2.x's local env runner and learner beside the driver)
+        count apart, and a restarted actor stays one process.
+        """
+        used = np.unique(self.columns["node"]).tolist()
+        return lane_order(self.nodes[i].where for i in used)
 
     @property
     def events(self) -> list[Event]:

@@ -249,7 +249,7 @@ def _header(trace: Trace, run: Mapping[str, object] | None,
     span = int(c["end_ns"].max() - c["start_ns"].min()) if len(trace) else 0
     facts = [(str(k), str(v)) for k, v in (run or {}).items()]
     facts.append(("recorded", f"{duration_text(span)} · {len(trace):,} calls · "
-                              f"{len({n.where for n in trace.nodes})} processes"))
+                              f"{len(trace.processes)} processes"))
     curve = ""
     if returns:
         facts.append(("final return", f"{returns[-1][1]:.1f} (mean of recent episodes)"))

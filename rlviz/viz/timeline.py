@@ -12,7 +12,6 @@ import numpy as np
 
 from rlviz.checks import check_int
 from rlviz.trace import Trace
-from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_colors, short_text, where_colors
@@ -133,12 +132,10 @@ def timeline_lanes(trace: Trace) -> Lanes:
     -------
     Lanes
     """
-    used = np.zeros(len(trace.nodes), bool)
-    used[np.unique(trace.columns["node"])] = True
-    by_where: dict[str, list[int]] = {}
-    for i in np.flatnonzero(used).tolist():
-        by_where.setdefault(trace.nodes[i].where, []).append(i)
-    names = lane_order(by_where)
+    by_where: dict[str, list[int]] = {where: [] for where in trace.processes}
+    for i in np.unique(trace.columns["node"]).tolist():
+        by_where[trace.nodes[i].where].append(i)
+    names = list(by_where)
     row = np.full(len(trace.nodes), np.nan)
     spans, ticks, labels = [], [], []
     y = 0.0

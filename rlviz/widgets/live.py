@@ -6,9 +6,18 @@ chunk (``rlviz.viz.explorer_stream``) and the run's status.  Both threads
 send with the context of the cell that started the view, so ipykernel 7
 routes their messages (it drops or misroutes what a bare thread sends);
 nothing is printed from them.
+
+Like ``TraceView``, the output also carries a picture of the timeline
+(``image/png``), for a reader with no live kernel (the documentation site, a
+saved notebook).  Shown when the run starts, that picture is still empty, so
+the output is shown with a display id and, once the run has ended, ``join()``
+or ``stop()`` replaces it with the picture of the whole run; the view keeps
+the same picture in its ``_picture`` trait, which a notebook saved with its
+widget state shows when reopened.
 """
 from __future__ import annotations
 
+import base64
 import contextvars
 import math
 import threading
@@ -148,6 +157,8 @@ class LiveView(anywidget.AnyWidget):
         self.iterations = 0
         self.result: Any = None
         self.error: str | None = None
+        self._display_ids: list[str] = []           # the outputs showing this view (``_ipython_display_``)
+        self._pictured = False                     # those outputs show the ended run's picture
         self.on_msg(self._on_message)
         on_kernel_interrupt(_stop_every_watch)
         context = contextvars.copy_context()       # the starting cell's parent header: ipykernel 7 routes by it
@@ -207,6 +218,7 @@ class LiveView(anywidget.AnyWidget):
         self._thread.join(timeout)
         if not self._thread.is_alive():
             self._refresher.join(timeout)
+            self._picture_the_ended_run()
 
     def __repr__(self) -> str:
         state = "running" if self.running else ("failed" if self.error else "stopped")
@@ -338,11 +350,36 @@ class LiveView(anywidget.AnyWidget):
                 self._stopping.set()
                 self._resume.set()
 
+    # -- static fallback ---------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = {**data, "text/plain": repr(self)}
+        picture = self._picture or timeline_png(self.trace)       # the run's once it ended, else what is so far
+        data = {**data, "text/plain": repr(self), "image/png": base64.b64encode(picture).decode("ascii")}
         return (data, meta) if isinstance(bundle, tuple) else data
+
+    def _ipython_display_(self) -> None:
+        """Show the view with a display id, so that the ended run's picture can replace the first one."""
+        from IPython.display import display
+
+        data, meta = self._mimebundle()
+        handle = display(data, metadata=meta, raw=True, display_id=True)
+        self._display_ids.append(handle.display_id)
+
+    def _picture_the_ended_run(self) -> None:
+        """Every output showing this view gets the picture of the whole run (once, from the caller's cell)."""
+        if self._pictured or not self._display_ids:
+            return
+        from IPython.display import update_display
+
+        self._pictured = True
+        data, meta = self._mimebundle()
+        for display_id in self._display_ids:
+            update_display(data, metadata=meta, raw=True, display_id=display_id)
+
+    def _mimebundle(self) -> tuple[dict, dict]:
+        bundle = self._repr_mimebundle_()
+        return bundle if isinstance(bundle, tuple) else (bundle, {})
 
 
 def _stop_every_watch() -> None:

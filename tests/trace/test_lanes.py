@@ -17,3 +17,19 @@ def test_summary_table_lists_lanes_in_lane_order():
     lines = Trace.from_records(records).summary().splitlines()
     wheres = [line.split()[0] for line in lines if line.startswith("shard-")]
     assert wheres == ["shard-2", "shard-10"]
+
+
+def test_repr_counts_the_processes_the_explorer_draws_as_lanes():
+    """Lanes in one OS process (RLlib 2.x's local env runner and learner beside the driver) are processes too."""
+    from rlviz.viz.explorer_payload import trace_structure
+    from rlviz.viz.timeline import timeline_lanes
+
+    places = [("driver", 100), ("EnvRunner-0", 100), ("Learner-0", 100), ("EnvRunner-1", 201), ("EnvRunner-2", 202)]
+    records = [{"op": "sample", "label": where, "op_id": f"op{k}", "where": where, "pid": pid, "start_ns": k,
+                "end_ns": k + 10, "outcome": "item", "item": None, "item_id": None, "inputs": []}
+               for k, (where, pid) in enumerate(places)]
+    trace = Trace.from_records(records)
+    assert trace.processes == ["driver", "EnvRunner-0", "EnvRunner-1", "EnvRunner-2", "Learner-0"]
+    assert trace.processes == timeline_lanes(trace).names
+    assert [lane["name"] for lane in trace_structure(trace)["lanes"]] == trace.processes
+    assert "5 processes" in repr(trace)

@@ -225,3 +225,28 @@ def test_a_page_shown_after_the_run_gets_every_event():
     live._handle_custom_msg({"type": "ready", "view": "late"}, [])
     appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
     assert [(m["first_id"], m["count"]) for m in appends] == [(0, len(live.trace))]
+
+
+@pytest.mark.notebook
+def test_a_watch_output_carries_the_picture_of_the_ended_run():
+    """A reader without a kernel (the site, a saved notebook) sees the run's timeline, not an empty one."""
+    import base64
+    import io
+    import os
+
+    import matplotlib.image
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in [
+        "import rlviz\nfrom rlviz.iter.local import LocalIterator\n"
+        "live = rlviz.watch(LocalIterator(lambda timeout: iter(range(10**6)), name='numbers'), iterations=300)\nlive",
+        "live.join(timeout=60)\nprint(live)"]]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "MPLBACKEND"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3").execute(env=env)
+    (shown,) = notebook.cells[0].outputs
+    assert "application/vnd.jupyter.widget-view+json" in shown["data"]
+    assert shown["data"]["text/plain"] == "LiveView(stopped, 300 iterations, 300 events)", "the ended run's output"
+    picture = matplotlib.image.imread(io.BytesIO(base64.b64decode(shown["data"]["image/png"])), format="png")
+    assert picture.shape[0] > 100 and picture.std() > 0.05, "a drawn timeline"
