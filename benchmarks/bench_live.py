@@ -211,7 +211,8 @@ def _latency(seconds: float = 8.0) -> dict:
     for when, meta, buffers in sent_at:
         columns = decode_payload(Payload(meta, buffers))
         shard = np.isin(columns["node"], list(shard_nodes))
-        ends = store_origin + (columns["start"][shard].astype(np.int64) + columns["duration"][shard]) * 1000
+        starts = meta["time_base"] + columns["start"][shard].astype(np.int64)   # µs from the chunk's base
+        ends = store_origin + (starts + columns["duration"][shard].astype(np.int64)) * 1000
         lags.extend(((when - ends) / 1e9).tolist())
     del origin
     return {"latency_median_s": float(np.median(lags)) if lags else float("nan"),

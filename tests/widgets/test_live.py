@@ -157,7 +157,7 @@ def test_every_event_reaches_the_page_once_in_id_order(ray_local):
     ids, starts = [], []
     for meta, buffers in appends:
         ids.extend(range(meta["first_id"], meta["first_id"] + meta["count"]))
-        starts.append(decode_payload(Payload(meta, buffers))["start"])
+        starts.append(meta["time_base"] + decode_payload(Payload(meta, buffers))["start"].astype(np.int64))
     trace = live.trace
     assert ids == list(range(len(ids))) and len(ids) == len(trace)
     origin = int(payload["meta"]["origin_ns"])
