@@ -23,3 +23,21 @@ def texts_overlapping(ax):
     return [(texts[i].get_text(), texts[j].get_text())
             for i in range(len(texts)) for j in range(i) if boxes[i].overlaps(boxes[j])]
 
+
+
+def box_problems(nodes, groups):
+    """What overlaps in a drawn graph: two node boxes, a node in another process's group box, two group boxes.
+
+    ``nodes`` maps a node to ``(where, (x0, y0, x1, y1))``, ``groups`` a process to its group box; boxes
+    that only touch do not overlap.
+    """
+    def overlap(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    names = list(nodes)
+    problems = [("nodes", a, b) for i, a in enumerate(names) for b in names[:i] if overlap(nodes[a][1], nodes[b][1])]
+    problems += [("group", where, n) for where, box in groups.items() for n, (other, node_box) in nodes.items()
+                 if other != where and overlap(box, node_box)]
+    wheres = list(groups)
+    problems += [("groups", a, b) for i, a in enumerate(wheres) for b in wheres[:i] if overlap(groups[a], groups[b])]
+    return problems
