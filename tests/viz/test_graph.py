@@ -2,7 +2,7 @@
 import networkx as nx
 import pytest
 from matplotlib.colors import to_hex
-from viz_helpers import box_problems, texts_overlapping
+from viz_helpers import a2c_like_nodes, box_problems, one_call_each, texts_overlapping
 
 from rlviz.trace import Node, Trace
 from rlviz.viz import plot_graph
@@ -198,22 +198,15 @@ def test_spans_without_edges_stay_inside_their_own_process_box():
     assert sorted(n for col in layout.columns for n in col) == sorted(where)
 
 
-# A2C's recorded graph: two workers' chains gathered on the driver, plus spans without edges (the workers'
-# sample and set_weights, the driver's learn_on_batch).  Placed beside the driver's leftmost connected node,
-# learn_on_batch landed on the workers' par_iter_next boxes, inside their group boxes.
-A2C_LIKE = [*SHARDED[:3], Node("learn", "learn_on_batch", "learn_on_batch"),
-            *(Node(f"{op}{w}", op, op, f"shard-{w}") for w in (0, 1) for op in ("sample", "set_weights"))]
-
-
 def _as_trace(obj):
-    return obj if isinstance(obj, Trace) else Trace.from_records([], obj)
+    return obj if isinstance(obj, Trace) else one_call_each(obj)
 
 
 def _drawn(geometry, graph):
     return {n: (graph.nodes[n]["where"], geometry.node[n]) for n in graph.nodes}
 
 
-@pytest.mark.parametrize("obj", [A2C_LIKE, apex_nodes(), sharded_trace(shards=6), concurrently_trace()],
+@pytest.mark.parametrize("obj", [a2c_like_nodes(), apex_nodes(), sharded_trace(shards=6), concurrently_trace()],
                          ids=["a2c-like", "apex", "sharded", "concurrently"])
 def test_no_node_box_overlaps_another_node_or_another_process_group(obj):
     for graph, stats in ((dataflow_graph(obj), isinstance(obj, Trace)), (dataflow_graph(_as_trace(obj)), True)):
