@@ -12,6 +12,10 @@ between the shards it pulls from.
 renderer really draws (each node's width from the width of its text), so
 ``plot_graph`` (inches) and the Explorer (pixels) draw the same picture and
 no two boxes overlap.
+
+networkx has no layered (Sugiyama) layout beyond ``multipartite_layout``,
+which neither orders rows nor keeps a process's nodes together; graphviz's
+``dot`` would need a binary, so the placement is done here.
 """
 from __future__ import annotations
 
