@@ -17,7 +17,7 @@ from rlviz.trace import Trace
 from rlviz.viz.explorer_payload import decode_payload, encode_trace
 
 __all__ = ["record_sharded_trace", "Expected", "wait_ready", "window_of", "hover_a_span", "click_at",
-           "check_selected", "select_a_gather", "press_right", "wheel_zoom", "shot"]
+           "check_selected", "select_a_gather", "press_right", "wheel_zoom", "shot", "graph_boxes_on_screen"]
 
 _TOOLTIP_INDEX = re.compile(r"#(\d+)\s*$")
 
@@ -213,6 +213,32 @@ def wheel_zoom(page, root, notches: int = 3) -> tuple[tuple[float, float], tuple
     ruler_after = _pixels(ruler.screenshot())
     assert ruler_before.shape != ruler_after.shape or (ruler_before != ruler_after).any(), "the ruler did not change"
     return before, after
+
+
+_GRAPH_BOXES_JS = """root => {
+  const rect = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const nodes = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="node"]')].map((g) => ({
+    node: g.dataset.node, op: g.dataset.op, where: g.dataset.where,
+    box: rect(g.querySelector("rect")), texts: [...g.querySelectorAll("text")].filter((t) => t.textContent).map(rect) }));
+  const groups = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="graph-group"]')].map((g) => ({
+    where: g.dataset.where, box: rect(g.querySelector("rect")) }));
+  return { nodes, groups };
+}"""
+
+
+def graph_boxes_on_screen(root) -> tuple[dict, dict, list]:
+    """The graph pane's node boxes and group boxes as the browser lays them out (client pixels).
+
+    Returns ``nodes`` (node index -> (process, box)), ``groups`` (process ->
+    box) and the texts that stick out of their node's box, as
+    ``(op, text box, node box)``.
+    """
+    found = root.evaluate(_GRAPH_BOXES_JS)
+    nodes = {n["node"]: (n["where"], tuple(n["box"])) for n in found["nodes"]}
+    groups = {g["where"]: tuple(g["box"]) for g in found["groups"]}
+    outside = [(n["op"], t, n["box"]) for n in found["nodes"] for t in n["texts"]
+               if t[0] < n["box"][0] - 0.5 or t[2] > n["box"][2] + 0.5]
+    return nodes, groups, outside
 
 
 def shot(locator, folder: Path, name: str) -> Path:

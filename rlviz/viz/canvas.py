@@ -1,7 +1,8 @@
-"""Figure plumbing shared by the views: new axes, notes on empty figures, input checks."""
+"""Figure plumbing shared by the views: new axes, notes on empty figures, input checks, text widths."""
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rlviz.trace import Trace
@@ -9,7 +10,7 @@ from rlviz.trace import Trace
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["new_axes", "draw_note", "check_trace", "check_axes", "literal_text"]
+__all__ = ["new_axes", "draw_note", "check_trace", "check_axes", "literal_text", "text_width"]
 
 
 def new_axes(ax: "Axes | None", figsize: tuple[float, float]) -> "Axes":
@@ -74,6 +75,40 @@ def literal_text(text: object) -> str:
     'cost\\\\$x\\\\$'
     """
     return str(text).replace("$", "\\$")
+
+
+@lru_cache(maxsize=4096)
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """Width of ``text`` set in DejaVu Sans (matplotlib's font) at ``size``, in the unit of ``size``.
+
+    Used to size boxes around text: at ``size`` points the width is in
+    points, at ``size`` pixels in pixels.  DejaVu Sans is wider than most
+    sans-serif fonts a browser picks, so a box sized with it holds the text.
+
+    Parameters
+    ----------
+    text : str
+        One line of text, drawn literally.
+    size : float
+        Font size.
+    bold : bool, default False
+        Bold weight.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> text_width("ab", 10) < text_width("abc", 10) < text_width("abc", 10, bold=True)
+    True
+    """
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    font = FontProperties(family="DejaVu Sans", weight="bold" if bold else "normal", size=size)
+    width, _, _ = TextToPath().get_text_width_height_descent(text, font, ismath=False)
+    return float(width)
 
 
 def check_axes(ax: object) -> None:

@@ -14,8 +14,9 @@ import numpy as np
 from rlviz.checks import check_int
 from rlviz.trace import DRIVER, Trace
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
+from rlviz.viz.canvas import text_width
 from rlviz.viz.graph import dataflow_graph
-from rlviz.viz.layout import graph_layout
+from rlviz.viz.layout import BoxStyle, Geometry, graph_geometry, graph_layout
 from rlviz.viz.order import merge_nodes, stream_colors, stream_op
 from rlviz.viz.palette import op_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["Payload", "encode_trace", "decode_payload", "trace_structure", "FORMAT_VERSION", "CHUNK_BYTES"]
 
 #: Bumped whenever the column layout or the meta keys change.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Columns longer than this travel as several buffers (the browser joins them).
 CHUNK_BYTES = 8 << 20
 
@@ -34,6 +35,11 @@ _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
 _WEIGHTS = re.compile(r"round_robin_weights=\[([^\]]*)\]")
+# The graph pane's sizes in pixels (panes/graph.js draws what these place): the op name in 11 px bold,
+# two lines of counters in 9 px below it, a process's name in 10 px bold above its group box.
+_GRAPH_STYLE = BoxStyle(height=42, row_pitch=56, column_gap=28, band_gap=10, group_pad=(6, 6, 16))
+_GRAPH_BOX_W = 156          # narrowest box: room for "99.9k calls · 99.9k items" in 9 px
+_GRAPH_TEXT_PAD = 8         # room left and right of a box's op name
 
 
 @dataclass
@@ -215,7 +221,11 @@ def trace_structure(trace: Trace) -> dict:
     Returns
     -------
     dict
-        ``nodes``, ``edges``, ``lanes`` and ``order``, JSON-ready.
+        ``nodes``, ``edges``, ``lanes``, ``graph`` and ``order``, JSON-ready.
+        Each node carries its graph box in pixels (``x``, ``y``, ``w``,
+        ``h``, from ``rlviz.viz.layout``, the layout ``plot_graph`` draws) and
+        ``graph`` the drawing's ``width``, ``height`` and each process's
+        group box (``groups``).
     """
     lanes = timeline_lanes(trace)
     ops = op_colors(n.op for n in trace.nodes)
@@ -226,6 +236,9 @@ def trace_structure(trace: Trace) -> dict:
         lane_rows[trace.nodes[i].where].append(i)
     graph = dataflow_graph(trace)
     layout = graph_layout(graph)
+    widths = {n: max(_GRAPH_BOX_W, text_width(short_text(graph.nodes[n]["op"], 22), 11, bold=True)
+                     + 2 * _GRAPH_TEXT_PAD) for n in graph.nodes}
+    geometry = graph_geometry(layout, widths, _GRAPH_STYLE)
     index = {n.op_id: i for i, n in enumerate(trace.nodes)}
     nodes = []
     for i, node in enumerate(trace.nodes):
@@ -233,6 +246,7 @@ def trace_structure(trace: Trace) -> dict:
         nodes.append({"op": node.op, "label": node.label, "where": node.where,
                       "short": short_text(node.op, 22), "color": ops[node.op],
                       "column": layout.column.get(node.op_id, 0), "row": layout.row.get(node.op_id, 0.0),
+                      **_box(geometry.node[node.op_id]),
                       "calls": data["calls"], "items": data["items"], "not_ready": data["not_ready"],
                       "errors": data["errors"], "busy_ms": data["busy_ns"] / 1e6,
                       "restart": node.op == RESTART_OP})
@@ -240,13 +254,25 @@ def trace_structure(trace: Trace) -> dict:
     edges = [[index[u], index[v], data.get("items", 0), (u, v) in back]
              for u, v, data in graph.edges(data=True) if u in index and v in index]
     orders = [_order_strip(graph, merge, index, trace.nodes, ops) for merge in merge_nodes(graph)]
-    return {"nodes": nodes, "edges": edges,
+    return {"nodes": nodes, "edges": edges, "graph": _graph_extent(geometry, process_colors),
             "lanes": [{"name": name, "color": process_colors.get(name, "#5b6770"), "nodes": lane_rows[name]}
                       for name in lanes.names],
             "order": orders[-1] if orders else None, "orders": orders, "order_default": _default_order(orders)}
 
 
 # -- helpers ----------------------------------------------------------------
+def _box(box: tuple[float, float, float, float]) -> dict[str, float]:
+    x0, y0, x1, y1 = box
+    return {"x": round(x0, 1), "y": round(y0, 1), "w": round(x1 - x0, 1), "h": round(y1 - y0, 1)}
+
+
+def _graph_extent(geometry: Geometry, colors: dict[str, str]) -> dict:
+    """The graph drawing's size and each process's group box (pixels), for the graph pane."""
+    return {"width": round(geometry.width, 1), "height": round(geometry.height, 1),
+            "groups": [{"where": where, "color": colors.get(where, "#5b6770"), **_box(box)}
+                       for where, box in geometry.group.items()]}
+
+
 def _order_strip(graph: "nx.DiGraph", merge: str, index: dict[str, int], nodes: list, ops: dict[str, str]) -> dict:
     """The inputs of one node that merges several streams: op names, colours, weights, measured counts.
 

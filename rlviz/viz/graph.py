@@ -10,26 +10,26 @@ from typing import TYPE_CHECKING
 
 from rlviz.trace import DRIVER, Node, Trace
 from rlviz.trace.lanes import lane_order
-from rlviz.viz.canvas import check_axes, draw_note, literal_text
-from rlviz.viz.layout import Layout, graph_layout
+from rlviz.viz.canvas import check_axes, draw_note, literal_text, text_width
+from rlviz.viz.layout import BoxStyle, Geometry, Layout, graph_geometry, graph_layout
 from rlviz.viz.palette import ERROR_COLOR, duration_text, short_text, where_colors
 
 if TYPE_CHECKING:
     import networkx as nx
     from matplotlib.axes import Axes
 
-__all__ = ["plot_graph", "dataflow_graph", "NODE_GID"]
+__all__ = ["plot_graph", "dataflow_graph", "graph_boxes", "NODE_GID"]
 
 #: SVG id of node i's box is ``NODE_GID.format(i)`` (i indexes the graph's nodes),
 #: so an HTML report can attach the long label as a tooltip.
 NODE_GID = "rlviz-node-{}"
 
 # Sizes in inches: one data unit is one inch on a figure made here.
-_COL_GAP = 2.4
-_BOX_W = 2.0
-_BOX_H = {True: 0.68, False: 0.36}      # with / without trace statistics
-_ROW_GAP = {True: 1.12, False: 0.78}
-_GROUP_PAD = (0.1, 0.24)                # sides/bottom, top (room for the actor's name)
+_BOX_W = 2.0                            # narrowest node box; wider when its text needs it
+_TEXT_PAD = 0.2                         # room left and right of a box's text
+_STYLE = {stats: BoxStyle(height={True: 0.68, False: 0.36}[stats], row_pitch={True: 1.12, False: 0.78}[stats],
+                          column_gap=0.4, band_gap=0.14, group_pad=(0.1, 0.1, 0.24))
+          for stats in (True, False)}   # with / without trace statistics
 _MARGIN = 0.3
 _TITLE_H = 0.45
 _LEGEND_ROW_H = 0.3
@@ -79,8 +79,8 @@ def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = Non
     check_axes(ax)
     graph = dataflow_graph(obj)
     stats = isinstance(obj, Trace)
-    layout = graph_layout(graph, row_gap=_ROW_GAP[stats])
-    ax = _axes(ax, graph, layout, stats)
+    layout, geometry = graph_boxes(graph, stats)
+    ax = _axes(ax, graph, geometry)
     if title is None:
         title = _default_title(graph, obj)
     if title:
@@ -91,9 +91,9 @@ def plot_graph(obj: object, ax: "Axes | None" = None, *, title: str | None = Non
         draw_note(ax, "no dataflow nodes to draw (empty trace or plan)")
         return ax
     colors = where_colors(graph.nodes[n]["where"] for n in graph.nodes)
-    _draw_groups(ax, graph, layout, colors, stats)
-    _draw_edges(ax, graph, layout, stats)
-    _draw_nodes(ax, graph, layout, colors, stats)
+    _draw_groups(ax, geometry, colors)
+    _draw_edges(ax, graph, layout, geometry, stats)
+    _draw_nodes(ax, graph, geometry, colors, stats)
     _draw_legend(ax, graph, colors)
     return ax
 
@@ -130,6 +130,42 @@ def dataflow_graph(obj: object) -> "nx.DiGraph":
     return graph
 
 
+def graph_boxes(graph: "nx.DiGraph", stats: bool) -> tuple[Layout, Geometry]:
+    """The layout of ``graph`` and the boxes ``plot_graph`` draws for it, in inches (y downward).
+
+    Each box is as wide as the text it shows (its op name and, with
+    ``stats``, the trace statistics), at least 2 inches.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        What ``dataflow_graph`` returned.
+    stats : bool
+        Whether the boxes show trace statistics (taller, two more lines).
+
+    Returns
+    -------
+    tuple of Layout and Geometry
+    """
+    layout = graph_layout(graph)
+    widths = {node: _box_width(graph.nodes[node], stats) for node in graph.nodes}
+    return layout, graph_geometry(layout, widths, _STYLE[stats])
+
+
+def _box_width(data: dict, stats: bool) -> float:
+    name, size = _name_text(data["op"])
+    lines = [text_width(name, size, bold=True)]
+    if stats:
+        lines += [text_width(line, 7) for line in _stats_text(data).split("\n")]
+    return max(_BOX_W, max(lines) / 72 + 2 * _TEXT_PAD)
+
+
+def _name_text(op: str) -> tuple[str, float]:
+    """The op name a box shows and its font size in points."""
+    name = short_text(op, 24)
+    return name, 9 if len(name) < 20 else 8
+
+
 # -- input ------------------------------------------------------------------
 def _nodes_of(obj: object) -> list[Node]:
     accepted = ("an rlviz.trace.Trace, an iterator or plan with a .dataflow() method, "
@@ -161,16 +197,16 @@ def _default_title(graph: "nx.DiGraph", obj: object) -> str:
 
 
 # -- geometry ---------------------------------------------------------------
-def _xy(layout: Layout, node: str) -> tuple[float, float]:
-    return layout.column[node] * _COL_GAP, -layout.row[node]
+def _centre(geometry: Geometry, node: str) -> tuple[float, float]:
+    """A node box's centre in data units (y upward)."""
+    x0, y0, x1, y1 = geometry.node[node]
+    return (x0 + x1) / 2, -(y0 + y1) / 2
 
 
-def _axes(ax: "Axes | None", graph: "nx.DiGraph", layout: Layout, stats: bool) -> "Axes":
+def _axes(ax: "Axes | None", graph: "nx.DiGraph", geometry: Geometry) -> "Axes":
     """Set limits so one data unit is one inch when the figure is made here."""
-    columns = max(len(layout.columns), 1)
-    rows = max(layout.row.values(), default=0.0)
-    width = (columns - 1) * _COL_GAP + _BOX_W + 2 * (_MARGIN + _GROUP_PAD[0])
-    height = rows + _BOX_H[stats] + 2 * _MARGIN + sum(_GROUP_PAD)
+    width = geometry.width + 2 * _MARGIN
+    height = geometry.height + 2 * _MARGIN
     n_where = len({graph.nodes[n]["where"] for n in graph.nodes})
     legend_rows = -(-n_where // max(1, int(width // 1.7)))
     fig_w, fig_h = max(width, 4.0), height + _TITLE_H + legend_rows * _LEGEND_ROW_H
@@ -180,42 +216,33 @@ def _axes(ax: "Axes | None", graph: "nx.DiGraph", layout: Layout, stats: bool) -
         fig = plt.figure(figsize=(fig_w, max(fig_h, 2.0)))
         ax = fig.add_axes((0, legend_rows * _LEGEND_ROW_H / fig.get_figheight(), 1,
                            height / fig.get_figheight()))
-    left = -_BOX_W / 2 - _MARGIN - _GROUP_PAD[0] - (fig_w - width) / 2
+    left = -_MARGIN - (fig_w - width) / 2
     ax.set_xlim(left, left + fig_w)
-    top = _BOX_H[stats] / 2 + _MARGIN + _GROUP_PAD[1]
-    ax.set_ylim(top - height, top)
+    ax.set_ylim(-geometry.height - _MARGIN, _MARGIN)
     ax.set_axis_off()
     return ax
 
 
 # -- drawing ----------------------------------------------------------------
-def _draw_groups(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, stats: bool) -> None:
+def _draw_groups(ax: "Axes", geometry: Geometry, colors: dict) -> None:
     """One rounded box per actor around its nodes (one collection), named at its top-left."""
     from matplotlib.collections import PatchCollection
     from matplotlib.colors import to_rgb
     from matplotlib.patches import FancyBboxPatch
 
-    actors: dict[str, list[str]] = {}
-    for node in graph.nodes:
-        if graph.nodes[node]["where"] != DRIVER:
-            actors.setdefault(graph.nodes[node]["where"], []).append(node)
-    half_w, half_h = _BOX_W / 2, _BOX_H[stats] / 2
-    side, top_pad = _GROUP_PAD
     boxes = []
-    for where in lane_order(actors):
-        xs, ys = zip(*(_xy(layout, n) for n in actors[where]))
-        x0, y0 = min(xs) - half_w - side, min(ys) - half_h - side
-        x1, y1 = max(xs) + half_w + side, max(ys) + half_h + top_pad
-        boxes.append(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0,rounding_size=0.08",
+    for where in lane_order(geometry.group):
+        x0, top, x1, bottom = geometry.group[where]
+        boxes.append(FancyBboxPatch((x0, -bottom), x1 - x0, bottom - top, boxstyle="round,pad=0,rounding_size=0.08",
                                     facecolor=(*to_rgb(colors[where]), 0.1), edgecolor=colors[where],
                                     linewidth=1.0))
-        ax.text(x0 + 0.08, y1 - 0.04, literal_text(short_text(where, 30)), ha="left", va="top", fontsize=7,
+        ax.text(x0 + 0.08, -top - 0.04, literal_text(short_text(where, 30)), ha="left", va="top", fontsize=7,
                 color=colors[where], fontweight="bold", zorder=1, gid="rlviz-actor")
     if boxes:
         ax.add_collection(PatchCollection(boxes, match_original=True, zorder=0, gid="rlviz-actor-boxes"))
 
 
-def _draw_edges(ax: "Axes", graph: "nx.DiGraph", layout: Layout, stats: bool) -> None:
+def _draw_edges(ax: "Axes", graph: "nx.DiGraph", layout: Layout, geometry: Geometry, stats: bool) -> None:
     """Lines (one collection) from a producer's right side to its consumer's left side, with
     arrowheads (one collection) and item counts; edges that close a cycle are dashed arcs."""
     from matplotlib.collections import LineCollection, PolyCollection
@@ -226,20 +253,21 @@ def _draw_edges(ax: "Axes", graph: "nx.DiGraph", layout: Layout, stats: bool) ->
     back = set(layout.back_edges)
     lines, heads, widths = [], [], []
     for (u, v), count in zip(graph.edges, counts):
-        (xu, yu), (xv, yv) = _xy(layout, u), _xy(layout, v)
+        (xu, yu), (xv, yv) = _centre(geometry, u), _centre(geometry, v)
+        half = _STYLE[stats].height / 2
         if (u, v) in back or u == v:
-            ax.add_patch(FancyArrowPatch((xu, yu - _BOX_H[stats] / 2), (xv, yv - _BOX_H[stats] / 2),
+            ax.add_patch(FancyArrowPatch((xu, yu - half), (xv, yv - half),
                                          arrowstyle="-|>", mutation_scale=9, color="#555555",
                                          linestyle="--", connectionstyle="arc3,rad=0.4", zorder=1,
                                          gid="rlviz-back-edge"))
             continue
-        start, end = (xu + _BOX_W / 2, yu), (xv - _BOX_W / 2, yv)
+        start, end = (geometry.node[u][2], yu), (geometry.node[v][0], yv)
         head, neck = _arrowhead(start, end)
         lines.append((start, neck))
         heads.append(head)
         widths.append(0.8 + 2.2 * count / most if stats else 1.0)
         if stats:
-            _edge_label(ax, start, end, count)
+            _edge_label(ax, start, end, geometry.column_right[layout.column[u]] + _STYLE[stats].column_gap / 2, count)
     if lines:
         ax.add_collection(LineCollection(lines, linewidths=widths, colors="#555555", zorder=1,
                                          gid="rlviz-edges", capstyle="butt"))
@@ -258,32 +286,30 @@ def _arrowhead(start: tuple, end: tuple, length: float = 0.11, half: float = 0.0
     return triangle, (x1 - ux * length * 0.7, y1 - uy * length * 0.7)
 
 
-def _edge_label(ax: "Axes", start: tuple, end: tuple, count: int) -> None:
-    """The item count in the gap just right of the producer's column."""
+def _edge_label(ax: "Axes", start: tuple, end: tuple, x: float, count: int) -> None:
+    """The item count at ``x``, in the gap just right of the producer's column."""
     (x0, y0), (x1, y1) = start, end
-    x = x0 + (_COL_GAP - _BOX_W) / 2
     y = y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 != x0 else (y0 + y1) / 2
     ax.text(x, y, _compact(count), ha="center", va="center", fontsize=7, color="#333333", zorder=2,
             gid="rlviz-edge-count",
             bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
 
 
-def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", layout: Layout, colors: dict, stats: bool) -> None:
+def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", geometry: Geometry, colors: dict, stats: bool) -> None:
     """A rounded box per node: short op name, then (for a trace) what it did."""
     from matplotlib.patches import FancyBboxPatch
 
-    w, h = _BOX_W, _BOX_H[stats]
     for i, node in enumerate(graph.nodes):
         data = graph.nodes[node]
-        x, y = _xy(layout, node)
+        x0, top, x1, bottom = geometry.node[node]
+        x, y = _centre(geometry, node)
         idle = stats and data.get("calls", 0) == 0
         edge = ERROR_COLOR if data.get("errors") else colors[data["where"]]
-        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.06",
+        ax.add_patch(FancyBboxPatch((x0, -bottom), x1 - x0, bottom - top, boxstyle="round,pad=0,rounding_size=0.06",
                                     facecolor="white", edgecolor=edge, linewidth=1.6,
                                     alpha=0.5 if idle else 1.0, zorder=3, gid=NODE_GID.format(i)))
-        name_y = y + h / 2 - 0.2 if stats else y
-        name = short_text(data["op"], 24)
-        ax.text(x, name_y, literal_text(name), ha="center", va="center", fontsize=9 if len(name) < 20 else 8,
+        name, size = _name_text(data["op"])
+        ax.text(x, -top - 0.2 if stats else y, literal_text(name), ha="center", va="center", fontsize=size,
                 fontweight="bold", color="#222222", zorder=4, gid="rlviz-op")
         if stats:
             ax.text(x, y - 0.1, literal_text(_stats_text(data)), ha="center", va="center", fontsize=7,

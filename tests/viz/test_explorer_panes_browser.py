@@ -11,13 +11,15 @@ import time
 import numpy as np
 import pytest
 from browser_harness import chromium_page
-from explorer_checks import wait_ready
+from explorer_checks import graph_boxes_on_screen, wait_ready
+from viz_helpers import a2c_like_nodes, box_problems, one_call_each
 
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 from rlviz.viz import write_html
+from rlviz.viz.examples import apex_nodes
 
 pytestmark = pytest.mark.browser
 
@@ -234,3 +236,43 @@ def test_a_gather_shows_the_items_it_handed_on_in_its_shards_colours(tmp_path):
         expect(order.locator('[data-rlviz="order-note"]')).to_have_text(
             f"{gathered} items gather_sync handed on in the visible window, left to right")
         expect(order.locator('[data-rlviz="order-legend"] .entry')).to_have_count(2)
+
+
+def check_graph_pane(root, processes: set[str]) -> None:
+    """The graph pane's node boxes, as the browser draws them: none overlaps another node or another
+    process's group box, every text stays inside its box, one group box per process but the driver."""
+    nodes, groups, outside = graph_boxes_on_screen(root)
+    assert len(nodes) == root.locator('[data-rlviz="graph"] g.rlviz-node').count() > 0
+    assert set(groups) == processes - {"driver"}
+    assert box_problems(nodes, groups) == []
+    assert outside == []
+
+
+@pytest.mark.parametrize("plan", ["apex", "a2c-like"])
+def test_graph_boxes_never_overlap_and_the_pane_scrolls_or_fits(plan, tmp_path):
+    """Ape-X's plan (36 nodes on 9 processes) and A2C's shape, where the driver's learn_on_batch was drawn on
+    top of the workers' boxes; the wide graph scrolls, "fit" shrinks it into the pane, a click still filters."""
+    from playwright.sync_api import expect
+
+    nodes = apex_nodes() if plan == "apex" else a2c_like_nodes()
+    html = write_html(one_call_each(nodes), tmp_path / "run.html")
+    with chromium_page(1400, 900) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        expect(root.locator('[data-rlviz="graph"] [data-rlviz="node"]')).to_have_count(len(nodes))
+        check_graph_pane(root, {n.where for n in nodes})
+        pane = root.locator('[data-rlviz="graph"]')
+        if plan == "apex":
+            assert pane.evaluate("e => e.scrollWidth > e.clientWidth + 100"), "Ape-X's graph is wider than its pane"
+            pane.evaluate("e => { e.scrollLeft = 300; }")
+            assert pane.evaluate("e => e.scrollLeft") > 0, "the pane scrolls sideways"
+        fit = pane.locator('[data-rlviz="graph-fit"]')
+        fit.click()
+        expect(fit).to_have_attribute("aria-pressed", "true")
+        assert pane.evaluate("e => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1"), \
+            "fitted, the whole graph shows in the pane"
+        check_graph_pane(root, {n.where for n in nodes})
+        pane.locator('[data-rlviz="node"]').last.click()     # a click on a node still filters the timeline
+        expect(root.locator('[data-rlviz="filter"]')).to_be_visible()
+        fit.click()
+        expect(pane.locator('[data-rlviz="graph-fit"]')).to_have_attribute("aria-pressed", "false")

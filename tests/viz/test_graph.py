@@ -2,13 +2,14 @@
 import networkx as nx
 import pytest
 from matplotlib.colors import to_hex
-from viz_helpers import texts_overlapping
+from viz_helpers import a2c_like_nodes, box_problems, one_call_each, texts_overlapping
 
 from rlviz.trace import Node, Trace
 from rlviz.viz import plot_graph
 from rlviz.viz.examples import apex_nodes, concurrently_trace, sharded_trace
-from rlviz.viz.graph import NODE_GID, dataflow_graph
-from rlviz.viz.layout import graph_layout
+from rlviz.viz.explorer_payload import trace_structure
+from rlviz.viz.graph import NODE_GID, dataflow_graph, graph_boxes
+from rlviz.viz.layout import BoxStyle, graph_geometry, graph_layout
 from rlviz.viz.palette import DRIVER_COLOR, where_colors
 
 SHARDED = [Node("a", "from_range", "from_range(8)[0]", "shard-0"),
@@ -159,9 +160,17 @@ def test_empty_input_draws_a_note(empty):
     assert ax.get_title(loc="left").startswith("Dataflow: 0 nodes")
 
 
-def test_row_gap_must_be_positive():
-    with pytest.raises(ValueError, match="row_gap"):
-        graph_layout(nx.DiGraph(), row_gap=0)
+def test_box_sizes_that_would_overlap_are_a_value_error():
+    layout = graph_layout(dataflow_graph(SHARDED))
+    widths = dict.fromkeys(layout.column, 1.0)
+    with pytest.raises(ValueError, match=r"row_pitch \(0.3\) must be at least its height \(0.5\)"):
+        graph_geometry(layout, widths, BoxStyle(height=0.5, row_pitch=0.3, column_gap=0.1, band_gap=0.1,
+                                                group_pad=(0, 0, 0)))
+    with pytest.raises(ValueError, match="no box width for nodes"):
+        graph_geometry(layout, {}, BoxStyle(0.5, 1, 0.1, 0.1, (0, 0, 0)))
+    with pytest.raises(ValueError, match="must be >= 0"):
+        graph_geometry(layout, widths, BoxStyle(0.5, 1, -0.1, 0.1, (0, 0, 0)))
+    assert graph_geometry(graph_layout(nx.DiGraph()), {}, BoxStyle(0.5, 1, 0.1, 0.1, (0, 0, 0))).node == {}
 
 
 def test_spans_without_edges_stay_inside_their_own_process_box():
@@ -187,3 +196,77 @@ def test_spans_without_edges_stay_inside_their_own_process_box():
     assert layout.row["learn"] == layout.row["queue"] and layout.column["learn"] == layout.column["queue"] - 1
     assert layout.columns == [sorted(col, key=layout.row.__getitem__) for col in layout.columns]
     assert sorted(n for col in layout.columns for n in col) == sorted(where)
+
+
+def _as_trace(obj):
+    return obj if isinstance(obj, Trace) else one_call_each(obj)
+
+
+def _drawn(geometry, graph):
+    return {n: (graph.nodes[n]["where"], geometry.node[n]) for n in graph.nodes}
+
+
+@pytest.mark.parametrize("obj", [a2c_like_nodes(), apex_nodes(), sharded_trace(shards=6), concurrently_trace()],
+                         ids=["a2c-like", "apex", "sharded", "concurrently"])
+def test_no_node_box_overlaps_another_node_or_another_process_group(obj):
+    for graph, stats in ((dataflow_graph(obj), isinstance(obj, Trace)), (dataflow_graph(_as_trace(obj)), True)):
+        _, geometry = graph_boxes(graph, stats)          # plot_graph's boxes, in inches
+        assert box_problems(_drawn(geometry, graph), geometry.group) == []
+    structure = trace_structure(_as_trace(obj))         # the Explorer's boxes, in pixels
+    nodes = {k: (n["where"], (n["x"], n["y"], n["x"] + n["w"], n["y"] + n["h"])) for k, n in enumerate(structure["nodes"])}
+    groups = {g["where"]: (g["x"], g["y"], g["x"] + g["w"], g["y"] + g["h"]) for g in structure["graph"]["groups"]}
+    assert box_problems(nodes, groups) == []
+    assert sorted(groups) == sorted({where for where, _ in nodes.values()} - {"driver"})
+
+
+def test_long_op_names_widen_their_boxes_and_cannot_overlap():
+    long = "OncePerTimestepsElapsedAndThenSomeMore(" + "x" * 200 + ")"
+    nodes = [*SHARDED, Node("e", long, long, parents=("d",)), Node("f", long, long, "shard-0")]
+    graph = dataflow_graph(nodes)
+    _, geometry = graph_boxes(graph, False)
+    assert box_problems(_drawn(geometry, graph), geometry.group) == []
+    x0, _, x1, _ = geometry.node["e"]
+    assert 2.0 < x1 - x0 < 3.0                           # sized to the op name cut to 24 characters
+    ax = plot_graph(nodes)
+    assert texts_overlapping(ax) == []
+
+
+def test_plot_graph_and_the_explorer_draw_one_layout():
+    trace = sharded_trace(shards=3)
+    graph = dataflow_graph(trace)
+    _, inches = graph_boxes(graph, True)
+    structure = trace_structure(trace)
+    pixels = {node.op_id: structure["nodes"][k] for k, node in enumerate(trace.nodes)}
+    by_inches = sorted(graph.nodes, key=lambda n: (inches.node[n][1], inches.node[n][0]))
+    by_pixels = sorted(graph.nodes, key=lambda n: (pixels[n]["y"], pixels[n]["x"]))
+    assert by_inches == by_pixels
+    layout = graph_layout(graph)
+    assert {n: (p["column"], p["row"]) for n, p in pixels.items()} == {n: (layout.column[n], layout.row[n]) for n in graph}
+    ax = plot_graph(trace)                               # the patches drawn are the geometry's boxes
+    boxes = _node_boxes(ax)
+    for i, node in enumerate(graph.nodes):
+        x0, y0, x1, y1 = inches.node[node]
+        drawn = boxes[NODE_GID.format(i)]
+        assert (drawn.get_x(), drawn.get_width(), -drawn.get_y() - drawn.get_height()) == pytest.approx((x0, x1 - x0, y0))
+
+
+def test_each_process_is_one_band_of_rows():
+    layout = graph_layout(dataflow_graph(apex_nodes()))
+    spans = sorted(layout.band_rows.values())
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))      # bands never share a row
+    assert [layout.band_rows[b] for b in layout.bands] == spans     # listed top to bottom
+    for node, where in layout.where.items():
+        first, last = layout.band_rows[where]
+        assert first <= layout.row[node] <= last
+
+
+def test_statistics_fit_inside_their_boxes():
+    records = [{"op": "boom", "label": "boom", "op_id": "b", "where": "driver", "pid": 1, "start_ns": 0,
+                "end_ns": 5_000_000_000, "outcome": outcome} for outcome in ["error"] * 12_345 + ["not_ready"] * 67_890]
+    ax = plot_graph(Trace.from_records(records))
+    renderer = ax.figure.canvas.get_renderer()
+    (box,) = _node_boxes(ax).values()
+    for text in ax.texts:
+        if text.get_gid() in ("rlviz-op", "rlviz-stats"):
+            extent = text.get_window_extent(renderer)
+            assert box.get_window_extent(renderer).x0 <= extent.x0 and extent.x1 <= box.get_window_extent(renderer).x1

@@ -1,9 +1,11 @@
 """The views on execution plans: the DQN plan recorded with 2 remote workers, and Ape-X's graph."""
 import pytest
-from viz_helpers import texts_overlapping
+from viz_helpers import box_problems, texts_overlapping
 
 import rlviz
-from rlviz.viz import plot_graph, plot_order, plot_timeline
+from rlviz.viz import plot_graph, plot_order, plot_timeline, write_html
+from rlviz.viz.explorer_payload import trace_structure
+from rlviz.viz.graph import dataflow_graph, graph_boxes
 
 DQN_TINY = {"learning_starts": 16, "timesteps_per_iteration": 40, "train_batch_size": 32,
             "training_intensity": 16}   # native ratio 32 / (4 * 2) = 4 -> weights [1, 4]
@@ -73,12 +75,57 @@ def test_dqn_order_strip_names_ops_never_node_ids(dqn_run):
     assert any(t.startswith("TrainOneStep (") for t in texts)
 
 
-def test_apex_plan_graph_is_readable(ray_local):
-    trainer = rlviz.Trainer("apex", num_workers=2, config={"learning_starts": 32})
+@pytest.fixture(scope="module")
+def apex_run(ray_local):
+    """Ape-X with 2 workers and 2 replay actors: its plan, and one recorded train()."""
+    trainer = rlviz.Trainer("apex", num_workers=2, config={"learning_starts": 32, "num_replay_shards": 2})
     try:
-        ax = plot_graph(trainer)
+        nodes = trainer.dataflow()
+        with rlviz.record() as trace:
+            trainer.train()
     finally:
         trainer.stop()
+    return nodes, trace
+
+
+def test_apex_plan_graph_is_readable(apex_run):
+    nodes, _ = apex_run
+    ax = plot_graph(nodes)
     shown = {t.get_text() for t in ax.texts if t.get_gid() == "rlviz-op"}
     assert {"Enqueue", "Dequeue", "Concurrently"} <= shown
     assert texts_overlapping(ax) == []
+
+
+@pytest.mark.parametrize("run", ["dqn_run", "apex_run"])
+def test_plan_and_trace_graphs_have_no_overlapping_boxes(run, request):
+    """plot_graph's boxes (inches) and the Explorer's (pixels), one layout: no node box overlaps another or
+    another process's group box, on the plan and on the recorded trace (which adds span nodes)."""
+    nodes, trace = request.getfixturevalue(run)
+    for obj in (nodes, trace):
+        graph = dataflow_graph(obj)
+        _, geometry = graph_boxes(graph, obj is trace)
+        drawn = {n: (graph.nodes[n]["where"], geometry.node[n]) for n in graph.nodes}
+        assert box_problems(drawn, geometry.group) == []
+        assert len(geometry.group) == len({graph.nodes[n]["where"] for n in graph.nodes} - {"driver"}) >= 2
+    structure = trace_structure(trace)
+    boxes = {k: (n["where"], (n["x"], n["y"], n["x"] + n["w"], n["y"] + n["h"])) for k, n in enumerate(structure["nodes"])}
+    groups = {g["where"]: (g["x"], g["y"], g["x"] + g["w"], g["y"] + g["h"]) for g in structure["graph"]["groups"]}
+    assert box_problems(boxes, groups) == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("run", ["dqn_run", "apex_run"])
+def test_explorer_graph_boxes_of_a_recorded_run_never_overlap(run, request, tmp_path):
+    from browser_harness import chromium_page
+    from explorer_checks import graph_boxes_on_screen, wait_ready
+
+    _, trace = request.getfixturevalue(run)
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        nodes, groups, outside = graph_boxes_on_screen(root)
+        assert len(nodes) == len(trace.nodes)
+        assert set(groups) == {n.where for n in trace.nodes} - {"driver"}
+        assert box_problems(nodes, groups) == []
+        assert outside == [], "every text stays inside its node's box"

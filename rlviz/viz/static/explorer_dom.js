@@ -30,6 +30,7 @@ export const CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
 .rlviz-legend span.sw { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 0; vertical-align: -1px; }

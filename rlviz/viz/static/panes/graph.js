@@ -1,8 +1,12 @@
-// The graph pane: the dataflow graph as SVG from the layout Python computed, with each node's
-// counters; a click filters the timeline to that node, the selection's producers and consumers
-// are outlined.
+// The graph pane: the dataflow graph as SVG, drawn where Python's layout (rlviz/viz/layout.py, the one
+// plot_graph draws) put each node box and each process's group box; nothing is laid out here. Each
+// node's counters are shown; a click filters the timeline to that node, the selection's producers and
+// consumers are outlined. The pane scrolls both ways, and "fit" shrinks the whole graph into it.
 import { nodeMatches } from "../explorer_core.js";
 import { CONSUMER_COLOR, PRODUCER_COLOR, compact, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
+
+const PAD = 4;                  // room around the drawing, so outlines are not cut
+const TEXT_PAD = 6;             // room left and right of a box's text
 
 /**
  * Mount the graph pane into `host`.
@@ -13,55 +17,55 @@ import { CONSUMER_COLOR, PRODUCER_COLOR, compact, formatBusy, make, revealInPane
 export function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
-  let drawing = null, boxes = new Map();
+  let drawing = null, boxes = new Map(), fit = false;
   build();
+
+  function header() {
+    const title = make("h4", null, null, "Dataflow graph (click a node to filter the timeline) ");
+    const button = make("button", "rlviz-fit", "graph-fit", fit ? "actual size" : "fit");
+    button.type = "button";
+    button.title = "Shrink the whole graph into the pane, or show it at its size (the pane scrolls)";
+    button.setAttribute("aria-pressed", String(fit));
+    button.addEventListener("click", () => { fit = !fit; build(); });
+    title.appendChild(button);
+    return title;
+  }
 
   function build() {
     const { meta } = view;
-    pane.replaceChildren(make("h4", null, null, "Dataflow graph (click a node to filter the timeline)"));
+    pane.replaceChildren(header());
     drawing = null;
     boxes = new Map();
     // a live page lists nodes of earlier plans too (hidden: they keep node indices stable)
     const drawn = meta.nodes.map((n, k) => k).filter((k) => !meta.nodes[k].hidden);
     if (!drawn.length) { pane.appendChild(make("p", null, null, "No dataflow nodes.")); return; }
-    const colW = 180, rowH = 60, boxW = 156, boxH = 42, pad = 8;
-    const place = meta.nodes.map((n) => [pad + n.column * colW, pad + n.row * rowH]);
-    const width = Math.max(...drawn.map((k) => place[k][0])) + boxW + pad;
-    const height = Math.max(...drawn.map((k) => place[k][1])) + boxH + pad;
-    const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
-    // shrink a wide graph to the pane, but not so far that its text gets unreadable (the pane scrolls)
-    const room = (view.store.get().width || 960) * 5 / 12 - 16;
-    root.style.width = `${width * Math.min(1, Math.max(0.6, room / width))}px`;
+    const { width, height, groups } = meta.graph;
+    const root = svg("svg", { viewBox: `${-PAD} ${-PAD} ${width + 2 * PAD} ${height + 2 * PAD}`, role: "img" });
+    root.dataset.rlviz = "graph-drawing";
+    pane.appendChild(root);
+    root.style.width = `${(width + 2 * PAD) * scale(width + 2 * PAD, height + 2 * PAD)}px`;
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
     defs.appendChild(marker);
     root.appendChild(defs);
+    for (const group of groups) root.appendChild(groupBox(group));
+    for (const [u, v, count, back] of meta.edges) root.appendChild(edge(meta.nodes[u], meta.nodes[v], count, back));
     const lanes = Object.fromEntries(meta.lanes.map((l) => [l.name, l.color]));
-    for (const [u, v, count, back] of meta.edges) {
-      const [x1, y1] = [place[u][0] + boxW, place[u][1] + boxH / 2];
-      const [x2, y2] = [place[v][0], place[v][1] + boxH / 2];
-      const bend = Math.max(30, Math.abs(x2 - x1) / 2);
-      const path = svg("path", { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
-        fill: "none", stroke: "#888", "stroke-width": 1 + Math.log10(1 + count) / 2, "marker-end": "url(#rlviz-head)" });
-      if (back) path.setAttribute("stroke-dasharray", "4 3");
-      const title = svg("title");
-      title.textContent = `${meta.nodes[u].op} → ${meta.nodes[v].op}: ${count.toLocaleString("en-US")} values`;
-      path.appendChild(title);
-      root.appendChild(path);
-    }
     for (const k of drawn) {
       const n = meta.nodes[k];
-      const g = svg("g", { class: "rlviz-node", transform: `translate(${place[k][0]},${place[k][1]})` });
+      const g = svg("g", { class: "rlviz-node", transform: `translate(${n.x},${n.y})` });
       g.dataset.node = String(k);
       g.dataset.op = n.op;
-      const rect = svg("rect", { width: boxW, height: boxH, rx: 5, fill: "#fff", stroke: lanes[n.where] || "#5b6770", "stroke-width": 1.6 });
+      g.dataset.rlviz = "node";
+      g.dataset.where = n.where;
+      const rect = svg("rect", { width: n.w, height: n.h, rx: 5, fill: "#fff", stroke: lanes[n.where] || "#5b6770", "stroke-width": 1.6 });
       const title = svg("title");
       title.textContent = `${n.label}\n@ ${n.where}`;
-      const name = svg("text", { x: boxW / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      const name = svg("text", { x: n.w / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
       name.textContent = n.short;
-      const stats = svg("text", { x: boxW / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      const more = svg("text", { x: boxW / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
       g.append(title, rect, name, stats, more);
       g.addEventListener("click", () => {
         const { filter } = view.store.get();
@@ -69,12 +73,58 @@ export function createGraph(host, view) {
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, stats, more });
+      boxes.set(k, { g, rect, name, stats, more, width: n.w });
+      squeeze(name, n.w);
     }
-    pane.appendChild(root);
     drawing = root;
     counters();
     mark();
+  }
+
+  /** How much to shrink a drawing of `width` x `height`: to fit the pane when "fit" is on, else only a
+   * wide graph and not so far that its text gets unreadable (the pane scrolls). */
+  function scale(width, height) {
+    const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
+    if (!fit) return Math.min(1, Math.max(0.6, room / width));
+    const header = pane.firstElementChild ? pane.firstElementChild.offsetHeight + 4 : 24;
+    const tall = (pane.clientHeight || 360) - header - 2 * PAD;
+    return Math.min(1, room / width, tall > 40 ? tall / height : 1);
+  }
+
+  function groupBox({ where, color, x, y, w, h }) {
+    const g = svg("g", { class: "rlviz-group" });
+    g.dataset.rlviz = "graph-group";
+    g.dataset.where = where;
+    const box = svg("rect", { x, y, width: w, height: h, rx: 6, fill: color, "fill-opacity": 0.08, stroke: color, "stroke-width": 1 });
+    const name = svg("text", { x: x + 5, y: y + 11, "font-size": 10, "font-weight": 600, fill: color });
+    name.textContent = where;
+    g.append(box, name);
+    return g;
+  }
+
+  function edge(from, to, count, back) {
+    const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
+    const [x2, y2] = [to.x, to.y + to.h / 2];
+    const bend = Math.max(30, Math.abs(x2 - x1) / 2);
+    const path = svg("path", { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
+      fill: "none", stroke: "#888", "stroke-width": 1 + Math.log10(1 + count) / 2, "marker-end": "url(#rlviz-head)" });
+    if (back) path.setAttribute("stroke-dasharray", "4 3");
+    const title = svg("title");
+    title.textContent = `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values`;
+    path.appendChild(title);
+    return path;
+  }
+
+  /** Keep `text` inside a box `width` wide: Python sized the box for the op name in DejaVu Sans, a
+   * browser's font may be wider, and the counters grow during a live run. */
+  function squeeze(text, width) {
+    text.removeAttribute("textLength");
+    text.removeAttribute("lengthAdjust");
+    const room = width - 2 * TEXT_PAD;
+    if (text.getComputedTextLength && text.getComputedTextLength() > room) {
+      text.setAttribute("textLength", room);
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
   }
 
   /** Each node's calls, items, busy time, not-ready and errors, as the meta counts them now. */
@@ -85,6 +135,8 @@ export function createGraph(host, view) {
       box.stats.textContent = `${compact(n.calls)} calls · ${compact(n.items)} items`;
       box.more.textContent = [`${formatBusy(n.busy_ms)} ms busy`, n.not_ready ? `${compact(n.not_ready)} not ready` : "",
         n.errors ? `${compact(n.errors)} errors` : ""].filter(Boolean).join(" · ");
+      squeeze(box.stats, box.width);
+      squeeze(box.more, box.width);
     });
   }
 
