@@ -97,6 +97,7 @@ class RecorderHub:
                 self.offsets[key] = offset_ns
             self.seen[key] = (epoch, flush, time.monotonic())
             self.silent.discard(key)
+            self.cond.notify_all()          # a flush waiting in ``acknowledged`` may now be answered
             wait_s = (self.every_s or IDLE_POLL_S) if self.recording else IDLE_POLL_S
             self.cond.wait_for(lambda: restarted or (self.epoch, self.recording, self.flush) != (epoch, recording, flush),
                                timeout=wait_s)
