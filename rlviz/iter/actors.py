@@ -152,8 +152,8 @@ class ActorCollector:
         if collect_every_s is not None and self.ray_key is not None:
             self.poller = _Poller(self, collect_every_s, self.ray_key)
 
-    def collect(self) -> list[dict]:
-        """Every tracked actor's recording in the running block, fresh from a pull now."""
+    def collect(self, final: bool = False) -> list[dict]:
+        """Every tracked actor's recording in the running block, fresh from a pull now (so also when ``final``)."""
         if not self._same_ray():
             return list(self.final_exports)
         if self.pull(_COLLECT_TIMEOUT_S):           # some answers were asked for before now: ask again
