@@ -47,6 +47,35 @@ def test_old_api_stack_is_a_value_error_naming_the_new_one():
         rlviz.rllib.instrument(old)
 
 
+def _base_config():
+    from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+
+    return AlgorithmConfig().environment("CartPole-v1")
+
+
+def _bc_config():
+    from ray.rllib.algorithms.bc import BCConfig
+
+    return BCConfig().environment("CartPole-v1")
+
+
+@pytest.mark.parametrize("make", [_base_config, _bc_config], ids=["base AlgorithmConfig", "BC"])
+def test_an_unsupported_algorithm_is_refused_with_the_supported_ones(make):
+    with pytest.raises(ValueError, match=r"records PPO, APPO, IMPALA, DQN, SAC.*start from"):
+        rlviz.rllib.instrument(make())
+
+
+def test_a_subclass_of_a_supported_algorithm_is_accepted():
+    from ray.rllib.algorithms.ppo import PPO
+
+    class MyPPO(PPO):
+        pass
+
+    config = _ppo_config()
+    config.algo_class = MyPPO
+    assert rlviz.rllib.instrument(config).algo_class.__name__ == "RecordedMyPPO"
+
+
 def test_a_runner_class_rlviz_cannot_record_is_a_type_error():
     with pytest.raises(TypeError, match="env_runner_cls must be a subclass of SingleAgentEnvRunner"):
         rlviz.rllib.instrument(PPOConfig().env_runners(env_runner_cls=object))
