@@ -73,6 +73,7 @@ def test_the_exit_of_a_block_sees_samples_made_after_a_read(ray_local):
     assert _samples(trace) == ["runner-1", "runner-1", "runner-2", "runner-2"]
 
 
+@pytest.mark.slow
 def test_a_ray_restarted_in_the_same_process_gets_a_new_hub():
     script = _RUNNER + textwrap.dedent('''
         import rlviz
