@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import ray
 
+from rlviz.iter.ray_compat import actor_class_name, actor_id
 from rlviz.iter.worker import CONTROL_GROUP
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.session import COLLECT_EVERY_S, add_collector
@@ -78,13 +79,13 @@ class ActorCollector:
         """Register ``handle`` under ``label`` (made unique) and tell it its lane name; return the label."""
         self._same_ray()
         if control_group:
-            self.grouped.add(handle._actor_id)
+            self.grouped.add(actor_id(handle))
         if len([node for node in ray.nodes() if node["Alive"]]) > 1:     # a cluster: say which node
             label = f"{label}@{ray.get(self._control(handle, 'rlviz_node').remote())[:NODE_ID_CHARS]}"
         with self.lock:
             label = self._unused(label)
             self.handles[label] = handle
-            self.labels[handle._actor_id] = label
+            self.labels[actor_id(handle)] = label
         ray.get(self._control(handle, "rlviz_attach").remote(label, self.active, self.capacity))
         self.offsets[label], self.offset_errors[label] = self._clock_offset(handle)
         if self.active:
@@ -152,8 +153,8 @@ class ActorCollector:
         if collect_every_s is not None and self.ray_key is not None:
             self.poller = _Poller(self, collect_every_s, self.ray_key)
 
-    def collect(self) -> list[dict]:
-        """Every tracked actor's recording in the running block, fresh from a pull now."""
+    def collect(self, final: bool = False) -> list[dict]:
+        """Every tracked actor's recording in the running block, fresh from a pull now (so also when ``final``)."""
         if not self._same_ray():
             return list(self.final_exports)
         if self.pull(_COLLECT_TIMEOUT_S):           # some answers were asked for before now: ask again
@@ -202,7 +203,7 @@ class ActorCollector:
 
     def release(self, handle) -> None:
         """``handle`` is about to stop: keep what it recorded in the running block, then forget it."""
-        label = self.labels.get(handle._actor_id)
+        label = self.labels.get(actor_id(handle))
         if label is None or not self._same_ray():
             return
         if self.active and label in self.mirrors:
@@ -214,8 +215,8 @@ class ActorCollector:
                 if mirror.has_data:
                     self.final_exports.append(self._aligned(label, mirror.export()))
         with self.lock:
-            del self.labels[handle._actor_id]
-            self.grouped.discard(handle._actor_id)
+            del self.labels[actor_id(handle)]
+            self.grouped.discard(actor_id(handle))
             if self.handles.get(label) is handle:
                 del self.handles[label]
             self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
@@ -272,7 +273,7 @@ class ActorCollector:
     def _control(self, handle, method: str):
         """``handle.method``, in the control concurrency group if the actor has one."""
         bound = getattr(handle, method)
-        return bound.options(concurrency_group=CONTROL_GROUP) if handle._actor_id in self.grouped else bound
+        return bound.options(concurrency_group=CONTROL_GROUP) if actor_id(handle) in self.grouped else bound
 
     def _call_all(self, method: str, args: Callable[[str], tuple], timeout: float) -> dict[str, object]:
         """Call ``method`` on every live tracked actor; dead or busy ones are skipped."""
@@ -328,12 +329,12 @@ add_collector(COLLECTOR)
 
 def has_rlviz_groups(handle) -> bool:
     """True if ``handle``'s class declared rlviz's concurrency groups (so it can stream safely)."""
-    return handle._actor_id in COLLECTOR.grouped
+    return actor_id(handle) in COLLECTOR.grouped
 
 
 def actor_label(handle) -> str | None:
     """The lane label of ``handle``, or None if it is not tracked."""
-    return COLLECTOR.labels.get(handle._actor_id)
+    return COLLECTOR.labels.get(actor_id(handle))
 
 
 def release_actor(handle) -> None:
@@ -375,5 +376,5 @@ def track_actor(handle, label: str | None = None, control_group: bool = False) -
     if not hasattr(handle, "rlviz_attach"):
         raise TypeError(f"actor {handle!r} cannot be tracked: its class must subclass "
                         f"rlviz.iter.ParallelIteratorWorker")
-    label = label or next_label(handle._ray_actor_creation_function_descriptor.class_name)
+    label = label or next_label(actor_class_name(handle))
     return COLLECTOR.track(handle, label, control_group)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rlviz.iter.actors import track_actor
 from rlviz.iter.parallel import ParallelIterator
+from rlviz.iter.ray_compat import actor_class_name
 from rlviz.iter.shards import ShardSet
 from rlviz.checks import check_int
 from rlviz.runtime import ensure_ray
@@ -96,7 +97,7 @@ def from_actors(actors: Sequence, name: str | None = None) -> ParallelIterator:
                             f"and call its __init__(item_generator, repeat)")
     ensure_ray()
     labels = tuple(track_actor(actor) for actor in actors)
-    class_name = actors[0]._ray_actor_creation_function_descriptor.class_name
+    class_name = actor_class_name(actors[0])
     label = name or f"from_actors[{class_name} x{len(actors)}]"
     name = f"ParallelIterator[{label}]"
     return ParallelIterator(ShardSet.of_actors(actors, labels, "from_actors", name), name)

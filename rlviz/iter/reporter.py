@@ -37,7 +37,7 @@ _ACK_TIMEOUT_S = 5.0             # how long begin/flush wait for reporters that 
 _LIVE_S = IDLE_POLL_S + 5.0      # a reporter silent for longer is taken for dead
 _RETRY_S = 1.0
 _REUSE_S = 0.5                   # a read this soon after a flush reuses its answer
-_KEPT: dict[str, object] = {}    # job id -> the hub this driver created
+_KEPT: dict[tuple, object] = {}  # (node id, job id) of the Ray it lives in -> the hub this driver created
 
 
 class RecorderHub:
@@ -97,6 +97,7 @@ class RecorderHub:
                 self.offsets[key] = offset_ns
             self.seen[key] = (epoch, flush, time.monotonic())
             self.silent.discard(key)
+            self.cond.notify_all()          # a flush waiting in ``acknowledged`` may now be answered
             wait_s = (self.every_s or IDLE_POLL_S) if self.recording else IDLE_POLL_S
             self.cond.wait_for(lambda: restarted or (self.epoch, self.recording, self.flush) != (epoch, recording, flush),
                                timeout=wait_s)
@@ -147,18 +148,28 @@ def hub_handle(create: bool = False):
     """The hub actor of the connected Ray (None if there is none and ``create`` is False).
 
     The driver that creates the hub keeps its handle for the life of its Ray
-    job: a named actor still ends when its last handle goes.
+    job: a named actor still ends when its last handle goes.  The handle is
+    kept per Ray (node and job ids), so after ``ray.shutdown()`` and a new
+    ``ray.init()`` in the same process the hub of the old Ray, dead with it,
+    is replaced (a new local Ray may reuse the old job id, never the node id).
     """
-    job = ray.get_runtime_context().get_job_id()
-    if create and job not in _KEPT:      # the creating handle owns the actor: keep that one, not a look-up
+    key = _ray_key()
+    if create and key not in _KEPT:      # the creating handle owns the actor: keep that one, not a look-up
+        _KEPT.clear()                    # hubs of Rays this process left are dead
         remote_cls = ray.remote(num_cpus=0, max_concurrency=_HUB_THREADS)(RecorderHub)
-        _KEPT[job] = remote_cls.options(name=HUB_NAME, get_if_exists=True).remote()
-    if job in _KEPT:
-        return _KEPT[job]
+        _KEPT[key] = remote_cls.options(name=HUB_NAME, get_if_exists=True).remote()
+    if key in _KEPT:
+        return _KEPT[key]
     try:
         return ray.get_actor(HUB_NAME)
     except ValueError:
         return None
+
+
+def _ray_key() -> tuple[str, str]:
+    """Identifies the Ray this process is connected to: its node and job ids are new each time."""
+    context = ray.get_runtime_context()
+    return context.get_node_id(), context.get_job_id()
 
 
 def start_reporter(label: str) -> threading.Thread:
@@ -249,17 +260,19 @@ class HubCollector:
         ray.get(hub.acknowledged.remote(_ACK_TIMEOUT_S))
         self.cached, self.fresh_until = [], 0.0
 
-    def collect(self) -> list[dict]:
+    def collect(self, final: bool = False) -> list[dict]:
         """Every reporter's recording in the running block, after asking each to push what it has now.
 
         A flush costs a round trip to every reporter, so reads that follow
         each other closely (a live trace read event by event) reuse the last
-        answer for at least ``_REUSE_S`` and twice as long as it took.
+        answer for at least ``_REUSE_S`` and twice as long as it took.  The
+        block's ``final`` read always flushes: it must hold every event
+        recorded before the block ended.
         """
         hub = self._hub()
         if hub is None:
             return []
-        if time.monotonic() < self.fresh_until:
+        if not final and time.monotonic() < self.fresh_until:
             return [dict(export) for export in self.cached]
         started = time.monotonic()
         try:
@@ -290,8 +303,7 @@ class HubCollector:
         """The hub of the Ray this driver is connected to, if one was started (by ``rlviz.rllib.instrument``)."""
         if not ray.is_initialized():
             return None
-        context = ray.get_runtime_context()
-        key = (context.get_node_id(), context.get_job_id())
+        key = _ray_key()
         if key != self.ray_key:
             self.ray_key, self.hub = key, None
         if self.hub is None:

@@ -13,9 +13,9 @@ except ImportError as err:
                       f"pip install 'rlviz[rllib]' (ray[rllib] at the version of your ray)") from err
 
 from rlviz.iter.reporter import HubCollector
-from rlviz.rllib.instrument import TESTED_RAY_VERSIONS, instrument
+from rlviz.rllib.instrument import SUPPORTED_ALGORITHMS, TESTED_RAY_VERSIONS, instrument
 from rlviz.trace.session import add_collector
 
-__all__ = ["instrument", "TESTED_RAY_VERSIONS"]
+__all__ = ["instrument", "TESTED_RAY_VERSIONS", "SUPPORTED_ALGORITHMS"]
 
 add_collector(HubCollector())

@@ -4,7 +4,9 @@ Inside ``training_step`` the calls into the ``EnvRunnerGroup``
 (``foreach_env_runner``: what ``synchronous_parallel_sample`` and weight sync
 call; ``sync_weights``; ``probe_unhealthy_env_runners``: RLlib's restarts) and
 into the ``LearnerGroup`` (``update``) are spans on the driver's lane, so the
-graph reads driver -> runners -> learner -> weight sync.
+graph reads driver -> runners -> learner -> weight sync.  Each algorithm
+claims a lane mark when it is built (``rlviz.rllib.lanes``), so two
+algorithms in one driver never share lanes.
 """
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ray.rllib.algorithms.algorithm import Algorithm
+from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 
 from rlviz.iter.reporter import hub_handle
+from rlviz.rllib.lanes import MARK_ATTR, claim_mark, driver_lane, lane_mark, release_mark
 from rlviz.rllib.learner import LEARNER_LANE
 from rlviz.rllib.links import Summary, episodes_in, link_ids, tag_episodes
 from rlviz.rllib.runners import runner_label
@@ -52,32 +56,48 @@ def recorded_algorithm_class(base: type) -> type:
 
 
 class _Recording:
+    def __init__(self, config: Any = None, *args: Any, **kwargs: Any) -> None:
+        if isinstance(config, AlgorithmConfig):     # the mark reaches every EnvRunner and Learner in the config
+            config = config.copy(copy_frozen=False)
+            setattr(config, MARK_ATTR, claim_mark(self))
+        super().__init__(config, *args, **kwargs)
+
     def setup(self, config: Any) -> None:
         hub_handle(create=True)            # before the EnvRunners start, so their reporters find it at once
         super().setup(config)
+        mark = lane_mark(self.config)
+        self.rlviz_lane = driver_lane(mark)
         group = self.env_runner_group
         if group is not None:
-            runners = tuple(f"sample@{runner_label(i)}" for i in range(1, self.config.num_env_runners + 1))
-            group.foreach_env_runner = _received(group.foreach_env_runner, runners or ("sample@EnvRunner-0",))
+            runners = tuple(f"sample@{runner_label(i, mark)}" for i in range(1, self.config.num_env_runners + 1))
+            group.foreach_env_runner = _received(group.foreach_env_runner, self.rlviz_lane,
+                                                 runners or (f"sample@{runner_label(0, mark)}",))
             group.sync_weights = _spanned("sync_weights", "EnvRunnerGroup.sync_weights()", group.sync_weights,
-                                          (f"get_state@{LEARNER_LANE}",))
+                                          self.rlviz_lane, (f"get_state@{LEARNER_LANE}{mark}",))
             group.probe_unhealthy_env_runners = _spanned(
                 "probe_unhealthy_env_runners", "EnvRunnerGroup.probe_unhealthy_env_runners() (restores)",
-                group.probe_unhealthy_env_runners)
+                group.probe_unhealthy_env_runners, self.rlviz_lane)
         if self.learner_group is not None:
-            self.learner_group.update = _training(self.learner_group.update)
+            self.learner_group.update = _training(self.learner_group.update, self.rlviz_lane)
 
     def training_step(self) -> Any:
-        with span("training_step", f"{_base_name(type(self))}.training_step()"):
+        with span("training_step", f"{_base_name(type(self))}.training_step()", where=self.rlviz_lane):
             return super().training_step()
 
+    def stop(self) -> None:
+        try:
+            super().stop()
+        finally:
+            release_mark(self)
 
-def _received(foreach: Callable, runners: tuple[str, ...]) -> Callable:
+
+def _received(foreach: Callable, lane: str, runners: tuple[str, ...]) -> Callable:
     """``foreach_env_runner`` recorded as the driver call that receives the runners' results."""
 
     @functools.wraps(foreach)
     def recorded(*args: Any, **kwargs: Any):
-        with span("foreach_env_runner", "EnvRunnerGroup.foreach_env_runner()", parents=runners) as call:
+        with span("foreach_env_runner", "EnvRunnerGroup.foreach_env_runner()", where=lane,
+                  parents=runners) as call:
             results = foreach(*args, **kwargs)
             if not get_recorder().enabled:
                 return results
@@ -90,12 +110,13 @@ def _received(foreach: Callable, runners: tuple[str, ...]) -> Callable:
     return recorded
 
 
-def _training(update: Callable) -> Callable:
+def _training(update: Callable, lane: str) -> Callable:
     """``LearnerGroup.update`` recorded with the driver calls whose episodes it trains on."""
 
     @functools.wraps(update)
     def recorded(*args: Any, **kwargs: Any):
-        with span("LearnerGroup.update", "LearnerGroup.update()", parents=("foreach_env_runner@driver",)) as call:
+        with span("LearnerGroup.update", "LearnerGroup.update()", where=lane,
+                  parents=(f"foreach_env_runner@{lane}",)) as call:
             if get_recorder().enabled:
                 call.consumed(*link_ids(episodes_in(list(kwargs.get("episodes") or ()))))
             return update(*args, **kwargs)
@@ -103,10 +124,10 @@ def _training(update: Callable) -> Callable:
     return recorded
 
 
-def _spanned(op: str, label: str, method: Callable, parents: tuple[str, ...] = ()) -> Callable:
+def _spanned(op: str, label: str, method: Callable, lane: str, parents: tuple[str, ...] = ()) -> Callable:
     @functools.wraps(method)
     def recorded(*args: Any, **kwargs: Any):
-        with span(op, label, parents=parents) as call:
+        with span(op, label, where=lane, parents=parents) as call:
             result = method(*args, **kwargs)
             if result is not None and get_recorder().enabled:
                 call.produced(result)

@@ -1,6 +1,8 @@
 """``instrument(config)``: a copy of an RLlib 2.x ``AlgorithmConfig`` whose algorithm records into rlviz."""
 from __future__ import annotations
 
+import importlib
+
 import ray
 from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
@@ -10,10 +12,14 @@ from rlviz.rllib.driver import recorded_algorithm_class
 from rlviz.rllib.learner import recorded_learner_class
 from rlviz.rllib.runners import RecordedMultiAgentEnvRunner, RecordedSingleAgentEnvRunner, recorded_runner_class
 
-__all__ = ["instrument", "TESTED_RAY_VERSIONS", "check_ray_version"]
+__all__ = ["instrument", "TESTED_RAY_VERSIONS", "SUPPORTED_ALGORITHMS", "check_ray_version"]
 
 #: The Ray/RLlib releases (major.minor) the bridge was tested on.
 TESTED_RAY_VERSIONS = ("2.60",)
+#: The RLlib algorithms the bridge records (and subclasses of them), by class name -> module.
+SUPPORTED_ALGORITHMS = {"PPO": "ray.rllib.algorithms.ppo", "APPO": "ray.rllib.algorithms.appo",
+                        "IMPALA": "ray.rllib.algorithms.impala", "DQN": "ray.rllib.algorithms.dqn",
+                        "SAC": "ray.rllib.algorithms.sac"}
 
 
 def check_ray_version(version: str | None = None) -> None:
@@ -58,7 +64,8 @@ def instrument(config: AlgorithmConfig) -> AlgorithmConfig:
     TypeError
         If ``config`` is not an ``AlgorithmConfig``.
     ValueError
-        If ``config`` is on the old API stack.
+        If ``config`` builds no algorithm of ``SUPPORTED_ALGORITHMS`` (a base
+        ``AlgorithmConfig``, BC, ...), or is on the old API stack.
     RuntimeError
         If the installed Ray is not a version the bridge was tested on.
 
@@ -75,6 +82,7 @@ def instrument(config: AlgorithmConfig) -> AlgorithmConfig:
         raise TypeError(f"config must be an RLlib AlgorithmConfig (PPOConfig(), DQNConfig(), ...), got "
                         f"{type(config).__name__} {config!r:.80}; build one with e.g. "
                         f"PPOConfig().environment('CartPole-v1')")
+    algo_class = _supported_algo_class(config)
     if not (config.enable_rl_module_and_learner and config.enable_env_runner_and_connector_v2):
         raise ValueError(f"config must be on RLlib's new API stack, but {type(config).__name__} has "
                          f"enable_rl_module_and_learner={config.enable_rl_module_and_learner}, "
@@ -84,7 +92,7 @@ def instrument(config: AlgorithmConfig) -> AlgorithmConfig:
     copy = config.copy(copy_frozen=False)
     copy.env_runners(env_runner_cls=_runner_class(config))
     copy.learners(learner_class=recorded_learner_class(config.learner_class))
-    copy.algo_class = recorded_algorithm_class(_algo_class(config))
+    copy.algo_class = recorded_algorithm_class(algo_class)
     return copy
 
 
@@ -98,10 +106,17 @@ def _runner_class(config: AlgorithmConfig) -> type:
                     f"recorded, got {base!r}; derive your runner from one of them, or leave env_runner_cls unset")
 
 
-def _algo_class(config: AlgorithmConfig) -> type:
+def _supported_algo_class(config: AlgorithmConfig) -> type:
+    """The config's Algorithm class, if it is one of ``SUPPORTED_ALGORITHMS`` or a subclass of one."""
     algo = config.algo_class
     if isinstance(algo, str):
         from ray.tune.registry import get_trainable_cls
 
-        return get_trainable_cls(algo)
-    return algo
+        algo = get_trainable_cls(algo)
+    supported = tuple(getattr(importlib.import_module(module), name) for name, module in SUPPORTED_ALGORITHMS.items())
+    if isinstance(algo, type) and issubclass(algo, supported):
+        return algo
+    builds = "names no algorithm (algo_class is None)" if algo is None else f"builds {getattr(algo, '__name__', algo)}"
+    raise ValueError(f"rlviz.rllib records {', '.join(SUPPORTED_ALGORITHMS)} and subclasses of them, but this "
+                     f"{type(config).__name__} {builds}; start from one of their configs, e.g. "
+                     f"PPOConfig().environment('CartPole-v1')")

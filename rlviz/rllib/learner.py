@@ -16,13 +16,15 @@ import ray
 from ray.rllib.core.learner.learner import Learner
 
 from rlviz.iter.reporter import start_reporter
+from rlviz.rllib.lanes import driver_lane, lane_mark
 from rlviz.rllib.links import Summary, episodes_in, link_ids
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
 __all__ = ["recorded_learner_class", "LEARNER_LANE", "update_summary"]
 
-#: The lane of the (single) Learner; with several remote Learners each adds its actor id.
+#: The lane of the (single) Learner; with several remote Learners each adds its actor id (and each
+#: algorithm after the first its mark, ``rlviz.rllib.lanes``).
 LEARNER_LANE = "Learner"
 _LOSS_KEYS = ("total_loss", "policy_loss", "qf_loss")
 
@@ -57,17 +59,17 @@ def recorded_learner_class(base: type) -> type:
 class _Recording:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        mark = lane_mark(self.config)
         actor_id = ray.get_runtime_context().get_actor_id()
-        if actor_id is None:
-            self.rlviz_lane = LEARNER_LANE
-        else:
-            many = self.config.num_learners > 1
-            self.rlviz_lane = f"{LEARNER_LANE}-{actor_id[:6]}" if many else LEARNER_LANE
+        many = actor_id is not None and self.config.num_learners > 1
+        self.rlviz_lane = f"{LEARNER_LANE}-{actor_id[:6]}{mark}" if many else f"{LEARNER_LANE}{mark}"
+        self.rlviz_update = f"LearnerGroup.update@{driver_lane(mark)}"
+        if actor_id is not None:
             start_reporter(self.rlviz_lane)
 
     def update(self, *args: Any, **kwargs: Any):
-        with span("update", f"{type(self).__name__}.update()", where=self.rlviz_lane,
-                  parents=("LearnerGroup.update@driver",)) as call:
+        with span("update", f"{_recorded_name(type(self))}.update()", where=self.rlviz_lane,
+                  parents=(self.rlviz_update,)) as call:
             recording = get_recorder().enabled
             episodes = _episodes_of(kwargs) if recording else []
             call.consumed(*link_ids(episodes))
@@ -80,6 +82,11 @@ class _Recording:
         with span("get_state", "Learner.get_state() (weights out)", where=self.rlviz_lane,
                   parents=(f"update@{self.rlviz_lane}",)):
             return super().get_state(*args, **kwargs)
+
+
+def _recorded_name(cls: type) -> str:
+    """``RecordedPPOTorchLearner``: the recorded class, also when Ray Train runs it under a wrapper subclass."""
+    return next(klass.__name__ for klass in cls.__mro__ if _Recording in klass.__bases__)
 
 
 def update_summary(episodes: list, results: object) -> Summary:

@@ -1,6 +1,7 @@
 """EnvRunner subclasses that record ``sample``, ``get_state``, ``set_state`` and ``get_metrics``.
 
-Each call is one span on the runner's lane (``EnvRunner-<worker_index>``).
+Each call is one span on the runner's lane (``EnvRunner-<worker_index>``,
+with its algorithm's mark, ``rlviz.rllib.lanes``).
 A remote runner reports its recorder to the driver through a thread
 (``rlviz.iter.reporter``), so collection never waits behind ``sample()``;
 the local runner (index 0) lives in the driver and records there.
@@ -15,6 +16,7 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
 from rlviz.iter.reporter import start_reporter
+from rlviz.rllib.lanes import driver_lane, lane_mark
 from rlviz.rllib.links import episodes_in, sample_summary, tag_episodes
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
@@ -22,16 +24,21 @@ from rlviz.trace.spans import span
 __all__ = ["RecordedSingleAgentEnvRunner", "RecordedMultiAgentEnvRunner", "recorded_runner_class", "runner_label"]
 
 
-def runner_label(worker_index: int | None) -> str:
-    """The lane of the runner with this index: ``EnvRunner-1``; the driver's local runner is ``EnvRunner-0``."""
-    return f"EnvRunner-{worker_index or 0}"
+def runner_label(worker_index: int | None, mark: str = "") -> str:
+    """The lane of the runner with this index: ``EnvRunner-1``; the driver's local runner is ``EnvRunner-0``.
+
+    ``mark`` is its algorithm's lane mark (``rlviz.rllib.lanes``): ``EnvRunner-1#2``.
+    """
+    return f"EnvRunner-{worker_index or 0}{mark}"
 
 
 class _Recording:
     """What both recorded runners add to their RLlib base class (listed first in their bases)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.rlviz_lane = runner_label(kwargs.get("worker_index"))
+        mark = lane_mark(kwargs.get("config"))
+        self.rlviz_lane = runner_label(kwargs.get("worker_index"), mark)
+        self.rlviz_sync = f"sync_weights@{driver_lane(mark)}"
         if ray.get_runtime_context().get_actor_id() is not None:
             start_reporter(self.rlviz_lane)
         super().__init__(*args, **kwargs)
@@ -51,7 +58,7 @@ class _Recording:
 
     def set_state(self, *args: Any, **kwargs: Any):
         with span("set_state", "EnvRunner.set_state() (weight sync)", where=self.rlviz_lane,
-                  parents=("sync_weights@driver",)):
+                  parents=(self.rlviz_sync,)):
             return super().set_state(*args, **kwargs)
 
     def get_metrics(self, *args: Any, **kwargs: Any):

@@ -30,8 +30,13 @@ class Collector(Protocol):
     def begin(self, capacity: int | None, collect_every_s: float | None) -> None:
         """Recording starts: switch remote recorders on; pull their events every ``collect_every_s`` (None: at the end)."""
 
-    def collect(self) -> list[dict]:
-        """Exports of everything recorded remotely since ``begin``."""
+    def collect(self, final: bool = False) -> list[dict]:
+        """Exports of everything recorded remotely since ``begin``.
+
+        ``final`` is the block's last read: it must hold everything recorded
+        before it, so a collector that reuses a recent answer for live reads
+        asks afresh.
+        """
 
     def end(self) -> None:
         """Recording stops: switch remote recorders off."""
@@ -137,15 +142,18 @@ class _Session:
                                 decision_log=get_decision_log())      # unions run on the driver
         self.cursor = ExportCursor()
 
-    def pull(self) -> int:
-        """Bring the store up to date: the driver by cursor, other processes by their collectors; events added."""
+    def pull(self, final: bool = False) -> int:
+        """Bring the store up to date: the driver by cursor, other processes by their collectors; events added.
+
+        ``final``: the block's exit, which no collector answers from a cache.
+        """
         with self.lock:
             increment = get_recorder().export_since(self.cursor)
             increment["dropped"] -= self.dropped_before
             added = self.store.add_increment(increment)
             self.cursor = increment["cursor"]
             for collector in _COLLECTORS:
-                for export in collector.collect():
+                for export in collector.collect(final):
                     added += self.store.add_export(export)
             self._forget_outside_window()
             return added
@@ -163,9 +171,9 @@ class _Session:
         for collector in _COLLECTORS:
             collector.forget_ended_before(cutoff)
 
-    def collect(self) -> Trace:
-        """``pull``, then a frozen view of the store."""
-        self.pull()
+    def collect(self, final: bool = False) -> Trace:
+        """``pull`` (``final`` at the block's exit), then a frozen view of the store."""
+        self.pull(final)
         return self.store.view()
 
 
@@ -251,7 +259,7 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
         if outermost:
             recorder.enabled = was_enabled
         try:
-            trace._adopt(session.collect(), None)
+            trace._adopt(session.collect(final=True), None)
         finally:                        # even if collecting fails or is interrupted, recording stops
             session.active = False
             if outermost:

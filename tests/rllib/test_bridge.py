@@ -47,6 +47,35 @@ def test_old_api_stack_is_a_value_error_naming_the_new_one():
         rlviz.rllib.instrument(old)
 
 
+def _base_config():
+    from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+
+    return AlgorithmConfig().environment("CartPole-v1")
+
+
+def _bc_config():
+    from ray.rllib.algorithms.bc import BCConfig
+
+    return BCConfig().environment("CartPole-v1")
+
+
+@pytest.mark.parametrize("make", [_base_config, _bc_config], ids=["base AlgorithmConfig", "BC"])
+def test_an_unsupported_algorithm_is_refused_with_the_supported_ones(make):
+    with pytest.raises(ValueError, match=r"records PPO, APPO, IMPALA, DQN, SAC.*start from"):
+        rlviz.rllib.instrument(make())
+
+
+def test_a_subclass_of_a_supported_algorithm_is_accepted():
+    from ray.rllib.algorithms.ppo import PPO
+
+    class MyPPO(PPO):
+        pass
+
+    config = _ppo_config()
+    config.algo_class = MyPPO
+    assert rlviz.rllib.instrument(config).algo_class.__name__ == "RecordedMyPPO"
+
+
 def test_a_runner_class_rlviz_cannot_record_is_a_type_error():
     with pytest.raises(TypeError, match="env_runner_cls must be a subclass of SingleAgentEnvRunner"):
         rlviz.rllib.instrument(PPOConfig().env_runners(env_runner_cls=object))
@@ -181,6 +210,40 @@ def test_a_remote_learner_records_its_updates_on_its_own_lane_fed_by_the_runners
     driver_pid = next(e.pid for e in trace.events if e.where == "driver")
     assert trace.events[update].pid != driver_pid, "the update ran in the Learner actor, not the driver"
     assert {"EnvRunner-1", "EnvRunner-2"} <= sources
+    # named after the Learner, not after the wrapper class Ray Train runs it in
+    assert {e.label for e in trace.events if e.op == "update"} == {"RecordedPPOTorchLearner.update()"}
+
+
+def _sources_of(trace, update):
+    """The lanes whose sample() fed event ``update``, through the driver's receivers."""
+    events = trace.events
+    producers, consumers = trace.links()
+    fed = {events[p].item_id for p, c in zip(producers, consumers) if c == update}
+    receivers = {i for i, e in enumerate(events) if e.item_id in fed}
+    return {events[p].where for p, c in zip(producers, consumers) if c in receivers and events[p].op == "sample"}
+
+
+@pytest.mark.slow
+def test_two_algorithms_in_one_driver_each_have_their_own_lanes(ray_local):
+    config = rlviz.rllib.instrument(_ppo_config().env_runners(num_env_runners=1))
+    first, second = config.build_algo(), config.build_algo()
+    try:
+        with rlviz.record() as trace:
+            first.train()
+            second.train()
+    finally:
+        first.stop()
+        second.stop()
+    lanes = _lane_ops(trace)
+    for mark in ("", "#2"):
+        assert {"training_step", "LearnerGroup.update", "sync_weights"} <= lanes[f"driver{mark}"], lanes
+        assert {"sample", "set_state"} <= lanes[f"EnvRunner-1{mark}"], lanes
+        assert "update" in lanes[f"Learner{mark}"], lanes
+    assert not any(e.op == "worker_restarted" for e in trace.events), "the second algorithm's runner is no restart"
+    for index, event in enumerate(trace.events):
+        if event.op == "update":
+            mark = event.where.removeprefix("Learner")
+            assert _sources_of(trace, index) == {f"EnvRunner-1{mark}"}, (event.where, _sources_of(trace, index))
 
 
 @pytest.mark.slow
