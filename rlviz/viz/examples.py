@@ -47,13 +47,13 @@ def sharded_trace(items: int = 12, shards: int = 2, not_ready: int = 2, seed: in
         raise ValueError(f"items and shards must be >= 1, got items={items}, shards={shards}")
     rng = np.random.default_rng(seed)
     builder = _Records()
-    srcs = [Node(f"src{s}", "from_range", f"from_range({items * shards}, num_shards={shards})[{s}]",
-                 f"shard-{s}") for s in range(shards)]
-    maps = [Node(f"map{s}", "for_each", f"from_range(...).for_each(<lambda>) on shard {s}",
-                 f"shard-{s}", (f"src{s}",)) for s in range(shards)]
-    gather = Node("gather", "gather_sync", "ParallelIterator[from_range].for_each().gather_sync()",
-                  "driver", tuple(m.op_id for m in maps))
-    batch = Node("batch", "batch", "LocalIterator[...gather_sync()].batch(4)", "driver", ("gather",))
+    name = f"from_range[{items * shards}, shards={shards}]"      # Ray's names, as a real run writes them
+    srcs = [Node(f"src{s}", "from_range", f"ParallelIterator[{name}]", f"shard-{s}") for s in range(shards)]
+    maps = [Node(f"map{s}", "for_each", f"ParallelIterator[{name}.for_each()]", f"shard-{s}", (f"src{s}",))
+            for s in range(shards)]
+    gathered = f"ParallelIterator[{name}.for_each()].gather_sync()"
+    gather = Node("gather", "gather_sync", f"LocalIterator[{gathered}]", "driver", tuple(m.op_id for m in maps))
+    batch = Node("batch", "batch", f"LocalIterator[{gathered}.batch(4)]", "driver", ("gather",))
     builder.nodes = [*srcs, *maps, gather, batch]
     t = 0
     for _ in range(not_ready):
