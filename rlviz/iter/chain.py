@@ -15,7 +15,11 @@ from rlviz.iter.metrics import SharedMetrics
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.recorder import get_recorder
 
-__all__ = ["NodeId", "Serving", "Source", "Step", "Chain", "no_upstream"]
+__all__ = ["NodeId", "Serving", "Source", "Step", "Chain", "Details", "no_upstream"]
+
+#: Facts about a node that its label does not say (a worker class, a ``max_concurrency``,
+#: round-robin weights), as ``(key, value)`` pairs; ``Node.details`` carries them to the views.
+Details = tuple[tuple[str, object], ...]
 
 _SERIALS = itertools.count(1)
 
@@ -49,7 +53,7 @@ def no_upstream() -> tuple[list[Node], tuple[str, ...]]:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a chain's values come from.
+    """Where a chain's values come from, named as Ray names it (``from_range[4, shards=2]``).
 
     ``open(timeout, consumed)`` returns the base iterator; it appends the ids
     of values it takes from recorded upstream nodes to ``consumed``.  None
@@ -60,27 +64,29 @@ class Source:
 
     op: str
     node_id: NodeId
-    label: str
+    name: str
     open: Callable[[float | None, list], Iterator] | None
     upstream: Callable[[], tuple[list[Node], tuple[str, ...]]] = field(default=no_upstream)
+    details: Details = ()
 
 
 @dataclass(frozen=True)
 class Step:
-    """One transform: its op name, the chain's label after it, and its generator.
+    """One transform: its op name, the chain's name after it (Ray's, ``....for_each()``), and its generator.
 
     ``build(upstream, shared_metrics)`` returns the transformed iterator.
     Calling a step on a ``LocalIterator`` appends it (Ray's ``par_iter_init``
     takes such callables).  ``drops`` marks a step that passes on only the
     last value it consumed for each item (a filter): the trace marks the
-    others as dropped.
+    others as dropped.  ``details`` are what the name leaves out (``max_concurrency``).
     """
 
     op: str
     node_id: NodeId
-    label: str
+    name: str
     build: Callable[[Iterator, SharedMetrics], Iterator]
     drops: bool = False
+    details: Details = ()
 
     def __call__(self, iterator):
         return iterator.then(self)
@@ -91,33 +97,43 @@ class Serving:
     """What a gather asks every shard for: the call and its visible options.
 
     The shard records each such call on one node, placed after its chain's
-    last node and labelled ``<chain>.<call>(<options>)``, so an opt-in such as
-    ``prefetch=16`` is visible in the trace.
+    last node and labelled ``<chain>.<call>()``; an opt-in such as
+    ``prefetch=16`` is one of the node's ``details``, so the inspector shows it.
     """
 
     gather: NodeId
     call: str
-    options: str = ""
+    options: Details = ()
 
     def node(self, chain_last: Node) -> Node:
         """The serving node on the process of ``chain_last``, fed by it."""
         where = chain_last.where
         return Node(replace(self.gather, serves=self.call).on(where), self.call,
-                    f"{chain_last.label}.{self.call}({self.options})", where, (chain_last.op_id,))
+                    f"{chain_last.label}.{self.call}()", where, (chain_last.op_id,), self.options)
 
 
 @dataclass(frozen=True)
 class Chain:
-    """A source, its steps, and the timeout the source waits with (None blocks)."""
+    """A source, its steps, and the timeout the source waits with (None blocks).
+
+    ``kind`` is the class Ray's ``repr`` wraps the name in: ``LocalIterator``
+    for a chain on one process, ``ParallelIterator`` for a shard set's chain.
+    """
 
     source: Source
     steps: tuple[Step, ...] = ()
     timeout: float | None = None
+    kind: str = "LocalIterator"
+
+    @property
+    def name(self) -> str:
+        """Ray's name of the whole chain (``from_range[4, shards=2].for_each()``)."""
+        return self.steps[-1].name if self.steps else self.source.name
 
     @property
     def label(self) -> str:
-        """The readable name of the whole chain."""
-        return self.steps[-1].label if self.steps else self.source.label
+        """Ray's ``repr`` of the whole chain (``ParallelIterator[from_range[4, shards=2].for_each()]``)."""
+        return f"{self.kind}[{self.name}]"
 
     def then(self, step: Step) -> "Chain":
         """This chain with ``step`` appended."""
@@ -131,20 +147,25 @@ class Chain:
         """This chain reading from ``open_source`` (how a shard actor plugs in its items)."""
         return replace(self, source=replace(self.source, open=open_source))
 
-    def named(self, op: str, label: str | None = None) -> "Chain":
-        """This chain with its last node shown as ``op`` (and ``label``)."""
+    def named(self, op: str) -> "Chain":
+        """This chain with its last node shown as ``op`` (its label stays Ray's ``repr``)."""
         if self.steps:
-            last = self.steps[-1]
-            return replace(self, steps=self.steps[:-1] + (replace(last, op=op, label=label or last.label),))
-        return replace(self, source=replace(self.source, op=op, label=label or self.source.label))
+            return replace(self, steps=self.steps[:-1] + (replace(self.steps[-1], op=op),))
+        return replace(self, source=replace(self.source, op=op))
 
     def nodes(self, where: str) -> list[Node]:
-        """The source and step nodes as placed on ``where``."""
+        """The source and step nodes as placed on ``where``, each labelled with Ray's ``repr`` up to it."""
         _, parents = self.source.upstream()
-        nodes = [Node(self.source.node_id.on(where), self.source.op, self.source.label, where, tuple(parents))]
+        source = self.source
+        nodes = [Node(source.node_id.on(where), source.op, self._wrap(source.name), where, tuple(parents),
+                      source.details)]
         for step in self.steps:
-            nodes.append(Node(step.node_id.on(where), step.op, step.label, where, (nodes[-1].op_id,)))
+            nodes.append(Node(step.node_id.on(where), step.op, self._wrap(step.name), where, (nodes[-1].op_id,),
+                              step.details))
         return nodes
+
+    def _wrap(self, name: str) -> str:
+        return f"{self.kind}[{name}]"
 
     def dataflow(self, where: str = DRIVER) -> list[Node]:
         """Every node feeding this chain's end, upstream ones first."""

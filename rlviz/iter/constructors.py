@@ -1,7 +1,7 @@
 """Making ParallelIterators: from items, a range, generators, or existing actors.
 
-Every constructor ends in ``from_actors``-style shard sets, each with a
-readable name that becomes the trace label.  Arguments are checked before
+Every constructor ends in ``from_actors``-style shard sets, each named as
+Ray names it (``from_range[4, shards=2]``); the name is the trace label.  Arguments are checked before
 any actor starts.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ def from_items(items: Sequence, num_shards: int = 2, repeat: bool = False) -> Pa
     check_int("num_shards", num_shards, minimum=1)
     items = list(items)
     shards = [items[i::num_shards] for i in range(num_shards)]
-    kind = type(items[0]).__name__ if items else "empty"
+    kind = type(items[0]).__name__ if items else "None"      # Ray's word for an empty list
     name = f"from_items[{kind}, {len(items)}, shards={num_shards}{', repeat=True' if repeat else ''}]"
     return _from_shards(shards, repeat, name, "from_items")
 
@@ -98,12 +98,11 @@ def from_actors(actors: Sequence, name: str | None = None) -> ParallelIterator:
     ensure_ray()
     labels = tuple(track_actor(actor) for actor in actors)
     class_name = actor_class_name(actors[0])
-    label = name or f"from_actors[{class_name} x{len(actors)}]"
-    name = f"ParallelIterator[{label}]"
-    return ParallelIterator(ShardSet.of_actors(actors, labels, "from_actors", name), name)
+    name = name or f"from_actors[shards={len(actors)}]"
+    details = (("worker_class", class_name),)
+    return ParallelIterator(ShardSet.of_actors(actors, labels, "from_actors", name, details), name)
 
 
 def _from_shards(shards: list, repeat: bool, name: str, op: str) -> ParallelIterator:
     """Start one shard actor per entry, as one shard set."""
-    label = f"ParallelIterator[{name}]"
-    return ParallelIterator(ShardSet.launch(shards, repeat, op, label), label)
+    return ParallelIterator(ShardSet.launch(shards, repeat, op, name), name)

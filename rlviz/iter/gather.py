@@ -6,6 +6,8 @@ per round; ``gather_async`` keeps ``num_async`` one-item ``par_iter_next_batch``
 calls in flight per shard.  Faster patterns are opt-in and named in the trace:
 ``gather_sync(prefetch=N)`` streams N items per message, ``gather_async(coalesce_ms=x)``
 lets a shard add items made within x ms to one answer (docs/performance.md).
+Names are Ray's (``LocalIterator[ParallelIterator[...].gather_sync()]``); such
+options are details of the gather's and the shards' nodes.
 Each source lists the ids of the values it received, so traces link shard
 events to driver events, and stops its streams when it is closed or dropped.
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 import ray
 
 from rlviz.iter.actors import has_rlviz_groups
-from rlviz.iter.chain import Chain, NodeId, Serving, Source
+from rlviz.iter.chain import Chain, Details, NodeId, Serving, Source
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY
@@ -36,7 +38,10 @@ _LIVE_STREAMS: Counter = Counter()
 
 
 def batch_across_shards(shards: ShardSet, name: str) -> LocalIterator:
-    """A list per round: one ``par_iter_next`` per live shard, all awaited together."""
+    """A list per round: one ``par_iter_next`` per live shard, all awaited together.
+
+    ``name`` is the ``repr`` of the ParallelIterator gathered (so is it for the other gathers).
+    """
     serving = Serving(NodeId.new(), "par_iter_next")
 
     def open_barrier(timeout, consumed: list) -> Iterator:
@@ -59,37 +64,38 @@ def gather_sync(shards: ShardSet, name: str, prefetch: int | None) -> LocalItera
             return _rounds(shards, serving, timeout, consumed, flat=True)
 
         return _gathered(shards, serving, f"{name}.gather_sync()", "gather_sync", open_rounds)
-    serving = Serving(NodeId.new(), "par_iter_next_batch", f"prefetch={prefetch}")
+    serving = Serving(NodeId.new(), "par_iter_next_batch", (("prefetch", prefetch),))
     request = BatchRequest(serving, chunk=prefetch)
 
     def open_prefetched(timeout, consumed: list) -> Iterator:
         with _feeds(shards, request, in_flight=1) as feeds:
             yield from _round_robin(feeds, timeout, consumed)
 
-    return _gathered(shards, serving, f"{name}.gather_sync(prefetch={prefetch})", "gather_sync", open_prefetched)
+    return _gathered(shards, serving, f"{name}.gather_sync()", "gather_sync", open_prefetched,
+                     details=serving.options)
 
 
 def gather_async(shards: ShardSet, name: str, batch_ms: float, num_async: int,
                  coalesce_ms: float | None) -> LocalIterator:
     """Items as they arrive from any shard; ``num_async`` ``par_iter_next_batch`` calls in flight per shard."""
-    options = ", ".join([*([f"batch_ms={batch_ms}"] if batch_ms else []),
-                         *([f"coalesce_ms={coalesce_ms}"] if coalesce_ms is not None else [])])
+    options: Details = (*((("batch_ms", batch_ms),) if batch_ms else ()),
+                        *((("coalesce_ms", coalesce_ms),) if coalesce_ms is not None else ()))
     serving = Serving(NodeId.new(), "par_iter_next_batch", options)
     request = BatchRequest(serving, batch_ms=batch_ms,
                            coalesce_ns=int(coalesce_ms * 1e6) if coalesce_ms is not None else 0)
     shared = SharedMetrics()
-    arguments = ", ".join([*([options] if options else []), *([f"num_async={num_async}"] if num_async != 1 else [])])
 
     def open_as_ready(timeout, consumed: list) -> Iterator:
         with _feeds(shards, request, in_flight=num_async) as feeds:
             yield from _as_ready(list(feeds), timeout, consumed, shared)
 
-    return _gathered(shards, serving, f"{name}.gather_async({arguments})", "gather_async", open_as_ready, shared)
+    return _gathered(shards, serving, f"{name}.gather_async()", "gather_async", open_as_ready, shared,
+                     details=options + ((("num_async", num_async),) if num_async != 1 else ()))
 
 
 def get_shard(shards: ShardSet, name: str, index: int, batch_ms: float, num_async: int) -> LocalIterator:
-    """The items of shard ``index``, in order."""
-    serving = Serving(NodeId.new(), "par_iter_next_batch", f"batch_ms={batch_ms}" if batch_ms else "")
+    """The items of shard ``index``, in order (``name``: the ParallelIterator's name, as Ray's ``.shard[i]`` follows it)."""
+    serving = Serving(NodeId.new(), "par_iter_next_batch", (("batch_ms", batch_ms),) if batch_ms else ())
     request = BatchRequest(serving, batch_ms=batch_ms)
 
     def open_one(timeout, consumed: list) -> Iterator:
@@ -100,9 +106,10 @@ def get_shard(shards: ShardSet, name: str, index: int, batch_ms: float, num_asyn
                      indices=[index])
 
 
-def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_source: Callable,
-              shared: SharedMetrics | None = None, indices: list[int] | None = None) -> LocalIterator:
-    """A LocalIterator whose source node ``op`` (the gather's node) pulls through ``serving`` on the shards."""
+def _gathered(shards: ShardSet, serving: Serving, name: str, op: str, open_source: Callable,
+              shared: SharedMetrics | None = None, indices: list[int] | None = None,
+              details: Details = ()) -> LocalIterator:
+    """A LocalIterator named ``name`` whose source node ``op`` (the gather's node) pulls through ``serving``."""
     def upstream():
         return shards.serving_nodes(serving, indices)
 
@@ -113,7 +120,7 @@ def _gathered(shards: ShardSet, serving: Serving, label: str, op: str, open_sour
             shards.check_ray()      # after a ray.shutdown() Ray's own words are "Can't find actor": name the cause
             raise
 
-    source = Source(op, serving.gather, label, open_checked, upstream)
+    source = Source(op, serving.gather, name, open_checked, upstream, details)
     return LocalIterator.from_chain(Chain(source), shared)
 
 

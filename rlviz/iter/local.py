@@ -11,7 +11,7 @@ from typing import Any
 
 from rlviz.checks import check_int
 from rlviz.iter import transforms
-from rlviz.iter.chain import Chain, NodeId, Source, Step
+from rlviz.iter.chain import Chain, Details, NodeId, Source, Step
 from rlviz.iter.metrics import MetricsContext, SharedMetrics, current_metrics
 from rlviz.iter.union import duplicate_sources, union_source
 from rlviz.iter.validate import check_concurrency, check_weights
@@ -36,13 +36,15 @@ class LocalIterator:
         Passed to the source: None blocks; a number makes waits non-blocking
         and a ``NextValueNotReady`` is yielded after each wait round.
     name : str, optional
-        The chain's readable name, shown by ``repr`` and in traces.
+        The source's name (Ray's default: ``unknown``).  ``repr`` is Ray's,
+        ``LocalIterator[<name>]``, and is the trace label; a given name is
+        also the source node's op (``name="Replay"``: op ``Replay``).
 
     Examples
     --------
     >>> it = LocalIterator(lambda timeout: range(6)).for_each(lambda x: x * 10).batch(4)
     >>> it
-    LocalIterator[source].for_each().batch(4)
+    LocalIterator[unknown.for_each().batch(4)]
     >>> list(it)
     [[0, 10, 20, 30], [40, 50]]
     """
@@ -53,11 +55,11 @@ class LocalIterator:
         if not callable(base_iterator):
             raise TypeError(f"base_iterator must be a callable taking a timeout and returning an "
                             f"iterable, not {type(base_iterator).__name__}; wrap it: lambda timeout: items")
-        label = name or "LocalIterator[source]"
-        source = Source("source", NodeId.new(), label, lambda timeout, consumed: iter(base_iterator(timeout)))
+        source = Source(name or "source", NodeId.new(), name or "unknown",
+                        lambda timeout, consumed: iter(base_iterator(timeout)))
         chain = Chain(source, timeout=timeout)
         for fn in local_transforms or ():
-            chain = chain.then(_as_step(fn, chain.label))
+            chain = chain.then(_as_step(fn, chain.name))
         self.chain = chain
         self.shared_metrics = shared_metrics or SharedMetrics()
         self._built: Iterator | None = None
@@ -82,8 +84,8 @@ class LocalIterator:
     # -- identity ----------------------------------------------------------
     @property
     def name(self) -> str:
-        """The readable name of the whole chain."""
-        return self.chain.label
+        """Ray's name of the whole chain, without the ``LocalIterator[...]`` around it."""
+        return self.chain.name
 
     @property
     def timeout(self) -> float | None:
@@ -91,7 +93,7 @@ class LocalIterator:
         return self.chain.timeout
 
     def __repr__(self) -> str:
-        return self.name
+        return self.chain.label
 
     __str__ = __repr__
 
@@ -116,7 +118,7 @@ class LocalIterator:
             self._built, self._last_tap = self.chain.build_watched(self.shared_metrics)
         elif self._last_tap.failure is not None:
             failure = self._last_tap.failure
-            raise RuntimeError(f"{self.name} was ended by {type(failure).__name__}"
+            raise RuntimeError(f"{self!r} was ended by {type(failure).__name__}"
                                f"{f': {failure}' if str(failure) else ''} and cannot go on; "
                                f"build the iterator again (run the cell that made it)") from failure
         return self._built
@@ -154,25 +156,24 @@ class LocalIterator:
                  resources: dict | None = None, *, name: str | None = None) -> "LocalIterator":
         """Apply ``fn`` to each item (``max_concurrency != 1``: as Ray tasks, 0 = unbounded).
 
-        The step's node is named ``name``, else ``fn.__rlviz_op__`` (execution
-        ops such as ``TrainOneStep`` set it), else ``"for_each"``.
+        The name is Ray's (``.for_each()``); the step's node op is ``name``,
+        else ``fn.__rlviz_op__`` (execution ops such as ``TrainOneStep`` set
+        it), else ``"for_each"``.  A ``max_concurrency`` other than 1 is one of
+        the node's details.
 
         Examples
         --------
-        >>> LocalIterator(lambda timeout: range(3)).for_each(abs, name="Abs")
-        LocalIterator[source].for_each(Abs)
+        >>> it = LocalIterator(lambda timeout: range(3)).for_each(abs, name="Abs")
+        >>> it, it.dataflow()[-1].op
+        (LocalIterator[unknown.for_each()], 'Abs')
         """
         check_concurrency(max_concurrency)
-        op = _op_name(fn, name)
-        if op is not None and max_concurrency == 1:
-            return self._then_fn(op, f".for_each({op})",
-                                 lambda up, shared: transforms.for_each(up, fn, shared))
+        op = _op_name(fn, name) or "for_each"
         if max_concurrency == 1:
-            return self._then_fn("for_each", ".for_each()",
-                                 lambda up, shared: transforms.for_each(up, fn, shared))
-        return self._then_fn("for_each", f".for_each(max_concurrency={max_concurrency})",
-                             lambda up, shared: transforms.for_each_concurrent(
-                                 up, fn, max_concurrency, resources))
+            return self._then_fn(op, ".for_each()", lambda up, shared: transforms.for_each(up, fn, shared))
+        return self._then_fn(op, ".for_each()",
+                             lambda up, shared: transforms.for_each_concurrent(up, fn, max_concurrency, resources),
+                             (("max_concurrency", max_concurrency),))
 
     def filter(self, fn: Callable[[Any], bool]) -> "LocalIterator":
         """Keep items for which ``fn(item)`` is true."""
@@ -203,8 +204,7 @@ class LocalIterator:
 
         Named like ``for_each``: ``name``, else ``fn.__rlviz_op__``, else ``"combine"``.
         """
-        op = _op_name(fn, name)
-        return self._then_fn(op or "combine", f".combine({op})" if op else ".combine()",
+        return self._then_fn(_op_name(fn, name) or "combine", ".combine()",
                              lambda up, shared: transforms.flatten(transforms.for_each(up, fn, shared)))
 
     def zip_with_source_actor(self) -> "LocalIterator":
@@ -250,46 +250,46 @@ class LocalIterator:
         if round_robin_weights is not None:
             weights = check_weights(round_robin_weights, len(iterators))
             timeouts = [0 if w == "*" else None for w in weights]
-            detail = f", round_robin_weights={weights}"
+            details = (("round_robin_weights", tuple(weights)),)
         else:
             weights = [1] * len(iterators)
             timeouts = [None if deterministic else 0] * len(iterators)
-            detail = ", deterministic=True" if deterministic else ""
+            details = (("deterministic", deterministic),)
         shared = SharedMetrics(parents=[it.shared_metrics for it in iterators])
         chains = [it.chain.with_timeout(t) for it, t in zip(iterators, timeouts)]
-        label = f"LocalUnion[{', '.join(map(str, iterators))}{detail}]"
-        return LocalIterator.from_chain(Chain(union_source(chains, weights, shared, label)), shared)
+        name = f"LocalUnion[{self}, {', '.join(map(str, others))}]"      # Ray's, ", ]" with no others included
+        return LocalIterator.from_chain(Chain(union_source(chains, weights, shared, name, details)), shared)
 
-    def named(self, op: str, label: str | None = None) -> "LocalIterator":
-        """The same chain with its last node shown as ``op`` (and ``label``) in graphs and traces.
+    def named(self, op: str) -> "LocalIterator":
+        """The same chain with its last node shown as ``op`` in graphs and traces.
 
-        For ops built from other pieces, e.g. ``Concurrently`` (a union) or
-        ``Replay`` (a source): nothing else changes.
+        For ops built from other pieces, e.g. ``Concurrently`` (a union): the
+        ``repr`` (the node's label) stays Ray's, nothing else changes.
 
         Examples
         --------
-        >>> it = LocalIterator(lambda timeout: range(3)).named("Replay", "Replay(local_buffer)")
+        >>> it = LocalIterator(lambda timeout: range(3)).for_each(abs).named("Abs")
         >>> it, it.dataflow()[-1].op
-        (Replay(local_buffer), 'Replay')
+        (LocalIterator[unknown.for_each()], 'Abs')
         """
         if not isinstance(op, str) or not op:
             raise TypeError(f"op must be a non-empty str, got {op!r}")
-        return LocalIterator.from_chain(self.chain.named(op, label), self.shared_metrics)
+        return LocalIterator.from_chain(self.chain.named(op), self.shared_metrics)
 
     def then(self, step: Step) -> "LocalIterator":
         """This chain with a prepared ``step`` appended (what calling a ``Step`` on it does)."""
         return LocalIterator.from_chain(self.chain.then(step), self.shared_metrics)
 
     # -- building ----------------------------------------------------------
-    def _then_fn(self, op: str, suffix: str, build: Callable) -> "LocalIterator":
-        return self.then(Step(op, NodeId.new(), self.name + suffix, build))
+    def _then_fn(self, op: str, suffix: str, build: Callable, details: Details = ()) -> "LocalIterator":
+        return self.then(Step(op, NodeId.new(), self.name + suffix, build, details=details))
 
 
-def _as_step(fn: Callable, label: str) -> Step:
+def _as_step(fn: Callable, name: str) -> Step:
     """A user's ``iterator -> iterator`` function as a step."""
     if isinstance(fn, Step):
         return fn
-    return Step("transform", NodeId.new(), label + ".transform()", lambda up, shared: iter(fn(up)))
+    return Step("transform", NodeId.new(), name + ".transform()", lambda up, shared: iter(fn(up)))
 
 
 def _op_name(fn: Callable, name: str | None) -> str | None:

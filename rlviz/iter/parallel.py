@@ -13,7 +13,7 @@ import ray
 
 from rlviz.checks import check_int
 from rlviz.iter import gather, transforms
-from rlviz.iter.chain import NodeId, Step
+from rlviz.iter.chain import Details, NodeId, Step
 from rlviz.iter.local import LocalIterator
 from rlviz.iter.shards import ShardSet
 from rlviz.iter.validate import check_batch_ms, check_coalesce_ms, check_concurrency, check_prefetch
@@ -39,9 +39,12 @@ class ParallelIterator:
     >>> from rlviz.iter import from_range
     >>> it = from_range(8, num_shards=2).for_each(lambda x: x * 10)
     >>> it
-    ParallelIterator[from_range[8, shards=2]].for_each()
+    ParallelIterator[from_range[8, shards=2].for_each()]
     >>> it.gather_sync().take(4)
     [0, 40, 10, 50]
+
+    ``name`` is Ray's name of the iterator, ``repr`` Ray's string around it
+    (``ParallelIterator[<name>]``); both are what traces label its nodes with.
     """
 
     def __init__(self, shard_set: ShardSet, name: str, parent_iterators: Iterable = ()) -> None:
@@ -50,7 +53,7 @@ class ParallelIterator:
         self.parent_iterators = list(parent_iterators)
 
     def __repr__(self) -> str:
-        return self.name
+        return f"ParallelIterator[{self.name}]"
 
     __str__ = __repr__
 
@@ -66,8 +69,9 @@ class ParallelIterator:
         check_concurrency(max_concurrency)
         if max_concurrency == 1:
             return self._with_step("for_each", ".for_each()", lambda up, shared: transforms.for_each(up, fn, shared))
-        return self._with_step("for_each", f".for_each(max_concurrency={max_concurrency})",
-                               lambda up, shared: transforms.for_each_concurrent(up, fn, max_concurrency, resources))
+        return self._with_step("for_each", ".for_each()",
+                               lambda up, shared: transforms.for_each_concurrent(up, fn, max_concurrency, resources),
+                               details=(("max_concurrency", max_concurrency),))
 
     def filter(self, fn: Callable[[Any], bool]) -> "ParallelIterator":
         """Keep items for which ``fn(item)`` is true, on each shard."""
@@ -104,13 +108,13 @@ class ParallelIterator:
         check_batch_ms(batch_ms)
         old = self.shard_set.start()
         partitions = [_partition_items(old, num_partitions, i, batch_ms) for i in range(num_partitions)]
-        name = f"{self}.repartition[num_partitions={num_partitions}]"
+        name = f"{self.name}.repartition[num_partitions={num_partitions}]"
         return ParallelIterator(ShardSet.launch(partitions, False, "repartition", name), name, [self])
 
     # -- gathering into a LocalIterator ----------------------------------------
     def batch_across_shards(self) -> LocalIterator:
         """A barrier: one ``par_iter_next`` per live shard per round, the round's items as a list."""
-        return gather.batch_across_shards(self.shard_set, self.name)
+        return gather.batch_across_shards(self.shard_set, repr(self))
 
     def gather_sync(self, prefetch: int | None = None) -> LocalIterator:
         """Items in strict round robin across shards (deterministic order).
@@ -119,10 +123,10 @@ class ParallelIterator:
         ``par_iter_next`` per live shard per round, each round awaited whole.
         ``prefetch=N`` (opt-in, faster for cheap items) lets each shard stream
         N items per ``par_iter_next_batch`` answer and run up to twice that
-        far ahead of the driver; the gather's and the shards' labels show it.
+        far ahead of the driver; the nodes' details (the inspector) show it.
         """
         check_prefetch(prefetch)
-        return gather.gather_sync(self.shard_set, self.name, prefetch)
+        return gather.gather_sync(self.shard_set, repr(self), prefetch)
 
     def gather_async(self, batch_ms: float = 0, num_async: int = 1,
                      coalesce_ms: float | None = None) -> LocalIterator:
@@ -133,14 +137,14 @@ class ParallelIterator:
         (opt-in, with ``batch_ms=0``) lets a shard add items made within x ms
         of the first to one answer: a ``from_range`` shard then answers with
         dozens of ints per round trip, a sampling worker still one batch; the
-        labels show it.  The gathered iterator's metrics record, as
+        nodes' details show it.  The gathered iterator's metrics record, as
         ``current_actor``, the shard that produced the latest item
         (``zip_with_source_actor`` uses it).
         """
         check_batch_ms(batch_ms)
         check_int("num_async", num_async, minimum=1)
         check_coalesce_ms(coalesce_ms, batch_ms)
-        return gather.gather_async(self.shard_set, self.name, batch_ms, num_async, coalesce_ms)
+        return gather.gather_async(self.shard_set, repr(self), batch_ms, num_async, coalesce_ms)
 
     def get_shard(self, shard_index: int, batch_ms: float = 0, num_async: int = 1) -> LocalIterator:
         """The items of one shard, in order."""
@@ -191,8 +195,9 @@ class ParallelIterator:
         return self.shard_set.dataflow()
 
     # -- helpers ----------------------------------------------------------------
-    def _with_step(self, op: str, suffix: str, build: Callable, drops: bool = False) -> "ParallelIterator":
-        step = Step(op, NodeId.new(), self.name + suffix, build, drops)
+    def _with_step(self, op: str, suffix: str, build: Callable, drops: bool = False,
+                   details: Details = ()) -> "ParallelIterator":
+        step = Step(op, NodeId.new(), self.name + suffix, build, drops, details)
         return ParallelIterator(self.shard_set.then(step), self.name + suffix, self.parent_iterators)
 
     def _check_index(self, name: str, index: object) -> None:

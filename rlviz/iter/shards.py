@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import ray
 
 from rlviz.iter.actors import set_labels, track_actor
-from rlviz.iter.chain import Chain, NodeId, Serving, Source, Step
+from rlviz.iter.chain import Chain, Details, NodeId, Serving, Source, Step
 from rlviz.iter.worker import CONCURRENCY_GROUPS, ShardWorker
 from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace.event import Node
@@ -43,18 +43,19 @@ class ShardSet:
     session: tuple | None = None
 
     @classmethod
-    def launch(cls, shards: Sequence, repeat: bool, op: str, label: str) -> "ShardSet":
+    def launch(cls, shards: Sequence, repeat: bool, op: str, name: str) -> "ShardSet":
         """Start one rlviz shard actor per entry of ``shards`` (its items) and track their lanes."""
         ensure_ray()
         actors = tuple(_SHARD_ACTOR.remote(shard, repeat) for shard in shards)
         labels = tuple(track_actor(actor, label, control_group=True)
                        for actor, label in zip(actors, set_labels("shard", len(actors))))
-        return cls.of_actors(actors, labels, op, label)
+        return cls.of_actors(actors, labels, op, name)
 
     @classmethod
-    def of_actors(cls, actors: Sequence, labels: Sequence[str], op: str, label: str) -> "ShardSet":
-        """One group over running ``actors`` whose source node is ``op``, labelled ``label``."""
-        chain = Chain(Source(op, NodeId.new(), label, None))
+    def of_actors(cls, actors: Sequence, labels: Sequence[str], op: str, name: str,
+                  details: Details = ()) -> "ShardSet":
+        """One group over running ``actors`` whose source node is ``op``, named ``name`` (Ray's name)."""
+        chain = Chain(Source(op, NodeId.new(), name, None, details=details), kind="ParallelIterator")
         return cls((ShardGroup(tuple(actors), tuple(labels), chain),), ray_session())
 
     # -- what the set is ------------------------------------------------------

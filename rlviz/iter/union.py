@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 
-from rlviz.iter.chain import Chain, NodeId, Source
+from rlviz.iter.chain import Chain, Details, NodeId, Source
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY, NextValueNotReady
 from rlviz.trace.decisions import CAP, DROPPED, STAR, TURN_ENDED, DecisionLog, get_decision_log
@@ -25,9 +25,11 @@ __all__ = ["union_source", "describe_union", "duplicate_sources", "STAR_MAX_PULL
 STAR_MAX_PULL = 100
 
 
-def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, label: str) -> Source:
-    """A source pulling ``chains`` round by round, child ``i`` up to ``weights[i]`` times per round.
+def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, name: str,
+                 details: Details = ()) -> Source:
+    """A source named ``name`` pulling ``chains`` round by round, child ``i`` up to ``weights[i]`` times per round.
 
+    ``details`` (the weights as given, ``deterministic``) go on the union's node.
     The children run with ``shared`` metrics; their values' ids are what the
     union's own node consumed.  While recording, every pull of a child
     writes its scheduling decision to the process's ``DecisionLog``
@@ -49,7 +51,7 @@ def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, labe
         nodes = [node for chain in chains for node in chain.dataflow(DRIVER)]
         return nodes, tuple(chain.nodes(DRIVER)[-1].op_id for chain in chains)
 
-    return Source("union", node_id, label, open_union, upstream)
+    return Source("union", node_id, name, open_union, upstream, details)
 
 
 def describe_union(union_op_id: str, **facts) -> None:
@@ -97,7 +99,7 @@ def duplicate_sources(parent: Chain, shared: SharedMetrics, n: int) -> list[Sour
                 yield item
         return open_child
 
-    return [Source("duplicate", NodeId.new(), f"{parent.label}.duplicate[{i}]", make_open(i), upstream)
+    return [Source("duplicate", NodeId.new(), f"{parent.name}.duplicate[{i}]", make_open(i), upstream)
             for i in range(n)]
 
 

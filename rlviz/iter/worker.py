@@ -101,7 +101,7 @@ class ParallelIteratorWorker(RecorderControl):
             raise ValueError(f"repeat=True needs something that can be iterated again, but "
                              f"{item_generator!r} is a one-shot iterator; pass the iterable "
                              f"or a lambda returning a fresh iterator")
-        self._rlviz_items = _cycle(item_generator) if repeat else _open(item_generator)
+        self._rlviz_items = _cycle(item_generator) if repeat else _items(item_generator)
         self._rlviz_local: Iterator | None = None
         self._rlviz_round_serving = Serving(_DIRECT, "par_iter_next")
         self.rlviz_lock = threading.RLock()   # public: subclasses' own generators take it too
@@ -200,7 +200,7 @@ class ParallelIteratorWorker(RecorderControl):
 
         def open_items(timeout: float | None, consumed: list) -> Iterator:
             self._rlviz_made_from = consumed
-            return items
+            return iter(items)      # a list or range starts again for each new chain, a generator goes on
 
         with self.rlviz_lock:
             self._rlviz_chain = chain.over(open_items)
@@ -318,13 +318,14 @@ def _drain(consumed: list) -> tuple | None:
     return taken
 
 
-def _open(item_generator) -> Iterator:
-    return iter(item_generator() if callable(item_generator) else item_generator)
+def _items(item_generator) -> Iterable:
+    """What the shard iterates: the iterable itself (read afresh by each chain), or what the callable returns."""
+    return item_generator() if callable(item_generator) else item_generator
 
 
 def _cycle(item_generator) -> Iterator:
     while True:
-        yield from _open(item_generator)
+        yield from _items(item_generator)
 
 
 class ShardWorker(ParallelIteratorWorker):

@@ -74,17 +74,14 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
         children = [op.for_each(_Tag(i)) for i, op in enumerate(ops)]
     union = children[0].union(*children[1:], deterministic=(mode == "round_robin"),
                               round_robin_weights=round_robin_weights)
-    detail = f", round_robin_weights={round_robin_weights}" if round_robin_weights is not None else ""
-    label = f"Concurrently[{', '.join(map(str, ops))}; mode={mode}{detail}]"
-    out = union.named("Concurrently", label)
+    out = union.named("Concurrently")
     describe_union(union.chain.source.node_id.on(DRIVER), children=[op.chain.nodes(DRIVER)[-1].op for op in ops],
                    child_ids=[[node.op_id for node in op.chain.nodes(DRIVER)] for op in ops],
                    output_indexes=None if output_indexes is None else sorted(output_indexes))
     if output_indexes is None:
         return out
     keep = frozenset(output_indexes)
-    return out.transform(lambda upstream: _select(upstream, keep)).named(
-        "output_indexes", f"{label}.output_indexes({sorted(keep)})")
+    return out.transform(lambda upstream: _select(upstream, keep)).named("output_indexes")
 
 
 class Enqueue:
@@ -173,7 +170,7 @@ def Dequeue(queue: queue_module.Queue, check: Callable[[], bool] = lambda: True)
                 yield NOT_READY
         raise RuntimeError("Dequeue: check() returned False (the thread feeding the queue has stopped)")
 
-    return LocalIterator(items, name="Dequeue").named("Dequeue")
+    return LocalIterator(items, name="Dequeue")
 
 
 # -- helpers ------------------------------------------------------------------

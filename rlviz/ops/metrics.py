@@ -43,10 +43,8 @@ def StandardMetricsReporting(train_op: LocalIterator, workers: Any, config: Mapp
     steps = OncePerTimestepsElapsed(int(config.get("timesteps_per_iteration", 0)))
     interval = OncePerTimeInterval(float(config.get("min_iter_time_s", 0)))
     return (train_op
-            .filter(steps).named("OncePerTimestepsElapsed", f"{train_op}.OncePerTimestepsElapsed({steps.delay})")
-            .filter(interval).named("OncePerTimeInterval",
-                                    f"{train_op}.OncePerTimestepsElapsed({steps.delay})"
-                                    f".OncePerTimeInterval({interval.delay}s)")
+            .filter(steps).named("OncePerTimestepsElapsed")
+            .filter(interval).named("OncePerTimeInterval")
             .for_each(CollectMetrics(workers, min_history=int(config.get("metrics_smoothing_episodes", 100)))))
 
 

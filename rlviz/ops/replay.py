@@ -105,10 +105,9 @@ def Replay(*, local_buffer: ReplayBuffer | None = None, actors: list | None = No
                 batch = local_buffer.replay()
                 yield NOT_READY if batch is None else batch
 
-        return LocalIterator(replayed, name="Replay(local_buffer)").named("Replay")
+        return LocalIterator(replayed, name="Replay")
     check_int("num_async", num_async, minimum=1)
-    gathered = from_actors(list(actors), name=f"ReplayActor x{len(actors)}").gather_async(num_async=num_async)
-    return gathered.filter(_is_batch).named("Replay", f"{gathered}.Replay()")
+    return from_actors(list(actors)).gather_async(num_async=num_async).filter(_is_batch).named("Replay")
 
 
 class WaitUntilTimestepsElapsed:

@@ -70,7 +70,7 @@ def ParallelRollouts(workers: Any, *, mode: str = "bulk_sync", num_async: int = 
 
         return LocalIterator(sample_forever, name="LocalWorker.sample()").for_each(
             _count_sampled, name="ParallelRollouts")
-    rollouts = from_actors(remote, name=f"RolloutWorker x{len(remote)}")
+    rollouts = from_actors(remote)
     if mode == "raw":
         return rollouts
     if mode == "bulk_sync":
@@ -95,7 +95,7 @@ def AsyncGradients(workers: Any) -> LocalIterator:
     remote = workers.remote_workers()
     if not remote:
         raise ValueError("AsyncGradients needs remote workers (num_workers >= 1)")
-    grads = from_actors(remote, name=f"RolloutWorker x{len(remote)}").for_each(_samples_to_grads)
+    grads = from_actors(remote).for_each(_samples_to_grads)
     return grads.gather_async().for_each(_RecordGradients(), name="AsyncGradients")
 
 

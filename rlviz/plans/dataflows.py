@@ -57,7 +57,8 @@ def plan_dataflow(plan: str) -> list[Node]:
     finally:
         trainer.stop()
     names = {node.op_id: f"n{i}" for i, node in enumerate(nodes)}
-    return [Node(names[n.op_id], n.op, n.label, n.where, tuple(names[p] for p in n.parents)) for n in nodes]
+    return [Node(names[n.op_id], n.op, n.label, n.where, tuple(names[p] for p in n.parents), n.details)
+            for n in nodes]
 
 
 def write_snapshot(plan: str) -> Path:

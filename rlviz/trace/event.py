@@ -21,7 +21,16 @@ class Node:
     """A dataflow node: one step of an iterator chain, placed on one process.
 
     ``parents`` are the op_ids this node pulls from, so a set of nodes is a
-    plain description of the dataflow graph.
+    plain description of the dataflow graph.  ``label`` is the chain's name as
+    Ray writes it (its ``repr``); ``details`` are ``(key, value)`` facts the
+    label leaves out, shown by the inspector: ``round_robin_weights`` (one per
+    parent), ``max_concurrency``, ``worker_class``, ``prefetch``, ...
+
+    >>> node = Node("u", "union", "LocalIterator[LocalUnion[...]]", details=(("round_robin_weights", (1, "*")),))
+    >>> node.weights, node.to_dict()["details"]
+    ((1, '*'), {'round_robin_weights': [1, '*']})
+    >>> Node.from_dict(node.to_dict()) == node
+    True
     """
 
     op_id: str
@@ -29,11 +38,37 @@ class Node:
     label: str
     where: str = DRIVER
     parents: tuple[str, ...] = ()
+    details: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def weights(self) -> tuple | None:
+        """The round-robin weights of a union node, one per parent (numbers or ``"*"``); None for other nodes."""
+        return dict(self.details).get("round_robin_weights")
 
     def to_dict(self) -> dict:
-        """The node as JSON-ready data."""
-        return {"op_id": self.op_id, "op": self.op, "label": self.label,
-                "where": self.where, "parents": list(self.parents)}
+        """The node as JSON-ready data (``details`` as an object, tuples as lists)."""
+        out = {"op_id": self.op_id, "op": self.op, "label": self.label,
+               "where": self.where, "parents": list(self.parents)}
+        if self.details:
+            out["details"] = {key: list(value) if isinstance(value, tuple) else value
+                              for key, value in self.details}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Node":
+        """The node ``to_dict`` wrote; data from before ``details`` existed loads with none.
+
+        Raises
+        ------
+        ValueError
+            If ``details`` is not a JSON object.
+        """
+        details = data.get("details") or {}
+        if not isinstance(details, dict):
+            raise ValueError(f"node {data.get('op_id')!r} has details of type {type(details).__name__}; "
+                             f"expected an object of key: value facts (save the trace again with this rlviz)")
+        return cls(data["op_id"], data["op"], data["label"], data["where"], tuple(data.get("parents", ())),
+                   tuple((key, tuple(value) if isinstance(value, list) else value) for key, value in details.items()))
 
 
 def with_upstream(indices: Iterable[int], nodes: Sequence[Node]) -> list[int]:

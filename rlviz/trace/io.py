@@ -106,7 +106,10 @@ def _parse_node(raw: object, index: int) -> Node:
     parents = raw.get("parents", [])
     if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
         raise TraceFormatError(f"node {index} has parents {parents!r}; expected a list of op_ids")
-    return Node(raw["op_id"], raw["op"], raw["label"], raw["where"], tuple(parents))
+    try:
+        return Node.from_dict(raw)
+    except ValueError as error:
+        raise TraceFormatError(f"node {index}: {error}") from None
 
 
 def _column(raw: dict, name: str, dtype) -> np.ndarray:

@@ -289,7 +289,7 @@ class TraceStore:
         return source
 
     def _node(self, data: dict) -> int:
-        node = Node(data["op_id"], data["op"], data["label"], data["where"], tuple(data["parents"]))
+        node = Node.from_dict(data)
         index = self._node_index.get(node.op_id)
         if index is None:
             index = self._node_index[node.op_id] = len(self.nodes)

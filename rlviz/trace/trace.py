@@ -316,9 +316,7 @@ class _Builder:
         self.dropped += int(export.get("dropped", 0))
         if "decisions" in export:
             self.decision_exports.append({**export["decisions"], "since_ns": since_ns})
-        node_map = np.array([self.node_index(Node(d["op_id"], d["op"], d["label"], d["where"],
-                                                 tuple(d["parents"]))) for d in export["nodes"]]
-                            or [0], np.int32)
+        node_map = np.array([self.node_index(Node.from_dict(d)) for d in export["nodes"]] or [0], np.int32)
         text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
         outcome = outcome_of(rows[:, 2]).astype(np.uint8)
         kind = kind_of(rows[:, 2]).astype(np.uint8)

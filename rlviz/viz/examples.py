@@ -47,13 +47,13 @@ def sharded_trace(items: int = 12, shards: int = 2, not_ready: int = 2, seed: in
         raise ValueError(f"items and shards must be >= 1, got items={items}, shards={shards}")
     rng = np.random.default_rng(seed)
     builder = _Records()
-    srcs = [Node(f"src{s}", "from_range", f"from_range({items * shards}, num_shards={shards})[{s}]",
-                 f"shard-{s}") for s in range(shards)]
-    maps = [Node(f"map{s}", "for_each", f"from_range(...).for_each(<lambda>) on shard {s}",
-                 f"shard-{s}", (f"src{s}",)) for s in range(shards)]
-    gather = Node("gather", "gather_sync", "ParallelIterator[from_range].for_each().gather_sync()",
-                  "driver", tuple(m.op_id for m in maps))
-    batch = Node("batch", "batch", "LocalIterator[...gather_sync()].batch(4)", "driver", ("gather",))
+    name = f"from_range[{items * shards}, shards={shards}]"      # Ray's names, as a real run writes them
+    srcs = [Node(f"src{s}", "from_range", f"ParallelIterator[{name}]", f"shard-{s}") for s in range(shards)]
+    maps = [Node(f"map{s}", "for_each", f"ParallelIterator[{name}.for_each()]", f"shard-{s}", (f"src{s}",))
+            for s in range(shards)]
+    gathered = f"ParallelIterator[{name}.for_each()].gather_sync()"
+    gather = Node("gather", "gather_sync", f"LocalIterator[{gathered}]", "driver", tuple(m.op_id for m in maps))
+    batch = Node("batch", "batch", f"LocalIterator[{gathered}.batch(4)]", "driver", ("gather",))
     builder.nodes = [*srcs, *maps, gather, batch]
     t = 0
     for _ in range(not_ready):
@@ -114,15 +114,14 @@ def concurrently_trace(weights: Sequence[int] = (1, 2), rounds: int = 12, warmup
     builder = _Records()
     rollouts = [Node(f"sample{k}", "sample", f"RolloutWorker.sample() on worker {k}",
                      f"RolloutWorker-{k}") for k in (1, 2)]
-    par = Node("par", "ParallelRollouts", "ParallelRollouts(workers, mode='bulk_sync')", "driver",
-               ("sample1", "sample2"))
-    store = Node("store", "StoreToReplayBuffer", "ParallelRollouts(...).for_each(StoreToReplayBuffer(local))",
+    gathered = "ParallelIterator[from_actors[shards=2]].batch_across_shards()"
+    par = Node("par", "ParallelRollouts", f"LocalIterator[{gathered}.for_each()]", "driver", ("sample1", "sample2"))
+    store = Node("store", "StoreToReplayBuffer", f"LocalIterator[{gathered}.for_each().for_each()]",
                  "driver", ("par",))
-    replay = Node("replay", "Replay", "Replay(local_buffer=local_buffer)", "driver")
-    train = Node("train", "TrainOneStep", "Replay(...).for_each(TrainOneStep(workers))", "driver", ("replay",))
-    conc = Node("conc", "Concurrently", "Concurrently([store_op, replay_op], mode='round_robin', "
-                "output_indexes=[1], round_robin_weights=" + str(list(weights)) + ")",
-                "driver", ("store", "train"))
+    replay = Node("replay", "Replay", "LocalIterator[Replay]", "driver")
+    train = Node("train", "TrainOneStep", "LocalIterator[Replay.for_each()]", "driver", ("replay",))
+    conc = Node("conc", "Concurrently", f"LocalIterator[LocalUnion[{store.label}, {train.label}]]",
+                "driver", ("store", "train"), (("round_robin_weights", tuple(weights)),))
     builder.nodes = [*rollouts, par, store, replay, train, conc]
     t = 0
     for r in range(rounds):
@@ -170,8 +169,7 @@ def apex_nodes() -> list[Node]:
     ['Concurrently', 'output_indexes', 'OncePerTimestepsElapsed', 'OncePerTimeInterval', 'CollectMetrics']
     """
     text = (importlib.resources.files("rlviz") / "plans" / "dataflow_apex.json").read_text()
-    return [Node(n["op_id"], n["op"], n["label"], n["where"], tuple(n["parents"]))
-            for n in json.loads(text)["nodes"]]
+    return [Node.from_dict(n) for n in json.loads(text)["nodes"]]
 
 
 def large_trace(events: int = 100_000, processes: int = 4, ops_per_process: int = 4,

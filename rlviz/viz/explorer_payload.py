@@ -5,7 +5,6 @@ standalone HTML file (base64), so both views decode one format.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,7 +33,6 @@ CHUNK_BYTES = 8 << 20
 _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
-_WEIGHTS = re.compile(r"round_robin_weights=\[([^\]]*)\]")
 # The graph pane's sizes in pixels (panes/graph.js draws what these place): the op name in 11 px bold,
 # two lines of counters in 9 px below it, a process's name in 10 px bold above its group box.
 _GRAPH_STYLE = BoxStyle(height=42, row_pitch=56, column_gap=28, band_gap=10, group_pad=(6, 6, 16))
@@ -243,7 +241,7 @@ def trace_structure(trace: Trace) -> dict:
     nodes = []
     for i, node in enumerate(trace.nodes):
         data = graph.nodes[node.op_id]
-        nodes.append({"op": node.op, "label": node.label, "where": node.where,
+        nodes.append({"op": node.op, "label": node.label, "where": node.where, "details": node.to_dict().get("details", {}),
                       "short": short_text(node.op, 22), "color": ops[node.op],
                       "column": layout.column.get(node.op_id, 0), "row": layout.row.get(node.op_id, 0.0),
                       **_box(geometry.node[node.op_id]),
@@ -276,17 +274,18 @@ def _graph_extent(geometry: Geometry, colors: dict[str, str]) -> dict:
 def _order_strip(graph: "nx.DiGraph", merge: str, index: dict[str, int], nodes: list, ops: dict[str, str]) -> dict:
     """The inputs of one node that merges several streams: op names, colours, weights, measured counts.
 
-    ``groups[k]["color"]`` follows ``stream_colors`` (as ``plot_order``): the op's timeline colour.
+    ``groups[k]["color"]`` follows ``stream_colors`` (as ``plot_order``): the op's timeline colour;
+    ``groups[k]["weight"]`` is the merging node's round-robin weight for that input (``Node.weights``), if any.
     """
     inputs = list(graph.predecessors(merge))
-    weights = _weights(graph.nodes[merge]["label"], len(inputs))
     by_id = {node.op_id: node for node in nodes}
+    weights = _weights(by_id[merge])
     names = [stream_op(by_id[op_id], by_id) for op_id in inputs]
     labels = [name if names.count(name) == 1 else f"{name} @ {graph.nodes[op_id]['where']}"
               for name, op_id in zip(names, inputs)]
     colors = stream_colors([ops.get(name, "#5b6770") for name in names], labels)
     groups = [{"name": labels[k], "node": index[op_id], "items": graph.nodes[op_id]["items"],
-               "weight": weights[k] if weights else None, "color": colors[k]} for k, op_id in enumerate(inputs)]
+               "weight": weights.get(op_id), "color": colors[k]} for k, op_id in enumerate(inputs)]
     first = groups[0]["items"]
     ratio = [round(g["items"] / first, 2) for g in groups] if first else None
     return {"merge": graph.nodes[merge]["op"], "label": graph.nodes[merge]["label"], "node": index[merge],
@@ -302,20 +301,9 @@ def _default_order(orders: list[dict]) -> int:
     return on_driver[-1] if on_driver else len(orders) - 1
 
 
-def _weights(label: str, count: int) -> list | None:
-    """Round-robin weights written in a node label (``round_robin_weights=[1, 2]``), if any."""
-    found = _WEIGHTS.search(label)
-    if not found:
-        return None
-    parts = [p.strip().strip("'\"") for p in found.group(1).split(",")]
-    if len(parts) != count:
-        return None
-    return [p if p == "*" else _number(p) for p in parts]
-
-
-def _number(text: str) -> float | int | str:
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return int(value) if value.is_integer() else value
+def _weights(merge) -> dict:
+    """The round-robin weight of each parent of the node ``merge``, by parent op_id (empty without weights)."""
+    weights = merge.weights
+    if weights is None or len(weights) != len(merge.parents):
+        return {}
+    return dict(zip(merge.parents, weights))

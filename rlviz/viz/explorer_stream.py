@@ -128,8 +128,8 @@ class LiveEncoder:
 
 def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
     """``structure`` (of the ``shown`` nodes) with every node index turned into the store's; others hidden."""
-    full = [{"op": node.op, "label": node.label, "where": node.where, "short": node.op, "color": "#cccccc",
-             "column": 0, "row": 0.0, "x": 0, "y": 0, "w": 0, "h": 0,
+    full = [{"op": node.op, "label": node.label, "where": node.where, "details": node.to_dict().get("details", {}),
+             "short": node.op, "color": "#cccccc", "column": 0, "row": 0.0, "x": 0, "y": 0, "w": 0, "h": 0,
              "calls": 0, "items": 0, "not_ready": 0, "errors": 0, "busy_ms": 0.0,
              "restart": False, "hidden": True} for node in nodes]
     for j, entry in enumerate(structure["nodes"]):

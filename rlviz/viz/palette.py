@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from rlviz.trace import DRIVER
 from rlviz.trace.lanes import lane_order
 
-__all__ = ["DRIVER_COLOR", "ERROR_COLOR", "NOT_READY_COLOR", "RESTART_COLOR",
+__all__ = ["DRIVER_COLOR", "ERROR_COLOR", "NOT_READY_COLOR", "RESTART_COLOR", "middle_text",
            "where_colors", "key_colors", "op_colors", "short_text", "duration_text"]
 
 #: The driver process: a neutral slate so the actors stand out.
@@ -151,3 +151,18 @@ def short_text(text: str, limit: int = 22) -> str:
         ``text`` itself when it fits.
     """
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def middle_text(text: str, limit: int = 48) -> str:
+    """``text`` cut to ``limit`` characters in its middle, keeping both ends.
+
+    For Ray's names, whose start says where the chain comes from and whose end
+    says which step this is.
+
+    >>> middle_text("LocalIterator[ParallelIterator[from_range[8, shards=2]].gather_sync().for_each()]", 40)
+    'LocalIterator[Paral…r_sync().for_each()]'
+    """
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (limit - 1 - head):]

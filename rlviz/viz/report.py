@@ -27,7 +27,7 @@ from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.graph import NODE_GID, dataflow_graph, plot_graph
 from rlviz.viz.order import merge_inputs, plot_order, stream_op
-from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, duration_text, op_colors, short_text, where_colors
+from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, duration_text, middle_text, op_colors, where_colors
 from rlviz.viz.timeline import plot_timeline
 
 if TYPE_CHECKING:
@@ -318,7 +318,7 @@ def _stats_table(trace: Trace) -> str:
     for r in rows:
         numbers = (r["calls"], r["items"], r["not_ready"], r["errors"])
         cells = [f"<td>{esc(r[k])}</td>" for k in ("where", "op")]
-        cells.append(f'<td title="{esc(r["label"])}">{esc(short_text(r["label"], _LABEL_CHARS))}</td>')
+        cells.append(f'<td title="{esc(r["label"])}">{esc(middle_text(r["label"], _LABEL_CHARS))}</td>')
         cells += [f'<td class="n">{n:,}</td>' for n in numbers]
         cells.append(f'<td class="n">{duration_text(r["busy_ns"])}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")

@@ -98,7 +98,7 @@ def run_round_robin(weights: Sequence[float | str], output_indexes: Sequence[int
     check_int("learning_starts", learning_starts, minimum=0)
     names = OP_NAMES[:len(weights)]
     stored: list[str] = []
-    ops = [LocalIterator(_source(name, stored, learning_starts), name=name).named(name) for name in names]
+    ops = [LocalIterator(_source(name, stored, learning_starts), name=name) for name in names]
     concurrently = Concurrently(ops, mode="round_robin", round_robin_weights=weights,
                                 output_indexes=None if output_indexes is None else list(output_indexes))
     state = random.getstate()

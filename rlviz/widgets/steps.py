@@ -132,7 +132,7 @@ class Steps:
         >>> print(steps.describe(gather))      # doctest: +NORMALIZE_WHITESPACE
         #3 of 4 in completion order
         op       gather_sync
-        label    ParallelIterator[from_range].for_each().gather_sync()
+        label    LocalIterator[ParallelIterator[from_range[1, shards=1].for_each()].gather_sync()]
         where    driver (pid 0)
         outcome  item
         item     int 0

@@ -38,11 +38,11 @@ def test_transforms_match_ray(name):
 
 def test_names_extend_with_each_step():
     it = local([1])
-    assert repr(it) == "LocalIterator[source]"
+    assert repr(it) == "LocalIterator[unknown]"
     it = it.for_each(str)
-    assert repr(it) == "LocalIterator[source].for_each()"
-    assert repr(it.batch(4).flatten()) == "LocalIterator[source].for_each().batch(4).flatten()"
-    assert repr(it.shuffle(3, seed=1)) == "LocalIterator[source].for_each().shuffle(shuffle_buffer_size=3, seed=1)"
+    assert repr(it) == "LocalIterator[unknown.for_each()]"
+    assert repr(it.batch(4).flatten()) == "LocalIterator[unknown.for_each().batch(4).flatten()]"
+    assert repr(it.shuffle(3, seed=1)) == "LocalIterator[unknown.for_each().shuffle(shuffle_buffer_size=3, seed=1)]"
 
 
 def test_transforms_do_not_mutate_their_parent():

@@ -86,9 +86,10 @@ def test_union_select_shards_and_names():
     both = a.union(b)
     assert both.num_shards() == 3
     assert sorted(both.gather_sync(), key=str) == [0, 1, 2, 3, "x", "y"]
-    assert repr(both) == "ParallelUnion[ParallelIterator[from_range[4, shards=2]], ParallelIterator[from_items[str, 2, shards=1]]]"
+    assert repr(both) == ("ParallelIterator[ParallelUnion[ParallelIterator[from_range[4, shards=2]], "
+                          "ParallelIterator[from_items[str, 2, shards=1]]]]")
     assert list(from_range(4, 2).select_shards([1]).gather_sync()) == [2, 3]
-    assert repr(a.for_each(str).batch(2)) == "ParallelIterator[from_range[4, shards=2]].for_each().batch(2)"
+    assert repr(a.for_each(str).batch(2)) == "ParallelIterator[from_range[4, shards=2].for_each().batch(2)]"
 
 
 def test_from_iterators_with_callables_and_repeat():
@@ -138,7 +139,8 @@ class Counter(ParallelIteratorWorker):
 
 def test_from_actors_uses_custom_workers():
     it = from_actors([Counter.remote(0), Counter.remote(100)])
-    assert repr(it) == "ParallelIterator[from_actors[Counter x2]]"
+    assert repr(it) == "ParallelIterator[from_actors[shards=2]]"
+    assert dict(it.dataflow()[0].details) == {"worker_class": "Counter"}     # the class: a detail, not the name
     assert list(it.gather_sync()) == [0, 100, 1, 101, 2, 102]
 
 

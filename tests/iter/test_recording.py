@@ -134,12 +134,15 @@ def test_gather_sync_by_default_makes_one_par_iter_next_per_shard_per_round():
     assert node.label.endswith(".gather_sync()")
 
 
-def test_prefetch_is_opt_in_and_named_in_the_trace():
+def test_prefetch_is_opt_in_and_a_detail_of_the_nodes_ray_names_kept():
     with rlviz.record() as trace:
         assert from_range(12, num_shards=2).gather_sync(prefetch=4).take(12) == [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]
-    serving = {n.label for n in trace.nodes if n.op == "par_iter_next_batch"}
-    assert serving and all(label.endswith(".par_iter_next_batch(prefetch=4)") for label in serving)
-    assert any(n.op == "gather_sync" and n.label.endswith(".gather_sync(prefetch=4)") for n in trace.nodes)
+    serving = [n for n in trace.nodes if n.op == "par_iter_next_batch"]
+    assert serving and all(n.label.endswith(".par_iter_next_batch()") for n in serving)
+    assert all(dict(n.details) == {"prefetch": 4} for n in serving)
+    (gather,) = [n for n in trace.nodes if n.op == "gather_sync"]
+    assert gather.label == "LocalIterator[ParallelIterator[from_range[12, shards=2]].gather_sync()]"
+    assert dict(gather.details) == {"prefetch": 4}
 
 
 def test_gather_async_by_default_answers_one_item_per_call_and_coalescing_is_opt_in():
@@ -151,8 +154,9 @@ def test_gather_async_by_default_answers_one_item_per_call_and_coalescing_is_opt
     assert all(n.label.endswith(".par_iter_next_batch()") for n in trace.nodes if n.op == "par_iter_next_batch")
     with rlviz.record() as coalesced:
         assert sorted(from_range(40, num_shards=2).gather_async(coalesce_ms=50)) == list(range(40))
-    labels = {n.label for n in coalesced.nodes if n.op in ("par_iter_next_batch", "gather_async")}
-    assert labels and all("coalesce_ms=50" in label for label in labels)
+    nodes = [n for n in coalesced.nodes if n.op in ("par_iter_next_batch", "gather_async")]
+    assert nodes and all(dict(n.details)["coalesce_ms"] == 50 for n in nodes)
+    assert all(n.label.endswith(("gather_async()]", "par_iter_next_batch()")) for n in nodes)
 
 
 def test_a_value_retried_after_not_ready_links_to_the_call_that_used_it():

@@ -65,12 +65,12 @@ def test_async_mode_gives_every_op_a_turn():
 
 
 def test_one_named_node_fed_by_its_ops():
-    it = Concurrently([_letters("a").named("A", "A"), _letters("b").named("B", "B")], output_indexes=[1])
+    it = Concurrently([_letters("a").named("A"), _letters("b").named("B")], output_indexes=[1])
     nodes = {n.op_id: n for n in it.dataflow()}
     (conc,) = [n for n in nodes.values() if n.op == "Concurrently"]
     assert sorted(nodes[p].op for p in conc.parents) == ["tag[0]", "tag[1]"]
     assert it.dataflow()[-1].op == "output_indexes"
-    plain = Concurrently([_letters("a").named("A", "A"), _letters("b").named("B", "B")])
+    plain = Concurrently([_letters("a").named("A"), _letters("b").named("B")])
     assert plain.dataflow()[-1].op == "Concurrently"
     parents = {n.op_id: n.op for n in plain.dataflow()}
     assert sorted(parents[p] for p in plain.dataflow()[-1].parents) == ["A", "B"]

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from rlviz.trace import Trace, TraceFormatError
+from rlviz.trace import Node, Trace, TraceFormatError
 
 
 def _records():
@@ -27,6 +27,28 @@ def test_save_and_load_round_trip(tmp_path):
     path = tmp_path / "t.json"
     trace.save(path)
     assert Trace.load(path).to_records() == _records()
+
+
+def test_node_details_survive_save_and_load_and_older_files_load_without_them(tmp_path):
+    union = Node("u", "Concurrently", "LocalIterator[LocalUnion[LocalIterator[a], LocalIterator[b]]]",
+                 parents=("a", "b"), details=(("round_robin_weights", (1, "*")), ("deterministic", False)))
+    nodes = [Node("a", "a", "LocalIterator[a]"), Node("b", "b", "LocalIterator[b]"), union]
+    records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": "driver", "pid": 1, "start_ns": i,
+                "end_ns": i + 1, "outcome": "item"} for i, n in enumerate(nodes)]
+    path = tmp_path / "t.json"
+    Trace.from_records(records, nodes).save(path)
+    loaded = Trace.load(path)
+    assert loaded.nodes == nodes and loaded.nodes[2].weights == (1, "*")
+    saved = json.loads(path.read_text())
+    assert saved["nodes"][2]["details"] == {"round_robin_weights": [1, "*"], "deterministic": False}
+    for node in saved["nodes"]:        # as written before nodes had details
+        node.pop("details", None)
+    path.write_text(json.dumps(saved))
+    assert [n.details for n in Trace.load(path).nodes] == [(), (), ()]
+    saved["nodes"][2]["details"] = [1, 2]
+    path.write_text(json.dumps(saved))
+    with pytest.raises(TraceFormatError, match="node 2.*details of type list"):
+        Trace.load(path)
 
 
 @pytest.mark.parametrize("content, match", [

@@ -116,8 +116,8 @@ def test_bad_chunk_size_is_rejected():
 def test_order_strip_names_the_ops_under_concurrently_tags():
     nodes = [Node("n4", "StoreToReplayBuffer", "store"), Node("n8", "tag[0]", "store tagged", parents=("n4",)),
              Node("n7", "UpdateTargetNetwork", "update"), Node("n9", "tag[1]", "update tagged", parents=("n7",)),
-             Node("n10", "Concurrently", "Concurrently[...; mode=round_robin, round_robin_weights=[1, 2]]",
-                  parents=("n8", "n9"))]
+             Node("n10", "Concurrently", "LocalIterator[LocalUnion[...]]",
+                  parents=("n8", "n9"), details=(("round_robin_weights", (1, 2)),))]
     records, t = [], 0
     for k, tag in enumerate(["n8", "n9", "n9", "n8", "n9", "n9"]):
         node = nodes[1] if tag == "n8" else nodes[3]

@@ -85,4 +85,4 @@ def test_saved_trace_makes_a_report(run, tmp_path):
     trace.save(tmp_path / "run.json")
     assert report_main([str(tmp_path / "run.json"), "-o", str(tmp_path / "r.html")]) == 0
     page = (tmp_path / "r.html").read_text()
-    assert "ParallelIterator[from_range[8, shards=2]].for_each().gather_sync()" in page
+    assert "LocalIterator[ParallelIterator[from_range[8, shards=2].for_each()].gather_sync()]" in page

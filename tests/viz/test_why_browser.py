@@ -48,6 +48,14 @@ def test_inspector_says_why_for_a_star_pull_at_its_cap_and_a_not_ready_poll(tmp_
         assert seen[-1] == ("round 1: LogMetrics ('*'): 100th pull this turn, the cap — it is always ready; "
                             "next StoreToReplayBuffer"), seen[-3:]
         assert any(text.startswith("round 1: LogMetrics ('*'), pull 99 (up to 100 while ready)") for text in seen)
+        search.fill("op:Concurrently")                     # the union's weights: a detail of its node, not its label
+        search.press("Enter")
+        inspector = root.locator('[data-rlviz="inspector"]')
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text("Concurrently")
+        expect(inspector.locator('[data-rlviz="label"]')).to_have_text(
+            "LocalIterator[LocalUnion[LocalIterator[StoreToReplayBuffer], LocalIterator[TrainOneStep], "
+            "LocalIterator[LogMetrics]]]")
+        expect(inspector.locator('[data-rlviz="round_robin_weights"]')).to_have_text("2 : 1 : *")
 
 
 def test_inspector_marks_the_input_a_filter_dropped_and_the_kept_one_plainly(tmp_path):

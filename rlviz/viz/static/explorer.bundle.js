@@ -1319,9 +1319,11 @@ function createInspector(host, view) {
     const d = view.describe(i);
     const list = make("dl");
     const rank = completionOrder(model) && model.rank[i];
+    const details = Object.entries(d.node.details || {}).map(([key, value]) => [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
     const fields = [
       ["op", d.node.op],
       ["label", d.node.label],
+      ...details,
       ["lane", d.node.where],
       ["outcome", d.outcome],
       ["item", d.item ?? "(none)"],

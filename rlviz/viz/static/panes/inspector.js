@@ -39,7 +39,10 @@ export function createInspector(host, view) {
     const d = view.describe(i);
     const list = make("dl");
     const rank = completionOrder(model) && model.rank[i];
-    const fields = [["op", d.node.op], ["label", d.node.label], ["lane", d.node.where], ["outcome", d.outcome],
+    // the node's details (round-robin weights, max_concurrency, worker class, ...): facts its Ray label leaves out
+    const details = Object.entries(d.node.details || {}).map(([key, value]) =>
+      [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
+    const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
       ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
       ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
     whyRows = whyRows || decisionIndex(view.meta.decisions);
