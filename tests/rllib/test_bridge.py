@@ -264,3 +264,28 @@ def test_a_multi_agent_iteration_records_the_multi_agent_runners(ray_local):
     assert samples and all("env steps" in e.item for e in samples)
     _, sources = _sample_sources_of_update(trace)
     assert {"EnvRunner-1", "EnvRunner-2"} <= sources
+
+
+@pytest.mark.slow
+def test_appo_polling_is_gathered_into_events_that_count_the_calls(ray_local):
+    from ray.rllib.algorithms.appo import APPOConfig
+
+    config = (APPOConfig().environment("CartPole-v1")
+              .env_runners(num_env_runners=1, rollout_fragment_length=50)
+              .training(train_batch_size_per_learner=200)
+              .reporting(min_time_s_per_iteration=3))
+    algo = rlviz.rllib.instrument(config).build_algo()
+    try:
+        started = time.monotonic()
+        with rlviz.record() as trace:
+            result = algo.train()
+        took = time.monotonic() - started
+    finally:
+        algo.stop()
+    calls = result["num_training_step_calls_per_iteration"]
+    assert calls > 1000, "APPO's driver polls: many training_step calls find nothing ready"
+    driver = [e for e in trace.events if e.where == "driver"]
+    assert len(driver) / took <= 278, f"{len(driver) / took:.0f} driver events/s"
+    steps = [e for e in driver if e.op == "training_step"]
+    counted = sum(int(e.item.split()[0]) if "idle calls" in (e.item or "") else 1 for e in steps)
+    assert calls / 2 <= counted <= calls, (counted, calls)      # the idle tail at the block's end is not recorded
