@@ -68,7 +68,7 @@ def ParallelRollouts(workers: Any, *, mode: str = "bulk_sync", num_async: int = 
             while True:
                 yield local.sample()
 
-        return LocalIterator(sample_forever, name="LocalWorker.sample()").for_each(
+        return LocalIterator(sample_forever).for_each(       # Ray's LocalIterator[unknown], as RLlib made it
             _count_sampled, name="ParallelRollouts")
     rollouts = from_actors(remote)
     if mode == "raw":

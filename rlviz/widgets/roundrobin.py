@@ -109,7 +109,7 @@ def run_round_robin(weights: Sequence[float | str], output_indexes: Sequence[int
     finally:
         random.setstate(state)
     return RoundRobinRun(weights, None if output_indexes is None else list(output_indexes),
-                         trace.sequence(ops=list(names)), output, trace)
+                         trace.sequence(ops=list(names), by="op"), output, trace)
 
 
 def parse_weight(value: object, name: str = "weight") -> float | int | str:

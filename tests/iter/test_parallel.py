@@ -62,8 +62,10 @@ def test_gather_async_with_batch_ms_still_yields_all_items():
 def test_remote_transforms_run_per_shard():
     it = from_range(8, num_shards=2).filter(lambda x: x % 2 == 0).batch(2)
     assert [list(s) for s in it.shards()] == [[[0, 2]], [[4, 6]]]
-    # a shard's items are used up once read, as in Ray: a new gather continues, it does not restart
-    assert list(it.gather_sync()) == []
+    # a list or range shard is read afresh by each new gather, as in Ray (a generator would go on)
+    assert list(it.gather_sync()) == [[0, 2], [4, 6]]
+    spent = from_iterators([lambda: iter(range(3))])
+    assert list(spent.gather_sync()) == [0, 1, 2] and list(spent.gather_sync()) == []
     again = from_range(8, num_shards=2).filter(lambda x: x % 2 == 0).batch(2)
     assert sorted(again.flatten().combine(lambda x: [x, x]).gather_sync()) == [0, 0, 2, 2, 4, 4, 6, 6]
     assert sorted(from_range(6, 2).local_shuffle(3, seed=0).gather_sync()) == list(range(6))

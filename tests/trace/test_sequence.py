@@ -9,7 +9,7 @@ def test_sequence_by_op_gives_op_names():
     ops = ["StoreToReplayBuffer", "TrainOneStep"]
     assert trace.sequence(ops, by="op") == ["StoreToReplayBuffer", "TrainOneStep", "TrainOneStep"] * 3
     labels = trace.sequence(ops)
-    assert len(labels) == 9 and labels[0].startswith("ParallelRollouts(") and "TrainOneStep" in labels[1]
+    assert len(labels) == 9 and labels[:2] == [trace.nodes[3].label, "LocalIterator[Replay.for_each()]"]  # Ray's names
     assert set(trace.sequence(ops, by="op_id")) == {n.op_id for n in trace.nodes if n.op in ops}
 
 
