@@ -247,7 +247,7 @@ class LiveView(anywidget.AnyWidget):
                 finally:
                     if stream is not None:
                         stream.close()              # the iterator's streams end with the watch
-                self._final = live.snapshot()
+            self._final = live.snapshot()           # the block's exit read: every process's events, none cached
         except BaseException as err:                # shown in the page and kept in .error, never printed
             self.error = _describe(err)
         finally:

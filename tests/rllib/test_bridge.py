@@ -174,7 +174,7 @@ def test_an_instrumented_algorithm_can_be_watched(ray_local):
         progress = train_progress(live.result)              # what the page's counters and return curve show
         assert progress["sampled"] >= 800 and progress["trained"] > 0 and progress["reward"] > 0
         lanes = _lane_ops(live.trace)
-        assert {"EnvRunner-1", "EnvRunner-2", "Learner"} <= set(lanes)
+        assert {"EnvRunner-1", "EnvRunner-2", "Learner"} <= set(lanes), sorted(lanes)
         assert "sample" in lanes["EnvRunner-1"] and "update" in lanes["Learner"]
     finally:
         algo.stop()
