@@ -52,8 +52,7 @@ def test_dqn_trains_at_the_weights_ratio_and_records_the_order():
             result = trainer.train()
     finally:
         trainer.stop()
-    ops = [label.rsplit("(", 1)[-1].rstrip(")") for label in
-           trace.sequence(ops=["StoreToReplayBuffer", "TrainOneStep"])]
+    ops = trace.sequence(ops=["StoreToReplayBuffer", "TrainOneStep"], by="op")
     start = ops.index("StoreToReplayBuffer")             # recording began mid-round
     rounds = ops[start:start + 5 * ((len(ops) - start) // 5)]
     assert len(rounds) >= 10
