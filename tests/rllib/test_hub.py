@@ -37,13 +37,17 @@ _RUNNER = textwrap.dedent('''
                 time.sleep(0.01)
 
 
-    def reporting_runners(count):
-        """``count`` runners whose reporters the hub already waits for."""
+    def reporting_runners(labels):
+        """One runner per label, returned once each runner's reporter has reached the hub.
+
+        Waiting for these labels, not for a count: runners of an earlier test may still report.
+        """
         hub = hub_handle(create=True)
-        runners = [Runner.remote(f"runner-{i}") for i in range(1, count + 1)]
+        runners = [Runner.remote(label) for label in labels]
         deadline = time.monotonic() + 60
-        while ray.get(hub.acknowledged.remote(1.0)) < count:
+        while not set(labels) <= ray.get(hub.__ray_call__.remote(lambda hub: set(hub.tags))):
             assert time.monotonic() < deadline, "the runners' reporters never reached the hub"
+            time.sleep(0.1)
         return runners
 ''')
 exec(_RUNNER)      # the same definitions serve this process and the restarted-Ray script below
@@ -53,24 +57,39 @@ def _samples(trace):
     return sorted(e.where for e in trace.events if e.op == "sample")
 
 
-def test_record_entry_and_exit_wait_for_the_reporters_not_for_the_timeout(ray_local):
-    runners = reporting_runners(2)   # noqa: F821 - defined by exec(_RUNNER)
+@pytest.fixture
+def runners(ray_local):
+    """Make reporting runners (``runners(labels)``): labels of their own, so no earlier test's runner that
+    still reports shares a lane with them; killed when the test ends."""
+    made = []
+
+    def make(labels):
+        made.extend(reporting_runners(labels))   # noqa: F821 - defined by exec(_RUNNER)
+        return made[-len(labels):]
+
+    yield make
+    for runner in made:
+        ray.kill(runner)
+
+
+def test_record_entry_and_exit_wait_for_the_reporters_not_for_the_timeout(runners):
+    pair = runners(["entry-1", "entry-2"])
     started = time.monotonic()
     with rlviz.record() as trace:
-        ray.get([runner.sample.remote() for runner in runners])
+        ray.get([runner.sample.remote() for runner in pair])
     took = time.monotonic() - started
-    assert _samples(trace) == ["runner-1", "runner-2"]
+    assert _samples(trace) == ["entry-1", "entry-2"]
     # the acknowledgement timeout is 5 s, waited once on entry and once on exit when nothing wakes it
     assert took < 5.0, f"record() entry and exit took {took:.1f} s: a flush waited for its timeout"
 
 
-def test_the_exit_of_a_block_sees_samples_made_after_a_read(ray_local):
-    runners = reporting_runners(2)   # noqa: F821
+def test_the_exit_of_a_block_sees_samples_made_after_a_read(runners):
+    pair = runners(["exit-1", "exit-2"])
     with rlviz.record() as trace:
-        ray.get([runner.sample.remote() for runner in runners])
-        assert _samples(trace) == ["runner-1", "runner-2"]       # a read inside the block
-        ray.get([runner.sample.remote() for runner in runners])
-    assert _samples(trace) == ["runner-1", "runner-1", "runner-2", "runner-2"]
+        ray.get([runner.sample.remote() for runner in pair])
+        assert _samples(trace) == ["exit-1", "exit-2"]       # a read inside the block
+        ray.get([runner.sample.remote() for runner in pair])
+    assert _samples(trace) == ["exit-1", "exit-1", "exit-2", "exit-2"]
 
 
 @pytest.mark.slow
@@ -81,7 +100,7 @@ def test_a_ray_restarted_in_the_same_process_gets_a_new_hub():
 
         for attempt in range(2):
             rlviz.init(num_cpus=2)
-            runners = reporting_runners(1)
+            runners = reporting_runners(["runner"])
             with rlviz.record() as trace:
                 ray.get(runners[0].sample.remote())
             print(sum(e.op == "sample" for e in trace.events), flush=True)
