@@ -10,7 +10,7 @@ from rlviz.testing.strip_figure import CELLS_GID, DIFFERS_GID, ROW_GID
 from rlviz.trace import Trace
 from rlviz.viz.palette import key_colors
 
-OPS = ["store.for_each()", "train"]
+OPS = ["for_each", "train"]
 
 
 @pytest.fixture(scope="module")
@@ -25,31 +25,28 @@ def test_diff_is_exposed_at_top_level():
 def test_counts_side_by_side(runs):
     result = diff(*runs, ops=OPS, names=("w12", "w13"))
     assert isinstance(result, TraceDiff)
-    stats_a = {r["label"]: r for r in runs[0].op_stats()}
-    stats_b = {r["label"]: r for r in runs[1].op_stats()}
+    stats_a = {r["op"]: r for r in runs[0].op_stats()}           # each op is one node in these runs
+    stats_b = {r["op"]: r for r in runs[1].op_stats()}
     row = result["Concurrently"]
     assert row.items == (30, 30)
-    (source_a,) = [r for r in runs[0].op_stats() if r["op"] == "source"][:1] or [None]
-    sources = result["source"]
-    assert sources.items == (sum(r["items"] for r in runs[0].op_stats() if r["op"] == "source"),
-                             sum(r["items"] for r in runs[1].op_stats() if r["op"] == "source"))
-    assert result["for_each"] == OpDiff("for_each", (stats_a["store.for_each()"]["calls"],
-                                                     stats_b["store.for_each()"]["calls"]),
-                                        (10, 8), (stats_a["store.for_each()"]["busy_ns"],
-                                                  stats_b["store.for_each()"]["busy_ns"]))
+    assert result["store"].items == (stats_a["store"]["items"], stats_b["store"]["items"])   # LocalIterator(name=)
+    assert result["for_each"] == OpDiff("for_each", (stats_a["for_each"]["calls"],
+                                                     stats_b["for_each"]["calls"]),
+                                        (10, 8), (stats_a["for_each"]["busy_ns"],
+                                                  stats_b["for_each"]["busy_ns"]))
     with pytest.raises(KeyError, match="no op 'Replay' in either run; ops: Concurrently"):
         result["Replay"]
 
 
 def test_first_divergence_and_text(runs):
     result = diff(*runs, ops=OPS, names=("w12", "w13"))
-    assert result.sequences[0][:6] == ["store.for_each()", "train", "train"] * 2
+    assert result.sequences[0][:6] == ["for_each", "train", "train"] * 2
     assert result.divergence == 3
     text = repr(result)
     assert text.splitlines()[0] == "TraceDiff(w12 vs w13)"
-    assert "order of ops store.for_each(), train: diverges at index 3: w12 made store.for_each(), w13 made train" \
+    assert "order of ops for_each, train: diverges at index 3: w12 made for_each, w13 made train" \
         in text
-    assert "w12     S T T S T T S" in text and "w13     S T T T S T T" in text
+    assert "w12     F T T F T T F" in text and "w13     F T T T F T T" in text
     assert text.splitlines()[-2].endswith("^ first divergence, index 3")
 
 
@@ -57,7 +54,7 @@ def test_same_order_reports_no_divergence(runs):
     again = record_concurrently([1, 2], items=12)
     result = diff(runs[0], again, ops=OPS)
     assert result.divergence is None
-    assert repr(result).splitlines()[-1] == ("order of ops store.for_each(), train: the same for all 12 items "
+    assert repr(result).splitlines()[-1] == ("order of ops for_each, train: the same for all 12 items "
                                              "both runs made (A made 30, B made 12)")
 
 

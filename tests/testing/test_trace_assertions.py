@@ -107,13 +107,13 @@ def test_ratio_passes_within_tolerance_and_fails_with_numbers():
 
 def test_on_a_recorded_local_concurrently():
     trace = record_concurrently([1, 2], items=30)
-    ops = ["store.for_each()", "train"]
-    assert_order(trace, ops, ["store.for_each()", "train", "train"])
+    ops = ["for_each", "train"]
+    assert_order(trace, ops, ["for_each", "train", "train"])
     assert_ratio(trace, ops, [1, 2], tolerance=0.01)
     with pytest.raises(AssertionError) as excinfo:
-        assert_order(trace, ops, ["store.for_each()", "train"])
-    assert "at index 2 (item 3 of 30): recorded train, pattern expects store.for_each()" in _message(excinfo)
-    assert "key: S = store.for_each(), T = train" in _message(excinfo)
+        assert_order(trace, ops, ["for_each", "train"])
+    assert "at index 2 (item 3 of 30): recorded train, pattern expects for_each" in _message(excinfo)
+    assert "key: F = for_each, T = train" in _message(excinfo)
 
 
 def test_on_a_recorded_dqn_run(dqn_trace):
