@@ -153,6 +153,13 @@ class Chain:
             return replace(self, steps=self.steps[:-1] + (replace(self.steps[-1], op=op),))
         return replace(self, source=replace(self.source, op=op))
 
+    def with_details(self, details: Details) -> "Chain":
+        """This chain with ``details`` added to its last node's (what an op built on it knows, e.g. its children's names)."""
+        if self.steps:
+            last = self.steps[-1]
+            return replace(self, steps=self.steps[:-1] + (replace(last, details=last.details + tuple(details)),))
+        return replace(self, source=replace(self.source, details=self.source.details + tuple(details)))
+
     def nodes(self, where: str) -> list[Node]:
         """The source and step nodes as placed on ``where``, each labelled with Ray's ``repr`` up to it."""
         _, parents = self.source.upstream()

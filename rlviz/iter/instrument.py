@@ -105,12 +105,13 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
         else:
             summary_kind, number = summarize(item, texts)
             code = item_codes[summary_kind]
-        if next_id >= id_end:                         # the chunk's ids are used up: it is full
+        inputs = len(pending)
+        if next_id >= id_end or (inputs > 2 and len(rows) >= chunk_bytes):   # full: hand over before writing
+            writer.next_id = next_id
             hand_over()
             next_id, id_end = writer.next_id, writer.id_end
         item_id = next_id
         next_id += 1
-        inputs = len(pending)
         if inputs == 1:
             rows += pack(start, end, code, number, pending.pop())
         elif not inputs:
@@ -125,9 +126,6 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             rows += pack(start, end, code, number, pending[0])
             append_continuations(rows, pending[1:])
             pending.clear()
-            if len(rows) >= chunk_bytes:
-                hand_over()
-                next_id, id_end = writer.next_id, writer.id_end
         if push is not None:
             push(item_id)
         yield item

@@ -7,19 +7,18 @@ shows the interleaving exactly.  ``LocalIterator.union`` and
 from __future__ import annotations
 
 import random
-import time
 from collections import deque
 from collections.abc import Iterator
 
 from rlviz.iter.chain import Chain, Details, NodeId, Source
 from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY, NextValueNotReady
-from rlviz.trace.decisions import CAP, DROPPED, STAR, TURN_ENDED, DecisionLog, get_decision_log
+from rlviz.trace.decisions import CAP, STAR, TURN_ENDED
 from rlviz.trace.event import DRIVER
-from rlviz.trace.recorder import Recorder, get_recorder
+from rlviz.trace.recorder import Recorder, Writer, get_recorder
 from rlviz.trace.rows import ITEM, NOT_READY as NOT_READY_CODE, STOP
 
-__all__ = ["union_source", "describe_union", "duplicate_sources", "STAR_MAX_PULL"]
+__all__ = ["union_source", "duplicate_sources", "STAR_MAX_PULL"]
 
 #: How many items a "*" child may give in one turn before the next child's turn.
 STAR_MAX_PULL = 100
@@ -32,31 +31,23 @@ def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, name
     ``details`` (the weights as given, ``deterministic``) go on the union's node.
     The children run with ``shared`` metrics; their values' ids are what the
     union's own node consumed.  While recording, every pull of a child
-    writes its scheduling decision to the process's ``DecisionLog``
-    (``rlviz.trace.decisions``); ``describe_union`` adds what an op built on
-    the union knows (its children's names, ``output_indexes``).
+    writes its scheduling decision into the child's own rows, right after
+    the event of that pull (``rlviz.trace.rows.DECISION``), so it travels
+    with the events it explains.
     """
     node_id = NodeId.new()
-    log = get_decision_log()
-    spec = log.describe(node_id.on(DRIVER), children=[chain.nodes(DRIVER)[-1].op for chain in chains],
-                        child_ids=[[node.op_id for node in chain.nodes(DRIVER)] for chain in chains],
-                        weights=list(weights))
 
     def open_union(timeout, consumed: list) -> Iterator:
-        children = [chain.build(shared, consumer=consumed) for chain in chains]
-        turns = [_Turn(i, weight, child) for i, (weight, child) in enumerate(zip(weights, children))]
-        return _round_robin(turns, timeout, _Decider(get_recorder(), log, spec))
+        recorder = get_recorder()
+        built = [chain.build_watched(shared, consumer=consumed) for chain in chains]
+        turns = [_Turn(i, weight, child, tap.writer) for i, (weight, (child, tap)) in enumerate(zip(weights, built))]
+        return _round_robin(turns, timeout, _Decider(recorder, recorder.index_of(node_id.on(recorder.where))))
 
     def upstream():
         nodes = [node for chain in chains for node in chain.dataflow(DRIVER)]
         return nodes, tuple(chain.nodes(DRIVER)[-1].op_id for chain in chains)
 
     return Source("union", node_id, name, open_union, upstream, details)
-
-
-def describe_union(union_op_id: str, **facts) -> None:
-    """Tell the decision log more about the union ``union_op_id`` (``children`` names, ``output_indexes``)."""
-    get_decision_log().describe(union_op_id, **facts)
 
 
 def duplicate_sources(parent: Chain, shared: SharedMetrics, n: int) -> list[Source]:
@@ -112,41 +103,37 @@ def _pulls(weight) -> int:
 
 
 class _Turn:
-    """One child of a union: its index, weight and running iterator."""
+    """One child of a union: its index, weight, running iterator and the writer of its last stage."""
 
-    __slots__ = ("index", "weight", "child")
+    __slots__ = ("index", "weight", "child", "writer")
 
-    def __init__(self, index: int, weight, child: Iterator) -> None:
-        self.index, self.weight, self.child = index, weight, child
+    def __init__(self, index: int, weight, child: Iterator, writer: Writer) -> None:
+        self.index, self.weight, self.child, self.writer = index, weight, child, writer
 
 
 class _Decider:
-    """Writes one decision row per pull while the recorder is on."""
+    """Writes one decision row per pull, after the pull's event, while the recorder is on."""
 
-    __slots__ = ("recorder", "log", "spec", "round", "dropped")
+    __slots__ = ("recorder", "node", "round")
 
-    def __init__(self, recorder: Recorder, log: DecisionLog, spec: int) -> None:
-        self.recorder, self.log, self.spec, self.round = recorder, log, spec, 0
-        keep = log.specs[spec]["output_indexes"]          # set when the op was built, before it runs
-        self.dropped = frozenset(range(len(log.specs[spec]["children"]))) - frozenset(keep) if keep else frozenset()
+    def __init__(self, recorder: Recorder, node: int) -> None:
+        self.recorder, self.node, self.round = recorder, node, 0
 
-    def note(self, turn: _Turn, pull: int, allowed: int, outcome: int, start_ns: int) -> None:
-        if not self.recorder.enabled:
+    def note(self, turn: _Turn, pull: int, allowed: int, outcome: int, recording: bool) -> None:
+        """Write the decision behind ``turn``'s pull, if recording was on for the whole pull (so its event exists)."""
+        if not (recording and self.recorder.enabled):
             return
         star = turn.weight == "*"
         flags = STAR if star else 0
         if outcome == NOT_READY_CODE:
             flags |= TURN_ENDED
-        elif outcome == ITEM:
-            if turn.index in self.dropped:
-                flags |= DROPPED
-            if star and pull == allowed:
-                flags |= CAP
-        self.log.add(self.spec, self.round, turn.index, pull, allowed, outcome, flags, start_ns, time.time_ns())
+        elif outcome == ITEM and star and pull == allowed:
+            flags |= CAP
+        turn.writer.decide(self.node, self.round, turn.index, pull, allowed, flags)
 
 
 def _round_robin(active: list, timeout, decider: _Decider) -> Iterator:
-    now = time.time_ns
+    recorder = decider.recorder
     while active:
         decider.round += 1
         for turn in list(active):
@@ -154,15 +141,15 @@ def _round_robin(active: list, timeout, decider: _Decider) -> Iterator:
             pull = 0
             try:
                 for pull in range(1, allowed + 1):
-                    start = now()
+                    recording = recorder.enabled
                     item = next(turn.child)
                     if isinstance(item, NextValueNotReady):
-                        decider.note(turn, pull, allowed, NOT_READY_CODE, start)
+                        decider.note(turn, pull, allowed, NOT_READY_CODE, recording)
                         if timeout is not None:
                             yield item
                         break
-                    decider.note(turn, pull, allowed, ITEM, start)
+                    decider.note(turn, pull, allowed, ITEM, recording)
                     yield item
             except StopIteration:
-                decider.note(turn, pull, allowed, STOP, start)
+                decider.note(turn, pull, allowed, STOP, recording)
                 active.remove(turn)

@@ -11,7 +11,6 @@ from typing import Any
 from rlviz.checks import check_distinct_indexes, check_round_robin_weights
 from rlviz.iter import LocalIterator, NextValueNotReady
 from rlviz.iter.sentinel import NOT_READY
-from rlviz.iter.union import describe_union
 from rlviz.trace.event import DRIVER
 from rlviz.ops.errors import OpInputError
 
@@ -74,10 +73,10 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
         children = [op.for_each(_Tag(i)) for i, op in enumerate(ops)]
     union = children[0].union(*children[1:], deterministic=(mode == "round_robin"),
                               round_robin_weights=round_robin_weights)
-    out = union.named("Concurrently")
-    describe_union(union.chain.source.node_id.on(DRIVER), children=[op.chain.nodes(DRIVER)[-1].op for op in ops],
-                   child_ids=[[node.op_id for node in op.chain.nodes(DRIVER)] for op in ops],
-                   output_indexes=None if output_indexes is None else sorted(output_indexes))
+    facts = (("children", tuple(op.chain.nodes(DRIVER)[-1].op for op in ops)),)
+    if output_indexes is not None:
+        facts += (("output_indexes", tuple(sorted(output_indexes))),)
+    out = LocalIterator.from_chain(union.chain.with_details(facts), union.shared_metrics).named("Concurrently")
     if output_indexes is None:
         return out
     keep = frozenset(output_indexes)

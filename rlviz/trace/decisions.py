@@ -1,121 +1,49 @@
 """Why each pull of a union happened: its scheduling decisions, recorded as data, and the sentence they make.
 
 A round-robin or async union (and so ``Concurrently``) writes one decision
-row per pull of a child into this process's ``DecisionLog``: the round, whose
-turn it is, which pull of how many that round allows, what the pull gave,
-and flags (a ``"*"`` turn that hit its cap, a turn ended by not-ready, an
-item dropped by ``output_indexes``).  ``Decisions`` is the trace's side
-table of those rows, each tied to the events the pull made; ``why_sentence``
-turns one row into the sentence ``Event.why`` shows.  This module is the
-only owner of the layout (``DECISION_FIELDS``, the flag bits).
+row per pull of a child into the child's own rows, right after the event of
+that pull (``rlviz.trace.rows.DECISION``): the round, whose turn it is,
+which pull of how many that round allows, and flags (a ``"*"`` turn that
+hit its cap, a turn ended by not-ready).  So decisions travel with the
+events they explain, through the same cursor and mirrors, from every
+process.  ``Decisions`` is a trace's table of them, each tied to the events
+of its pull by identity; ``why_sentence`` turns one into the sentence
+``Event.why`` shows.  This module owns the flag bits.
 """
 from __future__ import annotations
 
-import threading
-from array import array
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlviz.trace.event import OUTCOMES
+from rlviz.trace.event import OUTCOMES, Node
+from rlviz.trace.rows import input_id
 
-__all__ = ["DECISION_FIELDS", "CAP", "STAR", "TURN_ENDED", "DROPPED", "DecisionLog", "Decisions",
-           "get_decision_log", "why_sentence", "DEFAULT_DECISION_CAPACITY"]
+__all__ = ["DECISION_FIELDS", "CAP", "STAR", "TURN_ENDED", "DROPPED", "Decisions", "why_sentence"]
 
-#: One decision row, as int64s in this order.  ``union`` indexes the specs, ``child`` the union's
+#: The columns of a decision, as int64s in this order.  ``union`` indexes the specs, ``child`` the union's
 #: children, ``pull`` counts from 1 within the turn, ``allowed`` is how many pulls the turn allows
 #: (the weight drawn this round; the cap for "*"), ``outcome`` indexes ``OUTCOMES``, ``start_ns`` and
-#: ``end_ns`` bracket the child's ``next()`` call.
+#: ``end_ns`` bracket the child's ``next()`` call (all but ``union`` read from the child's event).
 DECISION_FIELDS = ("union", "round", "child", "pull", "allowed", "outcome", "flags", "start_ns", "end_ns")
-#: Flag bits of a decision row.
+#: Flag bits of a decision.  The recorder writes STAR, CAP and TURN_ENDED; DROPPED (an item that
+#: ``output_indexes`` leaves out) is read from the union's node when the trace is built.
 STAR, CAP, TURN_ENDED, DROPPED = 1, 2, 4, 8
-#: Decision rows a process keeps (the oldest go first).
-DEFAULT_DECISION_CAPACITY = 1_000_000
 
-_WIDTH = len(DECISION_FIELDS)
 _ITEM, _NOT_READY, _STOP = (OUTCOMES.index(name) for name in ("item", "not_ready", "stop"))
-
-
-class DecisionLog:
-    """This process's decision rows (bounded) and the unions they belong to.
-
-    A union describes itself once (``describe``) and then appends one row per
-    pull (``add``); ``export`` hands both to ``Trace.from_exports``.
-    """
-
-    def __init__(self, capacity: int = DEFAULT_DECISION_CAPACITY) -> None:
-        self.capacity = capacity
-        self.specs: list[dict] = []
-        self._spec_index: dict[str, int] = {}
-        self._rows: deque[array] = deque()
-        self._open = array("q")
-        self._held = 0
-        self.lock = threading.Lock()
-
-    def describe(self, op_id: str, **facts) -> int:
-        """Register (or add ``facts`` to) the union ``op_id``: children names, node ids, weights, output_indexes."""
-        with self.lock:
-            index = self._spec_index.get(op_id)
-            if index is None:
-                index = self._spec_index[op_id] = len(self.specs)
-                self.specs.append({"op_id": op_id, "children": [], "child_ids": [], "weights": [],
-                                   "output_indexes": None})
-            self.specs[index].update(facts)
-        return index
-
-    def add(self, union: int, round_: int, child: int, pull: int, allowed: int, outcome: int, flags: int,
-            start_ns: int, end_ns: int) -> None:
-        """Append one decision row."""
-        with self.lock:
-            self._open.extend((union, round_, child, pull, allowed, outcome, flags, start_ns, end_ns))
-            if len(self._open) >= 4096 * _WIDTH:
-                self._rows.append(self._open)
-                self._held += len(self._open) // _WIDTH
-                self._open = array("q")
-                while len(self._rows) > 1 and self._held > self.capacity:
-                    self._held -= len(self._rows.popleft()) // _WIDTH
-
-    def forget_ended_before(self, end_ns: int) -> int:
-        """Let go of the oldest full blocks of rows whose every pull ended before ``end_ns``; return how many rows.
-
-        For a ``record(window_s=...)`` block, whose trace keeps no older event to tie them to.
-        """
-        end = DECISION_FIELDS.index("end_ns")
-        with self.lock:
-            forgotten = 0
-            while self._rows and max(self._rows[0][end::_WIDTH]) < end_ns:
-                rows = len(self._rows.popleft()) // _WIDTH
-                self._held -= rows
-                forgotten += rows
-            return forgotten
-
-    def export(self) -> dict:
-        """The specs and every held row (as one int64 array, ``DECISION_FIELDS`` per row)."""
-        with self.lock:
-            data = b"".join([*(part.tobytes() for part in self._rows), self._open.tobytes()])
-            specs = [dict(spec) for spec in self.specs]
-        return {"specs": specs, "rows": np.frombuffer(data, np.int64).reshape(-1, _WIDTH).copy()}
-
-
-_LOG = DecisionLog()
-
-
-def get_decision_log() -> DecisionLog:
-    """This process's decision log."""
-    return _LOG
 
 
 @dataclass
 class Decisions:
-    """A trace's decision rows, one per pull a union made, tied to the events of that pull.
+    """A trace's decisions, one per pull a union made, tied to the events of that pull.
 
     ``columns`` has one int64 array per name in ``DECISION_FIELDS`` plus
-    ``event`` (the child's top-node event of the pull, -1 if not in the trace)
-    and ``union_event`` (the union's own event that yielded its result, -1
-    when the union yielded nothing, e.g. a not-ready that ended a blocking turn).
-    ``specs`` describes each union: ``op_id``, ``op``, ``children`` (op names),
-    ``child_ids`` (node ids per child), ``weights`` and ``output_indexes``.
+    ``event`` (the child's event of the pull: the decision row follows it in
+    the recorder) and ``union_event`` (the union's own event that yielded the
+    pull's item, -1 when the union yielded nothing for it, e.g. a not-ready
+    that ended a blocking turn).  ``specs`` describes each union, from its
+    node: ``op_id``, ``op``, ``children`` (op names), ``child_ids`` (each
+    child's chain of node ids, its top last), ``weights`` and ``output_indexes``.
     """
 
     specs: list[dict] = field(default_factory=list)
@@ -128,31 +56,34 @@ class Decisions:
         return len(self.columns["round"])
 
     @classmethod
-    def resolve(cls, exports: list[dict], trace_columns: dict, nodes: list) -> "Decisions":
-        """Decisions from ``DecisionLog.export()`` results, tied to the events of a built trace.
+    def from_rows(cls, rows: dict[str, np.ndarray], trace_columns: dict, nodes: list[Node]) -> "Decisions":
+        """Decisions from decoded decision rows of a built trace.
 
-        Rows whose pull started before an export's ``since_ns`` (if given) are left out.
+        Parameters
+        ----------
+        rows : dict of int64 arrays
+            ``event`` (the position in the trace of the event each row
+            follows) and the ``rlviz.trace.rows.DECISION_ROW_FIELDS``, with
+            ``union`` as an index into ``nodes``; in any order (they are
+            sorted by their events, so in the order they were made).
+        trace_columns : dict
+            The trace's columns (``node``, ``outcome``, times, items, inputs).
+        nodes : list of Node
+            The trace's nodes.
         """
-        specs: list[dict] = []
-        parts = []
-        for export in exports:
-            base = len(specs)
-            specs.extend(dict(spec) for spec in export["specs"])
-            rows = np.asarray(export["rows"], np.int64).reshape(-1, _WIDTH)
-            rows = rows[rows[:, DECISION_FIELDS.index("start_ns")] >= export.get("since_ns", 0)].copy()
-            rows[:, 0] += base
-            parts.append(rows)
-        rows = np.concatenate(parts) if parts else np.zeros((0, _WIDTH), np.int64)
-        columns = {name: rows[:, i].copy() for i, name in enumerate(DECISION_FIELDS)}
-        # the log is process-wide: keep only the unions that decided something in this trace
-        used = np.unique(columns["union"])
-        specs = [specs[i] for i in used.tolist()]
-        columns["union"] = np.searchsorted(used, columns["union"]).astype(np.int64)
-        node_of = {node.op_id: i for i, node in enumerate(nodes)}
-        for spec in specs:
-            spec["op"] = nodes[node_of[spec["op_id"]]].op if spec["op_id"] in node_of else "union"
-        columns["event"] = _match(columns, specs, trace_columns, node_of, inside=True)
-        columns["union_event"] = _last_per_event(_match(columns, specs, trace_columns, node_of, inside=False))
+        order = np.argsort(np.asarray(rows["event"], np.int64), kind="stable")    # in the order they were made
+        rows = {name: np.asarray(values, np.int64)[order] for name, values in rows.items()}
+        used = np.unique(rows["union"]) if len(rows["union"]) else np.zeros(0, np.int64)
+        specs = [_spec(nodes, int(union)) for union in used.tolist()]
+        event = np.asarray(rows["event"], np.int64)
+        columns = {"union": np.searchsorted(used, rows["union"]).astype(np.int64),
+                   **{name: np.asarray(rows[name], np.int64) for name in ("round", "child", "pull", "allowed")},
+                   "outcome": trace_columns["outcome"][event].astype(np.int64),
+                   "flags": np.asarray(rows["flags"], np.int64),
+                   "start_ns": trace_columns["start_ns"][event].astype(np.int64),
+                   "end_ns": trace_columns["end_ns"][event].astype(np.int64), "event": event}
+        columns["flags"] |= _dropped_flags(columns, specs)
+        columns["union_event"] = _union_events(columns, used, trace_columns)
         return cls(specs, columns)
 
     def row_of(self, event: int) -> int | None:
@@ -329,28 +260,70 @@ def _last_per_event(events: np.ndarray) -> np.ndarray:
     return result
 
 
-def _match(columns: dict, specs: list[dict], trace: dict, node_of: dict, *, inside: bool) -> np.ndarray:
-    """Per decision, the event of the child's top node inside its pull window (``inside``), or the
-    union's event around it (not ``inside``); -1 where there is none."""
-    result = np.full(len(columns["round"]), -1, np.int64)
-    node_column, starts, ends = trace["node"], trace["start_ns"], trace["end_ns"]
+def _spec(nodes: list[Node], union: int) -> dict:
+    """What the views need to know of union node ``union``: its children's names and chains, weights, output_indexes."""
+    node = nodes[union]
+    details = dict(node.details)
+    by_id = {n.op_id: n for n in nodes}
+    parents = list(node.parents)
+    names = details.get("children") or [by_id[p].op if p in by_id else p for p in parents]
+    weights = details.get("round_robin_weights") or [1] * len(parents)
+    indexes = details.get("output_indexes")
+    return {"op_id": node.op_id, "op": node.op, "children": list(names),
+            "child_ids": [_chain_of(by_id, parent, node.where) for parent in parents], "weights": list(weights),
+            "output_indexes": None if indexes is None else list(indexes)}
+
+
+def _chain_of(by_id: dict[str, Node], top: str, where: str) -> list[str]:
+    """The node ids of the chain ending at ``top`` on process ``where``, its source first: first parents, up to a merge."""
+    chain = [top]
+    node = by_id.get(top)
+    while node is not None and len(node.parents) == 1 and node.parents[0] in by_id \
+            and by_id[node.parents[0]].where == where and node.parents[0] not in chain:
+        chain.append(node.parents[0])
+        node = by_id[node.parents[0]]
+    return chain[::-1]
+
+
+def _dropped_flags(columns: dict, specs: list[dict]) -> np.ndarray:
+    """DROPPED where a pull's item came from a child that the union's ``output_indexes`` leaves out."""
+    flags = np.zeros(len(columns["union"]), np.int64)
     for union, spec in enumerate(specs):
-        for child in range(len(spec.get("child_ids", [])) if inside else 1):
-            rows = np.flatnonzero((columns["union"] == union) & ((columns["child"] == child) if inside else True))
-            op_id = spec["child_ids"][child][-1] if inside else spec["op_id"]
-            if not len(rows) or op_id not in node_of:
-                continue
-            events = np.flatnonzero(node_column == node_of[op_id])
-            t0, t1 = columns["start_ns"][rows], columns["end_ns"][rows]
-            if inside:      # the first event of the node starting at or after t0 that ends by t1
-                slot = np.searchsorted(starts[events], t0, "left")
-                ok = slot < len(events)
-                found = events[np.minimum(slot, max(len(events) - 1, 0))] if len(events) else slot
-                ok &= (starts[found] <= t1) & (ends[found] <= t1) if len(events) else ok
-            else:           # the last union event starting by t0 that ends at or after t1
-                slot = np.searchsorted(starts[events], t0, "right") - 1
-                ok = slot >= 0
-                found = events[np.maximum(slot, 0)] if len(events) else slot
-                ok &= (ends[found] >= t1) if len(events) else ok
-            result[rows[ok]] = found[ok]
-    return result
+        keep = spec["output_indexes"]
+        if keep is None:
+            continue
+        left_out = np.isin(columns["child"], [i for i in range(len(spec["children"])) if i not in keep])
+        flags[(columns["union"] == union) & (columns["outcome"] == _ITEM) & left_out] = DROPPED
+    return flags
+
+
+def _union_events(columns: dict, unions: np.ndarray, trace: dict) -> np.ndarray:
+    """Per decision, the union's event that passed its pull on (-1 if none), each union event named once.
+
+    An item goes on by identity: the union's event lists the child's item id
+    as its input.  A not-ready goes on only from a union that does not block
+    (``"*"`` or async): the union's not-ready call that encloses the child's
+    call on the same thread; a blocking union's call ends with its last pull.
+    """
+    result = np.full(len(columns["event"]), -1, np.int64)
+    node, outcome = trace["node"], trace["outcome"]
+    offsets, inputs = trace["input_offsets"], input_id(trace["input_ids"])
+    for union, node_index in enumerate(unions.tolist()):
+        mine = columns["union"] == union
+        events = np.flatnonzero(node == node_index)
+        has_input = offsets[events + 1] > offsets[events]
+        takers, taken = events[has_input], inputs[offsets[events[has_input]]]
+        order = np.argsort(taken)
+        items = np.flatnonzero(mine & (columns["outcome"] == _ITEM))
+        child_ids = trace["item_id"][columns["event"][items]]
+        slot = np.minimum(np.searchsorted(taken[order], child_ids), max(len(order) - 1, 0))
+        found = (taken[order][slot] == child_ids) if len(order) else np.zeros(len(items), bool)
+        result[items[found]] = takers[order][slot[found]]
+        waits = np.flatnonzero(mine & (columns["outcome"] == _NOT_READY))
+        passed = events[outcome[events] == _NOT_READY]
+        if len(waits) and len(passed):
+            starts = trace["start_ns"][passed]
+            slot = np.maximum(np.searchsorted(starts, columns["start_ns"][waits], "right") - 1, 0)
+            ok = (starts[slot] <= columns["start_ns"][waits]) & (trace["end_ns"][passed][slot] >= columns["end_ns"][waits])
+            result[waits[ok]] = passed[slot[ok]]
+    return _last_per_event(result)

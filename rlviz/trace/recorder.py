@@ -20,7 +20,7 @@ from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
-                              header_row, last_end_ns, outcome_of, pack_code)
+                              decision_row, header_row, last_end_ns, outcome_of, pack_code)
 
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
@@ -67,6 +67,8 @@ class Writer:
     def record(self, start_ns: int, end_ns: int, outcome: int, value: object = _NO_VALUE,
                inputs: int | tuple | list | None = None) -> int:
         """Append one event; return the new value's id (-1 if the call produced none)."""
+        if len(self._rows) >= CHUNK_BYTES:       # before writing: what follows an event stays in its chunk
+            self.hand_over()
         if value is _NO_VALUE:
             kind = number = 0
         else:
@@ -85,9 +87,15 @@ class Writer:
         rows = self._rows
         rows += ROW.pack(start_ns, end_ns, pack_code(outcome, kind), number, first)
         append_continuations(rows, more)
-        if len(rows) >= CHUNK_BYTES:
-            self.hand_over()
         return item_id
+
+    def decide(self, union_node: int, round_: int, child: int, pull: int, allowed: int, flags: int) -> None:
+        """Append the scheduling decision behind the event this writer wrote last (a union's pull of it).
+
+        Called by the union on the thread that owns this writer, right after
+        the pull returned, so the decision row follows its event in the chunk.
+        """
+        self._rows += decision_row(union_node, round_, child, pull, allowed, flags)
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
@@ -152,6 +160,10 @@ class Recorder:
                     self.nodes.append(node)
                     self._node_index[node.op_id] = index
         return index
+
+    def index_of(self, op_id: str) -> int:
+        """Index of the registered node ``op_id`` (``KeyError`` if it was never registered)."""
+        return self._node_index[op_id]
 
     def writer(self, node: int) -> Writer:
         """A new private writer for one stage of node ``node``."""

@@ -8,12 +8,15 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
+import numpy as np
+
 from rlviz.trace.event import OUTCOMES
 
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
-           "CONTINUATION", "HEADER", "NO_INPUT", "DROPPED", "CHUNK_EVENTS", "CHUNK_BYTES", "OUTCOME_BITS",
-           "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "mark_dropped",
-           "input_id", "is_dropped", "last_end_ns"]
+           "CONTINUATION", "HEADER", "DECISION", "DECISION_ROW_FIELDS", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
+           "CHUNK_BYTES", "OUTCOME_BITS",
+           "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "decision_row",
+           "decision_columns", "split_decisions", "AFTER_PREVIOUS", "ORPHAN", "mark_dropped", "input_id", "is_dropped", "last_end_ns"]
 
 #: Outcome codes, in the order of ``OUTCOMES`` ("item", "not_ready", "stop", "error").
 ITEM, NOT_READY, STOP, ERROR = OUTCOME_CODES = tuple(range(len(OUTCOMES)))
@@ -30,6 +33,13 @@ TWO_ROWS = struct.Struct(f"{2 * FIELDS}q")
 CONTINUATION = -1
 #: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0, 0.
 HEADER = -2
+#: First field of a row that carries the scheduling decision behind the event row just before it (after
+#: that event's continuation rows): DECISION, the union's node, round, child | pull << 24, allowed | flags << 32.
+#: A union writes it into its child's chunk right after the child's call returns, so the decision names the
+#: event by where it sits, never by matching times (``rlviz.trace.decisions`` reads the flags).
+DECISION = -3
+#: What a decision row holds, in the order ``decision_columns`` returns them.
+DECISION_ROW_FIELDS = ("union", "round", "child", "pull", "allowed", "flags")
 #: The input id that means "none" (also pads continuation rows).
 NO_INPUT = -1
 #: The bit set on an input id that the consuming call took and dropped (a filter's rejected item):
@@ -41,10 +51,14 @@ CHUNK_EVENTS = 1024
 CHUNK_BYTES = CHUNK_EVENTS * ROW.size
 
 # The invariants the hot path relies on (checked in tests/trace/test_recorder.py):
-# 1. The first field tells rows apart: >= 0 an event (a start time), CONTINUATION, or HEADER.
+# 1. The first field tells rows apart: >= 0 an event (a start time), CONTINUATION, DECISION, or HEADER.
+#    Continuation and decision rows belong to the event row before them, in the same chunk.
 # 2. Every chunk opens with one header row; its n-th ITEM row (0-based) has the header's id + n,
 #    so item rows never store their id.  A chunk reserves CHUNK_EVENTS ids and is handed over
 #    when they are used up, or when its rows reach CHUNK_BYTES (continuation rows fill it early).
+#    A writer hands over only before it writes an event, never right after one, so the rows that
+#    follow an event (its continuations, a decision about it) always land in the event's chunk; a
+#    chunk may therefore pass CHUNK_BYTES by the rows of one event and one decision per item.
 # 3. A writer's buffer is one bytearray for the writer's whole life, changed only in place
 #    (``+=``, ``[:] =``, ``del [:]``), so the hot path may keep an alias of it across hand-overs;
 #    ``Writer.rows`` is a read-only property.
@@ -78,6 +92,47 @@ def append_continuations(rows: bytearray, ids: Sequence[int]) -> None:
     for at in range(0, len(ids), width):
         part = ids[at:at + width]
         rows += ROW.pack(CONTINUATION, *part, *([NO_INPUT] * (width - len(part))))
+
+
+_CHILD_BITS, _FLAG_SHIFT = 24, 32
+
+
+def decision_row(union_node: int, round_: int, child: int, pull: int, allowed: int, flags: int) -> bytes:
+    """The row recording why a union pulled its child ``child``: which round, which pull of ``allowed``, and flags."""
+    return ROW.pack(DECISION, union_node, round_, child | (pull << _CHILD_BITS), allowed | (flags << _FLAG_SHIFT))
+
+
+def decision_columns(rows) -> dict:
+    """The ``DECISION_ROW_FIELDS`` of decision rows (an int64 array of shape (n, FIELDS)), one int64 array each."""
+    child_pull, allowed_flags = rows[:, 3], rows[:, 4]
+    return {"union": rows[:, 1].copy(), "round": rows[:, 2].copy(),
+            "child": child_pull & ((1 << _CHILD_BITS) - 1), "pull": child_pull >> _CHILD_BITS,
+            "allowed": allowed_flags & ((1 << _FLAG_SHIFT) - 1), "flags": allowed_flags >> _FLAG_SHIFT}
+
+
+#: ``split_decisions`` owners: the event before the rows given (read earlier), or none (a chunk's first row).
+AFTER_PREVIOUS, ORPHAN = -1, -2
+
+
+def split_decisions(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Take the decision rows out of ``rows`` (int64, shape (n, FIELDS), headers allowed).
+
+    Returns the other rows; per decision row, the number of the event row it
+    follows, counting event rows of ``rows`` from 0 (``AFTER_PREVIOUS`` when
+    it follows the last event of rows read before these, ``ORPHAN`` when it
+    follows a header: its event was cleared away); and the decision rows.
+    """
+    is_decision = rows[:, 0] == DECISION
+    if not is_decision.any():
+        return rows, np.zeros(0, np.int64), rows[:0]
+    is_event = rows[:, 0] >= 0
+    opens = is_event | (rows[:, 0] == HEADER)
+    last_open = np.maximum.accumulate(np.where(opens, np.arange(len(rows)), -1))
+    at = np.flatnonzero(is_decision)
+    before = last_open[at]
+    owner = np.where(before < 0, AFTER_PREVIOUS, (np.cumsum(is_event) - 1)[at])
+    owner[(before >= 0) & ~is_event[np.maximum(before, 0)]] = ORPHAN
+    return rows[~is_decision], owner.astype(np.int64), rows[is_decision]
 
 
 def mark_dropped(item_id: int) -> int:

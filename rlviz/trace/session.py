@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from rlviz.checks import check_int, check_positive_number
-from rlviz.trace.decisions import get_decision_log
 from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, ExportCursor, get_recorder
 from rlviz.trace.store import TraceStore
 from rlviz.trace.trace import Trace
@@ -138,8 +137,7 @@ class _Session:
     def begin(self, window_s: float | None = None) -> None:
         """Recording starts now: the store leaves out older events (and, with ``window_s``, events that old)."""
         self.start_ns = time.time_ns()
-        self.store = TraceStore(since_ns=self.start_ns, window_ns=None if window_s is None else int(window_s * 1e9),
-                                decision_log=get_decision_log())      # unions run on the driver
+        self.store = TraceStore(since_ns=self.start_ns, window_ns=None if window_s is None else int(window_s * 1e9))
         self.cursor = ExportCursor()
 
     def pull(self, final: bool = False) -> int:
@@ -167,7 +165,6 @@ class _Session:
         if cutoff is None or _OPEN_SESSIONS != [self]:
             return
         get_recorder().forget_ended_before(cutoff)
-        get_decision_log().forget_ended_before(cutoff)
         for collector in _COLLECTORS:
             collector.forget_ended_before(cutoff)
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlviz.trace.decisions import DecisionLog, Decisions
+from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, with_upstream
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
-from rlviz.trace.rows import CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, kind_of, outcome_of
+from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns,
+                              input_id, kind_of, outcome_of, split_decisions)
 from rlviz.trace.schema import COLUMNS
 from rlviz.trace.trace import Trace
 
@@ -97,10 +98,6 @@ class TraceStore:
         Keep only events that ended within this many nanoseconds of the
         latest end seen; older ones leave from the front (lowest ids first).
         None keeps everything.
-    decision_log : DecisionLog, optional
-        Where the unions' scheduling decisions are (the driver's); each
-        ``view()`` ties the rows from ``since_ns`` on to its events.
-
     Notes
     -----
     Safe to feed from one thread while another reads: every method takes
@@ -108,8 +105,7 @@ class TraceStore:
     increments never change.
     """
 
-    def __init__(self, since_ns: int = 0, window_ns: int | None = None,
-                 decision_log: DecisionLog | None = None) -> None:
+    def __init__(self, since_ns: int = 0, window_ns: int | None = None) -> None:
         self.since_ns = int(since_ns)
         self.window_ns = window_ns
         self.lock = threading.RLock()
@@ -131,7 +127,7 @@ class TraceStore:
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self.decision_log = decision_log
+        self._decisions = {name: _Growing() for name in ("event", *DECISION_ROW_FIELDS)}   # "event": a store id
 
     # -- feeding -------------------------------------------------------------
     def add_export(self, export: dict) -> int:
@@ -219,8 +215,8 @@ class TraceStore:
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
             columns["input_offsets"], columns["input_ids"] = self._csr(ids[order])
-            decisions = [] if self.decision_log is None else [{**self.decision_log.export(), "since_ns": self.since_ns}]
-            trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], decisions)
+            trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order],
+                           self._held_decisions(ids[order]))
             self._view = (self._version, trace)
             return trace
 
@@ -350,8 +346,10 @@ class TraceStore:
         return added
 
     def _take(self, source: _Source, chunk: _Chunk, key: int, node: int, rows: np.ndarray) -> int:
-        """Append the new rows of one chunk: events get the next ids, continuation rows extend the event before them."""
-        is_event = rows[:, 0] != CONTINUATION
+        """Append the new rows of one chunk: events get the next ids; continuation and decision rows belong
+        to the event before them."""
+        rows, decision_owner, decision_rows = split_decisions(rows)
+        is_event = rows[:, 0] >= 0
         events = rows[is_event]
         is_item = outcome_of(events[:, 2]) == ITEM
         item_id = np.where(is_item, key + chunk.items + np.cumsum(is_item) - 1, -1)
@@ -364,6 +362,11 @@ class TraceStore:
         owner_of_row = np.cumsum(is_event) - 1            # -1: continuation rows of the event taken before
         padded = np.append(ids, chunk.last_event)          # index -1 reads the event taken before
         row_owner = padded[owner_of_row]
+        decided = np.full(len(decision_owner), -1, np.int64)           # the id of each decision's event
+        decided[decision_owner == AFTER_PREVIOUS] = chunk.last_event
+        inside = decision_owner >= 0
+        decided[inside] = ids[decision_owner[inside]]
+        self._add_decisions(source, decided, decision_rows)
         if len(events):
             chunk.last_event = int(ids[-1])
             chunk.item_events.append(ids[is_item])
@@ -371,6 +374,27 @@ class TraceStore:
         if n_kept:
             self._append_events(source, events[keep], item_id[keep], node, chunk.index)
         return n_kept
+
+    def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> None:
+        """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node mapped."""
+        held = owner >= self._first
+        if not held.any():
+            return
+        fields = decision_columns(rows[held])
+        local = np.minimum(fields["union"], len(source.nodes) - 1)
+        fields["union"] = np.asarray(source.nodes, np.int64)[local]
+        self._decisions["event"].extend(owner[held])
+        for name in DECISION_ROW_FIELDS:
+            self._decisions[name].extend(fields[name])
+
+    def _held_decisions(self, ids: np.ndarray) -> dict[str, np.ndarray]:
+        """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
+        position = np.full(self._next - self._first + 1, -1, np.int64)
+        position[ids - self._first] = np.arange(len(ids))
+        events = self._decisions["event"].values()
+        at = position[np.where(events >= self._first, events - self._first, -1)]
+        kept = at >= 0
+        return {"event": at[kept], **{name: self._decisions[name].values()[kept] for name in DECISION_ROW_FIELDS}}
 
     def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
         first = np.where(is_event, rows[:, 4], NO_INPUT)
@@ -446,6 +470,9 @@ class TraceStore:
         self._inputs_gone += int((~kept).sum())
         self._inputs_owner.keep(kept)
         self._inputs_value.keep(kept)
+        decided = self._decisions["event"].values() >= self._first
+        for column in self._decisions.values():
+            column.keep(decided)
 
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
@@ -490,14 +517,16 @@ class _Growing:
 
 
 def _trace(nodes: list[Node], columns: dict, texts: list[str], dropped: int, ids: np.ndarray,
-           decision_exports: list[dict]) -> Trace:
-    """A Trace of the nodes that have events (and everything upstream of them), with the events' store ids."""
-    used = np.unique(columns["node"]).tolist() if len(columns["node"]) else range(len(nodes))
+           decisions: dict[str, np.ndarray]) -> Trace:
+    """A Trace of the nodes that have events or decisions (and everything upstream of them), with the events' store ids."""
+    used = np.unique(np.concatenate((columns["node"], decisions["union"]))).tolist() if len(columns["node"]) \
+        else range(len(nodes))
     ordered = with_upstream(used, nodes)
     remap = np.zeros(max(len(nodes), 1), np.int64)
     remap[ordered] = np.arange(len(ordered))
     columns["node"] = remap[columns["node"]].astype(np.int32)
     kept_nodes = [nodes[i] for i in ordered]
-    trace = Trace(kept_nodes, columns, texts, dropped, Decisions.resolve(decision_exports, columns, kept_nodes))
+    decisions["union"] = remap[decisions["union"]]
+    trace = Trace(kept_nodes, columns, texts, dropped, Decisions.from_rows(decisions, columns, kept_nodes))
     trace.event_ids = ids
     return trace

@@ -17,8 +17,8 @@ from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
-from rlviz.trace.rows import (CONTINUATION, FIELDS, HEADER, ITEM, NO_INPUT, input_id, is_dropped, kind_of,
-                              mark_dropped, outcome_of)
+from rlviz.trace.rows import (DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns, input_id, is_dropped, kind_of,
+                              mark_dropped, outcome_of, split_decisions)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -286,7 +286,7 @@ class _Builder:
         self.input_owner: list[np.ndarray] = []     # (event number, input id) pairs, in input order
         self.input_value: list[np.ndarray] = []
         self.dropped = 0
-        self.decision_exports: list[dict] = []
+        self.decisions: list[dict] = []             # decoded decision rows: "event" (event number), the fields
 
     def node_index(self, node: Node) -> int:
         index = self.index.get(node.op_id)
@@ -304,6 +304,7 @@ class _Builder:
         """
         data = b"".join(export["parts"]) if "parts" in export else export["data"]
         rows = np.frombuffer(data, dtype=np.int64).reshape(-1, FIELDS)
+        rows, decision_owner, decision_rows = split_decisions(rows)
         rows, row_node, row_item_id = _split_headers(rows)
         rows, owner, value, event_rows = _split_continuations(rows)
         row_node, row_item_id = row_node[event_rows], row_item_id[event_rows]
@@ -314,9 +315,8 @@ class _Builder:
         kept_input = keep[owner]
         self._add_inputs(renumber[owner[kept_input]], value[kept_input])
         self.dropped += int(export.get("dropped", 0))
-        if "decisions" in export:
-            self.decision_exports.append({**export["decisions"], "since_ns": since_ns})
         node_map = np.array([self.node_index(Node.from_dict(d)) for d in export["nodes"]] or [0], np.int32)
+        self._add_decisions(decision_owner, decision_rows, keep, renumber, node_map)
         text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
         outcome = outcome_of(rows[:, 2]).astype(np.uint8)
         kind = kind_of(rows[:, 2]).astype(np.uint8)
@@ -355,10 +355,25 @@ class _Builder:
         order = np.lexsort((columns["end_ns"], columns["start_ns"]))
         columns = {name: values[order] for name, values in columns.items()}
         columns["input_offsets"], columns["input_ids"] = self._inputs_csr(order)
-        nodes, remap = self._seen_nodes(columns["node"])
+        decisions = {name: np.concatenate([part[name] for part in self.decisions]) if self.decisions
+                     else np.zeros(0, np.int64) for name in ("event", *DECISION_ROW_FIELDS)}
+        nodes, remap = self._seen_nodes(np.concatenate((columns["node"], decisions["union"])))
         columns["node"] = remap[columns["node"]].astype(np.int32) if len(remap) else columns["node"]
-        decisions = Decisions.resolve(self.decision_exports, columns, nodes)
-        return Trace(nodes, columns, self.texts.texts, self.dropped, decisions)
+        position = np.empty(len(order), np.int64)
+        position[order] = np.arange(len(order))
+        decisions["event"], decisions["union"] = position[decisions["event"]], remap[decisions["union"]]
+        return Trace(nodes, columns, self.texts.texts, self.dropped, Decisions.from_rows(decisions, columns, nodes))
+
+    def _add_decisions(self, owner: np.ndarray, rows: np.ndarray, keep: np.ndarray, renumber: np.ndarray,
+                       node_map: np.ndarray) -> None:
+        """Note the decision rows whose event was kept: its number among all events, and the union's node."""
+        valid = owner >= 0
+        valid[valid] = keep[owner[valid]]
+        if not valid.any():
+            return
+        fields = decision_columns(rows[valid])
+        fields["union"] = node_map[fields["union"]].astype(np.int64)
+        self.decisions.append({"event": renumber[owner[valid]] + self.count, **fields})
 
     def _seen_nodes(self, used: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Nodes that have events, plus everything upstream of them; and the index remap."""
@@ -420,7 +435,7 @@ def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     An event's first input is in its own row; continuation rows after it
     carry the rest (padded with -1).
     """
-    is_event = rows[:, 0] != CONTINUATION
+    is_event = rows[:, 0] >= 0
     event_rows = np.flatnonzero(is_event)
     events = rows[event_rows]
     first = events[:, 4]

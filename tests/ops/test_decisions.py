@@ -7,13 +7,13 @@ fractional weight w gives int(w) pulls plus one with probability w - int(w).
 """
 import random
 
+import numpy as np
 
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 from rlviz.trace import Trace
-
 
 
 def _op(name, n=1000, gaps=False, ready_from=0):
@@ -138,11 +138,17 @@ def test_decisions_survive_save_and_load(tmp_path):
     assert any(e.why and "not ready" in e.why for e in loaded.events)
 
 
-def test_nothing_is_logged_while_not_recording():
-    from rlviz.trace.decisions import get_decision_log
-    before = len(get_decision_log().export()["rows"])
+def _decision_rows() -> int:
+    from rlviz.trace.recorder import get_recorder
+    from rlviz.trace.rows import DECISION, FIELDS
+    rows = np.frombuffer(get_recorder().export()["data"], np.int64).reshape(-1, FIELDS)
+    return int((rows[:, 0] == DECISION).sum())
+
+
+def test_nothing_is_decided_while_not_recording():
+    before = _decision_rows()
     Concurrently([_op("Store"), _op("Train")]).take(10)
-    assert len(get_decision_log().export()["rows"]) == before
+    assert _decision_rows() == before
 
 
 def test_summary_notes_where_a_rule_dominates():
@@ -188,3 +194,26 @@ def test_a_trace_keeps_only_the_unions_that_decided_in_it():
     assert spec["weights"] == [2, 1]
     assert set(trace.decisions.columns["union"].tolist()) == {0}
     assert _rows(trace)[0][:4] == (1, "Store", 1, 2)
+
+
+def test_why_is_there_mid_run_in_a_live_trace_and_names_the_event_it_follows():
+    """Decisions travel as rows with their events: a live read in the middle of the block has every why."""
+    plan = Concurrently([_op("Store", gaps=True), _op("Train")], round_robin_weights=[2, 1])
+    iterator = iter(plan)
+    with rlviz.record() as trace:
+        for _ in range(30):
+            next(iterator)
+        middle = trace.snapshot()
+        whys = {e.op: e.why for e in middle.events if e.why}
+        assert "Store" in whys and "Train" in whys and "Concurrently" in whys
+        assert len(middle.decisions) == sum(1 for e in middle.events if e.op in ("Store", "Train"))
+        for _ in range(30):
+            next(iterator)
+    final = trace.snapshot()
+    assert len(final.decisions) > len(middle.decisions)
+    c = final.decisions.columns
+    ops = [final.events[i].op for i in c["event"].tolist()]
+    children = [final.decisions.specs[u]["children"][k] for u, k in zip(c["union"].tolist(), c["child"].tolist())]
+    assert ops == children                               # each decision sits on its own child's event
+    starts = final.columns["start_ns"][c["event"]]
+    assert (np.diff(starts) >= 0).all()                  # in the order the pulls were made

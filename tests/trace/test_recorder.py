@@ -1,4 +1,5 @@
 """The per-process recorder: cheap appends, a hard bound, ids and cursors."""
+import numpy as np
 import pytest
 
 from rlviz.trace import Node, Recorder, Trace
@@ -102,3 +103,23 @@ def test_row_codes_round_trip_through_the_owners_helpers():
         for kind in KINDS:
             code = pack_code(outcome, kind)
             assert (outcome_of(code), kind_of(code)) == (outcome, kind)
+
+
+def test_a_decision_row_stays_in_its_events_chunk_when_the_chunk_fills():
+    """Writers hand over before writing an event, never right after: the decision about an event follows it."""
+    from rlviz.trace.rows import CHUNK_BYTES, DECISION, FIELDS, HEADER, ROW
+
+    recorder = Recorder()
+    writer = recorder.writer(recorder.register(Node("n1", "source", "s")))
+    rows_per_chunk = CHUNK_BYTES // ROW.size - 1
+    for i in range(rows_per_chunk):                   # not-ready events take no id: the chunk fills by bytes
+        writer.record(i, i + 1, NOT_READY)
+        writer.decide(0, i, 0, 1, 1, 0)
+    rows = np.frombuffer(recorder.export()["data"], np.int64).reshape(-1, FIELDS)
+    heads = np.flatnonzero(rows[:, 0] == HEADER)
+    assert len(heads) >= 2                           # it did hand over
+    after_head = rows[heads[1:] + 1, 0]
+    assert (after_head >= 0).all()                   # every chunk opens with an event, never a stray decision
+    decisions = np.flatnonzero(rows[:, 0] == DECISION)
+    assert len(decisions) == rows_per_chunk and (rows[decisions - 1, 0] >= 0).all()
+    assert (rows[decisions, 2] == rows[decisions - 1, 0]).all()     # each follows the event it was made for

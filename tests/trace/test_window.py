@@ -5,7 +5,6 @@ import pytest
 
 import rlviz
 from rlviz.trace import Node, Recorder, Trace, get_recorder
-from rlviz.trace.decisions import DECISION_FIELDS, DecisionLog
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import ExportCursor
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
@@ -76,14 +75,3 @@ def test_an_inner_block_keeps_the_buffers_whole_while_it_runs(recorder):
             outer.pull()
             assert len(inner) == 10 * CHUNK_EVENTS
         assert len(outer) <= 52
-
-
-
-def test_the_decision_log_forgets_full_blocks_of_pulls_that_ended_before_the_cut():
-    log = DecisionLog()
-    for pull in range(3 * 4096 + 10):                   # three full blocks and an open one; pull k ends at k + 1
-        log.add(0, pull, 0, 1, 1, 0, 0, pull, pull + 1)
-    assert log.forget_ended_before(2 * 4096) == 4096    # the second block's last pull ends at 2 * 4096
-    rows = log.export()["rows"]
-    assert rows[0, DECISION_FIELDS.index("round")] == 4096 and len(rows) == 2 * 4096 + 10
-    assert log.forget_ended_before(10**12) == 2 * 4096 and len(log.export()["rows"]) == 10
