@@ -29,7 +29,7 @@ from benchmarks.synthetic import pipeline_trace
 from rlviz.trace import Trace
 from rlviz.viz import write_html, write_report
 from rlviz.viz.examples import sharded_trace
-from rlviz.viz.explorer_payload import encode_trace
+from rlviz.viz.explorer_stream import encode_trace
 
 __all__ = ["run", "main", "record_dqn"]
 

@@ -43,11 +43,11 @@ const structure = { version: 1, live: true, count: 0, dropped: 0, unit_ns: 1000,
   lanes: [{ name: "driver", color: "#333", nodes: [0, 1] }, { name: "worker", color: "#999", nodes: [2, 3] }] };
 function chunk(first, n, heldFrom = 0) {
   const cols = { start: new Uint32Array(n), duration: new Uint32Array(n).fill(3), node: new Uint16Array(n),
-    flags: new Uint8Array(n).fill(4), item: new Int32Array(n), in_consumer: new Uint32Array(n / 2),
-    in_producer: new Uint32Array(n / 2) };
+    flags: new Uint8Array(n).fill(4), item: new Int32Array(n), input_count: new Uint8Array(n),
+    inputs: new Uint32Array(n / 2) };
   for (let i = 0; i < n; i++) { cols.start[i] = (first + i) * 5; cols.node[i] = i % 4; cols.item[i] = i; }
-  for (let k = 0; k < n / 2; k++) { cols.in_consumer[k] = first + 2 * k + 1; cols.in_producer[k] = first + 2 * k; }
-  const dt = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4" };
+  for (let k = 0; k < n / 2; k++) { cols.input_count[2 * k + 1] = 1; cols.inputs[k] = first + 2 * k; }
+  const dt = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
   return [{ first_id: first, count: n, held_from: heldFrom, texts: [], dropped: 0,
     columns: Object.entries(cols).map(([name, v]) => ({ name, dtype: dt[name], length: v.length, chunks: [v.byteLength] })) },
     Object.values(cols).map((v) => v.buffer)];

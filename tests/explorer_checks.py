@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from rlviz.trace import Trace
-from rlviz.viz.explorer_payload import decode_payload, encode_trace
+from rlviz.viz.explorer_payload import decode_stream
+from rlviz.viz.explorer_stream import encode_trace
 
 __all__ = ["record_sharded_trace", "Expected", "wait_ready", "window_of", "hover_a_span", "click_at",
            "check_selected", "select_a_gather", "press_right", "wheel_zoom", "shot", "graph_boxes_on_screen"]
@@ -52,8 +53,8 @@ class Expected:
     @classmethod
     def of(cls, trace: Trace) -> "Expected":
         payload = encode_trace(trace)
-        columns = decode_payload(payload)
-        ends = columns["start"].astype(np.int64) + columns["duration"]
+        columns = decode_stream(payload)
+        ends = columns["start"].astype(np.int64) + columns["duration"].astype(np.int64)
         completion = np.lexsort((np.arange(len(ends)), ends))
         return cls(trace, [n["color"] for n in payload.meta["nodes"]], completion)
 

@@ -58,6 +58,15 @@ def test_layers_import_only_downwards(name):
     assert not bad, f"{name} imports {sorted(bad)}, which layer {layer} must not use"
 
 
+@pytest.mark.parametrize("name", ["rlviz.testing.assertions", "rlviz.testing.diff", "rlviz.testing.strip"])
+def test_the_logic_of_users_checks_needs_no_views(name):
+    """Assertions, diff and strip read traces (rounds and order live in rlviz.trace); only figures import viz."""
+    tree = ast.parse(_module_path(name).read_text())
+    top = {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.module}
+    top |= {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    assert not {i for i in top if i == "rlviz.viz" or i.startswith("rlviz.viz.")}, f"{name} imports rlviz.viz"
+
+
 @pytest.mark.parametrize("name", [m for m in MODULES if ">>>" in _module_path(m).read_text()])
 def test_docstring_examples_run(name, ray_local):
     module = importlib.import_module(name)

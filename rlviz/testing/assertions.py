@@ -13,7 +13,7 @@ import numpy as np
 from rlviz.checks import check_positive_number
 from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
 from rlviz.trace import Trace
-from rlviz.viz.order import Rounds, round_cells
+from rlviz.trace.order import Rounds, round_cells
 
 __all__ = ["assert_order", "assert_ratio", "WARMUP", "QUANTIFIERS"]
 

@@ -9,7 +9,7 @@ import string
 from collections.abc import Iterable, Sequence
 
 from rlviz.trace import DRIVER, Trace
-from rlviz.viz.order import order_cells
+from rlviz.trace.order import completion_categories
 
 __all__ = ["op_sequence", "symbols", "strip_window", "check_ops"]
 
@@ -75,10 +75,10 @@ def op_sequence(trace: Trace, ops: Sequence[str] | None = None) -> list[str]:
     """
     if ops is None:
         driver = [node for node in trace.nodes if node.where == DRIVER]
-        cells = order_cells(trace, [node.op_id for node in driver])
+        cells = completion_categories(trace, [node.op_id for node in driver])
         names = [node.op for node in driver]
     else:
-        cells = order_cells(trace, ops)
+        cells = completion_categories(trace, ops)
         names = list(ops)
     return [names[k] for k in cells.category.tolist()]
 

@@ -19,7 +19,7 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.rows import input_id
 
-__all__ = ["DECISION_FIELDS", "CAP", "STAR", "TURN_ENDED", "DROPPED", "Decisions", "why_sentence"]
+__all__ = ["DECISION_FIELDS", "CAP", "STAR", "TURN_ENDED", "DROPPED", "Decisions", "why_sentence", "union_spec"]
 
 #: The columns of a decision, as int64s in this order.  ``union`` indexes the specs, ``child`` the union's
 #: children, ``pull`` counts from 1 within the turn, ``allowed`` is how many pulls the turn allows
@@ -74,7 +74,7 @@ class Decisions:
         order = np.argsort(np.asarray(rows["event"], np.int64), kind="stable")    # in the order they were made
         rows = {name: np.asarray(values, np.int64)[order] for name, values in rows.items()}
         used = np.unique(rows["union"]) if len(rows["union"]) else np.zeros(0, np.int64)
-        specs = [_spec(nodes, int(union)) for union in used.tolist()]
+        specs = [union_spec(nodes, int(union)) for union in used.tolist()]
         event = np.asarray(rows["event"], np.int64)
         columns = {"union": np.searchsorted(used, rows["union"]).astype(np.int64),
                    **{name: np.asarray(rows[name], np.int64) for name in ("round", "child", "pull", "allowed")},
@@ -260,8 +260,19 @@ def _last_per_event(events: np.ndarray) -> np.ndarray:
     return result
 
 
-def _spec(nodes: list[Node], union: int) -> dict:
-    """What the views need to know of union node ``union``: its children's names and chains, weights, output_indexes."""
+def union_spec(nodes: list[Node], union: int) -> dict:
+    """What the views need to know of the union ``nodes[union]``: its children's names and chains, weights, output_indexes.
+
+    Children are the node's parents, in order; their names are the union
+    node's ``children`` detail if an op built on it gave one (``Concurrently``
+    names the ops it was given), else the parents' ops.
+
+    >>> from rlviz.trace import Node
+    >>> nodes = [Node("a", "Store", "A"), Node("b", "Replay", "B"),
+    ...          Node("u", "union", "U", parents=("a", "b"), details=(("round_robin_weights", (1, "*")),))]
+    >>> union_spec(nodes, 2)["children"], union_spec(nodes, 2)["weights"]
+    (['Store', 'Replay'], [1, '*'])
+    """
     node = nodes[union]
     details = dict(node.details)
     by_id = {n.op_id: n for n in nodes}

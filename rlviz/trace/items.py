@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 import threading
 
-__all__ = ["TextTable", "summarize", "format_summary", "KINDS", "SIZED_NAME_MASK",
+__all__ = ["TextTable", "summarize", "format_summary", "short_text", "KINDS", "SIZED_NAME_MASK",
            "KIND_NONE", "KIND_INT", "KIND_FLOAT", "KIND_BOOL", "KIND_TEXT", "KIND_SIZED"]
 
 KIND_NONE, KIND_INT, KIND_FLOAT, KIND_BOOL, KIND_TEXT, KIND_SIZED = KINDS = tuple(range(6))
@@ -94,3 +94,21 @@ def format_summary(kind: int, number: int, texts: list[str]) -> str | None:
     if kind == KIND_BOOL:
         return f"bool {bool(number)}"
     return None
+
+
+def short_text(text: str, limit: int = 22) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, for on-figure labels.
+
+    Parameters
+    ----------
+    text : str
+        The full text (the long form belongs in tooltips and tables).
+    limit : int, default 22
+        Most characters kept, ellipsis included.
+
+    Returns
+    -------
+    str
+        ``text`` itself when it fits.
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"

@@ -37,8 +37,10 @@ class Appended:
     ``first_id`` is the id of ``columns``' first entry (ids are consecutive);
     ``input_owner`` / ``input_id`` pair each consumed value's id with the id
     of the event that consumed it (owners may be events sent earlier, when an
-    event's later inputs arrive after it); ``nodes`` and ``texts`` are the
-    whole tables, which only ever grow.
+    event's later inputs arrive after it); ``decisions`` are the scheduling
+    decisions that arrived (``event``: the id of the event each explains, and
+    ``rlviz.trace.rows.DECISION_ROW_FIELDS``, ``union`` a node index); ``nodes``
+    and ``texts`` are the whole tables, which only ever grow.
     """
 
     first_id: int
@@ -50,6 +52,8 @@ class Appended:
     dropped: int
     next_id: int
     next_input: int
+    decisions: dict[str, np.ndarray] = field(default_factory=dict)
+    next_decision: int = 0
 
     def __len__(self) -> int:
         return len(self.columns["node"])
@@ -128,6 +132,7 @@ class TraceStore:
         self._version = 0
         self._view: tuple[int, Trace] | None = None
         self._decisions = {name: _Growing() for name in ("event", *DECISION_ROW_FIELDS)}   # "event": a store id
+        self._decisions_gone = 0                   # decisions that left with their events (window)
 
     # -- feeding -------------------------------------------------------------
     def add_export(self, export: dict) -> int:
@@ -220,11 +225,13 @@ class TraceStore:
             self._view = (self._version, trace)
             return trace
 
-    def since(self, event_id: int = 0, input_from: int = 0) -> Appended:
-        """Events with ids from ``event_id`` on (arrival order), and the input pairs from number ``input_from`` on.
+    def since(self, event_id: int = 0, input_from: int = 0, decision_from: int = 0) -> Appended:
+        """Events with ids from ``event_id`` on (arrival order), the input pairs from number ``input_from`` on,
+        and the decisions from number ``decision_from`` on.
 
-        Pass the previous answer's ``next_id`` and ``next_input`` to get
-        exactly what arrived since it: nothing twice, nothing skipped.
+        Pass the previous answer's ``next_id``, ``next_input`` and
+        ``next_decision`` to get exactly what arrived since it: nothing twice,
+        nothing skipped.
 
         Raises
         ------
@@ -242,11 +249,15 @@ class TraceStore:
             stop = self._next - self._first
             columns = {name: self._columns[name][start:stop].copy() for name in COLUMNS}
             fresh = max(input_from - self._inputs_gone, 0)
+            decided = max(decision_from - self._decisions_gone, 0)
             return Appended(first_id=start + self._first, columns=columns,
                             input_owner=self._inputs_owner.values()[fresh:].copy(),
                             input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
-                            next_input=self._inputs_gone + self._inputs_owner.size)
+                            next_input=self._inputs_gone + self._inputs_owner.size,
+                            decisions={name: column.values()[decided:].copy()
+                                       for name, column in self._decisions.items()},
+                            next_decision=self._decisions_gone + self._decisions["event"].size)
 
     def producers(self, item_ids: np.ndarray) -> np.ndarray:
         """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held).
@@ -471,6 +482,7 @@ class TraceStore:
         self._inputs_owner.keep(kept)
         self._inputs_value.keep(kept)
         decided = self._decisions["event"].values() >= self._first
+        self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
             column.keep(decided)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
-from rlviz.viz.explorer_payload import Payload, encode_trace
+from rlviz.viz.explorer_payload import Payload
+from rlviz.viz.explorer_stream import encode_trace
 
 __all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "BUNDLE"]
 

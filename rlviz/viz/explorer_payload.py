@@ -1,7 +1,11 @@
-"""The Explorer's wire format: a trace as typed little-endian columns plus a small JSON meta.
+"""The Explorer's payloads: typed little-endian columns plus a small JSON meta, and the structure a page mounts with.
 
-The same bytes feed the notebook widget (binary message buffers) and the
-standalone HTML file (base64), so both views decode one format.
+``rlviz.viz.explorer_stream`` cuts a trace into such payloads (the chunks of
+one stream, live or saved); the same bytes feed the notebook widget (binary
+message buffers) and the standalone HTML file (base64).  This module holds
+what both ends share: ``Payload``, the structure (lanes, nodes, graph
+layout, order strips, unions), and the decoding, in Python, that the
+browser does.
 """
 from __future__ import annotations
 
@@ -10,29 +14,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlviz.checks import check_int
 from rlviz.trace import DRIVER, Trace
-from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
+from rlviz.trace.decisions import union_spec
 from rlviz.viz.canvas import text_width
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import BoxStyle, Geometry, graph_geometry, graph_layout
-from rlviz.viz.order import merge_nodes, stream_colors, stream_op
+from rlviz.trace.order import merge_nodes, stream_op
+from rlviz.viz.order import stream_colors
 from rlviz.viz.palette import op_colors, short_text, where_colors
 from rlviz.viz.timeline import RESTART_OP, timeline_lanes
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Payload", "encode_trace", "decode_payload", "trace_structure", "FORMAT_VERSION", "CHUNK_BYTES"]
+__all__ = ["Payload", "decode_payload", "decode_stream", "trace_structure", "FORMAT_VERSION"]
 
-#: Bumped whenever the column layout or the meta keys change.
-FORMAT_VERSION = 2
-#: Columns longer than this travel as several buffers (the browser joins them).
-CHUNK_BYTES = 8 << 20
+#: Bumped whenever the column layout or the meta keys change.  3: one stream of chunks, live and saved.
+FORMAT_VERSION = 3
 
-_UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
-_UINT32_MAX = (1 << 32) - 1
-_INT32 = np.iinfo(np.int32)
 # The graph pane's sizes in pixels (panes/graph.js draws what these place): the op name in 11 px bold,
 # two lines of counters in 9 px below it, a process's name in 10 px bold above its group box.
 _GRAPH_STYLE = BoxStyle(height=42, row_pitch=56, column_gap=28, band_gap=10, group_pad=(6, 6, 16))
@@ -58,104 +57,13 @@ class Payload:
         return sum(len(b) for b in self.buffers)
 
 
-def encode_trace(trace: Trace, chunk_bytes: int = CHUNK_BYTES) -> Payload:
-    """Encode ``trace`` for the browser.
-
-    Columns (one entry per event, in the trace's start order): ``start`` and
-    ``duration`` as uint32 counts of ``meta["unit_ns"]`` nanoseconds since
-    the trace start (the smallest power of ten that keeps the last end below
-    2**32; times are floored to it), ``node`` (uint8 or uint16), ``flags``
-    (uint8: outcome | item kind << 2), ``item`` (int32, or float64 when a
-    float or a large int is present), ``input_count`` (uint8 or uint16) and
-    ``inputs`` (uint32 event indices of the producers of each event's
-    inputs, grouped by consumer), ``input_dropped`` (uint8, one per entry of
-    ``inputs``: 1 where the consumer dropped that value, a filter's rejected item).
-
-    Parameters
-    ----------
-    trace : Trace
-        The trace to encode.
-    chunk_bytes : int, default CHUNK_BYTES
-        Largest buffer; longer columns are split.
-
-    Returns
-    -------
-    Payload
-
-    Raises
-    ------
-    ValueError
-        If ``chunk_bytes`` is below 8.
-
-    Examples
-    --------
-    >>> from rlviz.viz.examples import sharded_trace
-    >>> payload = encode_trace(sharded_trace())
-    >>> payload.meta["count"], payload.meta["unit_ns"]
-    (81, 1)
-    """
-    check_int("chunk_bytes", chunk_bytes, minimum=8)
-    c = trace.columns
-    origin = trace.start_ns
-    span = int(c["end_ns"].max() - origin) if len(trace) else 0
-    unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), None)
-    if unit is None:
-        raise ValueError(f"the trace spans {span / 1e9:.0f} s; the Explorer shows at most "
-                         f"{_UINT32_MAX * _UNITS_NS[-1] / 1e9:.0f} s")
-    start = (c["start_ns"] - origin) // unit
-    end = (c["end_ns"] - origin) // unit
-    item, item_mode, kinds, texts = _item_column(trace)
-    links = trace.links()
-    producers, consumers = links
-    counts = np.bincount(consumers, minlength=len(trace))
-    columns = {
-        "start": start.astype("<u4"),
-        "duration": (end - start).astype("<u4"),
-        "node": c["node"].astype("<u1" if len(trace.nodes) <= 256 else "<u2"),
-        "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
-        "item": item,
-        "input_count": counts.astype("<u1" if counts.max(initial=0) <= 255 else "<u2"),
-        "inputs": producers.astype("<u4"),
-        "input_dropped": links.dropped.astype("<u1"),
-    }
-    specs, buffers = [], []
-    for name, values in columns.items():
-        data = values.tobytes()
-        sizes = [len(data[i:i + chunk_bytes]) for i in range(0, len(data), chunk_bytes)]
-        buffers.extend(data[i:i + chunk_bytes] for i in range(0, len(data), chunk_bytes))
-        specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": sizes})
-    meta = {"version": FORMAT_VERSION, "count": len(trace), "dropped": trace.dropped,
-            "unit_ns": unit, "origin_ns": str(origin), "span_ms": span / 1e6,
-            "item_mode": item_mode, "texts": texts, "columns": specs, **trace_structure(trace),
-            "decisions": _decisions(trace)}
-    return Payload(meta, buffers)
-
-
-def _decisions(trace: Trace) -> dict:
-    """The unions' scheduling decisions for the inspector's "why": specs and one list per column.
-
-    ``next`` is the child pulled next by the same union (-1 at the end), so the
-    page composes ``Event.why``'s sentence without searching.
-    """
-    d = trace.decisions
-    c = d.columns
-    following = d.next_children()
-    names = ("event", "union_event", "union", "round", "child", "pull", "allowed", "outcome", "flags")
-    node_of = {node.op_id: i for i, node in enumerate(trace.nodes)}
-    return {"specs": [{"op": spec.get("op", "union"), "children": list(spec["children"]),
-                       "weights": list(spec["weights"]), "output_indexes": spec.get("output_indexes"),
-                       "node": node_of.get(spec.get("op_id"), -1)}
-                      for spec in d.specs],
-            "rows": {**{name: c[name].tolist() for name in names}, "next": following.tolist()}}
-
-
 def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
-    """The columns of a ``Payload`` as numpy arrays (the browser's decoding, in Python).
+    """The columns of one chunk (a ``Payload`` whose meta lists ``columns``) as numpy arrays.
 
     Parameters
     ----------
     payload : Payload
-        What ``encode_trace`` returned (or the same meta and buffers received).
+        One chunk, as ``LiveEncoder.next_chunk`` returns it (or the same meta and buffers received).
 
     Returns
     -------
@@ -178,34 +86,40 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     return columns
 
 
-def _item_column(trace: Trace) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
-    """The item numbers, their mode ("i32" or "f64"), the item kinds, and the texts they index.
+def decode_stream(payload: Payload) -> dict[str, np.ndarray]:
+    """What a page holds after replaying a stream (``encode_trace``'s payload), as numpy arrays.
 
-    Floats travel as their value, numbers beyond int32 (large ints, long
-    sized values) switch the column to f64; ints beyond 2**53 would lose
-    digits there, so they are re-kinded as text.
+    Returns
+    -------
+    dict of str to ndarray
+        Per event: ``start`` (units since the origin, each chunk's time base
+        added), ``duration``, ``node``, ``flags``, ``item``; per link:
+        ``consumer``, ``producer``, ``dropped``; per decision: ``decision_event``
+        and ``decision_<field>``.
     """
-    c = trace.columns
-    kinds = c["item_kind"].astype(np.uint8)
-    number = c["item_num"]
-    texts = list(trace.texts)
-    is_int = kinds == KIND_INT
-    is_float = kinds == KIND_FLOAT
-    wide = ~is_float & ((number < _INT32.min) | (number > _INT32.max))
-    if not is_float.any() and not wide.any():
-        return number.astype("<i4"), "i32", kinds, texts
-    values = number.astype("<f8")
-    values[is_float] = number[is_float].astype("<i8").view("<f8")
-    huge = is_int & (np.abs(number) > (1 << 53))
-    if huge.any():
-        kinds = kinds.copy()
-        table = {}
-        for i in np.flatnonzero(huge).tolist():
-            text = f"int {int(number[i])}"
-            values[i] = table.setdefault(text, len(texts) + len(table))
-        texts.extend(table)
-        kinds[huge] = KIND_TEXT
-    return values, "f64", kinds, texts
+    buffers = iter(payload.buffers)
+    parts: dict[str, list[np.ndarray]] = {}
+    for meta in payload.meta["chunks"]:
+        chunk = decode_payload(Payload(meta, [next(buffers) for spec in meta["columns"] for _ in spec["chunks"]]))
+        for name, values in _page_terms(meta, chunk).items():
+            parts.setdefault(name, []).append(values)
+    return {name: np.concatenate(values) for name, values in parts.items()}
+
+
+def _page_terms(meta: dict, chunk: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One decoded chunk as the page reads it: absolute starts, links as (consumer, producer, dropped) triples."""
+    count = meta["count"]
+    inputs = chunk["inputs"]
+    consumers = np.repeat(np.arange(meta["first_id"], meta["first_id"] + count), chunk["input_count"])
+    dropped = chunk.get("input_dropped", np.zeros(len(inputs), np.uint8))
+    out = {"start": chunk["start"].astype(np.float64) + meta["time_base"],
+           "duration": chunk["duration"].astype(np.float64), "node": chunk["node"], "flags": chunk["flags"],
+           "item": chunk["item"].astype(np.float64),
+           "consumer": np.concatenate((consumers, chunk.get("late_consumer", np.zeros(0, np.uint32)))),
+           "producer": np.concatenate((inputs, chunk.get("late_producer", np.zeros(0, np.uint32)))),
+           "dropped": np.concatenate((dropped, chunk.get("late_dropped", np.zeros(0, np.uint8))))}
+    out.update((name, values) for name, values in chunk.items() if name.startswith("decision_"))
+    return out
 
 
 def trace_structure(trace: Trace) -> dict:
@@ -223,7 +137,10 @@ def trace_structure(trace: Trace) -> dict:
         Each node carries its graph box in pixels (``x``, ``y``, ``w``,
         ``h``, from ``rlviz.viz.layout``, the layout ``plot_graph`` draws) and
         ``graph`` the drawing's ``width``, ``height`` and each process's
-        group box (``groups``).
+        group box (``groups``).  A node that merges streams (a union) also
+        carries ``union``: its children's names, weights and
+        ``output_indexes`` (``rlviz.trace.decisions.union_spec``), what the
+        page's "why" and rounds read.
     """
     lanes = timeline_lanes(trace)
     ops = op_colors(n.op for n in trace.nodes)
@@ -252,6 +169,10 @@ def trace_structure(trace: Trace) -> dict:
     edges = [[index[u], index[v], data.get("items", 0), (u, v) in back]
              for u, v, data in graph.edges(data=True) if u in index and v in index]
     orders = [_order_strip(graph, merge, index, trace.nodes, ops) for merge in merge_nodes(graph)]
+    for i, node in enumerate(trace.nodes):
+        if len(node.parents) > 1 or node.weights is not None:
+            spec = union_spec(list(trace.nodes), i)
+            nodes[i]["union"] = {key: spec[key] for key in ("children", "weights", "output_indexes")}
     return {"nodes": nodes, "edges": edges, "graph": _graph_extent(geometry, process_colors),
             "lanes": [{"name": name, "color": process_colors.get(name, "#5b6770"), "nodes": lane_rows[name]}
                       for name in lanes.names],

@@ -1,36 +1,71 @@
-"""The Explorer's live wire format: what a growing ``TraceStore`` gained, as appended binary column chunks.
+"""The Explorer's one wire format: a trace as a stream of binary chunks, live or saved.
 
-A live page first gets the structure (nodes, lanes, graph layout, order
-strip, the time origin and unit, fixed for the run) and then, per refresh,
-one chunk of the events that arrived since the last one: typed columns plus
-links as (consumer id, producer id) pairs, about 20 bytes per event.  Event
-ids are the store's, so a link to an event sent earlier stays right and the
-page never re-sorts what it holds.
+A page mounts with the structure (nodes, lanes, graph layout, order strip,
+each union's children and weights, the time origin and unit) and then takes
+chunks of events, each one a ``Payload``: typed little-endian columns plus a
+small JSON meta.  A live page gets one chunk per refresh of a growing
+``TraceStore`` (``LiveEncoder``); a saved page (``encode_trace``: the
+notebook's ``TraceView`` and the standalone HTML file) gets the same chunks
+for a finished ``Trace``, cut by time, and feeds them through the same
+decoder into the same growing model.  A saved page is the stream replayed.
 
-Each chunk carries its own time base (``time_base``, microseconds since the
-origin): its starts are microseconds after that base, so a run of hours or
-days keeps microsecond precision in 32 bits per event.  A column whose values
-do not fit 32 bits (a chunk spanning more than 71 minutes, as the first chunk
-of a page that joins a long run late) travels as float64 instead: times are
-never clamped.
+What one chunk carries, by event id (a store's ids live, positions saved):
+
+* the events from ``first_id`` on: ``start`` (after the chunk's own
+  ``time_base``, so hours or days into a run keep full precision in 32
+  bits; float64 when a chunk spans more than 2**32 units: times are never
+  clamped), ``duration``, ``node``, ``flags`` (outcome | item kind << 2),
+  ``item`` (int32, or float64 values);
+* their links: ``input_count`` per event and ``inputs`` (producer ids),
+  ``input_dropped`` where a consumer dropped the value, and ``late_consumer``
+  / ``late_producer`` for inputs of events sent in an earlier chunk;
+* the scheduling decisions that explain them: ``decision_event`` and the
+  fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...).
+
+``time_range`` (first start, last end, in units since the origin) addresses
+a chunk by time.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.trace.event import with_upstream
-from rlviz.trace.items import KIND_FLOAT
-from rlviz.trace.rows import is_dropped
+from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
+from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
-__all__ = ["LiveEncoder", "LIVE_UNIT_NS"]
+__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
+#: Events per chunk of a saved trace.
+SAVED_CHUNK_EVENTS = 1 << 16
+
+_UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
+_NO_TEXT = -1
+
+
+@dataclass
+class _Part:
+    """What one chunk carries, before encoding: events from ``first_id``, their links and decisions, by id."""
+
+    first_id: int
+    columns: dict[str, np.ndarray]          # start_ns, end_ns, node, outcome, item_kind, item_num
+    consumers: np.ndarray                   # ids, each link once; producers -1 where not held
+    producers: np.ndarray
+    dropped: np.ndarray
+    decisions: dict[str, np.ndarray]        # "event" ids and DECISION_ROW_FIELDS
+    texts: list[str]                        # the texts new since the previous chunk
+    held_from: int
+    dropped_events: int
+    huge_texts: dict[int, int] | None = None   # ints beyond float64's exact range -> their text's index
 
 
 class LiveEncoder:
@@ -52,56 +87,37 @@ class LiveEncoder:
         self.origin_ns = store.since_ns
         self.next_id = 0
         self.next_input = 0
+        self.next_decision = 0
         self.texts_sent = 0
         self.used: set[int] = set()
         self.nodes_sent = -1
 
     def start(self) -> dict:
         """The meta a page mounts with (no events yet): the structure, the origin and unit, ``live: True``."""
-        return {"version": FORMAT_VERSION, "live": True, "count": 0, "dropped": 0, "unit_ns": LIVE_UNIT_NS,
-                "origin_ns": str(self.origin_ns), "span_ms": 0.0, "item_mode": "f64", "texts": [],
-                "columns": [], **self._structure()}
+        return {**_start_meta(self.origin_ns, LIVE_UNIT_NS, 0, 0.0), "live": True, **self._structure()}
 
     def next_chunk(self) -> Payload | None:
-        """The events that arrived since the last chunk (None when nothing did)."""
+        """The events (and links, decisions) that arrived since the last chunk (None when nothing did)."""
         with self.store.lock:
-            appended = self.store.since(self.next_id, self.next_input)
-            if len(appended) == 0 and len(appended.input_owner) == 0:
+            appended = self.store.since(self.next_id, self.next_input, self.next_decision)
+            if len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0:
                 return None
             producers = self.store.producers(appended.input_id)
-            texts = appended.texts[self.texts_sent:]
+            part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
+                         is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
+                         self.store.first_id, appended.dropped)
             self.texts_sent = len(appended.texts)
             self.next_id, self.next_input = appended.next_id, appended.next_input
-            nodes = appended.columns["node"]
-            fresh = set(np.unique(nodes).tolist()) - self.used
+            self.next_decision = appended.next_decision
+            fresh = set(np.unique(appended.columns["node"]).tolist()) - self.used
             structure = None
             if fresh or len(appended.nodes) != self.nodes_sent:
                 self.used |= fresh
                 structure = self._structure()
-        c = appended.columns
-        start = np.maximum((c["start_ns"] - self.origin_ns) // LIVE_UNIT_NS, 0)
-        end = np.maximum((c["end_ns"] - self.origin_ns) // LIVE_UNIT_NS, start)
-        time_base = int(start.min()) if len(start) else 0
-        item, kinds = _items(c)
-        linked = producers >= 0
-        columns = {
-            "start": _narrowest_time(start - time_base), "duration": _narrowest_time(end - start),
-            "node": nodes.astype("<u2"), "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
-            "item": item,
-            "in_consumer": appended.input_owner[linked].astype("<u4"),
-            "in_producer": producers[linked].astype("<u4"),
-            "in_dropped": is_dropped(appended.input_id[linked]).astype("<u1"),
-        }
-        specs, buffers = [], []
-        for name, values in columns.items():
-            data = values.tobytes()
-            buffers.append(data)
-            specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": [len(data)]})
-        meta = {"first_id": appended.first_id, "count": len(appended), "held_from": self.store.first_id,
-                "time_base": time_base, "texts": texts, "dropped": appended.dropped, "columns": specs}
+        chunk = encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
         if structure is not None:
-            meta["structure"] = structure
-        return Payload(meta, buffers)
+            chunk.meta["structure"] = structure
+        return chunk
 
     def _structure(self) -> dict:
         """Lanes, nodes (in the store's node order), layout and order strip of the nodes seen so far.
@@ -126,6 +142,122 @@ class LiveEncoder:
         return _in_store_order(structure, shown, nodes)
 
 
+def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payload:
+    """Encode a finished ``trace`` as the stream a page replays: the start meta, then its chunks.
+
+    The chunks are the live format's, cut every ``chunk_events`` events (in
+    start order, so each covers one time range); ``meta["chunks"]`` lists
+    their metas and ``buffers`` holds their buffers, chunk after chunk.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace to encode.
+    chunk_events : int, default SAVED_CHUNK_EVENTS
+        Events per chunk.
+
+    Returns
+    -------
+    Payload
+
+    Raises
+    ------
+    ValueError
+        If ``chunk_events`` is below 1.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import sharded_trace
+    >>> payload = encode_trace(sharded_trace())
+    >>> payload.meta["count"], payload.meta["unit_ns"], len(payload.meta["chunks"])
+    (81, 1, 1)
+    """
+    check_int("chunk_events", chunk_events, minimum=1)
+    c = trace.columns
+    origin = trace.start_ns
+    span = int(c["end_ns"].max() - origin) if len(trace) else 0
+    unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
+    producers, consumers = links = trace.links()
+    decisions = _trace_decisions(trace)
+    meta = {**_start_meta(origin, unit, trace.dropped, span / 1e6), "live": False, "count": len(trace),
+            **trace_structure(trace), "chunks": []}
+    buffers: list[bytes] = []
+    huge = sorted(set(c["item_num"][_huge_ints(c)].tolist()))
+    huge_texts = {value: len(trace.texts) + k for k, value in enumerate(huge)}
+    texts = [*trace.texts, *(f"int {value}" for value in huge)]
+    for first in range(0, len(trace), chunk_events):
+        last = min(first + chunk_events, len(trace))
+        lo, hi = np.searchsorted(consumers, [first, last])
+        mine = slice(*np.searchsorted(decisions["event"], [first, last]))
+        part = _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
+                     producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
+                     texts if first == 0 else [], 0, trace.dropped, huge_texts)
+        chunk = encode_chunk(part, origin, unit)
+        meta["chunks"].append(chunk.meta)
+        buffers.extend(chunk.buffers)
+    return Payload(meta, buffers)
+
+
+_EVENT_COLUMNS = ("start_ns", "end_ns", "node", "outcome", "item_kind", "item_num")
+
+
+def encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
+    """One chunk of the stream: ``part``'s events, links and decisions as typed columns, times in ``unit_ns``."""
+    c = part.columns
+    start = np.maximum((c["start_ns"] - origin_ns) // unit_ns, 0)
+    end = np.maximum((c["end_ns"] - origin_ns) // unit_ns, start)
+    time_base = int(start.min()) if len(start) else 0
+    item, kinds = _items(c, part.huge_texts)
+    linked = part.producers >= 0
+    consumers, producers, dropped = part.consumers[linked], part.producers[linked], part.dropped[linked]
+    inside = consumers >= part.first_id
+    order = np.argsort(consumers[inside], kind="stable")
+    counts = np.bincount(consumers[inside] - part.first_id, minlength=len(start))
+    columns = {
+        "start": _narrowest_time(start - time_base), "duration": _narrowest_time(end - start),
+        "node": _narrowest_uint(c["node"]), "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
+        "item": item, "input_count": _narrowest_uint(counts), "inputs": producers[inside][order].astype("<u4"),
+    }
+    if dropped.any():
+        columns["input_dropped"] = dropped[inside][order].astype("<u1")
+    if not inside.all():
+        columns["late_consumer"] = consumers[~inside].astype("<u4")
+        columns["late_producer"] = producers[~inside].astype("<u4")
+        columns["late_dropped"] = dropped[~inside].astype("<u1")
+    if len(part.decisions["event"]):
+        columns["decision_event"] = part.decisions["event"].astype("<u4")
+        for name in DECISION_ROW_FIELDS:
+            columns[f"decision_{name}"] = _narrowest_uint(part.decisions[name])
+    specs, buffers = [], []
+    for name, values in columns.items():
+        data = values.tobytes()
+        buffers.append(data)
+        specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": [len(data)]})
+    meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
+            "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
+            "dropped": part.dropped_events, "columns": specs}
+    return Payload(meta, buffers)
+
+
+# -- helpers ----------------------------------------------------------------
+def _start_meta(origin_ns: int, unit_ns: int, dropped: int, span_ms: float) -> dict:
+    """The meta keys every page starts from (no events yet)."""
+    return {"version": FORMAT_VERSION, "count": 0, "dropped": dropped, "unit_ns": unit_ns,
+            "origin_ns": str(origin_ns), "span_ms": span_ms, "texts": [], "columns": []}
+
+
+def _trace_decisions(trace: Trace) -> dict[str, np.ndarray]:
+    """A finished trace's decisions as the stream carries them: the explained event, the union's node, the fields."""
+    d = trace.decisions
+    node_of = {node.op_id: i for i, node in enumerate(trace.nodes)}
+    union_nodes = np.array([node_of.get(spec["op_id"], 0) for spec in d.specs] or [0], np.int64)
+    c = d.columns
+    order = np.argsort(c["event"], kind="stable")
+    fields = {"event": c["event"][order], "union": union_nodes[c["union"][order]] if len(order) else c["union"]}
+    fields.update((name, c[name][order]) for name in DECISION_ROW_FIELDS if name != "union")
+    return fields
+
+
 def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
     """``structure`` (of the ``shown`` nodes) with every node index turned into the store's; others hidden."""
     full = [{"op": node.op, "label": node.label, "where": node.where, "details": node.to_dict().get("details", {}),
@@ -146,18 +278,26 @@ def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
             "orders": orders, "order": orders[-1] if orders else None}
 
 
-def _narrowest_time(microseconds: np.ndarray) -> np.ndarray:
-    """Non-negative microsecond counts as uint32 when they all fit, else float64 (exact up to 2**53 µs)."""
-    if microseconds.max(initial=0) <= _UINT32_MAX:
-        return microseconds.astype("<u4")
-    return microseconds.astype("<f8")
+def _narrowest_time(units: np.ndarray) -> np.ndarray:
+    """Non-negative time counts as uint32 when they all fit, else float64 (exact up to 2**53 units)."""
+    if units.max(initial=0) <= _UINT32_MAX:
+        return units.astype("<u4")
+    return units.astype("<f8")
 
 
-def _items(c: dict) -> tuple[np.ndarray, np.ndarray]:
+def _narrowest_uint(values: np.ndarray) -> np.ndarray:
+    """Small non-negative ints in the narrowest of uint8, uint16, uint32."""
+    top = int(values.max(initial=0))
+    return values.astype("<u1" if top <= 0xFF else "<u2" if top <= 0xFFFF else "<u4")
+
+
+def _items(c: dict, huge_texts: dict[int, int] | None) -> tuple[np.ndarray, np.ndarray]:
     """The item column (int32 when every number fits, else float64 values) and the item kinds.
 
-    Floats travel as their value.  Ints beyond 2**53 show rounded in a live
-    page (the saved trace keeps them exact).
+    Floats travel as their value.  Ints beyond 2**53 would lose digits as
+    float64: with ``huge_texts`` (int value -> index of its text ``"int N"``)
+    they travel as that text; a live page, which gets texts as the store
+    interns them, shows them rounded (the saved trace keeps them exact).
     """
     kinds = c["item_kind"].astype(np.uint8)
     number = c["item_num"]
@@ -167,4 +307,14 @@ def _items(c: dict) -> tuple[np.ndarray, np.ndarray]:
         return number.astype("<i4"), kinds
     values = number.astype("<f8")
     values[is_float] = number[is_float].astype("<i8").view("<f8")
+    huge = _huge_ints(c)
+    if huge_texts is not None and huge.any():
+        kinds = kinds.copy()
+        values[huge] = [huge_texts[int(v)] for v in number[huge].tolist()]
+        kinds[huge] = KIND_TEXT
     return values, kinds
+
+
+def _huge_ints(c: dict) -> np.ndarray:
+    """Where an int item is beyond what float64 holds exactly."""
+    return (c["item_kind"] == KIND_INT) & (np.abs(c["item_num"]) > (1 << 53))

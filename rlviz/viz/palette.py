@@ -9,6 +9,7 @@ import zlib
 from collections.abc import Iterable
 
 from rlviz.trace import DRIVER
+from rlviz.trace.items import short_text
 from rlviz.trace.lanes import lane_order
 
 __all__ = ["DRIVER_COLOR", "ERROR_COLOR", "NOT_READY_COLOR", "RESTART_COLOR", "middle_text",
@@ -133,24 +134,6 @@ def duration_text(ns: float) -> str:
 
 def _three_digits(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
-
-
-def short_text(text: str, limit: int = 22) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis, for on-figure labels.
-
-    Parameters
-    ----------
-    text : str
-        The full text (the long form belongs in tooltips and tables).
-    limit : int, default 22
-        Most characters kept, ellipsis included.
-
-    Returns
-    -------
-    str
-        ``text`` itself when it fits.
-    """
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def middle_text(text: str, limit: int = 48) -> str:

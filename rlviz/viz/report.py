@@ -26,7 +26,8 @@ from rlviz.trace import DRIVER, Trace, TraceFormatError
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.graph import NODE_GID, dataflow_graph, plot_graph
-from rlviz.viz.order import merge_inputs, plot_order, stream_op
+from rlviz.trace.order import merge_inputs, stream_op
+from rlviz.viz.order import plot_order
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, duration_text, middle_text, op_colors, where_colors
 from rlviz.viz.timeline import plot_timeline
 

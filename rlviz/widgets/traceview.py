@@ -16,7 +16,7 @@ import traitlets
 
 from rlviz.trace import Event, Trace
 from rlviz.viz.explorer_html import explorer_html, explorer_js
-from rlviz.viz.explorer_payload import encode_trace
+from rlviz.viz.explorer_stream import encode_trace
 from rlviz.widgets.picture import timeline_png
 
 __all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]

@@ -22,22 +22,28 @@ const STRUCTURE = {
 /**
  * One append message like rlviz.viz.explorer_stream's: events [node, start, duration, outcome, item],
  * links [consumer, producer, dropped?] (ids; dropped when the consumer took the value and dropped it).
+ * Links whose consumer is one of this chunk's events travel as input_count + inputs, the others
+ * (inputs of events sent earlier) as late_consumer / late_producer, as the encoder sends them.
  */
 function chunk(firstId, events, links = [], extra = {}) {
   const times = (k) => {      // as the encoder sends them: uint32 when every value fits, else float64
     const values = events.map((e) => e[k]);
     return values.some((v) => v > 0xffffffff) ? Float64Array.from(values) : Uint32Array.from(values);
   };
+  const own = links.filter((l) => l[0] >= firstId).sort((a, b) => a[0] - b[0]);
+  const late = links.filter((l) => l[0] < firstId);
   const columns = {
     start: times(1), duration: times(2),
     node: Uint16Array.from(events.map((e) => e[0])), flags: Uint8Array.from(events.map((e) => e[3] | (1 << 2))),
     item: Int32Array.from(events.map((e) => e[4])),
-    in_consumer: Uint32Array.from(links.map((l) => l[0])), in_producer: Uint32Array.from(links.map((l) => l[1])),
-    in_dropped: Uint8Array.from(links.map((l) => (l[2] ? 1 : 0))),
+    input_count: Uint8Array.from(events.map((_, i) => own.filter((l) => l[0] === firstId + i).length)),
+    inputs: Uint32Array.from(own.map((l) => l[1])), input_dropped: Uint8Array.from(own.map((l) => (l[2] ? 1 : 0))),
+    late_consumer: Uint32Array.from(late.map((l) => l[0])), late_producer: Uint32Array.from(late.map((l) => l[1])),
+    late_dropped: Uint8Array.from(late.map((l) => (l[2] ? 1 : 0))),
   };
   const dtypes = { start: columns.start.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4",
-    duration: columns.duration.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4", node: "<u2", flags: "|u1", item: "<i4", in_consumer: "<u4", in_producer: "<u4",
-    in_dropped: "|u1" };
+    duration: columns.duration.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4", node: "<u2", flags: "|u1", item: "<i4",
+    input_count: "|u1", inputs: "<u4", input_dropped: "|u1", late_consumer: "<u4", late_producer: "<u4", late_dropped: "|u1" };
   const specs = Object.entries(columns).map(([name, v]) => ({ name, dtype: dtypes[name], length: v.length, chunks: [v.byteLength] }));
   return [{ first_id: firstId, count: events.length, held_from: extra.held_from ?? 0, texts: [], dropped: 0,
     columns: specs, ...extra }, Object.values(columns).map((v) => v.buffer)];

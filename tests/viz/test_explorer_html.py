@@ -10,7 +10,7 @@ from rlviz.trace import Trace
 from rlviz.viz import write_html
 from rlviz.viz.examples import large_trace, sharded_trace
 from rlviz.viz.explorer_html import embed_json, explorer_html
-from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.viz.explorer_payload import Payload, decode_stream
 
 EVIL = "</script><script>alert(1)</script>"
 
@@ -19,17 +19,18 @@ def _embedded(page):
     meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page, re.S).group(1))
     blob = base64.b64decode(re.search(r'id="rlviz-data">(.*?)</script>', page, re.S).group(1))
     chunks, at = [], 0
-    for spec in meta["columns"]:
-        for size in spec["chunks"]:
-            chunks.append(blob[at:at + size])
-            at += size
+    for chunk in meta["chunks"]:
+        for spec in chunk["columns"]:
+            for size in spec["chunks"]:
+                chunks.append(blob[at:at + size])
+                at += size
     return meta, chunks
 
 
 def test_embedded_columns_decode_to_the_trace(tmp_path):
     trace = sharded_trace()
     meta, chunks = _embedded(write_html(trace, tmp_path / "t.html").read_text())
-    columns = decode_payload(Payload(meta, chunks))
+    columns = decode_stream(Payload(meta, chunks))
     np.testing.assert_array_equal(columns["node"], trace.columns["node"])
     assert meta["count"] == len(trace)
 
@@ -40,7 +41,7 @@ def test_trace_text_cannot_close_the_script_element():
     page = explorer_html(Trace.from_records(records), title=EVIL)
     assert page.count("<script") == 4 and "alert(1)</script>" not in page
     meta, _ = _embedded(page)
-    assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["texts"]       # intact once parsed
+    assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["chunks"][0]["texts"]       # intact once parsed
     assert json.loads(embed_json({"a": "<&>"})) == {"a": "<&>"}
 
 

@@ -17,7 +17,7 @@ import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
-from rlviz.viz.explorer_payload import encode_trace
+from rlviz.viz.explorer_stream import encode_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -25,16 +25,20 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (mak
 
 SCRIPT = """
 import { readFileSync } from "node:fs";
-import { OUTCOMES, buildModel, decodeColumns, itemText, roundRows } from "%s";
+import { OUTCOMES, itemText, roundRows } from "%s/explorer_core.js";
+import { liveModel, openStream } from "%s/explorer_live.js";
 const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const bytes = new Uint8Array(readFileSync(process.argv[3]));
 const buffers = [];
 let at = 0;
-for (const spec of meta.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
-const model = buildModel(meta, decodeColumns(meta, buffers));
+for (const chunk of meta.chunks) {
+  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+}
+const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
 const events = [];
 for (let i = 0; i < model.n; i++) events.push([OUTCOMES[model.flags[i] & 3], itemText(model, i)]);
-const rounds = meta.decisions.specs.map((_, union) => roundRows(meta.decisions, union).rounds);
+const decisions = model.meta.decisions;
+const rounds = decisions.specs.map((_, union) => roundRows(decisions, union).rounds);
 console.log(JSON.stringify({ events, rounds }));
 """
 
@@ -54,7 +58,8 @@ def _through_js(trace, tmp_path) -> dict:
     (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
     (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
     script = tmp_path / "parity.mjs"
-    script.write_text(SCRIPT % (ROOT / "rlviz/viz/static/explorer_core.js").as_uri())
+    static = (ROOT / "rlviz/viz/static").as_uri()
+    script.write_text(SCRIPT % (static, static))
     run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin")],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

@@ -1,4 +1,4 @@
-"""The Explorer's binary columns decode back to the trace they were made from."""
+"""A saved trace's stream of chunks decodes back to the trace it was made from."""
 import json
 
 import numpy as np
@@ -7,43 +7,45 @@ import pytest
 from rlviz.trace import Node, Trace
 from rlviz.trace.items import format_summary
 from rlviz.viz.examples import concurrently_trace, large_trace, sharded_trace
-from rlviz.viz.explorer_payload import decode_payload, encode_trace
+from rlviz.viz.explorer_payload import decode_stream
+from rlviz.viz.explorer_stream import encode_trace
 
 
-def _format(columns, meta, i):
+def _format(columns, texts, i):
     """The item text the browser shows for event i, rebuilt from the decoded columns."""
     kind = int(columns["flags"][i]) >> 2
     number = columns["item"][i]
-    if meta["item_mode"] == "f64" and kind == 2:
+    if kind == 2:
         return f"float {float(number):.6g}"
-    return format_summary(kind, int(number), meta["texts"])
+    return format_summary(kind, int(number), texts)
 
 
 @pytest.mark.parametrize("trace", [sharded_trace(), concurrently_trace(), large_trace(20_000, processes=16)],
                          ids=["sharded", "concurrently", "large"])
 def test_columns_round_trip_exactly(trace):
-    payload = encode_trace(trace)
-    columns = decode_payload(payload)
+    payload = encode_trace(trace, chunk_events=4_096)
+    columns = decode_stream(payload)
     c = trace.columns
     unit = payload.meta["unit_ns"]
     origin = int(payload.meta["origin_ns"])
     np.testing.assert_array_equal(columns["start"].astype(np.int64) * unit + origin, c["start_ns"])
-    end = (columns["start"].astype(np.int64) + columns["duration"]) * unit + origin
+    end = (columns["start"] + columns["duration"]).astype(np.int64) * unit + origin
     np.testing.assert_array_equal(end, c["end_ns"])
     np.testing.assert_array_equal(columns["node"], c["node"])
     np.testing.assert_array_equal(columns["flags"] & 3, c["outcome"])
     producers, consumers = trace.links()
-    np.testing.assert_array_equal(columns["inputs"], producers)
-    np.testing.assert_array_equal(np.repeat(np.arange(len(trace)), columns["input_count"]), consumers)
+    np.testing.assert_array_equal(columns["producer"], producers)
+    np.testing.assert_array_equal(columns["consumer"], consumers)
+    texts = [t for chunk in payload.meta["chunks"] for t in chunk["texts"]]
     for i in range(0, len(trace), max(1, len(trace) // 200)):
-        assert _format(columns, payload.meta, i) == trace.item_summary(i)
+        assert _format(columns, texts, i) == trace.item_summary(i)
 
 
 def test_times_beyond_four_seconds_use_a_coarser_unit_and_floor_to_it():
     records = [{"op": "a", "label": "a", "op_id": "a", "where": "driver", "pid": 1, "start_ns": s,
                 "end_ns": s + 1234, "outcome": "item"} for s in (0, 7_000_000_123, 9_999_999_999)]
     payload = encode_trace(Trace.from_records(records))
-    columns = decode_payload(payload)
+    columns = decode_stream(payload)
     assert payload.meta["unit_ns"] == 10
     np.testing.assert_array_equal(columns["start"], [0, 700_000_012, 999_999_999])
     np.testing.assert_array_equal(columns["duration"], [123, 123, 124])
@@ -58,20 +60,25 @@ def test_floats_and_wide_ints_switch_the_item_column_to_float64():
     trace.columns["item_num"][:] = [1 << 40, (1 << 60) + 1, np.float64(2.5).view(np.int64),
                                     (300 << 24) | trace.texts.index("list")]
     payload = encode_trace(trace)
-    columns = decode_payload(payload)
-    assert payload.meta["item_mode"] == "f64"
-    shown = [_format(columns, payload.meta, i) for i in range(4)]
+    (chunk,) = payload.meta["chunks"]
+    assert next(spec["dtype"] for spec in chunk["columns"] if spec["name"] == "item") == "<f8"
+    columns = decode_stream(payload)
+    shown = [_format(columns, chunk["texts"], i) for i in range(4)]
     assert shown == [trace.item_summary(i) for i in range(4)]
-    assert shown[3] == "list[300]"
+    assert shown[1] == f"int {(1 << 60) + 1}" and shown[3] == "list[300]"     # exact, as text
 
 
-def test_big_columns_travel_in_chunks():
+def test_a_saved_trace_travels_as_chunks_each_with_its_time_range_and_base():
     trace = large_trace(5_000)
-    payload = encode_trace(trace, chunk_bytes=4096)
-    spec = next(s for s in payload.meta["columns"] if s["name"] == "start")
-    assert spec["chunks"] == [4096] * 4 + [20_000 - 4 * 4096]
-    np.testing.assert_array_equal(decode_payload(payload)["start"],
-                                  (trace.columns["start_ns"] - trace.start_ns).astype(np.uint32))
+    payload = encode_trace(trace, chunk_events=1_024)
+    chunks = payload.meta["chunks"]
+    assert [chunk["count"] for chunk in chunks] == [1_024] * 4 + [5_000 - 4 * 1_024]
+    assert [chunk["first_id"] for chunk in chunks] == list(range(0, 5_000, 1_024))
+    starts = (trace.columns["start_ns"] - trace.start_ns) // payload.meta["unit_ns"]
+    for chunk in chunks:
+        first = chunk["first_id"]
+        assert chunk["time_base"] == chunk["time_range"][0] == starts[first]
+    np.testing.assert_array_equal(decode_stream(payload)["start"], starts)
 
 
 def test_at_most_24_bytes_per_event_for_a_million_events():
@@ -100,17 +107,16 @@ def test_lanes_follow_the_timeline_order_driver_first_then_natural():
     assert [lane["name"] for lane in meta["lanes"]] == ["driver", "shard-2", "shard-10"]
 
 
-def test_empty_trace_encodes_to_empty_columns():
+def test_empty_trace_encodes_to_no_chunks():
     payload = encode_trace(Trace.empty())
-    assert payload.meta["count"] == 0 and payload.nbytes == 0
-    assert all(len(v) == 0 for v in decode_payload(payload).values())
+    assert payload.meta["count"] == 0 and payload.nbytes == 0 and payload.meta["chunks"] == []
 
 
 def test_bad_chunk_size_is_rejected():
-    with pytest.raises(ValueError, match="chunk_bytes must be an int >= 8, got 0"):
-        encode_trace(sharded_trace(), chunk_bytes=0)
-    with pytest.raises(TypeError, match="chunk_bytes must be an int, got float 64.0"):
-        encode_trace(sharded_trace(), chunk_bytes=64.0)
+    with pytest.raises(ValueError, match="chunk_events must be an int >= 1, got 0"):
+        encode_trace(sharded_trace(), chunk_events=0)
+    with pytest.raises(TypeError, match="chunk_events must be an int, got float 64.0"):
+        encode_trace(sharded_trace(), chunk_events=64.0)
 
 
 def test_order_strip_names_the_ops_under_concurrently_tags():
@@ -153,8 +159,7 @@ def test_every_merging_node_has_a_strip_in_plot_orders_colours_and_its_union_is_
         cells = order_cells(trace, ops=list(names))
         assert [g["color"] for g in strip["groups"]] == cells.colors, "the pane and plot_order colour alike"
         assert [g["color"] for g in strip["groups"]] == [meta["nodes"][g["node"]]["color"] for g in strip["groups"]]
-        (spec,) = [s for s in meta["decisions"]["specs"] if s["node"] == strip["node"]]
-        assert tuple(spec["children"]) == names
+        assert tuple(meta["nodes"][strip["node"]]["union"]["children"]) == names
     assert meta["orders"][meta["order_default"]]["where"] == "driver"
 
 

@@ -36,8 +36,8 @@ def test_chunks_carry_every_event_once_with_links_by_id_and_structure_when_nodes
     assert second.meta["first_id"] == 10 and second.meta["count"] == 10
     assert {n["op"] for n in second.meta["structure"]["nodes"]} == {"from_range", "for_each"}
     columns = decode_payload(Payload(second.meta, second.buffers))
-    assert columns["in_producer"].tolist() == list(range(10))
-    assert columns["in_consumer"].tolist() == list(range(10, 20))
+    assert columns["inputs"].tolist() == list(range(10))                   # each event's producer, by id
+    assert columns["input_count"].tolist() == [1] * 10 and "late_consumer" not in columns
     assert columns["item"].tolist() == [2.5 * i for i in range(10)]          # floats travel as values
     assert second.meta["time_base"] == 20                                   # microseconds since the origin
     assert columns["start"].tolist() == list(range(10))                      # microseconds since the time base
@@ -60,8 +60,8 @@ def test_a_link_whose_consumer_dropped_the_value_travels_marked():
     chunk = encoder.next_chunk()
     columns = decode_payload(Payload(chunk.meta, chunk.buffers))
     first = chunk.meta["first_id"]
-    produced = [int(columns["item"][producer - first]) for producer in columns["in_producer"]]
-    dropped_by_item = dict(zip(produced, columns["in_dropped"].tolist()))
+    produced = [int(columns["item"][producer - first]) for producer in columns["inputs"]]
+    dropped_by_item = dict(zip(produced, columns["input_dropped"].tolist()))
     assert dropped_by_item == {0: 1, 1: 0}, "the None (item 0) is marked dropped, the batch (item 1) is not"
 
 
@@ -126,3 +126,29 @@ def test_times_are_never_clamped_a_chunk_carries_its_own_base_and_wide_spans_tra
     starts = chunk.meta["time_base"] + columns["start"].astype(np.int64)
     assert starts.tolist() == [hours_ns // 1_000 + 2_000, days_ns // 1_000]
     assert columns["duration"].tolist() == [(days_ns - hours_ns - 2_000_000) // 1_000, 1]
+
+
+def test_decisions_travel_in_the_chunk_that_brings_them_naming_their_events_by_id():
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.ops import Concurrently
+
+    def op(name):
+        return LocalIterator(lambda timeout: (f"{name}{i}" for i in range(100)), name=name).named(name)
+
+    with rlviz.record() as live:
+        encoder = LiveEncoder(live.store)
+        plan = iter(Concurrently([op("Store"), op("Train")], round_robin_weights=[2, 1]))
+        for _ in range(6):
+            next(plan)
+        live.pull()
+        chunk = encoder.next_chunk()
+    columns = decode_payload(chunk)
+    nodes = chunk.meta["structure"]["nodes"]
+    events = columns["decision_event"].astype(np.int64) - chunk.meta["first_id"]
+    ops = [nodes[int(columns["node"][e])]["op"] for e in events]
+    assert sorted(ops) == ["Store"] * 4 + ["Train"] * 2
+    (union,) = set(columns["decision_union"].tolist())
+    assert nodes[union]["op"] == "Concurrently" and nodes[union]["union"]["children"] == ["Store", "Train"]
+    assert nodes[union]["union"]["weights"] == [2, 1]
+    assert sorted(columns["decision_round"].tolist()) == [1, 1, 1, 2, 2, 2]

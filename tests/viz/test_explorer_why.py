@@ -11,18 +11,26 @@ import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
-from rlviz.viz.explorer_payload import encode_trace
+from rlviz.viz.explorer_stream import encode_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
 
 SCRIPT = """
 import { readFileSync } from "node:fs";
-import { decisionIndex, whyOf } from "%s";
+import { decisionIndex, whyOf } from "%s/explorer_core.js";
+import { liveModel, openStream } from "%s/explorer_live.js";
 const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const index = decisionIndex(meta.decisions);
+const bytes = new Uint8Array(readFileSync(process.argv[3]));
+const buffers = [];
+let at = 0;
+for (const chunk of meta.chunks) {
+  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+}
+const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
+const decisions = model.meta.decisions, index = decisionIndex(decisions);
 const out = [];
-for (let i = 0; i < meta.count; i++) out.push(whyOf(meta.decisions, index, i));
+for (let i = 0; i < model.n; i++) out.push(whyOf(decisions, index, i));
 console.log(JSON.stringify(out));
 """
 
@@ -45,11 +53,14 @@ def test_page_and_python_give_the_same_why_for_every_event(tmp_path):
                      round_robin_weights=[2, 1, "*"], output_indexes=[1]).take(5)
         Concurrently([_op("A"), _op("B", gaps=True)], round_robin_weights=[1, 0.5]).take(30)
         Concurrently([_op("C"), _op("D", gaps=True)], round_robin_weights=[1, "*"]).take(20)
-    meta = encode_trace(trace).meta
-    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    payload = encode_trace(trace, chunk_events=64)          # several chunks: decisions arrive with theirs
+    (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
+    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
+    static = (ROOT / "rlviz/viz/static").as_uri()
     script = tmp_path / "why.mjs"
-    script.write_text(SCRIPT % (ROOT / "rlviz/viz/static/explorer_core.js").as_uri())
-    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json")], capture_output=True, text=True, timeout=120)
+    script.write_text(SCRIPT % (static, static))
+    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin")],
+                         capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     page = json.loads(run.stdout)
     python = [trace.why(i) for i in range(len(trace))]

@@ -115,3 +115,31 @@ def test_a_chunk_that_skips_events_is_shown_as_an_error_in_the_page():
         page.evaluate("() => window.rlvizLive.frames(3)")
         banner = page.locator('[data-rlviz="error"]')
         assert "cannot follow event" in banner.inner_text()
+
+
+def test_a_live_page_draws_rounds_that_follow_the_run_and_says_why_each_pull_happened():
+    """The live page is the full Explorer: the order pane follows the newest round, the inspector has the why."""
+    structure, chunks = _recorded_chunks(6)
+    with chromium_page(1280, 900) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_content(_page())
+        page.wait_for_function("typeof window.rlvizLive === 'object'")
+        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
+        order = page.locator('[data-rlviz="order"]')
+        last_rounds = []
+        for chunk in chunks:
+            page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunk], None])
+            page.evaluate("() => window.rlvizLive.frames(3)")
+            assert int(order.get_attribute("data-rlviz-rounds")) > 0
+            last_rounds.append(int(order.get_attribute("data-rlviz-last-round")))
+        assert last_rounds == sorted(last_rounds) and last_rounds[-1] > last_rounds[0]   # it follows the run
+        assert last_rounds[-1] == 40 * len(chunks) // 2                                 # the newest round is drawn
+        canvas = order.locator('[data-rlviz="order-rounds"]')
+        canvas.scroll_into_view_if_needed()
+        box = canvas.bounding_box()
+        page.mouse.click(box["x"] + 34 + 3, box["y"] + box["height"] - 5)          # the newest round's first pull
+        assert page.evaluate("() => window.view.state.selected") >= 0, "the click selected the pull"
+        why = page.locator('[data-rlviz="why"]')
+        assert why.inner_text(timeout=5_000).startswith(f"round {last_rounds[-1]}: Store, pull 1 of 1")
+        assert errors == []

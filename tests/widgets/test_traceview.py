@@ -9,7 +9,7 @@ import traitlets
 import rlviz
 from rlviz.trace import Trace
 from rlviz.viz.examples import concurrently_trace, sharded_trace
-from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.viz.explorer_payload import Payload, decode_stream
 from rlviz.widgets import TraceView
 
 
@@ -27,7 +27,7 @@ def test_page_ready_gets_the_columns_as_binary_buffers():
     (content, buffers), = messages
     assert content["type"] == "payload"
     assert all(isinstance(b, bytes) for b in buffers)
-    columns = decode_payload(Payload(content["meta"], buffers))
+    columns = decode_stream(Payload(content["meta"], buffers))
     np.testing.assert_array_equal(columns["node"], trace.columns["node"])
 
 
@@ -37,7 +37,8 @@ def test_json_part_does_not_grow_with_the_events():
         view = TraceView(sharded_trace(items=items))
         messages = _sent(view)
         view._handle_custom_msg({"type": "ready"}, [])
-        meta = dict(messages[0][0]["meta"], texts=None)     # interned item texts are per distinct text
+        meta = messages[0][0]["meta"]                       # interned item texts are per distinct text
+        meta = dict(meta, chunks=[dict(chunk, texts=None) for chunk in meta["chunks"]])
         sizes.append((len(json.dumps(meta)), sum(len(b) for b in messages[0][1])))
     (json_small, bytes_small), (json_big, bytes_big) = sizes
     assert bytes_big > 50 * bytes_small

@@ -730,6 +730,126 @@ function revealInPane(pane, element, header = null) {
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
 }
 
+// rlviz/viz/static/explorer_decisions.js
+var FIELDS = ["event", "union", "round", "child", "pull", "allowed", "flags"];
+var ITEM2 = 0;
+var NOT_READY2 = 1;
+function createDecisions() {
+  const held = { n: 0, version: 0, table: null };
+  for (const name of FIELDS) held[name] = new Float64Array(64);
+  return held;
+}
+function appendDecisions(held, decoded) {
+  const events = decoded.decision_event;
+  if (!events || events.length === 0) return;
+  for (const name of FIELDS) {
+    held[name] = withRoom(held[name], held.n + events.length);
+    held[name].set(decoded[`decision_${name}`], held.n);
+  }
+  held.n += events.length;
+  held.version++;
+}
+function trimDecisions(held, base) {
+  let kept = 0;
+  for (let k = 0; k < held.n; k++) {
+    if (held.event[k] < base) continue;
+    for (const name of FIELDS) held[name][kept] = held[name][k];
+    kept++;
+  }
+  if (kept !== held.n) {
+    held.n = kept;
+    held.version++;
+  }
+}
+function decisionTable(held, model, base, nodes) {
+  const key = `${held.version}:${model.n}:${base}`;
+  if (held.table && held.table.key === key) return held.table.value;
+  const value = buildTable(held, model, base, nodes);
+  held.table = { key, value };
+  return value;
+}
+function buildTable(held, model, base, nodes) {
+  const order = [];
+  for (let k = 0; k < held.n; k++) if (held.event[k] - base < model.n) order.push(k);
+  const at = (k) => held.event[k] - base;
+  order.sort((a, b) => model.start[at(a)] - model.start[at(b)] || at(a) - at(b));
+  const unionNodes = [...new Set(order.map((k) => held.union[k]))].sort((a, b) => a - b);
+  const specs = unionNodes.map((node) => ({
+    op: nodes[node]?.op ?? "union",
+    node,
+    ...nodes[node]?.union ?? { children: [], weights: [], output_indexes: null }
+  }));
+  const specOf = new Map(unionNodes.map((node, s) => [node, s]));
+  const m = order.length, rows = {
+    event: new Int32Array(m),
+    union_event: new Int32Array(m).fill(-1),
+    union: new Int32Array(m),
+    round: new Float64Array(m),
+    child: new Int32Array(m),
+    pull: new Int32Array(m),
+    allowed: new Float64Array(m),
+    outcome: new Uint8Array(m),
+    flags: new Uint8Array(m),
+    next: new Int32Array(m).fill(-1)
+  };
+  const lastOf = /* @__PURE__ */ new Map();
+  order.forEach((k, row) => {
+    const event = at(k), spec = specOf.get(held.union[k]);
+    rows.event[row] = event;
+    rows.union[row] = spec;
+    rows.round[row] = held.round[k];
+    rows.child[row] = held.child[k];
+    rows.pull[row] = held.pull[k];
+    rows.allowed[row] = held.allowed[k];
+    rows.outcome[row] = model.flags[event] & 3;
+    rows.flags[row] = held.flags[k] | droppedFlag(specs[spec], held.child[k], rows.outcome[row]);
+    if (lastOf.has(spec)) rows.next[lastOf.get(spec)] = rows.child[row];
+    lastOf.set(spec, row);
+  });
+  tieUnionCalls(rows, specs, model);
+  return { specs, rows };
+}
+function droppedFlag(spec, child, outcome) {
+  const keep = spec.output_indexes;
+  return keep && outcome === ITEM2 && !keep.includes(child) ? 8 : 0;
+}
+function tieUnionCalls(rows, specs, model) {
+  const m = rows.event.length, named = /* @__PURE__ */ new Map();
+  for (let row = 0; row < m; row++) {
+    const union = specs[rows.union[row]].node, event = rows.event[row];
+    let call = -1;
+    if (rows.outcome[row] === ITEM2) {
+      for (let k = model.outOffsets[event]; k < model.outOffsets[event + 1]; k++) {
+        if (model.node[model.outputs[k]] === union) {
+          call = model.outputs[k];
+          break;
+        }
+      }
+    } else if (rows.outcome[row] === NOT_READY2) {
+      call = enclosingNotReady(model, union, event);
+    }
+    if (call >= 0) {
+      if (named.has(call)) rows.union_event[named.get(call)] = -1;
+      rows.union_event[row] = call;
+      named.set(call, row);
+    }
+  }
+}
+function enclosingNotReady(model, union, event) {
+  const r = model.nodeRow[union];
+  if (r === void 0 || r < 0) return -1;
+  const times = model.rowTimes, s = model.start[event], e = s + model.duration[event];
+  let a = model.rowStart[r], b = model.rowEnd[r];
+  while (a < b) {
+    const mid = a + b >>> 1;
+    if (times[mid] <= s) a = mid + 1;
+    else b = mid;
+  }
+  const candidate = a - 1 >= model.rowStart[r] ? model.rowEvents[a - 1] : -1;
+  if (candidate < 0 || (model.flags[candidate] & 3) !== NOT_READY2) return -1;
+  return model.start[candidate] + model.duration[candidate] >= e ? candidate : -1;
+}
+
 // rlviz/viz/static/explorer_grow.js
 var COLUMNS = ["start", "duration", "node", "flags", "item"];
 var MIN_ROOM = 16;
@@ -920,10 +1040,21 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     counters: null,
     end: 0,
     model: null,
-    indexed: { n: 0, pairs: 0 }
+    indexed: { n: 0, pairs: 0 },
+    decisions: createDecisions()
   };
   for (const name of COLUMNS2) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
+  return live;
+}
+function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
+  const live = createLive(meta, trimShare);
+  let next = 0;
+  for (const chunk of meta.chunks || []) {
+    const count = chunk.columns.reduce((total, spec) => total + spec.chunks.length, 0);
+    appendChunk(live, chunk, buffers.slice(next, next + count));
+    next += count;
+  }
   return live;
 }
 function zeroCounters(count) {
@@ -958,12 +1089,30 @@ function appendChunk(live, message, buffers) {
   addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
   live.n += count;
   count_(live, at, live.n);
-  addPairs(live, decoded.in_consumer, decoded.in_producer);
-  rememberDropped(live.droppedLinks, decoded);
+  const links = chunkLinks(message, decoded);
+  addPairs(live, links.consumer, links.producer);
+  rememberDropped(live.droppedLinks, links);
+  appendDecisions(live.decisions, decoded);
   const heldFrom = message.held_from ?? live.base;
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+function chunkLinks(message, decoded) {
+  const counts = decoded.input_count, inputs = decoded.inputs;
+  const late = decoded.late_consumer ? decoded.late_consumer.length : 0;
+  const consumer = new Uint32Array(inputs.length + late), producer = new Uint32Array(inputs.length + late);
+  const dropped = new Uint8Array(inputs.length + late);
+  let k = 0;
+  for (let i = 0; i < counts.length; i++) for (let c = 0; c < counts[i]; c++) consumer[k++] = message.first_id + i;
+  producer.set(inputs);
+  if (decoded.input_dropped) dropped.set(decoded.input_dropped);
+  if (late) {
+    consumer.set(decoded.late_consumer, inputs.length);
+    producer.set(decoded.late_producer, inputs.length);
+    dropped.set(decoded.late_dropped, inputs.length);
+  }
+  return { consumer, producer, dropped };
 }
 function addTimeBase(start, from, to, timeBase) {
   if (timeBase === 0) return;
@@ -979,14 +1128,13 @@ function addPairs(live, consumers, producers) {
     pairs.producer[pairs.n++] = producers[k];
   }
 }
-function rememberDropped(dropped, decoded) {
-  const flags = decoded.in_dropped;
-  if (!flags) return;
+function rememberDropped(dropped, links) {
+  const flags = links.dropped;
   for (let k = 0; k < flags.length; k++) {
     if (!flags[k]) continue;
-    const consumer = decoded.in_consumer[k];
+    const consumer = links.consumer[k];
     if (!dropped.has(consumer)) dropped.set(consumer, /* @__PURE__ */ new Set());
-    dropped.get(consumer).add(decoded.in_producer[k]);
+    dropped.get(consumer).add(links.producer[k]);
   }
 }
 function count_(live, from, to) {
@@ -1018,6 +1166,7 @@ function trimFront(live, heldFrom) {
   }
   pairs.n = kept;
   for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
+  trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
   for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
@@ -1045,9 +1194,10 @@ function liveModel(live) {
   if (!live.model) {
     live.model = heldModel(live);
     live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
-    return live.model;
+  } else {
+    growModel(live.model, live, liveMeta(live));
   }
-  growModel(live.model, live, liveMeta(live));
+  live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
   return live.model;
 }
 function unarrived(live) {
@@ -1294,7 +1444,7 @@ function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
   let drawnEmpty = true;
-  let whyRows = null;
+  let whyRows = null, whyFor = null;
   draw();
   function eventButton(i, dropped) {
     const d = view.describe(i);
@@ -1331,7 +1481,10 @@ function createInspector(host, view) {
       ["duration", `${formatMs(d.durationMs)} ms`],
       ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
     ];
-    whyRows = whyRows || decisionIndex(view.meta.decisions);
+    if (whyFor !== view.meta.decisions) {
+      whyFor = view.meta.decisions;
+      whyRows = decisionIndex(whyFor);
+    }
     const why = whyOf(view.meta.decisions, whyRows, i);
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
@@ -1468,9 +1621,14 @@ function createOrder(host, view) {
     const { model, meta } = view;
     return defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
   }
+  function announce(shown) {
+    pane.dataset.rlvizRounds = String(shown.length);
+    pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
+  }
   function draw() {
     const { meta } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
+    announce([]);
     const strips = stripsOf(meta);
     if (!strips.length) {
       pane.appendChild(make("p", null, null, "No Concurrently or union here: the order pane shows the items of the streams a node merges, and no node of this trace merges several streams."));
@@ -1554,7 +1712,7 @@ function createOrder(host, view) {
     pane.appendChild(canvas);
     const note = make("p", "rlviz-status", "order-note");
     pane.appendChild(note);
-    const shown = rounds.slice(0, MAX_ROUNDS);
+    const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
     const longest = Math.max(1, ...shown.map((r) => r.cells.length));
     const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
     const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
@@ -1584,7 +1742,8 @@ function createOrder(host, view) {
     });
     canvas.dataset.rlvizRounds = String(shown.length);
     canvas.dataset.rlvizNotReady = String(hatched);
-    note.textContent = rounds.length > shown.length ? `first ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (zoom in for the rest)` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
+    announce(shown);
+    note.textContent = rounds.length > shown.length ? `${state.follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (${state.follow ? "following the run" : "zoom in for the rest"})` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();
       const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
@@ -2228,11 +2387,12 @@ function createToolbar(host, view) {
 var NOTIFY_WINDOW_MS = 150;
 var FOLLOW_MS = 3e4;
 var MAX_QUEUED = 8;
-function mountExplorer(el, meta, buffers, host = {}) {
+function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
-  const live = meta.live ? createLive(meta) : null;
-  if (live) meta = liveMeta(live);
-  const model = live ? liveModel(live) : buildModel(meta, decodeColumns(meta, buffers));
+  const data = openStream(meta, buffers);
+  const live = meta.live ? data : null;
+  const model = liveModel(data);
+  meta = model.meta;
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -2346,8 +2506,8 @@ function mountExplorer(el, meta, buffers, host = {}) {
     }
   }
   function patchFor(changes) {
-    view.meta = liveMeta(live);
     view.model = liveModel(live);
+    view.meta = view.model.meta;
     full[1] = Math.max(view.model.end, 1);
     const state = store.get();
     const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
@@ -2515,10 +2675,12 @@ function base64Bytes(text) {
 function splitChunks(meta, bytes) {
   const buffers = [];
   let at = 0;
-  for (const spec of meta.columns) {
-    for (const size of spec.chunks) {
-      buffers.push(bytes.subarray(at, at + size));
-      at += size;
+  for (const chunk of meta.chunks || []) {
+    for (const spec of chunk.columns) {
+      for (const size of spec.chunks) {
+        buffers.push(bytes.subarray(at, at + size));
+        at += size;
+      }
     }
   }
   return buffers;

@@ -3,10 +3,10 @@
 // what the keys that changed touch. One module for the notebook widget (anywidget's `render`)
 // and the standalone HTML file (`mountExplorer`), bundled by esbuild (js/build.mjs).
 import {
-  OUTCOMES, buildModel, completionOrder, decodeColumns, itemText, orderEvents, searchEvents, searchStep, step, stepList,
+  OUTCOMES, completionOrder, itemText, orderEvents, searchEvents, searchStep, step, stepList,
 } from "./explorer_core.js";
 import { CSS, make, measure } from "./explorer_dom.js";
-import { appendChunk, createLive, followWindow, keptSelection, liveMeta, liveModel } from "./explorer_live.js";
+import { appendChunk, followWindow, keptSelection, liveModel, openStream } from "./explorer_live.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
 import { createInspector } from "./panes/inspector.js";
@@ -20,20 +20,24 @@ const FOLLOW_MS = 30_000;           // following, a live view shows the newest 3
 const MAX_QUEUED = 8;               // chunks a live view queues undrawn before taking them into its data
 
 /**
- * Mount the Explorer into `el`.
+ * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream), then its chunks.
+ * A saved trace brings all of its chunks along (meta.chunks, their buffers in `buffers`) and is
+ * replayed at once; a live run (meta.live) sends its chunks later, through `append`. Both go
+ * through the same decoder into the same growing model.
  * @param {HTMLElement} el  container (emptied)
- * @param {object} meta     the payload's JSON meta
- * @param {Array} buffers   the payload's buffers (ArrayBuffer / DataView / typed arrays)
+ * @param {object} meta     the stream's start meta (with `chunks` for a saved trace)
+ * @param {Array} buffers   the saved chunks' buffers, chunk after chunk (ArrayBuffer / DataView / typed arrays)
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop"
  * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, destroy,
  *   state, model, root, store}
  */
-export function mountExplorer(el, meta, buffers, host = {}) {
+export function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
-  const live = meta.live ? createLive(meta) : null;
-  if (live) meta = liveMeta(live);
-  const model = live ? liveModel(live) : buildModel(meta, decodeColumns(meta, buffers));
+  const data = openStream(meta, buffers);
+  const live = meta.live ? data : null;
+  const model = liveModel(data);
+  meta = model.meta;
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -142,8 +146,8 @@ export function mountExplorer(el, meta, buffers, host = {}) {
 
   /** The model brought up to the live data; the patch that shows what `changes` brought. */
   function patchFor(changes) {
-    view.meta = liveMeta(live);
     view.model = liveModel(live);
+    view.meta = view.model.meta;
     full[1] = Math.max(view.model.end, 1);
     const state = store.get();
     const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
@@ -282,12 +286,14 @@ export function base64Bytes(text) {
   return bytes;
 }
 
-/** Split one blob into the payload's chunk buffers, in meta.columns order. */
+/** Split one blob into the stream's buffers: each chunk's columns, in order. */
 export function splitChunks(meta, bytes) {
   const buffers = [];
   let at = 0;
-  for (const spec of meta.columns) {
-    for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+  for (const chunk of meta.chunks || []) {
+    for (const spec of chunk.columns) {
+      for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+    }
   }
   return buffers;
 }

@@ -1,11 +1,12 @@
 // The Explorer's growing data, free of the DOM: columns that take appended binary chunks (the
-// live wire format of rlviz.viz.explorer_stream), links kept as (consumer, producer) id pairs,
-// per-node counters, the front trimmed when the sender's window moves on, and the model the
-// panes draw. Event indices are stable: index = event id - base. The model grows with the new
+// one wire format of rlviz.viz.explorer_stream: a live run's refreshes, or a saved trace's chunks
+// replayed), links kept as (consumer, producer) id pairs, the unions' decisions, per-node
+// counters, the front trimmed when the sender's window moves on, and the model the panes draw. Event indices are stable: index = event id - base. The model grows with the new
 // events only (explorer_grow.js); a trim or a new node rebuilds it from what is held, so the
 // front is trimmed in batches (once it is a quarter of what is held) and a refresh under a
 // window costs, on average, in proportion to its new events.
 import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
+import { appendDecisions, createDecisions, decisionTable, trimDecisions } from "./explorer_decisions.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
@@ -24,9 +25,25 @@ export const TRIM_SHARE = 0.25;
 export function createLive(meta, trimShare = TRIM_SHARE) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 } };
+    droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
+    decisions: createDecisions() };
   for (const name of COLUMNS) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
+  return live;
+}
+
+/**
+ * A page's data from a stream's start meta and, for a saved trace, every chunk it brings along
+ * (meta.chunks, their buffers chunk after chunk in `buffers`): a saved trace is its stream replayed.
+ */
+export function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
+  const live = createLive(meta, trimShare);
+  let next = 0;
+  for (const chunk of meta.chunks || []) {
+    const count = chunk.columns.reduce((total, spec) => total + spec.chunks.length, 0);
+    appendChunk(live, chunk, buffers.slice(next, next + count));
+    next += count;
+  }
   return live;
 }
 
@@ -36,8 +53,9 @@ function zeroCounters(count) {
 }
 
 /**
- * Append one chunk: meta {first_id, count, held_from, texts, dropped, structure?, columns} and
- * its buffers (start, duration, node, flags, item, in_consumer, in_producer, in_dropped).
+ * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, structure?, columns}
+ * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
+ * late_consumer?, late_producer?, late_dropped?, decision_*?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
@@ -64,12 +82,32 @@ export function appendChunk(live, message, buffers) {
   addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
   live.n += count;
   count_(live, at, live.n);
-  addPairs(live, decoded.in_consumer, decoded.in_producer);
-  rememberDropped(live.droppedLinks, decoded);
+  const links = chunkLinks(message, decoded);
+  addPairs(live, links.consumer, links.producer);
+  rememberDropped(live.droppedLinks, links);
+  appendDecisions(live.decisions, decoded);
   const heldFrom = message.held_from ?? live.base;
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/** A chunk's links as (consumer, producer, dropped) id triples: its own events' inputs, then late ones. */
+function chunkLinks(message, decoded) {
+  const counts = decoded.input_count, inputs = decoded.inputs;
+  const late = decoded.late_consumer ? decoded.late_consumer.length : 0;
+  const consumer = new Uint32Array(inputs.length + late), producer = new Uint32Array(inputs.length + late);
+  const dropped = new Uint8Array(inputs.length + late);
+  let k = 0;
+  for (let i = 0; i < counts.length; i++) for (let c = 0; c < counts[i]; c++) consumer[k++] = message.first_id + i;
+  producer.set(inputs);
+  if (decoded.input_dropped) dropped.set(decoded.input_dropped);
+  if (late) {
+    consumer.set(decoded.late_consumer, inputs.length);
+    producer.set(decoded.late_producer, inputs.length);
+    dropped.set(decoded.late_dropped, inputs.length);
+  }
+  return { consumer, producer, dropped };
 }
 
 /** A chunk's starts count from its own time base: make them count from the run's origin. */
@@ -91,14 +129,13 @@ function addPairs(live, consumers, producers) {
 }
 
 /** Keep the links whose consumer dropped the value, by event id (rare: a filter's rejected items). */
-function rememberDropped(dropped, decoded) {
-  const flags = decoded.in_dropped;
-  if (!flags) return;
+function rememberDropped(dropped, links) {
+  const flags = links.dropped;
   for (let k = 0; k < flags.length; k++) {
     if (!flags[k]) continue;
-    const consumer = decoded.in_consumer[k];
+    const consumer = links.consumer[k];
     if (!dropped.has(consumer)) dropped.set(consumer, new Set());
-    dropped.get(consumer).add(decoded.in_producer[k]);
+    dropped.get(consumer).add(links.producer[k]);
   }
 }
 
@@ -132,6 +169,7 @@ export function trimFront(live, heldFrom) {
   }
   pairs.n = kept;
   for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
+  trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
   for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
@@ -161,9 +199,10 @@ export function liveModel(live) {
   if (!live.model) {
     live.model = heldModel(live);
     live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
-    return live.model;
+  } else {
+    growModel(live.model, live, liveMeta(live));
   }
-  growModel(live.model, live, liveMeta(live));
+  live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
   return live.model;
 }
 

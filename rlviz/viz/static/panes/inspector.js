@@ -13,7 +13,7 @@ export function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
   let drawnEmpty = true;
-  let whyRows = null;       // event -> the union's decision row behind it, built on first use
+  let whyRows = null, whyFor = null;   // event -> the union's decision row behind it, for the decisions `whyFor`
   draw();
 
   function eventButton(i, dropped) {
@@ -45,7 +45,10 @@ export function createInspector(host, view) {
     const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
       ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
       ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
-    whyRows = whyRows || decisionIndex(view.meta.decisions);
+    if (whyFor !== view.meta.decisions) {         // a live page's decisions grow: index them again
+      whyFor = view.meta.decisions;
+      whyRows = decisionIndex(whyFor);
+    }
     const why = whyOf(view.meta.decisions, whyRows, i);
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));

@@ -29,9 +29,16 @@ export function createOrder(host, view) {
     return defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
   }
 
+  /** The pane says what it drew: `data-rlviz-rounds` (rounds drawn) and `data-rlviz-last-round` (the highest). */
+  function announce(shown) {
+    pane.dataset.rlvizRounds = String(shown.length);
+    pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
+  }
+
   function draw() {
     const { meta } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
+    announce([]);
     const strips = stripsOf(meta);
     if (!strips.length) {
       pane.appendChild(make("p", null, null, "No Concurrently or union here: the order pane shows the items of the "
@@ -117,7 +124,8 @@ export function createOrder(host, view) {
     pane.appendChild(canvas);
     const note = make("p", "rlviz-status", "order-note");
     pane.appendChild(note);
-    const shown = rounds.slice(0, MAX_ROUNDS);
+    // following a live run, the newest rounds; otherwise the window's first
+    const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
     const longest = Math.max(1, ...shown.map((r) => r.cells.length));
     const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
     // a '*' turn can pull 100 times: cells narrow to fit the pane, rows keep their height
@@ -143,8 +151,10 @@ export function createOrder(host, view) {
     });
     canvas.dataset.rlvizRounds = String(shown.length);
     canvas.dataset.rlvizNotReady = String(hatched);
+    announce(shown);
     note.textContent = rounds.length > shown.length
-      ? `first ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (zoom in for the rest)`
+      ? `${state.follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the `
+        + `visible window (${state.follow ? "following the run" : "zoom in for the rest"})`
       : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
     canvas.addEventListener("click", (e) => {
       const box = canvas.getBoundingClientRect();

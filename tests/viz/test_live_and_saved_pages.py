@@ -1,0 +1,112 @@
+"""A page that watched a run live and a page opened on its saved trace hold the same events, rounds and whys.
+
+Both pages run the Explorer's own data path in node (``openStream`` /
+``appendChunk`` / ``liveModel``): the live one is fed the chunks a
+``LiveEncoder`` sent while the run went on, the saved one the chunks of
+``encode_trace`` of the finished trace.  Events are compared by op and
+their rank among that op's calls (ids differ: arrival order live, start
+order saved).
+"""
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.iter.sentinel import NOT_READY
+from rlviz.ops import Concurrently
+from rlviz.viz.explorer_stream import LiveEncoder, encode_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (make test installs it)")
+
+SCRIPT = """
+import { readFileSync } from "node:fs";
+import { OUTCOMES, decisionIndex, itemText, roundRows, whyOf } from "%s/explorer_core.js";
+import { appendChunk, createLive, liveModel } from "%s/explorer_live.js";
+const stream = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const bytes = new Uint8Array(readFileSync(process.argv[3]));
+const live = createLive(stream.start, 0);
+let at = 0;
+for (const chunk of stream.chunks) {
+  const buffers = [];
+  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+  appendChunk(live, chunk, buffers);
+  liveModel(live);                                   // the page draws after every chunk: the model grows
+}
+const model = liveModel(live), decisions = model.meta.decisions, index = decisionIndex(decisions);
+const order = Array.from({ length: model.n }, (_, i) => i).sort((a, b) =>
+  model.node[a] - model.node[b] || model.start[a] - model.start[b] || a - b);
+const key = new Array(model.n), seen = new Map();
+for (const i of order) {
+  const op = model.nodes[model.node[i]].op, rank = seen.get(op) ?? 0;
+  seen.set(op, rank + 1);
+  key[i] = `${op}#${rank}`;
+}
+const events = {};
+for (let i = 0; i < model.n; i++) {
+  events[key[i]] = [OUTCOMES[model.flags[i] & 3], itemText(model, i), whyOf(decisions, index, i)];
+}
+const rounds = decisions.specs.map((spec, union) => [spec.op,
+  roundRows(decisions, union).rounds.map((r) => [r.round, r.cells.map((c) => key[c.event])])]);
+console.log(JSON.stringify({ events, rounds }));
+"""
+
+
+def _op(name, not_ready_first=0, gaps=False):
+    def items(timeout):
+        yield from [NOT_READY] * not_ready_first
+        for i in range(10_000):
+            yield f"{name}{i}"
+            if gaps:
+                yield NOT_READY
+    return LocalIterator(items, name=name).named(name)
+
+
+def _page(tmp_path: Path, name: str, start: dict, chunks: list) -> dict:
+    (tmp_path / f"{name}.json").write_text(json.dumps({"start": start, "chunks": [c.meta for c in chunks]}))
+    (tmp_path / f"{name}.bin").write_bytes(b"".join(bytes(b) for c in chunks for b in c.buffers))
+    static = (ROOT / "rlviz/viz/static").as_uri()
+    script = tmp_path / "page.mjs"
+    script.write_text(SCRIPT % (static, static))
+    run = subprocess.run([NODE, str(script), str(tmp_path / f"{name}.json"), str(tmp_path / f"{name}.bin")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_the_live_page_and_the_saved_page_show_the_same_events_rounds_and_whys(tmp_path):
+    random.seed(11)
+    plan = iter(Concurrently([_op("Store"), _op("Train", not_ready_first=4, gaps=True), _op("Log")],
+                             round_robin_weights=[2, 1, "*"], output_indexes=[1]))
+    with rlviz.record() as trace:
+        encoder = LiveEncoder(trace.store)
+        start, sent = encoder.start(), []
+        for _ in range(6):                               # six refreshes while the run goes on
+            for _ in range(5):
+                next(plan)
+            trace.pull()
+            sent.append(encoder.next_chunk())
+    final = trace.snapshot()
+    saved = encode_trace(final, chunk_events=128)
+    assert len(saved.meta["chunks"]) > 1
+    live_page = _page(tmp_path, "live", start, [chunk for chunk in sent if chunk is not None])
+    saved_page = _page(tmp_path, "saved", {key: value for key, value in saved.meta.items() if key != "chunks"},
+                       _saved_chunks(saved))
+    assert live_page["events"] == saved_page["events"]
+    assert live_page["rounds"] == saved_page["rounds"]
+    whys = [why for _, _, why in saved_page["events"].values() if why]
+    assert len(whys) == sum(1 for e in final.events if e.why) > 30
+    assert any("not ready" in why for why in whys) and any("the cap" in why for why in whys)
+
+
+def _saved_chunks(payload) -> list:
+    """``encode_trace``'s payload as its list of chunks (each a Payload of its meta and buffers)."""
+    buffers = iter(payload.buffers)
+    return [type(payload)(meta, [next(buffers) for spec in meta["columns"] for _ in spec["chunks"]])
+            for meta in payload.meta["chunks"]]
