@@ -39,7 +39,7 @@ from rlviz.checks import check_int
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
 from rlviz.viz.explorer_html import explorer_js
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import timeline_png
 
@@ -454,8 +454,9 @@ class LiveView(anywidget.AnyWidget):
         paused_at = self._gate.paused_at
         status = {"running": self.running, "paused": self.paused, "iterations": self.iterations,
                   "events": held, "events_per_s": rate, "error": self.error, "gated": self._gated,
-                  "paused_at": _event_facts(paused_at) if paused_at is not None else None,
+                  "paused_at": self._pause_facts(paused_at) if paused_at is not None else None,
                   "break_on": describe_break(self._gate.break_on), "break_error": self._gate.error,
+                  "break_op": self._gate.break_on if isinstance(self._gate.break_on, str) else None,
                   "curve": self._curve[-500:] if self._kind == "trainer" else None}
         if self._kind == "trainer":
             progress = train_progress(self.result if isinstance(self.result, dict) else {})
@@ -463,6 +464,12 @@ class LiveView(anywidget.AnyWidget):
             config = getattr(self._target, "config", None)
             status["target_ratio"] = config.get("training_intensity") if hasattr(config, "get") else None
         return status
+
+    def _pause_facts(self, event: Event) -> dict:
+        """What the page shows of the event the run paused at; ``end_unit`` is its end as the page's columns count it."""
+        origin = self._live.store.since_ns if self._live is not None else 0
+        return {"op": event.op, "where": event.where, "outcome": event.outcome, "item": event.item,
+                "end_ns": str(event.end_ns), "end_unit": max(0, (event.end_ns - origin) // LIVE_UNIT_NS)}
 
     def _send_status(self) -> None:
         self.send({"type": "status", "status": self._status()})
@@ -544,12 +551,6 @@ def _stop_every_watch() -> None:
     for view in running:
         view.error = view.error or _INTERRUPTED
         view._request_stop()
-
-
-def _event_facts(event: Event) -> dict:
-    """What the page shows of the event a run paused at."""
-    return {"op": event.op, "op_id": event.op_id, "outcome": event.outcome, "item": event.item,
-            "item_id": event.item_id, "start_ns": event.start_ns, "end_ns": event.end_ns}
 
 
 def _downstream(nodes: list, op_id: str) -> list[str]:
