@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import contextvars
+import difflib
 import math
 import threading
 import time
@@ -100,7 +101,9 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
         the wrong type, or ``break_on`` is neither a str nor a callable.
     ValueError
         If ``seconds``, ``iterations`` or ``window_s`` is not a finite number
-        > 0, or ``target`` is already being watched.
+        > 0, ``target`` is already being watched, ``break_on`` names no
+        driver op of the target's dataflow, or the target has no dataflow
+        ops to break on (an RLlib 2.x ``Algorithm``).
 
     Examples
     --------
@@ -180,6 +183,7 @@ class LiveView(anywidget.AnyWidget):
         self.result: Any = None
         self.error: str | None = None
         self._gated = callable(getattr(target, "dataflow", None))   # its ops are recorded: it pauses between them
+        self._check_break(break_on)
         self._gate = Gate(self._dataflow, break_on, on_pause=self._on_gate_paused)
         self._display_ids: list[str] = []           # the outputs showing this view (``_ipython_display_``)
         self._pictured = False                     # those outputs show the ended run's picture
@@ -293,11 +297,11 @@ class LiveView(anywidget.AnyWidget):
         ------
         TypeError
             If ``break_on`` is neither None, a str nor a callable.
-        RuntimeError
-            If the target has no recorded dataflow ops (an RLlib 2.x ``Algorithm``).
+        ValueError
+            If ``break_on`` names no driver op of the run's dataflow, or the
+            target has no recorded dataflow ops (an RLlib 2.x ``Algorithm``).
         """
-        if not self._gated and break_on is not None:
-            raise RuntimeError(f"break_on needs recorded dataflow ops, and {type(self._target).__name__} has none")
+        self._check_break(break_on)
         self._gate.set_break(break_on)
         self._send_status()
 
@@ -357,6 +361,22 @@ class LiveView(anywidget.AnyWidget):
         self._stopping.set()
         self._gate.close()
         self._resume.set()
+
+    def _check_break(self, break_on: object) -> None:
+        """A breakpoint must be a str or callable, on a target with dataflow ops; an op name must be one of them."""
+        check_break_on(break_on)
+        if break_on is None:
+            return
+        if not self._gated:
+            raise ValueError(f"break_on needs recorded dataflow ops, and {type(self._target).__name__} has none; "
+                             f"use pause() and resume(), which act between train() calls")
+        if isinstance(break_on, str):
+            nodes = [node for node in self._dataflow() if node.where == "driver"]
+            if break_on not in {node.op for node in nodes} | {node.op_id for node in nodes}:
+                ops = sorted({node.op for node in nodes})
+                close = difflib.get_close_matches(break_on, ops, n=1)
+                raise ValueError(f"break_on={break_on!r} is no driver op of this run"
+                                 + (f"; did you mean {close[0]!r}?" if close else "") + f" its ops are {ops}")
 
     def _dataflow(self) -> list:
         return list(self._target.dataflow()) if self._gated else []
@@ -501,7 +521,10 @@ class LiveView(anywidget.AnyWidget):
                 threading.Thread(target=self._advance_from_page, name="rlviz-advance", daemon=True).start()
             elif command == "break":
                 op = content.get("op")
-                self.set_break(op if isinstance(op, str) and op else None)
+                try:
+                    self.set_break(op if isinstance(op, str) and op else None)
+                except ValueError as err:              # shown in the page; the run goes on
+                    self.send({"type": "error", "message": str(err)})
             elif command == "stop":
                 self._request_stop()
 

@@ -31,6 +31,11 @@ def test_break_on_must_be_an_op_name_or_a_callable(bad):
         rlviz.watch(_numbers(), break_on=bad)
 
 
+def test_break_on_an_op_the_run_does_not_have_says_which_it_has():
+    with pytest.raises(ValueError, match=r"break_on='for_eahc' is no driver op of this run; did you mean 'for_each'\?"):
+        rlviz.watch(_numbers(), break_on="for_eahc")
+
+
 def test_a_breakpoint_pauses_after_the_matching_call_and_advance_runs_one_more_call():
     live = rlviz.watch(_numbers(), break_on=lambda e: e.op == "for_each" and e.item == "int 20")
     try:
