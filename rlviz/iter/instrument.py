@@ -9,7 +9,9 @@ queue, a batch still filling), so links lead to the value they became.  A
 stage that drops values (a filter) marks every input but the one it passed
 on as dropped, so walks back follow the kept one.  The common case (an item,
 at most one input) is written inline, without a function call, because it
-runs for every item of every stage.
+runs for every item of every stage.  After recording, each call reads
+``GATES.armed`` (``rlviz.trace.gate``): a watched run pauses there, at an op
+boundary, when it is asked to or meets a breakpoint.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import time
 from collections.abc import Iterator
 
 from rlviz.iter.sentinel import NextValueNotReady
+from rlviz.trace.gate import GATES
 from rlviz.trace.items import KIND_INT, KINDS, summarize
 from rlviz.trace.recorder import Recorder
 from rlviz.trace.rows import (CHUNK_BYTES, CONTINUATION, DROPPED, ERROR, ITEM, NO_INPUT, NOT_READY, ROW, STOP,
@@ -66,6 +69,7 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
     not_ready_type, item_codes, chunk_bytes = NextValueNotReady, _ITEM_CODES, CHUNK_BYTES
     int_item, no_input = item_codes[KIND_INT], NO_INPUT
     next_id, id_end = writer.next_id, writer.id_end   # this chunk's ids, kept in locals on the hot path
+    gates = GATES
     while True:
         if not recorder.enabled:
             try:
@@ -91,6 +95,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             writer.next_id = next_id
             writer.record(start, now(), ERROR, inputs=_take(pending))
             tap.failure = error
+            if gates.armed:
+                gates.reached(tap, start, now(), ERROR, None, -1)
             raise
         end = now()
         kind = type(item)
@@ -98,6 +104,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             writer.next_id = next_id
             writer.record(start, end, NOT_READY)       # inputs stay pending: the call that uses them comes later
             next_id, id_end = writer.next_id, writer.id_end
+            if gates.armed:
+                gates.reached(tap, start, end, NOT_READY, item, -1)
             yield item
             continue
         if kind is int and low <= item <= high:
@@ -128,6 +136,8 @@ def instrument(stage: Iterator, tap: Tap) -> Iterator:
             pending.clear()
         if push is not None:
             push(item_id)
+        if gates.armed:
+            gates.reached(tap, start, end, ITEM, item, item_id)
         yield item
 
 

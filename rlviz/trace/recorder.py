@@ -96,6 +96,7 @@ class Writer:
         the pull returned, so the decision row follows its event in the chunk.
         """
         self._rows += decision_row(union_node, round_, child, pull, allowed, flags)
+        self.recorder.last_decisions[union_node] = (round_, child, pull, allowed, flags)
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
@@ -140,6 +141,8 @@ class Recorder:
         self.texts = TextTable()
         self.nodes: list[Node] = []
         self._node_index: dict[str, int] = {}
+        #: Per union node, its latest decision (round, child, pull, allowed, flags): where a paused run stands.
+        self.last_decisions: dict[int, tuple[int, int, int, int, int]] = {}
         self._ids = 0
         self._full: deque[array] = deque()
         self._first_sequence = 0        # the sequence number of ``_full[0]``; each adopted chunk takes the next

@@ -14,11 +14,19 @@ the output is shown with a display id and, once the run has ended, ``join()``
 or ``stop()`` replaces it with the picture of the whole run; the view keeps
 the same picture in its ``_picture`` trait, which a notebook saved with its
 widget state shows when reopened.
+
+A watched rlviz plan or iterator pauses at the driver's op boundaries
+(``rlviz.trace.gate``): ``pause()`` and a ``break_on`` breakpoint stop the
+run's thread right after a recorded ``next()`` call, and ``advance()`` lets
+it run one round of the outermost union before it pauses again.  An RLlib
+2.x ``Algorithm`` has no recorded dataflow ops, so it pauses between two
+``train()`` calls.
 """
 from __future__ import annotations
 
 import base64
 import contextvars
+import difflib
 import math
 import threading
 import time
@@ -27,16 +35,21 @@ from typing import Any
 import anywidget
 import traitlets
 
-from rlviz.trace import Trace, record
+from rlviz.checks import check_int
+
+from rlviz.trace import Event, Trace, record
+from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
 from rlviz.viz.explorer_html import explorer_js
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import timeline_png
 
-__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S"]
+__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S"]
 
 #: Seconds between two refreshes of the page.
 REFRESH_S = 0.5
+#: How long ``advance()`` waits, by default, for the run to pause again.
+ADVANCE_TIMEOUT_S = 60.0
 #: How long ``stop()`` waits for the step running now (a train() call) to end.
 _JOIN_S = 120.0
 _WATCHED: dict[int, "LiveView"] = {}           # id(target) -> the view watching it now
@@ -46,7 +59,7 @@ _INTERRUPTED = ("KeyboardInterrupt: the kernel was interrupted, so the run stopp
 
 
 def watch(target: Any, *, seconds: float | None = None, iterations: int | None = None,
-          window_s: float | None = None) -> "LiveView":
+          window_s: float | None = None, break_on: BreakOn | None = None) -> "LiveView":
     """Run ``target`` in a background thread and watch it in a live Explorer.
 
     Parameters
@@ -65,6 +78,15 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
     window_s : float, optional
         Keep only the last ``window_s`` seconds of events in the driver and
         the page, so memory stays flat; the counters cover the whole run.
+    break_on : str or callable, optional
+        A breakpoint on the driver's dataflow ops: an op name (``"Replay"``)
+        pauses the run after each ``next()`` of that op; a callable gets each
+        driver-side ``Event`` and returns True to pause.  The run pauses right
+        after the matching call was recorded (``live.paused_at``); go on with
+        ``live.resume()`` or ``live.advance()``.  A predicate that raises
+        pauses the run and shows its error (``live.break_error``).  Remote
+        events reach the driver later than they happen, so they cannot
+        break; an RLlib 2.x ``Algorithm`` has no dataflow ops to break on.
 
     Returns
     -------
@@ -75,11 +97,13 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
     Raises
     ------
     TypeError
-        If ``target`` is neither a Trainer nor an iterator, or a number has
-        the wrong type.
+        If ``target`` is neither a Trainer nor an iterator, a number has
+        the wrong type, or ``break_on`` is neither a str nor a callable.
     ValueError
         If ``seconds``, ``iterations`` or ``window_s`` is not a finite number
-        > 0, or ``target`` is already being watched.
+        > 0, ``target`` is already being watched, ``break_on`` names no
+        driver op of the target's dataflow, or the target has no dataflow
+        ops to break on (an RLlib 2.x ``Algorithm``).
 
     Examples
     --------
@@ -90,7 +114,7 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
     >>> live.running, live.iterations, len(live.trace) > 0
     (False, 50, True)
     """
-    return LiveView(target, seconds=seconds, iterations=iterations, window_s=window_s)
+    return LiveView(target, seconds=seconds, iterations=iterations, window_s=window_s, break_on=break_on)
 
 
 class LiveView(anywidget.AnyWidget):
@@ -103,7 +127,7 @@ class LiveView(anywidget.AnyWidget):
 
     Parameters
     ----------
-    target, seconds, iterations, window_s
+    target, seconds, iterations, window_s, break_on
         See ``rlviz.watch``.
 
     Attributes
@@ -126,8 +150,9 @@ class LiveView(anywidget.AnyWidget):
     _picture = traitlets.Bytes(b"").tag(sync=True)
 
     def __init__(self, target: Any, *, seconds: float | None = None, iterations: int | None = None,
-                 window_s: float | None = None) -> None:
+                 window_s: float | None = None, break_on: BreakOn | None = None) -> None:
         kind = _kind_of(target)
+        check_break_on(break_on)
         seconds = _check_limit("seconds", seconds)
         iterations = _check_limit("iterations", iterations, integer=True)
         window_s = _check_limit("window_s", window_s)
@@ -157,6 +182,9 @@ class LiveView(anywidget.AnyWidget):
         self.iterations = 0
         self.result: Any = None
         self.error: str | None = None
+        self._gated = callable(getattr(target, "dataflow", None))   # its ops are recorded: it pauses between them
+        self._check_break(break_on)
+        self._gate = Gate(self._dataflow, break_on, on_pause=self._on_gate_paused)
         self._display_ids: list[str] = []           # the outputs showing this view (``_ipython_display_``)
         self._pictured = False                     # those outputs show the ended run's picture
         self.on_msg(self._on_message)
@@ -176,8 +204,26 @@ class LiveView(anywidget.AnyWidget):
 
     @property
     def paused(self) -> bool:
-        """True while paused (``pause()`` or the page's button)."""
-        return not self._resume.is_set()
+        """True from ``pause()`` (a breakpoint, the page's button) until ``resume()`` or ``advance()``.
+
+        The run's thread stops at the next op boundary; ``paused_at`` is set once it has.
+        """
+        return not self._resume.is_set() or self._gate.holding
+
+    @property
+    def paused_at(self) -> Event | None:
+        """The driver-side event the run is paused after (None while it runs, or paused between train() calls)."""
+        return self._gate.paused_at
+
+    @property
+    def break_on(self) -> BreakOn | None:
+        """The breakpoint now (None for none); set it with ``set_break``."""
+        return self._gate.break_on
+
+    @property
+    def break_error(self) -> str | None:
+        """What the ``break_on`` predicate raised, if it did (the run paused there and the predicate was removed)."""
+        return self._gate.error
 
     @property
     def trace(self) -> Trace:
@@ -189,14 +235,100 @@ class LiveView(anywidget.AnyWidget):
         return self._live.store.view()
 
     def pause(self) -> None:
-        """Pause the run between two steps (the step running now ends first)."""
-        self._resume.clear()
+        """Pause the run at its next op boundary: right after the driver's next recorded ``next()`` call.
+
+        Remote workers finish the call in flight and start no new one.  An
+        RLlib 2.x ``Algorithm`` pauses between two ``train()`` calls.
+        """
+        if self._gated:
+            self._gate.pause()
+        else:
+            self._resume.clear()
         self._send_status()
 
     def resume(self) -> None:
-        """Go on after ``pause()``."""
+        """Go on after ``pause()`` or a breakpoint (the breakpoint stays set)."""
+        self._gate.resume()
         self._resume.set()
         self._send_status()
+
+    def advance(self, rounds: int = 1, timeout: float = ADVANCE_TIMEOUT_S) -> Event | None:
+        """Run ``rounds`` rounds of the outermost union (one ``next()`` of the outermost op if there is none), then pause.
+
+        What runs is recorded as usual; a breakpoint met on the way pauses
+        the run there.  For DQN one round is one store turn (sample, store)
+        and one replay turn (replay, train, or not ready yet).
+
+        Parameters
+        ----------
+        rounds : int, default 1
+            How many rounds (or calls) to run.
+        timeout : float, default ADVANCE_TIMEOUT_S
+            Seconds to wait for the run to pause again.
+
+        Returns
+        -------
+        Event or None
+            The event the run paused at (``paused_at``); None if the run ended first.
+
+        Raises
+        ------
+        RuntimeError
+            If the run is not paused at an op boundary, was stopped, or has no
+            recorded ops to advance through (an RLlib 2.x ``Algorithm``).
+        TimeoutError
+            If the run has not paused again within ``timeout`` s.
+        """
+        check_int("rounds", rounds, minimum=1, hint="e.g. live.advance(rounds=3)")
+        if not self._gated:
+            raise RuntimeError(f"advance() steps through recorded dataflow ops, and {type(self._target).__name__} "
+                               f"has none; use pause() and resume(), which act between train() calls")
+        if self._stopping.is_set() or not self.running:
+            raise RuntimeError("advance() after the run stopped: nothing is left to advance; start a new "
+                               "rlviz.watch(...)")
+        event = self._gate.advance(rounds, timeout)
+        self._send_status()
+        return event
+
+    def set_break(self, break_on: BreakOn | None) -> None:
+        """Set the breakpoint (an op name or a predicate of each driver-side ``Event``; None removes it).
+
+        Raises
+        ------
+        TypeError
+            If ``break_on`` is neither None, a str nor a callable.
+        ValueError
+            If ``break_on`` names no driver op of the run's dataflow, or the
+            target has no recorded dataflow ops (an RLlib 2.x ``Algorithm``).
+        """
+        self._check_break(break_on)
+        self._gate.set_break(break_on)
+        self._send_status()
+
+    def inspect(self) -> dict:
+        """What the run holds now: where it paused, the last item of each driver op, calls in flight, counters, workers.
+
+        Returns
+        -------
+        dict
+            ``paused_at`` (Event or None); ``last_items`` (op -> the summary
+            of its last item); ``in_flight`` (the driver ops inside a
+            ``next()`` call now: downstream of where the run paused);
+            ``counters`` (the plan's counters: steps sampled and trained, ...);
+            ``workers`` (each remote worker's lane, and how many are healthy);
+            ``weights_version``: None, the plans do not version weights.
+        """
+        nodes = self._dataflow()
+        paused = self._gate.paused_at
+        last: dict[str, str | None] = {}
+        trace = self._live.snapshot() if self._live is not None and self._final is None else self.trace
+        for event in trace.events:
+            if event.where == "driver" and event.outcome == "item":
+                last[event.op] = event.item
+        return {"paused_at": paused, "last_items": last,
+                "in_flight": _downstream(nodes, paused.op_id) if paused is not None else [],
+                "counters": _counters(self._target), "workers": _workers(self._target),
+                "weights_version": None}
 
     def stop(self, timeout: float = _JOIN_S) -> None:
         """Stop the run: the step running now ends, the iterator's streams close, the thread is joined; the trace stays.
@@ -206,8 +338,7 @@ class LiveView(anywidget.AnyWidget):
         TimeoutError
             If the step running now has not ended within ``timeout`` seconds.
         """
-        self._stopping.set()
-        self._resume.set()
+        self._request_stop()
         self.join(timeout)
         if self.running:
             raise TimeoutError(f"the watched run did not stop within {timeout} s (a step is still running); "
@@ -225,8 +356,37 @@ class LiveView(anywidget.AnyWidget):
         return f"LiveView({state}, {self.iterations} iterations, {len(self.trace)} events)"
 
     # -- the run -------------------------------------------------------------
+    def _request_stop(self) -> None:
+        """The run ends after its current step; a paused run is let go first."""
+        self._stopping.set()
+        self._gate.close()
+        self._resume.set()
+
+    def _check_break(self, break_on: object) -> None:
+        """A breakpoint must be a str or callable, on a target with dataflow ops; an op name must be one of them."""
+        check_break_on(break_on)
+        if break_on is None:
+            return
+        if not self._gated:
+            raise ValueError(f"break_on needs recorded dataflow ops, and {type(self._target).__name__} has none; "
+                             f"use pause() and resume(), which act between train() calls")
+        if isinstance(break_on, str):
+            nodes = [node for node in self._dataflow() if node.where == "driver"]
+            if break_on not in {node.op for node in nodes} | {node.op_id for node in nodes}:
+                ops = sorted({node.op for node in nodes})
+                close = difflib.get_close_matches(break_on, ops, n=1)
+                raise ValueError(f"break_on={break_on!r} is no driver op of this run"
+                                 + (f"; did you mean {close[0]!r}?" if close else "") + f" its ops are {ops}")
+
+    def _dataflow(self) -> list:
+        return list(self._target.dataflow()) if self._gated else []
+
+    def _on_gate_paused(self, _event: Event) -> None:
+        self._send_status()                        # the refresher sends the events, within REFRESH_S
+
     def _run(self) -> None:
         seconds, iterations = self._limits
+        self._gate.open()
         stream = iter(self._target) if self._kind == "iterator" else None
         deadline = None if seconds is None else time.monotonic() + seconds
         try:
@@ -251,6 +411,7 @@ class LiveView(anywidget.AnyWidget):
         except BaseException as err:                # shown in the page and kept in .error, never printed
             self.error = _describe(err)
         finally:
+            self._gate.close()
             self._ready.set()
             with _WATCHED_LOCK:
                 if _WATCHED.get(id(self._target)) is self:
@@ -310,8 +471,12 @@ class LiveView(anywidget.AnyWidget):
         if now - when >= 1.0:
             rate = (held - before) / (now - when)
             self._rate = (now, held, rate)
+        paused_at = self._gate.paused_at
         status = {"running": self.running, "paused": self.paused, "iterations": self.iterations,
-                  "events": held, "events_per_s": rate, "error": self.error,
+                  "events": held, "events_per_s": rate, "error": self.error, "gated": self._gated,
+                  "paused_at": self._pause_facts(paused_at) if paused_at is not None else None,
+                  "break_on": describe_break(self._gate.break_on), "break_error": self._gate.error,
+                  "break_op": self._gate.break_on if isinstance(self._gate.break_on, str) else None,
                   "curve": self._curve[-500:] if self._kind == "trainer" else None}
         if self._kind == "trainer":
             progress = train_progress(self.result if isinstance(self.result, dict) else {})
@@ -319,6 +484,12 @@ class LiveView(anywidget.AnyWidget):
             config = getattr(self._target, "config", None)
             status["target_ratio"] = config.get("training_intensity") if hasattr(config, "get") else None
         return status
+
+    def _pause_facts(self, event: Event) -> dict:
+        """What the page shows of the event the run paused at; ``end_unit`` is its end as the page's columns count it."""
+        origin = self._live.store.since_ns if self._live is not None else 0
+        return {"op": event.op, "where": event.where, "outcome": event.outcome, "item": event.item,
+                "end_ns": str(event.end_ns), "end_unit": max(0, (event.end_ns - origin) // LIVE_UNIT_NS)}
 
     def _send_status(self) -> None:
         self.send({"type": "status", "status": self._status()})
@@ -346,9 +517,23 @@ class LiveView(anywidget.AnyWidget):
                 self.pause()
             elif command == "resume":
                 self.resume()
+            elif command == "advance" and self._gate.paused:
+                threading.Thread(target=self._advance_from_page, name="rlviz-advance", daemon=True).start()
+            elif command == "break":
+                op = content.get("op")
+                try:
+                    self.set_break(op if isinstance(op, str) and op else None)
+                except ValueError as err:              # shown in the page; the run goes on
+                    self.send({"type": "error", "message": str(err)})
             elif command == "stop":
-                self._stopping.set()
-                self._resume.set()
+                self._request_stop()
+
+    def _advance_from_page(self) -> None:
+        """The page's advance button: an advance whose error shows in the page (the kernel never blocks)."""
+        try:
+            self.advance()
+        except (RuntimeError, TimeoutError) as err:
+            self.send({"type": "error", "message": f"advance failed: {err}"})
 
     # -- static fallback ---------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
@@ -388,8 +573,29 @@ def _stop_every_watch() -> None:
         running = [view for view in _WATCHED.values() if view.running]
     for view in running:
         view.error = view.error or _INTERRUPTED
-        view._stopping.set()
-        view._resume.set()
+        view._request_stop()
+
+
+def _downstream(nodes: list, op_id: str) -> list[str]:
+    """The ops that consume ``op_id``'s values, directly or not, in dataflow order (their next() is under way)."""
+    inside = {op_id}
+    for node in nodes:                              # dataflow order: parents before children
+        if inside.intersection(node.parents):
+            inside.add(node.op_id)
+    return [node.op for node in nodes if node.op_id in inside and node.op_id != op_id]
+
+
+def _counters(target: Any) -> dict:
+    metrics = getattr(target, "metrics", None)
+    counters = getattr(metrics, "counters", None)
+    return dict(counters) if isinstance(counters, dict) else {}
+
+
+def _workers(target: Any) -> dict:
+    workers = getattr(target, "workers", None)
+    if not callable(getattr(workers, "lanes", None)):
+        return {}
+    return {"lanes": workers.lanes(), "healthy": workers.num_healthy_remote_workers()}
 
 
 def train_progress(result: dict) -> dict:

@@ -94,3 +94,15 @@ def test_an_interrupt_while_the_kernel_is_idle_stops_the_watch(kernel):
     assert _run(client, "print(1 + 1)").strip() == "2", "the kernel goes on"
     _run(client, "again = rlviz.watch(pipeline(), seconds=1); again.join(30)")
     assert _run(client, "print(again.running, again.error)").strip() == "False None", "a new watch runs"
+
+
+def test_an_interrupt_while_paused_at_a_breakpoint_stops_the_watch(kernel):
+    manager, client = kernel
+    _run(client, SETUP + "live = rlviz.watch(pipeline(), break_on='for_each')\n"
+                         "while live.paused_at is None:\n    time.sleep(0.05)\nprint(live.paused_at.op)")
+    time.sleep(1)                                   # paused, and no cell runs
+    manager.interrupt_kernel()
+    running, events, error = _report(client)
+    assert not running and events > 0
+    assert error.startswith("KeyboardInterrupt: the kernel was interrupted"), error
+    assert _run(client, "print(live.paused_at, live.iterations)").strip() == "None 1", "it stopped after the paused step"

@@ -1331,19 +1331,34 @@ function createGraph(host, view) {
       name.textContent = n.short;
       const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
       const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      g.append(title, rect, name, stats, more);
+      const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
+      dot.style.display = "none";
+      const dotTitle = svg("title");
+      dotTitle.textContent = "breakpoint: the run pauses after each call of this op";
+      dot.appendChild(dotTitle);
+      g.append(title, rect, name, stats, more, dot);
       g.addEventListener("click", () => {
         const { filter } = view.store.get();
         const same = filter.op === n.op && filter.where === n.where;
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
     counters();
     mark();
+    breakpoint();
+  }
+  function breakpoint() {
+    const live = view.store.get().live, op = live ? live.break_op ?? null : null;
+    for (const [k, { g, dot }] of boxes) {
+      const n = view.meta.nodes[k], on = op != null && n.op === op && n.where === "driver";
+      dot.style.display = on ? "" : "none";
+      if (on) g.dataset.break = "1";
+      else delete g.dataset.break;
+    }
   }
   function scale(width, height) {
     const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
@@ -1432,6 +1447,7 @@ function createGraph(host, view) {
       if (changed.has("rows")) build();
       else if (changed.has("data")) counters();
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
+      if (changed.has("live") || changed.has("rows")) breakpoint();
     },
     destroy() {
       pane.remove();
@@ -1445,6 +1461,7 @@ function createInspector(host, view) {
   host.appendChild(pane);
   let drawnEmpty = true;
   let whyRows = null, whyFor = null;
+  let drawnBreak = null;
   draw();
   function eventButton(i, dropped) {
     const d = view.describe(i);
@@ -1489,6 +1506,7 @@ function createInspector(host, view) {
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
+    breakButton(d.node);
     const droppedNote = {
       producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
       consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
@@ -1507,9 +1525,21 @@ function createInspector(host, view) {
       pane.appendChild(box);
     }
   }
+  function breakButton(node) {
+    const live = view.store.get().live;
+    drawnBreak = live ? live.break_op ?? null : null;
+    if (!live || !live.running || live.gated === false || node.where !== "driver") return;
+    const set = drawnBreak === node.op;
+    const button = make("button", set ? "rlviz-break-set" : null, "break", set ? "● remove breakpoint" : "● Break here");
+    button.title = set ? `stop pausing after each call of ${node.op}` : `pause the run after each call of ${node.op}`;
+    button.addEventListener("click", () => view.command("break", { op: set ? null : node.op }));
+    pane.appendChild(button);
+  }
   return {
     update(changed) {
-      if (changed.has("selected")) draw();
+      const live = view.store.get().live;
+      if (changed.has("live") && live && (live.break_op ?? null) !== drawnBreak) draw();
+      else if (changed.has("selected")) draw();
       else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
     },
     destroy() {
@@ -1528,6 +1558,10 @@ function createLiveBar(host, before, view) {
   const count = make("span", "rlviz-count", "live-count", "0");
   const rate = make("span", null, "live-rate", "");
   const pause = make("button", null, "pause", "❚❚ pause");
+  const advance = make("button", null, "advance", "⏭ advance");
+  advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
+  pause.title = "pause at the next op boundary, or go on (key Space)";
+  const where = make("span", null, "paused-at", "");
   const stop = make("button", null, "stop", "■ stop");
   const follow = make("label", null, "follow");
   const followBox = make("input", null, "follow-box");
@@ -1538,16 +1572,61 @@ function createLiveBar(host, before, view) {
   const counters = make("span", null, "live-counters", "");
   const curve = make("canvas", null, "return-curve");
   curve.title = "episode_reward_mean against sampled steps";
-  bar.append(state, count, make("span", null, null, "events"), rate, pause, stop, follow, counters, curve);
+  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, where, follow, counters, curve);
   host.insertBefore(bar, before);
   const listeners = [
     [pause, "click", () => view.command(store.get().live?.paused ? "resume" : "pause")],
+    [advance, "click", () => view.command("advance")],
+    [view.root, "keydown", onKey],
     [stop, "click", () => view.command("stop")],
     [followBox, "change", () => store.set({ follow: followBox.checked, followSpan: null }, { from: "user" })]
   ];
   for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
   drawCurve([]);
   let drawnCurve = "";
+  let pausedAt = null, focus = null;
+  function onKey(e) {
+    if (e.target && e.target.tagName === "INPUT") return;
+    const live = store.get().live;
+    if (!live || !live.running) return;
+    if (e.key === " ") {
+      e.preventDefault();
+      view.command(live.paused ? "resume" : "pause");
+    } else if (e.key === "n" || e.key === "N") {
+      e.preventDefault();
+      if (live.paused_at) view.command("advance");
+    }
+  }
+  function noticePause(live) {
+    const at = live.paused_at;
+    if (!at || pausedAt && at.end_ns === pausedAt.end_ns && at.op === pausedAt.op) return;
+    focus = { at, since: pausedAt ? pausedAt.end_unit : null };
+    pausedAt = at;
+  }
+  function focusPause() {
+    if (!focus) return;
+    const { model } = view;
+    const end = focus.at.end_unit;
+    const ofOp = (i) => {
+      const n = model.nodes[model.node[i]];
+      return n.op === focus.at.op && n.where === focus.at.where;
+    };
+    let found = -1;
+    for (let i = model.n - 1; i >= 0 && found < 0; i--) {
+      if (Math.abs(model.start[i] + model.duration[i] - end) <= 1 && ofOp(i)) found = i;
+    }
+    if (found < 0) return;
+    if (focus.since != null) {
+      const ran = [];
+      for (let i = 0; i < model.n; i++) {
+        const ended = model.start[i] + model.duration[i];
+        if (ended > focus.since && ended <= end) ran.push(i);
+      }
+      view.actions.setMatches(ran);
+    }
+    focus = null;
+    view.actions.select(found);
+  }
   function show(live) {
     setText(count, live.events.toLocaleString("en-US"));
     count.dataset.count = String(live.events);
@@ -1556,6 +1635,12 @@ function createLiveBar(host, before, view) {
     bar.dataset.running = String(Boolean(live.running));
     setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
     pause.disabled = stop.disabled = !live.running;
+    advance.disabled = !live.running || !live.paused_at;
+    advance.style.display = live.gated === false ? "none" : "";
+    const at = live.paused_at;
+    setText(where, live.break_error ? `⚠ ${live.break_error}` : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "");
+    where.dataset.outcome = at ? at.outcome : "";
+    if (live.running) noticePause(live);
     const c = live.counters || {};
     const parts = [`iteration ${live.iterations}`];
     if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
@@ -1597,6 +1682,7 @@ function createLiveBar(host, before, view) {
   return {
     update(changed) {
       if (changed.has("live") && store.get().live) show(store.get().live);
+      if (changed.has("live") || changed.has("data")) focusPause();
       if (changed.has("follow")) followBox.checked = store.get().follow;
     },
     destroy() {
@@ -2417,7 +2503,7 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     live: null
   });
   let steps = null, windowTimer = null, ordering = null;
-  const view = { meta, model, store, root, full, describe, actions: {}, command: (name) => host.onCommand?.(name) };
+  const view = { meta, model, store, root, full, describe, actions: {}, command: (name, extra) => host.onCommand?.(name, extra) };
   Object.assign(view.actions, {
     select,
     step: doStep,
@@ -2723,8 +2809,8 @@ function render({ model, el }) {
         if (message.view !== token) return;
         if (view) view.destroy();
         view = mountExplorer(el, message.meta, buffers, {
-          onCommand(name) {
-            model.send({ type: "command", command: name, view: token });
+          onCommand(name, extra) {
+            model.send({ ...extra, type: "command", command: name, view: token });
           },
           onChange(state) {
             if (message.meta.live) return;

@@ -47,7 +47,7 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0, rows: 0,
     follow: Boolean(live), followSpan: null, live: null });
   let steps = null, windowTimer = null, ordering = null;
-  const view = { meta, model, store, root, full, describe, actions: {}, command: (name) => host.onCommand?.(name) };
+  const view = { meta, model, store, root, full, describe, actions: {}, command: (name, extra) => host.onCommand?.(name, extra) };
   Object.assign(view.actions, {
     select, step: doStep, setFilter, setSkipNotReady, zoomToSelection,
     setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
@@ -338,7 +338,7 @@ function render({ model, el }) {
         if (message.view !== token) return;       // the answer to another view of the same widget
         if (view) view.destroy();
         view = mountExplorer(el, message.meta, buffers, {
-          onCommand(name) { model.send({ type: "command", command: name, view: token }); },
+          onCommand(name, extra) { model.send({ ...extra, type: "command", command: name, view: token }); },
           onChange(state) {
             if (message.meta.live) return;        // a live view's selection stays in the page
             model.set("selected", state.selected);

@@ -1,7 +1,8 @@
 // The graph pane: the dataflow graph as SVG, drawn where Python's layout (rlviz/viz/layout.py, the one
 // plot_graph draws) put each node box and each process's group box; nothing is laid out here. Each
 // node's counters are shown; a click filters the timeline to that node, the selection's producers and
-// consumers are outlined. The pane scrolls both ways, and "fit" shrinks the whole graph into it.
+// consumers are outlined. The pane scrolls both ways, and "fit" shrinks the whole graph into it. In a
+// live view, the op with a breakpoint wears a red dot.
 import { nodeMatches } from "../explorer_core.js";
 import { CONSUMER_COLOR, PRODUCER_COLOR, compact, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
 
@@ -66,19 +67,35 @@ export function createGraph(host, view) {
       name.textContent = n.short;
       const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
       const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      g.append(title, rect, name, stats, more);
+      const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
+      dot.style.display = "none";
+      const dotTitle = svg("title");
+      dotTitle.textContent = "breakpoint: the run pauses after each call of this op";
+      dot.appendChild(dotTitle);
+      g.append(title, rect, name, stats, more, dot);
       g.addEventListener("click", () => {
         const { filter } = view.store.get();
         const same = filter.op === n.op && filter.where === n.where;
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
     counters();
     mark();
+    breakpoint();
+  }
+
+  /** The red dot on the driver op the run breaks on (live views). */
+  function breakpoint() {
+    const live = view.store.get().live, op = live ? live.break_op ?? null : null;
+    for (const [k, { g, dot }] of boxes) {
+      const n = view.meta.nodes[k], on = op != null && n.op === op && n.where === "driver";
+      dot.style.display = on ? "" : "none";
+      if (on) g.dataset.break = "1"; else delete g.dataset.break;
+    }
   }
 
   /** How much to shrink a drawing of `width` x `height`: to fit the pane when "fit" is on, else only a
@@ -173,6 +190,7 @@ export function createGraph(host, view) {
       else if (changed.has("data")) counters();
       // a click never scrolls the pane under the cursor: only keyboard and Play steps are followed
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
+      if (changed.has("live") || changed.has("rows")) breakpoint();
     },
     destroy() { pane.remove(); },
   };

@@ -1,5 +1,6 @@
 // The inspector pane: the selected call's op, lane, outcome, item, times and completion rank,
-// with buttons to the calls that produced its inputs and consumed its output.
+// with buttons to the calls that produced its inputs and consumed its output. In a live view of a
+// run with dataflow ops, "Break here" sets a breakpoint on the selected driver op (again: removes it).
 import { completionOrder, decisionIndex, isDroppedInput, whyOf } from "../explorer_core.js";
 import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
 
@@ -14,6 +15,7 @@ export function createInspector(host, view) {
   host.appendChild(pane);
   let drawnEmpty = true;
   let whyRows = null, whyFor = null;   // event -> the union's decision row behind it, for the decisions `whyFor`
+  let drawnBreak = null;    // the breakpoint op the pane was drawn with (live views)
   draw();
 
   function eventButton(i, dropped) {
@@ -53,6 +55,7 @@ export function createInspector(host, view) {
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
+    breakButton(d.node);
     // a filter's rejected input (a not-ready None) is listed, marked, so the kept one reads as the source
     const droppedNote = {
       producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
@@ -71,9 +74,23 @@ export function createInspector(host, view) {
     }
   }
 
+  /** "Break here" on a driver op of a live run that can pause at its ops (a second press removes the breakpoint). */
+  function breakButton(node) {
+    const live = view.store.get().live;
+    drawnBreak = live ? live.break_op ?? null : null;
+    if (!live || !live.running || live.gated === false || node.where !== "driver") return;
+    const set = drawnBreak === node.op;
+    const button = make("button", set ? "rlviz-break-set" : null, "break", set ? "● remove breakpoint" : "● Break here");
+    button.title = set ? `stop pausing after each call of ${node.op}` : `pause the run after each call of ${node.op}`;
+    button.addEventListener("click", () => view.command("break", { op: set ? null : node.op }));
+    pane.appendChild(button);
+  }
+
   return {
     update(changed) {
-      if (changed.has("selected")) draw();
+      const live = view.store.get().live;
+      if (changed.has("live") && live && (live.break_op ?? null) !== drawnBreak) draw();
+      else if (changed.has("selected")) draw();
       // rank and consumers grow; an empty trace's note goes once events arrive
       else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
     },

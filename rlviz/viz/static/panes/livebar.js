@@ -1,6 +1,9 @@
 // The live bar (only in a live view): events held and per second, run state, pause / resume /
-// stop, the follow toggle, the plan's counters against the target ratio, and the return curve
-// (episode_reward_mean against sampled steps). Status comes from the store's `live` key.
+// advance / stop (keys: Space pauses and resumes, N advances), the follow toggle, the plan's
+// counters against the target ratio, and the return curve (episode_reward_mean against sampled
+// steps). Status comes from the store's `live` key. Each time the run pauses at an op boundary,
+// the event it paused after is selected (the inspector shows it, with its why) and the events
+// that arrived since the previous pause are highlighted.
 import { make, sized } from "../explorer_dom.js";
 
 const CURVE_W = 260, CURVE_H = 64;
@@ -19,6 +22,10 @@ export function createLiveBar(host, before, view) {
   const count = make("span", "rlviz-count", "live-count", "0");
   const rate = make("span", null, "live-rate", "");
   const pause = make("button", null, "pause", "❚❚ pause");
+  const advance = make("button", null, "advance", "⏭ advance");
+  advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
+  pause.title = "pause at the next op boundary, or go on (key Space)";
+  const where = make("span", null, "paused-at", "");
   const stop = make("button", null, "stop", "■ stop");
   const follow = make("label", null, "follow");
   const followBox = make("input", null, "follow-box");
@@ -29,10 +36,12 @@ export function createLiveBar(host, before, view) {
   const counters = make("span", null, "live-counters", "");
   const curve = make("canvas", null, "return-curve");
   curve.title = "episode_reward_mean against sampled steps";
-  bar.append(state, count, make("span", null, null, "events"), rate, pause, stop, follow, counters, curve);
+  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, where, follow, counters, curve);
   host.insertBefore(bar, before);
   const listeners = [
     [pause, "click", () => view.command(store.get().live?.paused ? "resume" : "pause")],
+    [advance, "click", () => view.command("advance")],
+    [view.root, "keydown", onKey],
     [stop, "click", () => view.command("stop")],
     [followBox, "change", () => store.set({ follow: followBox.checked, followSpan: null }, { from: "user" })],
   ];
@@ -40,6 +49,47 @@ export function createLiveBar(host, before, view) {
   drawCurve([]);
 
   let drawnCurve = "";
+  let pausedAt = null, focus = null;       // the pause shown, and the one whose event is still to select
+
+  /** Space pauses and resumes, N advances (not while typing in the search box). */
+  function onKey(e) {
+    if (e.target && e.target.tagName === "INPUT") return;
+    const live = store.get().live;
+    if (!live || !live.running) return;
+    if (e.key === " ") { e.preventDefault(); view.command(live.paused ? "resume" : "pause"); }
+    else if (e.key === "n" || e.key === "N") { e.preventDefault(); if (live.paused_at) view.command("advance"); }
+  }
+
+  /** A new pause: remember it, so its event is selected once it has arrived. */
+  function noticePause(live) {
+    const at = live.paused_at;
+    if (!at || (pausedAt && at.end_ns === pausedAt.end_ns && at.op === pausedAt.op)) return;
+    focus = { at, since: pausedAt ? pausedAt.end_unit : null };
+    pausedAt = at;
+  }
+
+  /** Select the event the run paused after, and highlight what ran since the previous pause (once both arrived). */
+  function focusPause() {
+    if (!focus) return;
+    const { model } = view;
+    const end = focus.at.end_unit;
+    const ofOp = (i) => { const n = model.nodes[model.node[i]]; return n.op === focus.at.op && n.where === focus.at.where; };
+    let found = -1;
+    for (let i = model.n - 1; i >= 0 && found < 0; i--) {
+      if (Math.abs(model.start[i] + model.duration[i] - end) <= 1 && ofOp(i)) found = i;
+    }
+    if (found < 0) return;                              // not arrived yet: the next append brings it
+    if (focus.since != null) {
+      const ran = [];
+      for (let i = 0; i < model.n; i++) {
+        const ended = model.start[i] + model.duration[i];
+        if (ended > focus.since && ended <= end) ran.push(i);
+      }
+      view.actions.setMatches(ran);
+    }
+    focus = null;
+    view.actions.select(found);
+  }
 
   /** Show `live`; an unchanged text or curve is left alone (a write would make the page lay out and paint it again). */
   function show(live) {
@@ -50,6 +100,13 @@ export function createLiveBar(host, before, view) {
     bar.dataset.running = String(Boolean(live.running));
     setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
     pause.disabled = stop.disabled = !live.running;
+    advance.disabled = !live.running || !live.paused_at;
+    advance.style.display = live.gated === false ? "none" : "";     // an RLlib 2.x Algorithm has no ops to advance through
+    const at = live.paused_at;
+    setText(where, live.break_error ? `⚠ ${live.break_error}`
+      : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "");
+    where.dataset.outcome = at ? at.outcome : "";
+    if (live.running) noticePause(live);
     const c = live.counters || {};
     const parts = [`iteration ${live.iterations}`];
     if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
@@ -92,6 +149,7 @@ export function createLiveBar(host, before, view) {
   return {
     update(changed) {
       if (changed.has("live") && store.get().live) show(store.get().live);
+      if (changed.has("live") || changed.has("data")) focusPause();
       if (changed.has("follow")) followBox.checked = store.get().follow;
     },
     destroy() {
