@@ -23,7 +23,8 @@ What one chunk carries, by event id (a store's ids live, positions saved):
   fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...).
 
 ``time_range`` (first start, last end, in units since the origin) addresses
-a chunk by time.
+a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
+once and in order, and asks for the stream again when one went missing.
 """
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ class LiveEncoder:
         self.texts_sent = 0
         self.used: set[int] = set()
         self.nodes_sent = -1
+        self.chunks_sent = 0
 
     def start(self) -> dict:
         """The meta a page mounts with (no events yet): the structure, the origin and unit, ``live: True``."""
@@ -115,6 +117,8 @@ class LiveEncoder:
                 self.used |= fresh
                 structure = self._structure()
         chunk = encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
+        chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
+        self.chunks_sent += 1
         if structure is not None:
             chunk.meta["structure"] = structure
         return chunk
@@ -193,6 +197,7 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
                      producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
                      texts if first == 0 else [], 0, trace.dropped, huge_texts)
         chunk = encode_chunk(part, origin, unit)
+        chunk.meta["seq"] = len(meta["chunks"])
         meta["chunks"].append(chunk.meta)
         buffers.extend(chunk.buffers)
     return Payload(meta, buffers)

@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import { completionOrder, hitTest, isDroppedInput, itemText, mergeEvents, orderEvents, stepList } from "../../rlviz/viz/static/explorer_core.js";
 import {
-  TRIM_SHARE, appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
+  StreamGap, TRIM_SHARE, appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
 
 const STRUCTURE = {
@@ -103,6 +103,18 @@ test("an input that arrives after its consumer links it once the chunk lands", (
   const model = liveModel(live);
   assert.equal(model.n, 2);
   assert.deepEqual(Array.from(model.inputs), [0]);
+});
+
+test("chunks are taken once and in order: a repeat is skipped, a missing one is a StreamGap", () => {
+  const live = createLive(STRUCTURE);
+  appendChunk(live, ...chunk(0, [[0, 0, 5, 0, 1]], [], { seq: 0 }));
+  const again = appendChunk(live, ...chunk(0, [[0, 0, 5, 0, 1]], [], { seq: 0 }));
+  assert.equal(again.repeated, true);
+  assert.equal(live.n, 1);                                     // nothing drawn twice
+  assert.throws(() => appendChunk(live, ...chunk(3, [[0, 9, 5, 0, 1]], [], { seq: 2 })), StreamGap);
+  assert.equal(live.n, 1);                                     // nothing drawn half
+  appendChunk(live, ...chunk(1, [[0, 9, 5, 0, 1]], [], { seq: 1 }));
+  assert.equal(liveModel(live).n, 2);
 });
 
 test("a chunk that does not start where the last ended is refused (nothing lost, nothing twice)", () => {

@@ -1041,7 +1041,8 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     end: 0,
     model: null,
     indexed: { n: 0, pairs: 0 },
-    decisions: createDecisions()
+    decisions: createDecisions(),
+    seq: 0
   };
   for (const name of COLUMNS2) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
@@ -1067,6 +1068,10 @@ function zeroCounters(count) {
   };
 }
 function appendChunk(live, message, buffers) {
+  if (!inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.n > 0 && message.first_id !== live.base + live.n) {
+    throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+  }
   const decoded = decodeColumns(message, buffers);
   const structure = Boolean(message.structure);
   if (structure) {
@@ -1078,9 +1083,6 @@ function appendChunk(live, message, buffers) {
   live.meta.texts.push(...message.texts || []);
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
-  if (message.first_id !== live.base + live.n) {
-    throw new Error(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
-  }
   const count = message.count, at = live.n;
   for (const name of COLUMNS2) {
     live.columns[name] = withRoom(live.columns[name], at + count);
@@ -1097,6 +1099,17 @@ function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+var StreamGap = class extends Error {
+};
+function inSequence(live, message) {
+  if (message.seq == null) return true;
+  if (message.seq < live.seq) return false;
+  if (message.seq > live.seq) {
+    throw new StreamGap(`chunk ${message.seq} arrived while chunk ${live.seq} was expected: one went missing`);
+  }
+  live.seq++;
+  return true;
 }
 function chunkLinks(message, decoded) {
   const counts = decoded.input_count, inputs = decoded.inputs;

@@ -26,7 +26,7 @@ export function createLive(meta, trimShare = TRIM_SHARE) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
-    decisions: createDecisions() };
+    decisions: createDecisions(), seq: 0 };
   for (const name of COLUMNS) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
@@ -60,6 +60,10 @@ function zeroCounters(count) {
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
 export function appendChunk(live, message, buffers) {
+  if (!inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.n > 0 && message.first_id !== live.base + live.n) {
+    throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+  }
   const decoded = decodeColumns(message, buffers);
   const structure = Boolean(message.structure);
   if (structure) {
@@ -71,9 +75,6 @@ export function appendChunk(live, message, buffers) {
   live.meta.texts.push(...(message.texts || []));
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
-  if (message.first_id !== live.base + live.n) {
-    throw new Error(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
-  }
   const count = message.count, at = live.n;
   for (const name of COLUMNS) {
     live.columns[name] = withRoom(live.columns[name], at + count);
@@ -90,6 +91,24 @@ export function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/** A chunk the page cannot take where it stands: one went missing (or came out of order). Ask for the stream again. */
+export class StreamGap extends Error {}
+
+/**
+ * Whether `message` is the next chunk of the stream (its `seq` numbers the sender's chunks): a chunk
+ * seen before (a repeat) is false, so nothing is drawn twice; a chunk past the next one means one
+ * went missing, a StreamGap, so nothing is drawn half. Chunks without `seq` are taken in order.
+ */
+function inSequence(live, message) {
+  if (message.seq == null) return true;
+  if (message.seq < live.seq) return false;
+  if (message.seq > live.seq) {
+    throw new StreamGap(`chunk ${message.seq} arrived while chunk ${live.seq} was expected: one went missing`);
+  }
+  live.seq++;
+  return true;
 }
 
 /** A chunk's links as (consumer, producer, dropped) id triples: its own events' inputs, then late ones. */
