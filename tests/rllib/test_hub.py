@@ -130,4 +130,3 @@ def test_a_block_whose_runners_died_exits_within_a_second_after_one_acknowledgem
     took = time.monotonic() - exiting
     assert _samples(trace) == ["dead-1", "dead-2"], "what the dead runners pushed stays in the block"
     assert took <= ACK_TIMEOUT_S + 1.0, f"the exit took {took:.1f} s"
-    print(f"exit took {took:.2f} s")
