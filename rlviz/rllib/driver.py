@@ -18,7 +18,8 @@ and SAC call ``EnvRunnerGroup.sync_weights``, whose ``set_state`` on each
 runner links to that update too; APPO and IMPALA push the state to RLlib's
 ``EnvRunnerStateServer`` (recorded as the ``sync_weights`` span that builds
 the pushed state), and each runner's pull at the top of ``sample`` links to
-that push.
+that push.  DQN's and SAC's replay buffer is recorded on the driver too
+(``ReplayLinks``), so a replayed batch links back to the samples that fed it.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from rlviz.trace.recorder import get_recorder
 from rlviz.trace.rows import ERROR, ITEM
 from rlviz.trace.spans import span
 
-__all__ = ["recorded_algorithm_class", "IdleCalls", "IDLE_EVERY_S", "WeightSync"]
+__all__ = ["recorded_algorithm_class", "IdleCalls", "IDLE_EVERY_S", "WeightSync", "ReplayLinks"]
 
 #: How long one event of gathered idle calls lasts at most (seconds).
 IDLE_EVERY_S = 0.5
@@ -94,6 +95,8 @@ class _Recording:
             group.probe_unhealthy_env_runners = IdleCalls(
                 "probe_unhealthy_env_runners", "EnvRunnerGroup.probe_unhealthy_env_runners() (restores)",
                 self.rlviz_lane).wrap(group.probe_unhealthy_env_runners)
+        if getattr(self, "local_replay_buffer", None) is not None:       # DQN, SAC
+            ReplayLinks(self.rlviz_lane).plug(self.local_replay_buffer)
         if self.learner_group is not None:
             self.learner_group.update = _training(self.learner_group.update, self.rlviz_lane)
         self.rlviz_steps = IdleCalls("training_step", f"{_base_name(type(self))}.training_step()",
@@ -315,6 +318,64 @@ class WeightSync:
                       where=self.lane, parents=self.parents) as call:
                 call.consumed(*((source,) if source >= 0 else ()))
                 return sync_states(*args, **kwargs)
+
+        return recorded
+
+
+class ReplayLinks:
+    """A replay buffer's ``add`` and ``sample`` as spans on the driver, so a replayed batch links back to its samples.
+
+    RLlib's buffers build new episode objects when they sample, with no trace
+    of the stored episodes they came from, so ids cannot ride on the episodes
+    through the buffer.  Instead ``add`` is a span that consumes the ids the
+    added episodes carry, and ``sample`` a span that consumes the ``add``
+    calls since the previous ``sample`` (the data new in the buffer; a batch
+    may also draw on older data, whose ``add`` links to an earlier ``sample``)
+    and writes its own id on the episodes it returns, which the update then
+    consumes.
+
+    Parameters
+    ----------
+    lane : str
+        The algorithm's driver lane.
+    """
+
+    def __init__(self, lane: str) -> None:
+        self.lane = lane
+        self.added: list[int] = []
+
+    def plug(self, buffer: Any) -> None:
+        """Wrap ``buffer.add`` and ``buffer.sample``."""
+        name = type(buffer).__name__
+        buffer.add = self._added(buffer.add, f"{name}.add()")
+        buffer.sample = self._sampled(buffer.sample, f"{name}.sample()")
+
+    def _added(self, add: Callable, label: str) -> Callable:
+        @functools.wraps(add)
+        def recorded(episodes: Any, *args: Any, **kwargs: Any):
+            with span("replay_buffer.add", label, where=self.lane, parents=(f"foreach_env_runner@{self.lane}",)) as call:
+                if get_recorder().enabled:
+                    call.consumed(*link_ids(episodes_in(episodes if isinstance(episodes, (list, tuple)) else [episodes])))
+                result = add(episodes, *args, **kwargs)
+            if call.item_id >= 0:
+                self.added.append(call.item_id)
+            return result
+
+        return recorded
+
+    def _sampled(self, sample: Callable, label: str) -> Callable:
+        @functools.wraps(sample)
+        def recorded(*args: Any, **kwargs: Any):
+            with span("replay_buffer.sample", label, where=self.lane,
+                      parents=(f"replay_buffer.add@{self.lane}",)) as call:
+                call.consumed(*self.added)
+                result = sample(*args, **kwargs)
+                if get_recorder().enabled:
+                    call.produced(Summary(f"{len(result)} replayed episode pieces"))
+            if call.item_id >= 0:
+                self.added = []
+                tag_episodes(episodes_in(result), call.item_id)
+            return result
 
         return recorded
 

@@ -83,9 +83,11 @@ def config_of(entry: Entry):
         from ray.rllib.algorithms.dqn import DQNConfig
         config = DQNConfig().training(num_steps_sampled_before_learning_starts=50, train_batch_size=32,
                                       target_network_update_freq=50)
+        config = config.reporting(min_sample_timesteps_per_iteration=100)
     else:
         from ray.rllib.algorithms.sac import SACConfig
         config = SACConfig().training(num_steps_sampled_before_learning_starts=50, train_batch_size=32)
+        config = config.reporting(min_sample_timesteps_per_iteration=100)
     if entry.multi_agent:
         from ray.rllib.examples.envs.classes.multi_agent import MultiAgentCartPole
         config = config.environment(MultiAgentCartPole, env_config={"num_agents": 2}).multi_agent(
