@@ -24,7 +24,7 @@ from rlviz.trace.session import COLLECT_EVERY_S
 from rlviz.iter.control import set_recording
 
 __all__ = ["RecorderHub", "HubCollector", "start_reporter", "hub_handle", "HUB_NAME", "RESTART_OP",
-           "IDLE_POLL_S"]
+           "IDLE_POLL_S", "ACK_TIMEOUT_S"]
 
 #: The name of the hub actor in the driver's namespace.
 HUB_NAME = "rlviz-hub"
@@ -33,7 +33,8 @@ RESTART_OP = "worker_restarted"
 #: How long a reporter's call waits at the hub for news while no block records (seconds).
 IDLE_POLL_S = 5.0
 _HUB_THREADS = 64                # reporters long-poll; each holds one of the hub's threads
-_ACK_TIMEOUT_S = 5.0             # how long begin/flush wait for reporters that are alive
+#: How long a flush (``record()`` entry, a read, the exit) waits for the reporters taken for alive (seconds).
+ACK_TIMEOUT_S = 5.0
 _LIVE_S = IDLE_POLL_S + 5.0      # a reporter silent for longer is taken for dead
 _RETRY_S = 1.0
 _REUSE_S = 0.5                   # a read this soon after a flush reuses its answer
@@ -257,7 +258,7 @@ class HubCollector:
             return
         self.offset_ns = -_offset(lambda: ray.get(hub.clock.remote()))
         ray.get(hub.begin.remote(capacity, collect_every_s))
-        ray.get(hub.acknowledged.remote(_ACK_TIMEOUT_S))
+        ray.get(hub.acknowledged.remote(ACK_TIMEOUT_S))
         self.cached, self.fresh_until = [], 0.0
 
     def collect(self, final: bool = False) -> list[dict]:
@@ -276,7 +277,7 @@ class HubCollector:
             return [dict(export) for export in self.cached]
         started = time.monotonic()
         try:
-            ray.get(hub.acknowledged.remote(_ACK_TIMEOUT_S))
+            ray.get(hub.acknowledged.remote(ACK_TIMEOUT_S))
             exports = ray.get(hub.exports.remote())
         except ray.exceptions.RayActorError:
             return []

@@ -11,6 +11,15 @@ records nothing is gathered into one event per ``IDLE_EVERY_S`` carrying how
 many such calls it stands for (``IdleCalls``).  Each algorithm
 claims a lane mark when it is built (``rlviz.rllib.lanes``), so two
 algorithms in one driver never share lanes.
+
+The weight sync is a ``sync_weights`` span on the driver's lane linked to
+the Learner's ``update`` whose weights it carries (``WeightSync``): PPO, DQN
+and SAC call ``EnvRunnerGroup.sync_weights``, whose ``set_state`` on each
+runner links to that update too; APPO and IMPALA push the state to RLlib's
+``EnvRunnerStateServer`` (recorded as the ``sync_weights`` span that builds
+the pushed state), and each runner's pull at the top of ``sample`` links to
+that push.  DQN's and SAC's replay buffer is recorded on the driver too
+(``ReplayLinks``), so a replayed batch links back to the samples that fed it.
 """
 from __future__ import annotations
 
@@ -25,14 +34,14 @@ from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 from rlviz.iter.reporter import hub_handle
 from rlviz.rllib.lanes import MARK_ATTR, claim_mark, driver_lane, lane_mark, release_mark
 from rlviz.rllib.learner import LEARNER_LANE
-from rlviz.rllib.links import Summary, episodes_in, link_ids, tag_episodes
+from rlviz.rllib.links import LINK_KEY, Summary, episodes_in, link_ids, tag_episodes, take_link, weights_source, with_link
 from rlviz.rllib.runners import runner_label
 from rlviz.trace.event import Node
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.rows import ERROR, ITEM
 from rlviz.trace.spans import span
 
-__all__ = ["recorded_algorithm_class", "IdleCalls", "IDLE_EVERY_S"]
+__all__ = ["recorded_algorithm_class", "IdleCalls", "IDLE_EVERY_S", "WeightSync", "ReplayLinks"]
 
 #: How long one event of gathered idle calls lasts at most (seconds).
 IDLE_EVERY_S = 0.5
@@ -82,11 +91,12 @@ class _Recording:
             runners = tuple(f"sample@{runner_label(i, mark)}" for i in range(1, self.config.num_env_runners + 1))
             group.foreach_env_runner = _received(group.foreach_env_runner, self.rlviz_lane,
                                                  runners or (f"sample@{runner_label(0, mark)}",))
-            group.sync_weights = _spanned("sync_weights", "EnvRunnerGroup.sync_weights()", group.sync_weights,
-                                          self.rlviz_lane, (f"get_state@{LEARNER_LANE}{mark}",))
+            WeightSync(self.rlviz_lane, mark).plug(group, self.learner_group)
             group.probe_unhealthy_env_runners = IdleCalls(
                 "probe_unhealthy_env_runners", "EnvRunnerGroup.probe_unhealthy_env_runners() (restores)",
                 self.rlviz_lane).wrap(group.probe_unhealthy_env_runners)
+        if getattr(self, "local_replay_buffer", None) is not None:       # DQN, SAC
+            ReplayLinks(self.rlviz_lane).plug(self.local_replay_buffer)
         if self.learner_group is not None:
             self.learner_group.update = _training(self.learner_group.update, self.rlviz_lane)
         self.rlviz_steps = IdleCalls("training_step", f"{_base_name(type(self))}.training_step()",
@@ -209,16 +219,165 @@ def _training(update: Callable, lane: str) -> Callable:
     return recorded
 
 
-def _spanned(op: str, label: str, method: Callable, lane: str, parents: tuple[str, ...] = ()) -> Callable:
-    @functools.wraps(method)
-    def recorded(*args: Any, **kwargs: Any):
-        with span(op, label, where=lane, parents=parents) as call:
-            result = method(*args, **kwargs)
-            if result is not None and get_recorder().enabled:
-                call.produced(result)
+class WeightSync:
+    """One algorithm's weight sync on the driver: ``sync_weights`` spans linked from the update to the runners.
+
+    Parameters
+    ----------
+    lane : str
+        The algorithm's driver lane.
+    mark : str
+        The algorithm's lane mark (``rlviz.rllib.lanes``).
+    """
+
+    def __init__(self, lane: str, mark: str) -> None:
+        self.lane = lane
+        self.parents = (f"get_state@{LEARNER_LANE}{mark}", f"update@{LEARNER_LANE}{mark}")
+        self.source = -1            # the update whose weights the running sync carries (-1: none)
+        self.syncing = False
+
+    def plug(self, group: Any, learner_group: Any) -> None:
+        """Wrap the methods of ``group`` (EnvRunnerGroup) and ``learner_group`` the weights pass through."""
+        group.sync_weights = self._sync(group.sync_weights)
+        group.foreach_env_runner_async_fetch_ready = self._addressed(group.foreach_env_runner_async_fetch_ready)
+        group.get_merged_env_runner_state = self._push(group.get_merged_env_runner_state)
+        group.sync_env_runner_states = self._passed_on(group.sync_env_runner_states)
+        if learner_group is not None:
+            learner_group.get_state = self._weights_out(learner_group.get_state)
+
+    def _sync(self, sync_weights: Callable) -> Callable:
+        """``EnvRunnerGroup.sync_weights`` (PPO, DQN, SAC): its runners' ``set_state`` calls link to the update."""
+
+        @functools.wraps(sync_weights)
+        def recorded(*args: Any, **kwargs: Any):
+            with span("sync_weights", "EnvRunnerGroup.sync_weights() (Learner -> EnvRunners)", where=self.lane,
+                      parents=self.parents) as call:
+                self.source, self.syncing = -1, True
+                token = weights_source.set(-1)
+                try:
+                    result = sync_weights(*args, **kwargs)
+                finally:
+                    weights_source.reset(token)
+                    self.syncing = False
+                call.consumed(*((self.source,) if self.source >= 0 else ()))
+                return result
+
+        return recorded
+
+    def _weights_out(self, get_state: Callable) -> Callable:
+        """``LearnerGroup.get_state``: takes the update's id out of the state before RLlib reads it."""
+
+        @functools.wraps(get_state)
+        def recorded(*args: Any, **kwargs: Any):
+            state = get_state(*args, **kwargs)
+            learner_state, source = take_link(state.get("learner") if isinstance(state, dict) else None)
+            if source < 0:
+                return state
+            if self.syncing:
+                self.source = source
+                weights_source.set(source)           # for the driver's local runner, until the sync ends
+            return {**state, "learner": learner_state}
+
+        return recorded
+
+    def _addressed(self, fetch: Callable) -> Callable:
+        """``foreach_env_runner_async_fetch_ready``: a sync's remote ``set_state`` calls get the update's id."""
+
+        @functools.wraps(fetch)
+        def recorded(*args: Any, **kwargs: Any):
+            func = kwargs.get("func", args[0] if args else None)
+            if func == "set_state" and self.syncing and self.source >= 0 and isinstance(kwargs.get("kwargs"), dict):
+                kwargs["kwargs"] = {**kwargs["kwargs"], LINK_KEY: self.source}
+            return fetch(*args, **kwargs)
+
+        return recorded
+
+    def _push(self, merge: Callable) -> Callable:
+        """``get_merged_env_runner_state`` (APPO, IMPALA): the state pushed to the state server, linked to the update."""
+
+        @functools.wraps(merge)
+        def recorded(*args: Any, **kwargs: Any):
+            kwargs["rl_module_state"], source = take_link(kwargs.get("rl_module_state"))
+            with span("sync_weights", "push to the EnvRunnerStateServer (Learner -> server; EnvRunners pull)",
+                      where=self.lane, parents=self.parents) as call:
+                call.consumed(*((source,) if source >= 0 else ()))
+                state = merge(*args, **kwargs)
+            return with_link(state, call.item_id)
+
+        return recorded
+
+    def _passed_on(self, sync_states: Callable) -> Callable:
+        """``sync_env_runner_states`` with weights (APPO, IMPALA without a state server): the id travels in the state."""
+
+        @functools.wraps(sync_states)
+        def recorded(*args: Any, **kwargs: Any):
+            if not kwargs.get("rl_module_state"):
+                return sync_states(*args, **kwargs)
+            _, source = take_link(kwargs["rl_module_state"])
+            with span("sync_weights", "EnvRunnerGroup.sync_env_runner_states() (Learner -> EnvRunners)",
+                      where=self.lane, parents=self.parents) as call:
+                call.consumed(*((source,) if source >= 0 else ()))
+                return sync_states(*args, **kwargs)
+
+        return recorded
+
+
+class ReplayLinks:
+    """A replay buffer's ``add`` and ``sample`` as spans on the driver, so a replayed batch links back to its samples.
+
+    RLlib's buffers build new episode objects when they sample, with no trace
+    of the stored episodes they came from, so ids cannot ride on the episodes
+    through the buffer.  Instead ``add`` is a span that consumes the ids the
+    added episodes carry, and ``sample`` a span that consumes the ``add``
+    calls since the previous ``sample`` (the data new in the buffer; a batch
+    may also draw on older data, whose ``add`` links to an earlier ``sample``)
+    and writes its own id on the episodes it returns, which the update then
+    consumes.
+
+    Parameters
+    ----------
+    lane : str
+        The algorithm's driver lane.
+    """
+
+    def __init__(self, lane: str) -> None:
+        self.lane = lane
+        self.added: list[int] = []
+
+    def plug(self, buffer: Any) -> None:
+        """Wrap ``buffer.add`` and ``buffer.sample``."""
+        name = type(buffer).__name__
+        buffer.add = self._added(buffer.add, f"{name}.add()")
+        buffer.sample = self._sampled(buffer.sample, f"{name}.sample()")
+
+    def _added(self, add: Callable, label: str) -> Callable:
+        @functools.wraps(add)
+        def recorded(episodes: Any, *args: Any, **kwargs: Any):
+            with span("replay_buffer.add", label, where=self.lane, parents=(f"foreach_env_runner@{self.lane}",)) as call:
+                if get_recorder().enabled:
+                    call.consumed(*link_ids(episodes_in(episodes if isinstance(episodes, (list, tuple)) else [episodes])))
+                result = add(episodes, *args, **kwargs)
+            if call.item_id >= 0:
+                self.added.append(call.item_id)
             return result
 
-    return recorded
+        return recorded
+
+    def _sampled(self, sample: Callable, label: str) -> Callable:
+        @functools.wraps(sample)
+        def recorded(*args: Any, **kwargs: Any):
+            with span("replay_buffer.sample", label, where=self.lane,
+                      parents=(f"replay_buffer.add@{self.lane}",)) as call:
+                call.consumed(*self.added)
+                result = sample(*args, **kwargs)
+                if get_recorder().enabled:
+                    call.produced(Summary(f"{len(result)} replayed episode pieces"))
+            if call.item_id >= 0:
+                self.added = []
+                tag_episodes(episodes_in(result), call.item_id)
+            return result
+
+        return recorded
 
 
 def _base_name(cls: type) -> str:

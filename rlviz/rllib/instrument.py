@@ -65,7 +65,8 @@ def instrument(config: AlgorithmConfig) -> AlgorithmConfig:
         If ``config`` is not an ``AlgorithmConfig``.
     ValueError
         If ``config`` builds no algorithm of ``SUPPORTED_ALGORITHMS`` (a base
-        ``AlgorithmConfig``, BC, ...), or is on the old API stack.
+        ``AlgorithmConfig``, BC, ...), is on the old API stack, or uses
+        aggregator actors (``num_aggregator_actors_per_learner > 0``).
     RuntimeError
         If the installed Ray is not a version the bridge was tested on.
 
@@ -89,11 +90,23 @@ def instrument(config: AlgorithmConfig) -> AlgorithmConfig:
                          f"enable_env_runner_and_connector_v2={config.enable_env_runner_and_connector_v2}; "
                          f"turn it on with config.api_stack(enable_rl_module_and_learner=True, "
                          f"enable_env_runner_and_connector_v2=True)")
+    _check_supported_combination(config)
     copy = config.copy(copy_frozen=False)
     copy.env_runners(env_runner_cls=_runner_class(config))
     copy.learners(learner_class=recorded_learner_class(config.learner_class))
     copy.algo_class = recorded_algorithm_class(algo_class)
     return copy
+
+
+def _check_supported_combination(config: AlgorithmConfig) -> None:
+    """Refuse a combination whose data path rlviz cannot follow, naming what it records."""
+    if getattr(config, "num_aggregator_actors_per_learner", 0):
+        raise ValueError(f"rlviz.rllib does not record aggregator actors: with num_aggregator_actors_per_learner="
+                         f"{config.num_aggregator_actors_per_learner} the episodes reach the Learner through "
+                         f"actors rlviz cannot instrument, so no sample would link to its update; it records "
+                         f"{', '.join(SUPPORTED_ALGORITHMS)} with their EnvRunners (0 or more) feeding a local "
+                         f"or remote Learner directly (see docs/rllib2.md); set "
+                         f"config.learners(num_aggregator_actors_per_learner=0)")
 
 
 def _runner_class(config: AlgorithmConfig) -> type:

@@ -1,5 +1,10 @@
 """A Learner subclass that records each ``update`` (batch size, loss) and ``get_state`` on the Learner's lane.
 
+``update`` lists the ``sample`` calls whose episodes it trains on (APPO and
+IMPALA hand it references to the episodes, which it resolves first), and
+the state ``get_state`` returns carries the id of the last recorded update
+(``rlviz.rllib.links``), so the weight sync links back to it.
+
 With ``num_learners=0`` the Learner lives in the driver and its lane is
 drawn from the driver's recorder; a remote Learner reports like a remote
 EnvRunner.  The subclass is made per algorithm, since each has its own
@@ -17,7 +22,7 @@ from ray.rllib.core.learner.learner import Learner
 
 from rlviz.iter.reporter import start_reporter
 from rlviz.rllib.lanes import driver_lane, lane_mark
-from rlviz.rllib.links import Summary, episodes_in, link_ids
+from rlviz.rllib.links import Summary, episodes_in, link_ids, with_link
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
@@ -64,6 +69,7 @@ class _Recording:
         many = actor_id is not None and self.config.num_learners > 1
         self.rlviz_lane = f"{LEARNER_LANE}-{actor_id[:6]}{mark}" if many else f"{LEARNER_LANE}{mark}"
         self.rlviz_update = f"LearnerGroup.update@{driver_lane(mark)}"
+        self.rlviz_weights_of = -1          # the id of the last recorded update: the weights' source
         if actor_id is not None:
             start_reporter(self.rlviz_lane)
 
@@ -76,12 +82,16 @@ class _Recording:
             results = super().update(*args, **kwargs)
             if recording:
                 call.produced(update_summary(episodes, results))
-            return results
+        if call.item_id >= 0:
+            self.rlviz_weights_of = call.item_id
+        return results
 
     def get_state(self, *args: Any, **kwargs: Any):
         with span("get_state", "Learner.get_state() (weights out)", where=self.rlviz_lane,
-                  parents=(f"update@{self.rlviz_lane}",)):
-            return super().get_state(*args, **kwargs)
+                  parents=(f"update@{self.rlviz_lane}",)) as call:
+            call.consumed(*((self.rlviz_weights_of,) if self.rlviz_weights_of >= 0 else ()))
+            state = super().get_state(*args, **kwargs)
+        return with_link(state, self.rlviz_weights_of) if get_recorder().enabled else state
 
 
 def _recorded_name(cls: type) -> str:
@@ -98,9 +108,13 @@ def update_summary(episodes: list, results: object) -> Summary:
 
 
 def _episodes_of(kwargs: dict) -> list:
+    """The episodes an ``update`` call trains on; references to them (APPO, IMPALA) are resolved first."""
     episodes = kwargs.get("episodes")
-    if episodes is None and kwargs.get("training_data") is not None:
-        episodes = getattr(kwargs["training_data"], "episodes", None)
+    data = kwargs.get("training_data")
+    if episodes is None and data is not None:
+        if getattr(data, "episodes_refs", None) is not None:
+            data.solve_refs()              # RLlib's own first step of the update; a second call does nothing
+        episodes = getattr(data, "episodes", None)
     return episodes_in(list(episodes)) if episodes else []
 
 

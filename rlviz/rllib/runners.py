@@ -5,6 +5,13 @@ with its algorithm's mark, ``rlviz.rllib.lanes``).
 A remote runner reports its recorder to the driver through a thread
 (``rlviz.iter.reporter``), so collection never waits behind ``sample()``;
 the local runner (index 0) lives in the driver and records there.
+
+``set_state`` is the weight sync's arrival: it lists the recorded call the
+weights came from (the Learner's ``update``, or the driver's push to APPO's
+and IMPALA's ``EnvRunnerStateServer``), read from a keyword the driver adds,
+from the state itself, or, for the driver's local runner, from
+``weights_source`` (``rlviz.rllib.links``).  A ``set_state`` inside
+``sample`` is a pull from the state server.
 """
 from __future__ import annotations
 
@@ -17,7 +24,7 @@ from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
 from rlviz.iter.reporter import start_reporter
 from rlviz.rllib.lanes import driver_lane, lane_mark
-from rlviz.rllib.links import episodes_in, sample_summary, tag_episodes
+from rlviz.rllib.links import LINK_KEY, episodes_in, sample_summary, tag_episodes, take_link, weights_source
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
@@ -39,13 +46,18 @@ class _Recording:
         mark = lane_mark(kwargs.get("config"))
         self.rlviz_lane = runner_label(kwargs.get("worker_index"), mark)
         self.rlviz_sync = f"sync_weights@{driver_lane(mark)}"
+        self.rlviz_sampling = False
         if ray.get_runtime_context().get_actor_id() is not None:
             start_reporter(self.rlviz_lane)
         super().__init__(*args, **kwargs)
 
     def sample(self, *args: Any, **kwargs: Any):
         with span("sample", f"{type(self).__name__}.sample()", where=self.rlviz_lane) as call:
-            episodes = super().sample(*args, **kwargs)
+            self.rlviz_sampling = True
+            try:
+                episodes = super().sample(*args, **kwargs)
+            finally:
+                self.rlviz_sampling = False
             if get_recorder().enabled:
                 call.produced(sample_summary(episodes))
         if call.item_id >= 0:
@@ -57,8 +69,19 @@ class _Recording:
             return super().get_state(*args, **kwargs)
 
     def set_state(self, *args: Any, **kwargs: Any):
-        with span("set_state", "EnvRunner.set_state() (weight sync)", where=self.rlviz_lane,
-                  parents=(self.rlviz_sync,)):
+        source = kwargs.pop(LINK_KEY, -1)
+        if "state" in kwargs:
+            kwargs["state"], carried = take_link(kwargs["state"])
+        elif args:
+            state, carried = take_link(args[0])
+            args = (state, *args[1:])
+        else:
+            carried = -1
+        source = max(source, carried, weights_source.get())
+        how = "pulled from the EnvRunnerStateServer" if self.rlviz_sampling else "weight sync"
+        with span("set_state", f"EnvRunner.set_state() ({how})", where=self.rlviz_lane,
+                  parents=(self.rlviz_sync,)) as call:
+            call.consumed(*((source,) if source >= 0 else ()))
             return super().set_state(*args, **kwargs)
 
     def get_metrics(self, *args: Any, **kwargs: Any):

@@ -289,3 +289,59 @@ def test_appo_polling_is_gathered_into_events_that_count_the_calls(ray_local):
     steps = [e for e in driver if e.op == "training_step"]
     counted = sum(int(e.item.split()[0]) if "idle calls" in (e.item or "") else 1 for e in steps)
     assert calls / 2 <= counted <= calls, (counted, calls)      # the idle tail at the block's end is not recorded
+
+
+def test_a_state_carries_the_weights_source_and_gives_it_up_in_a_copy():
+    from rlviz.rllib.links import LINK_KEY, take_link, with_link
+
+    state = {"rl_module": {"default_policy": {}}, "weights_seq_no": 3}
+    tagged = with_link(state, 7)
+    assert LINK_KEY not in state and tagged[LINK_KEY] == 7
+    rest, source = take_link(tagged)
+    assert rest == state and source == 7 and LINK_KEY in tagged, "taking the id leaves the tagged state alone"
+    assert take_link(state) == (state, -1) and with_link(state, -1) is state
+
+
+class _Episode:
+    """What the bridge reads of an RLlib episode: ``custom_data`` and ``env_steps()``."""
+
+    def __init__(self, item_id=None):
+        from rlviz.rllib.links import LINK_KEY
+
+        self.custom_data = {} if item_id is None else {LINK_KEY: item_id}
+
+    def env_steps(self):
+        return 1
+
+
+class _Buffer:
+    """A replay buffer that, like RLlib's, returns new episode objects when it samples."""
+
+    def __init__(self):
+        self.stored = []
+
+    def add(self, episodes):
+        self.stored.extend(episodes)
+
+    def sample(self, num_items):
+        return [_Episode() for _ in range(num_items)]
+
+
+def test_a_replayed_batch_links_back_through_the_buffer_to_the_samples_that_fed_it():
+    from rlviz.rllib.driver import ReplayLinks
+    from rlviz.rllib.links import episodes_in, link_ids
+    from rlviz.trace.spans import span
+
+    buffer = _Buffer()
+    ReplayLinks("driver").plug(buffer)
+    with rlviz.record() as trace:
+        with span("sample", where="EnvRunner-1") as sampled:
+            pass
+        buffer.add([_Episode(sampled.item_id)])
+        batch = buffer.sample(2)
+        with span("update", where="Learner") as update:
+            update.consumed(*link_ids(episodes_in(batch)))
+    events = trace.events
+    links = {(events[p].op, events[c].op) for p, c in zip(*trace.links())}
+    assert {("sample", "replay_buffer.add"), ("replay_buffer.add", "replay_buffer.sample"),
+            ("replay_buffer.sample", "update")} <= links, links

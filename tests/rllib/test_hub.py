@@ -115,3 +115,18 @@ def test_a_ray_restarted_in_the_same_process_gets_a_new_hub():
     except subprocess.TimeoutExpired as err:
         pytest.fail(f"the second Ray's record() hung: {err.stdout!r} {err.stderr[-2000:]!r}")
     assert out.stdout.split() == ["1", "1"], out.stderr[-3000:]
+
+
+def test_a_block_whose_runners_died_exits_within_a_second_after_one_acknowledgement_timeout(runners):
+    from rlviz.iter.reporter import ACK_TIMEOUT_S
+
+    pair = runners(["dead-1", "dead-2"])
+    with rlviz.record(collect_every_s=0.2) as trace:
+        ray.get([runner.sample.remote() for runner in pair])
+        time.sleep(0.5)                                  # their samples reach the hub with the next push
+        for runner in pair:
+            ray.kill(runner)
+        exiting = time.monotonic()
+    took = time.monotonic() - exiting
+    assert _samples(trace) == ["dead-1", "dead-2"], "what the dead runners pushed stays in the block"
+    assert took <= ACK_TIMEOUT_S + 1.0, f"the exit took {took:.1f} s"
