@@ -50,6 +50,7 @@ class Decisions:
     columns: dict[str, np.ndarray] = field(default_factory=lambda: _empty_columns())
     _by_event: dict[int, int] | None = field(default=None, repr=False)
     _next_child: np.ndarray | None = field(default=None, repr=False)
+    _previous: np.ndarray | None = field(default=None, repr=False)
     _sentences: dict[int, str] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -103,7 +104,7 @@ class Decisions:
                 "weight": spec["weights"][values["child"]] if values["child"] < len(spec["weights"]) else None,
                 "outcome": OUTCOMES[values["outcome"]], "star": bool(flags & STAR), "cap": bool(flags & CAP),
                 "turn_ended": bool(flags & TURN_ENDED), "dropped": bool(flags & DROPPED),
-                "next_op": self._next_op(row)}
+                "next_op": self._next_op(row), "after_not_ready": self._after_not_ready(row)}
 
     def sentence(self, row: int) -> str:
         """``why_sentence`` of row ``row`` (kept: a pull's child call and the union's call share it)."""
@@ -195,6 +196,25 @@ class Decisions:
         child = int(self.next_children()[row])
         return None if child < 0 else _name(self.specs[int(self.columns["union"][row])], child)
 
+    def previous_rows(self) -> np.ndarray:
+        """Per row, the same union's row just before it (-1 for its first); computed once."""
+        if self._previous is None:
+            union = self.columns["union"]
+            before = np.full(len(union), -1, np.int64)
+            for one in np.unique(union):
+                rows = np.flatnonzero(union == one)
+                before[rows[1:]] = rows[:-1]
+            self._previous = before
+        return self._previous
+
+    def _after_not_ready(self, row: int) -> str | None:
+        """The op whose not-ready ended the turn just before row ``row``'s turn began (None if that is not so)."""
+        c = self.columns
+        before = int(self.previous_rows()[row])
+        if c["pull"][row] != 1 or before < 0 or c["outcome"][before] != _NOT_READY:
+            return None
+        return _name(self.specs[int(c["union"][row])], int(c["child"][before]))
+
 
 def why_sentence(record: dict) -> str:
     """The sentence for one ``Decisions.record()``: which round, whose turn, which pull, and what comes next.
@@ -228,6 +248,8 @@ def why_sentence(record: dict) -> str:
             text += f" (weight {weight:g} drew {record['allowed']} this round)"
     if record["dropped"]:
         text += ", its item dropped by output_indexes"
+    if record.get("after_not_ready"):
+        text += f", after {record['after_not_ready']} was not ready"
     last_of_turn = record["cap"] or (not star and record["pull"] >= record["allowed"])
     if following and (last_of_turn or following != op):
         text += f"; next {following}"

@@ -172,7 +172,7 @@ const DECISIONS = {
   rows: {                         // Store 1/2, Store 2/2, Train not ready, Log 100th at the cap, Store 1/2
     event: [10, 11, 12, 13, 14], union_event: [20, 21, -1, 23, 24], union: [0, 0, 0, 0, 0],
     round: [4, 4, 4, 4, 5], child: [0, 0, 1, 2, 0], pull: [1, 2, 1, 100, 1], allowed: [2, 2, 1, 100, 2],
-    outcome: [0, 0, 1, 0, 0], flags: [8, 8, 4, 3, 8], next: [0, 1, 2, 0, -1],
+    outcome: [0, 0, 1, 0, 0], flags: [8, 8, 4, 3, 8], next: [0, 1, 2, 0, -1], after: [-1, -1, -1, 1, -1],
   },
 };
 
@@ -187,8 +187,11 @@ test("why sentences are composed from the decision columns", () => {
   assert.equal(whyOf(DECISIONS, index, 99), null);
   assert.equal(whyOf(undefined, decisionIndex(undefined), 10), null);
   const float = { specs: [{ children: ["A", "B"], weights: [1, 0.25] }],
-    rows: { union: [0], round: [3], child: [1], pull: [1], allowed: [1], outcome: [0], flags: [0], next: [0] } };
+    rows: { union: [0], round: [3], child: [1], pull: [1], allowed: [1], outcome: [0], flags: [0], next: [0], after: [-1] } };
   assert.equal(whySentence(float, 0), "round 3: B, pull 1 of 1 (weight 0.25 drew 1 this round); next A");
+  const afterNotReady = { specs: [{ children: ["Replay", "Store"], weights: [1, 2] }],
+    rows: { union: [0], round: [7], child: [1], pull: [1], allowed: [2], outcome: [0], flags: [0], next: [1], after: [0] } };
+  assert.equal(whySentence(afterNotReady, 0), "round 7: Store, pull 1 of 2, after Replay was not ready");
 });
 
 test("a single not-ready poll keeps a strong mark in the aggregated drawing", () => {

@@ -70,3 +70,4 @@ def test_page_and_python_give_the_same_why_for_every_event(tmp_path):
     assert any("Train not ready: its turn ends" in s for s in sentences)
     assert any("drew" in s for s in sentences) and any("not ready after" in s for s in sentences)
     assert any("dropped by output_indexes" in s for s in sentences)
+    assert any(", after Train was not ready" in s for s in sentences)          # the turn that follows says why

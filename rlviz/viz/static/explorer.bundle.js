@@ -378,6 +378,7 @@ function whySentence(decisions, row) {
     if (typeof weight === "number" && !Number.isInteger(weight)) text += ` (weight ${formatG(weight)} drew ${allowed} this round)`;
   }
   if (r.flags[row] & DROPPED_FLAG) text += ", its item dropped by output_indexes";
+  if (pull === 1 && r.after[row] >= 0) text += `, after ${name(r.after[row])} was not ready`;
   const lastOfTurn = cap || !star && pull >= allowed;
   if (following && (lastOfTurn || following !== op)) text += `; next ${following}`;
   return text;
@@ -790,7 +791,8 @@ function buildTable(held, model, base, nodes) {
     allowed: new Float64Array(m),
     outcome: new Uint8Array(m),
     flags: new Uint8Array(m),
-    next: new Int32Array(m).fill(-1)
+    next: new Int32Array(m).fill(-1),
+    after: new Int32Array(m).fill(-1)
   };
   const lastOf = /* @__PURE__ */ new Map();
   order.forEach((k, row) => {
@@ -803,7 +805,11 @@ function buildTable(held, model, base, nodes) {
     rows.allowed[row] = held.allowed[k];
     rows.outcome[row] = model.flags[event] & 3;
     rows.flags[row] = held.flags[k] | droppedFlag(specs[spec], held.child[k], rows.outcome[row]);
-    if (lastOf.has(spec)) rows.next[lastOf.get(spec)] = rows.child[row];
+    if (lastOf.has(spec)) {
+      const before = lastOf.get(spec);
+      rows.next[before] = rows.child[row];
+      if (rows.outcome[before] === NOT_READY2) rows.after[row] = rows.child[before];
+    }
     lastOf.set(spec, row);
   });
   tieUnionCalls(rows, specs, model);

@@ -418,6 +418,7 @@ export function whySentence(decisions, row) {
     if (typeof weight === "number" && !Number.isInteger(weight)) text += ` (weight ${formatG(weight)} drew ${allowed} this round)`;
   }
   if (r.flags[row] & DROPPED_FLAG) text += ", its item dropped by output_indexes";
+  if (pull === 1 && r.after[row] >= 0) text += `, after ${name(r.after[row])} was not ready`;
   const lastOfTurn = cap || (!star && pull >= allowed);
   if (following && (lastOfTurn || following !== op)) text += `; next ${following}`;
   return text;

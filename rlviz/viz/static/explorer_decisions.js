@@ -41,7 +41,8 @@ export function trimDecisions(held, base) {
 
 /**
  * The table the inspector's "why" and the order pane's rounds read: {specs, rows}, rows as columns
- * (event, union_event, union, round, child, pull, allowed, outcome, flags, next) in the order the
+ * (event, union_event, union, round, child, pull, allowed, outcome, flags, next, and after: the child
+ * whose not-ready ended the turn before this row's, else -1) in the order the
  * pulls were made, events as model indices (id - base). Rebuilt only when decisions or events changed.
  */
 export function decisionTable(held, model, base, nodes) {
@@ -63,7 +64,8 @@ function buildTable(held, model, base, nodes) {
   const specOf = new Map(unionNodes.map((node, s) => [node, s]));
   const m = order.length, rows = { event: new Int32Array(m), union_event: new Int32Array(m).fill(-1),
     union: new Int32Array(m), round: new Float64Array(m), child: new Int32Array(m), pull: new Int32Array(m),
-    allowed: new Float64Array(m), outcome: new Uint8Array(m), flags: new Uint8Array(m), next: new Int32Array(m).fill(-1) };
+    allowed: new Float64Array(m), outcome: new Uint8Array(m), flags: new Uint8Array(m), next: new Int32Array(m).fill(-1),
+    after: new Int32Array(m).fill(-1) };
   const lastOf = new Map();
   order.forEach((k, row) => {
     const event = at(k), spec = specOf.get(held.union[k]);
@@ -75,7 +77,11 @@ function buildTable(held, model, base, nodes) {
     rows.allowed[row] = held.allowed[k];
     rows.outcome[row] = model.flags[event] & 3;
     rows.flags[row] = held.flags[k] | droppedFlag(specs[spec], held.child[k], rows.outcome[row]);
-    if (lastOf.has(spec)) rows.next[lastOf.get(spec)] = rows.child[row];
+    if (lastOf.has(spec)) {
+      const before = lastOf.get(spec);
+      rows.next[before] = rows.child[row];
+      if (rows.outcome[before] === NOT_READY) rows.after[row] = rows.child[before];   // a not-ready ended the turn before
+    }
     lastOf.set(spec, row);
   });
   tieUnionCalls(rows, specs, model);
