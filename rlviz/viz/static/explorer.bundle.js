@@ -736,7 +736,7 @@ var FIELDS = ["event", "union", "round", "child", "pull", "allowed", "flags"];
 var ITEM2 = 0;
 var NOT_READY2 = 1;
 function createDecisions() {
-  const held = { n: 0, version: 0, table: null };
+  const held = { n: 0, version: 0, table: null, sorted: new Int32Array(0), sortedN: 0 };
   for (const name of FIELDS) held[name] = new Float64Array(64);
   return held;
 }
@@ -760,6 +760,7 @@ function trimDecisions(held, base) {
   if (kept !== held.n) {
     held.n = kept;
     held.version++;
+    held.sortedN = 0;
   }
 }
 function decisionTable(held, model, base, nodes) {
@@ -769,11 +770,30 @@ function decisionTable(held, model, base, nodes) {
   held.table = { key, value };
   return value;
 }
+function timeOrder(held, model, base) {
+  const at = (k2) => held.event[k2] - base;
+  const before = (a2, b2) => model.start[at(a2)] - model.start[at(b2)] || at(a2) - at(b2);
+  const fresh = [];
+  for (let k2 = held.sortedN; k2 < held.n; k2++) fresh.push(k2);
+  if (fresh.some((k2) => at(k2) >= model.n)) {
+    const arrived = [];
+    for (let k2 = 0; k2 < held.n; k2++) if (at(k2) < model.n) arrived.push(k2);
+    held.sortedN = 0;
+    return Int32Array.from(arrived.sort(before));
+  }
+  fresh.sort(before);
+  const old = held.sorted.subarray(0, held.sortedN), merged = new Int32Array(held.sortedN + fresh.length);
+  let a = 0, b = 0, k = 0;
+  while (a < old.length || b < fresh.length) {
+    merged[k++] = b >= fresh.length || a < old.length && before(old[a], fresh[b]) <= 0 ? old[a++] : fresh[b++];
+  }
+  held.sorted = merged;
+  held.sortedN = merged.length;
+  return merged;
+}
 function buildTable(held, model, base, nodes) {
-  const order = [];
-  for (let k = 0; k < held.n; k++) if (held.event[k] - base < model.n) order.push(k);
+  const order = Array.from(timeOrder(held, model, base));
   const at = (k) => held.event[k] - base;
-  order.sort((a, b) => model.start[at(a)] - model.start[at(b)] || at(a) - at(b));
   const unionNodes = [...new Set(order.map((k) => held.union[k]))].sort((a, b) => a - b);
   const specs = unionNodes.map((node) => ({
     op: nodes[node]?.op ?? "union",

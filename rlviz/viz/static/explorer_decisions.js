@@ -11,7 +11,7 @@ const ITEM = 0, NOT_READY = 1;
 
 /** Empty held decisions. */
 export function createDecisions() {
-  const held = { n: 0, version: 0, table: null };
+  const held = { n: 0, version: 0, table: null, sorted: new Int32Array(0), sortedN: 0 };
   for (const name of FIELDS) held[name] = new Float64Array(64);
   return held;
 }
@@ -36,7 +36,7 @@ export function trimDecisions(held, base) {
     for (const name of FIELDS) held[name][kept] = held[name][k];
     kept++;
   }
-  if (kept !== held.n) { held.n = kept; held.version++; }
+  if (kept !== held.n) { held.n = kept; held.version++; held.sortedN = 0; }   // indices moved: sort afresh
 }
 
 /**
@@ -53,11 +53,37 @@ export function decisionTable(held, model, base, nodes) {
   return value;
 }
 
-function buildTable(held, model, base, nodes) {
-  const order = [];
-  for (let k = 0; k < held.n; k++) if (held.event[k] - base < model.n) order.push(k);
+/**
+ * The held decisions (their indices) in the order their calls started, ties by id: the ones sorted
+ * before keep their order, the new ones are sorted among themselves and merged in, so a refresh
+ * costs in proportion to what is held plus a sort of what is new. (A decision's event always comes
+ * in the same chunk or an earlier one; should one be missing, it is left out until it arrives.)
+ */
+function timeOrder(held, model, base) {
   const at = (k) => held.event[k] - base;
-  order.sort((a, b) => model.start[at(a)] - model.start[at(b)] || at(a) - at(b));
+  const before = (a, b) => model.start[at(a)] - model.start[at(b)] || at(a) - at(b);
+  const fresh = [];
+  for (let k = held.sortedN; k < held.n; k++) fresh.push(k);
+  if (fresh.some((k) => at(k) >= model.n)) {
+    const arrived = [];
+    for (let k = 0; k < held.n; k++) if (at(k) < model.n) arrived.push(k);
+    held.sortedN = 0;                           // sorted afresh next time too
+    return Int32Array.from(arrived.sort(before));
+  }
+  fresh.sort(before);
+  const old = held.sorted.subarray(0, held.sortedN), merged = new Int32Array(held.sortedN + fresh.length);
+  let a = 0, b = 0, k = 0;
+  while (a < old.length || b < fresh.length) {
+    merged[k++] = b >= fresh.length || (a < old.length && before(old[a], fresh[b]) <= 0) ? old[a++] : fresh[b++];
+  }
+  held.sorted = merged;
+  held.sortedN = merged.length;
+  return merged;
+}
+
+function buildTable(held, model, base, nodes) {
+  const order = Array.from(timeOrder(held, model, base));
+  const at = (k) => held.event[k] - base;
   const unionNodes = [...new Set(order.map((k) => held.union[k]))].sort((a, b) => a - b);
   const specs = unionNodes.map((node) => ({ op: nodes[node]?.op ?? "union", node,
     ...(nodes[node]?.union ?? { children: [], weights: [], output_indexes: null }) }));
