@@ -16,6 +16,13 @@ part of ``test_local_shuffle`` shuffles 2,000 coin flips instead of 20,000.
 Its check (all four pairs 00, 01, 10, 11 follow each other somewhere) is as
 certain with 2,000, and each item costs one Ray call per gathered item, which
 made that one test take over a minute per module on a busy 2-core machine.
+
+Where the time goes: starting actors.  Each iterator starts its own shard
+actors, as in Ray's tests (about 110 per module; 24 in ``test_local_shuffle``,
+5 or 6 in each repartition test), and each actor is a new Ray worker
+process; the items themselves take seconds in all.  ``tests/conftest.py``
+keeps a slow import (``rfc3987_syntax``, 3/4 of a worker's start-up CPU) out
+of those workers; docs/performance.md has the measurements.
 """
 import asyncio
 import collections
