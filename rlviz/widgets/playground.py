@@ -308,7 +308,7 @@ def strip_png(run: RoundRobinRun) -> tuple[bytes, tuple[int, int]]:
     caption = star_caption(run)
     if caption:                                 # under the axis label, left-aligned with it
         ax.annotate(caption, xy=(0, 0), xycoords=ax.xaxis.label, xytext=(0, -8), textcoords="offset points",
-                    ha="left", va="top", fontsize=9, linespacing=1.4, annotation_clip=False)
+                    ha="left", va="top", fontsize=9, linespacing=1.4, annotation_clip=False, parse_math=False)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=PIXEL_RATIO * _SCREEN_DPI, bbox_inches="tight", pad_inches=0.05)
     return _whole_screen_pixels(buffer.getvalue())
