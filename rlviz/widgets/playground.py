@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -18,10 +19,14 @@ from rlviz.ops.weights import DQN_SAMPLING, calculate_rr_weights, calculate_rr_w
 from rlviz.viz import plot_order
 from rlviz.widgets.roundrobin import OP_NAMES, RoundRobinRun, parse_weight, run_round_robin
 
-__all__ = ["RoundRobinPlayground", "WEIGHT_CHOICES"]
+__all__ = ["RoundRobinPlayground", "WEIGHT_CHOICES", "strip_png", "star_caption", "PIXEL_RATIO"]
 
 #: Suggestions in each weight box (any number > 0 or "*" may be typed).
 WEIGHT_CHOICES = ("*", "0.5", "1", "2", "3", "4", "8")
+#: Pixels of the strip's PNG per pixel it is shown at: sharp on high-density screens, exact on others.
+PIXEL_RATIO = 2
+#: Screen pixels per inch of figure size (CSS's 96), so matplotlib's font sizes read as on paper.
+_SCREEN_DPI = 96
 
 
 class RoundRobinPlayground(widgets.VBox):
@@ -133,7 +138,10 @@ class RoundRobinPlayground(widgets.VBox):
                                          layout=widgets.Layout(width="auto"))
         self.intensity_text = widgets.HTML()
         self.status = widgets.HTML()
-        self.picture = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        # shown at its own width (half its pixels), never stretched across the box: a flex column would
+        # widen an image of auto width to the box and keep its height
+        self.picture = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
+                                                                         align_self="flex-start"))
         self._rows = [widgets.HBox([box, check]) for box, check in zip(self.weight_boxes, self.pass_boxes)]
 
     def _layout(self) -> list:
@@ -202,20 +210,16 @@ class RoundRobinPlayground(widgets.VBox):
             row.layout.display = None if i < self.ops_toggle.value else "none"
 
     def _draw(self, run: RoundRobinRun) -> None:
-        import matplotlib.pyplot as plt
-
-        names = list(OP_NAMES[:len(run.weights)])
-        ax = plot_order(run.trace, ops=names, weights=run.weights)
-        plt.close(ax.figure)
-        buffer = io.BytesIO()
-        ax.figure.savefig(buffer, format="png", dpi=80)
+        picture, (width, _) = strip_png(run)
         shown = " ".join(run.output[:40]) + (" ..." if len(run.output) > 40 else "")
+        names = list(OP_NAMES[:len(run.weights)])
         code = (f"Concurrently([{', '.join(names)}], mode='round_robin', round_robin_weights={run.weights!r}"
                 + (f", output_indexes={run.output_indexes}" if run.output_indexes is not None else "") + ")")
         with self.status.hold_sync(), self.picture.hold_sync():
             self.status.value = (f"<code>{html.escape(code)}</code><br>ops ran: <code>{html.escape(run.pattern)}"
                                  f"</code><br>passed on: <code>{html.escape(shown)}</code>")
-            self.picture.value = buffer.getvalue()
+            self.picture.value = picture
+            self.picture.width = str(width)
 
     def _show_error(self, what: str, err: Exception) -> None:
         """Show ``err`` in the widget: a callback's exception would otherwise only reach the kernel log."""
@@ -244,13 +248,19 @@ class RoundRobinPlayground(widgets.VBox):
             f"(a fractional weight is rounded at random each round)")
 
     # -- static fallback -------------------------------------------------------
-    def _repr_mimebundle_(self, **kwargs) -> dict:
-        """The live widget, plus the current order strip and call as text for viewers without a kernel."""
+    def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
+        """The live widget, plus the current order strip and call as text for viewers without a kernel.
+
+        The strip's ``image/png`` carries its width in the metadata, so a
+        static view shows it at its size, as the live widget does.
+        """
         bundle = super()._repr_mimebundle_(**kwargs) or {}
+        metadata = {}
         bundle["text/plain"] = html.unescape(re.sub(r"<[^>]+>", " ", self.status.value.replace("<br>", "\n")))
         if self.picture.value:
             bundle["image/png"] = base64.b64encode(self.picture.value).decode("ascii")
-        return bundle
+            metadata["image/png"] = {"width": int(self.picture.width)}
+        return bundle, metadata
 
 
 def _intensity_weights(sampling: dict, intensity: float) -> tuple[list, list]:
@@ -261,3 +271,91 @@ def _intensity_weights(sampling: dict, intensity: float) -> tuple[list, list]:
                          f"num_envs_per_worker and num_workers (default: DQN_SAMPLING)")
     config = {**sampling, "training_intensity": intensity}
     return calculate_rr_weights(config), calculate_rr_weights_float(config)
+
+
+def strip_png(run: RoundRobinRun) -> tuple[bytes, tuple[int, int]]:
+    """The order strip of ``run`` as a PNG, with the size to show it at.
+
+    The figure is drawn at ``PIXEL_RATIO`` times the screen's 96 pixels per
+    inch, cut to what it draws and widened to whole screen pixels.  Shown at
+    the returned size, every image pixel lands on a device pixel of a
+    high-density screen (2 per CSS pixel); other screens scale it down by
+    exactly 2, never up, and its text reads at the font sizes it was set in.
+    A ``"*"`` weight gets a caption under the strip saying what it does.
+
+    Parameters
+    ----------
+    run : RoundRobinRun
+        A run of ``run_round_robin``.
+
+    Returns
+    -------
+    tuple of (bytes, (int, int))
+        The PNG, and the width and height in CSS pixels to show it at.
+
+    Examples
+    --------
+    >>> from rlviz.widgets.roundrobin import run_round_robin
+    >>> png, (width, height) = strip_png(run_round_robin([2, 1]))
+    >>> int.from_bytes(png[16:20], "big") == PIXEL_RATIO * width
+    True
+    """
+    import matplotlib.pyplot as plt
+
+    ax = plot_order(run.trace, ops=list(OP_NAMES[:len(run.weights)]), weights=run.weights)
+    figure = ax.figure
+    plt.close(figure)
+    caption = star_caption(run)
+    if caption:                                 # under the axis label, left-aligned with it
+        ax.annotate(caption, xy=(0, 0), xycoords=ax.xaxis.label, xytext=(0, -8), textcoords="offset points",
+                    ha="left", va="top", fontsize=9, linespacing=1.4, annotation_clip=False, parse_math=False)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=PIXEL_RATIO * _SCREEN_DPI, bbox_inches="tight", pad_inches=0.05)
+    return _whole_screen_pixels(buffer.getvalue())
+
+
+def _whole_screen_pixels(png: bytes) -> tuple[bytes, tuple[int, int]]:
+    """``png`` widened with white to a multiple of ``PIXEL_RATIO`` pixels each way, and its size shown."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png))
+    size = (math.ceil(image.width / PIXEL_RATIO), math.ceil(image.height / PIXEL_RATIO))
+    if (image.width, image.height) != (PIXEL_RATIO * size[0], PIXEL_RATIO * size[1]):
+        padded = Image.new(image.mode, (PIXEL_RATIO * size[0], PIXEL_RATIO * size[1]), "white")
+        padded.paste(image, (0, 0))
+        buffer = io.BytesIO()
+        padded.save(buffer, format="png", dpi=image.info.get("dpi", (PIXEL_RATIO * _SCREEN_DPI,) * 2))
+        png = buffer.getvalue()
+    return png, size
+
+
+def star_caption(run: RoundRobinRun) -> str:
+    """What the ``"*"`` weights of ``run`` do, in words ("" when no weight is ``"*"``).
+
+    Parameters
+    ----------
+    run : RoundRobinRun
+        A run of ``run_round_robin``.
+
+    Returns
+    -------
+    str
+        One line for the rule, one more when the always-ready ``update`` op has ``"*"``.
+
+    Examples
+    --------
+    >>> from rlviz.widgets.roundrobin import run_round_robin
+    >>> star_caption(run_round_robin([1, "*"])).startswith('weight "*" (train):')
+    True
+    """
+    from rlviz.iter.union import STAR_MAX_PULL
+
+    starred = [name for name, weight in zip(OP_NAMES, run.weights) if weight == "*"]
+    if not starred:
+        return ""
+    lines = [f'weight "*" ({", ".join(starred)}): in its turn the op gives every item it has ready, '
+             f"at most {STAR_MAX_PULL}, then passes the turn on (it never waits)"]
+    if "update" in starred:
+        lines.append(f"update is always ready, so each of its turns gives {STAR_MAX_PULL} items "
+                     f"(this run stopped after {len(run.order)})")
+    return "\n".join(lines)

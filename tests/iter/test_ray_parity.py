@@ -16,6 +16,13 @@ part of ``test_local_shuffle`` shuffles 2,000 coin flips instead of 20,000.
 Its check (all four pairs 00, 01, 10, 11 follow each other somewhere) is as
 certain with 2,000, and each item costs one Ray call per gathered item, which
 made that one test take over a minute per module on a busy 2-core machine.
+
+Where the time goes: starting actors.  Each iterator starts its own shard
+actors, as in Ray's tests (about 110 per module; 24 in ``test_local_shuffle``,
+5 or 6 in each repartition test), and each actor is a new Ray worker
+process; the items themselves take seconds in all.  ``tests/conftest.py``
+keeps a slow import (``rfc3987_syntax``, 3/4 of a worker's start-up CPU) out
+of those workers; docs/performance.md has the measurements.
 """
 import asyncio
 import collections
@@ -58,6 +65,20 @@ class Gate:
 
     async def locked(self) -> bool:
         return self._sem.locked()
+
+
+def test_workers_start_without_the_iri_grammar():
+    """Ray's workers here skip ``rfc3987_syntax`` (``tests/conftest.py``), whose import was 3/4 of each actor's start.
+
+    Every iterator below starts new shard actors, each a new worker process;
+    with the grammar this file took ~2.5 times as long.
+    """
+    @ray.remote(num_cpus=0)
+    def imported():
+        import sys
+        return "jsonschema" in sys.modules, "rfc3987_syntax" in sys.modules
+
+    assert ray.get(imported.remote()) == (True, False)
 
 
 # -- constructors and their names ------------------------------------------------

@@ -148,3 +148,46 @@ def test_an_unexpected_failure_is_shown_in_the_widget_not_lost(monkeypatch):
     pg.weight_boxes[0].value = "2"
     assert pg.error == "RuntimeError: the recorder could not reach a shard"
     assert "RuntimeError: the recorder could not reach a shard" in pg.status.value
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header (its IHDR chunk)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+@pytest.mark.parametrize("weights", [[2, 1, "*"], [1, 2]])
+def test_strip_is_shown_at_half_its_pixels_and_never_stretched(weights):
+    """Two image pixels per CSS pixel (sharp on a high-density screen), the width fixed, the height following it.
+
+    An image of auto width in the widget's flex column is widened to the
+    column and keeps its height: stretched.  A picture drawn at 80 dpi and
+    shown at its pixel size is blurred by a 2x screen.
+    """
+    from rlviz.widgets.playground import PIXEL_RATIO
+
+    pg = RoundRobinPlayground(weights=weights)
+    width, height = _png_size(bytes(pg.picture.value))
+    assert PIXEL_RATIO == 2 and width == 2 * int(pg.picture.width) and height % 2 == 0
+    assert pg.picture.height == "" and pg.picture.layout.height == "auto"
+    assert pg.picture.layout.align_self == "flex-start"
+    data, metadata = pg._repr_mimebundle_()
+    assert metadata["image/png"] == {"width": int(pg.picture.width)}   # static views show it at that size too
+
+
+def test_star_weights_are_explained_under_the_strip(monkeypatch):
+    import rlviz.widgets.playground as playground
+    from rlviz.widgets.playground import star_caption, strip_png
+
+    run = run_round_robin([2, 1, "*"])
+    caption = star_caption(run)
+    assert caption.splitlines() == [
+        'weight "*" (update): in its turn the op gives every item it has ready, at most 100, '
+        "then passes the turn on (it never waits)",
+        "update is always ready, so each of its turns gives 100 items (this run stopped after 24)"]
+    assert star_caption(run_round_robin([2, 1])) == ""
+    assert star_caption(run_round_robin([1, "*"])).splitlines()[0].startswith('weight "*" (train):')
+    _, (_, tall) = strip_png(run)
+    monkeypatch.setattr(playground, "star_caption", lambda run: "")
+    _, (_, short) = strip_png(run)
+    assert tall > short + 20                    # the caption's two lines are in the picture
