@@ -105,7 +105,7 @@ def test_chunks_and_status_arriving_together_are_drawn_in_one_pass_and_none_is_l
         assert errors == []
 
 
-def test_a_chunk_that_skips_events_is_shown_as_an_error_in_the_page():
+def test_a_chunk_that_skips_one_is_shown_as_an_error_in_a_page_with_no_kernel_to_ask_again():
     structure, chunks = _recorded_chunks(3)
     with chromium_page(1280, 900) as page:
         page.set_content(_page())
@@ -114,7 +114,7 @@ def test_a_chunk_that_skips_events_is_shown_as_an_error_in_the_page():
         page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunks[0], chunks[2]], None])
         page.evaluate("() => window.rlvizLive.frames(3)")
         banner = page.locator('[data-rlviz="error"]')
-        assert "cannot follow event" in banner.inner_text()
+        assert "chunk 2 arrived while chunk 1 was expected: one went missing" in banner.inner_text()
 
 
 def test_a_live_page_draws_rounds_that_follow_the_run_and_says_why_each_pull_happened():
