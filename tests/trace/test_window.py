@@ -14,7 +14,9 @@ _MS = 1_000_000
 
 @pytest.fixture
 def recorder():
-    """The process's recorder, cleared after the test: its events are stamped up to a minute ahead."""
+    """The process's recorder, cleared before the test (the open chunks of earlier tests' writers would
+    count in ``held``) and after it (its events are stamped up to a minute ahead)."""
+    get_recorder().clear()
     yield get_recorder()
     get_recorder().clear()
 
