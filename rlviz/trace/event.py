@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Event", "Node", "OUTCOMES", "DRIVER", "with_upstream"]
+__all__ = ["Event", "Node", "NodeTable", "OUTCOMES", "DRIVER", "with_upstream"]
 
 #: What a ``next()`` call can end in, in the order of their numeric codes.
 OUTCOMES = ("item", "not_ready", "stop", "error")
@@ -69,6 +69,33 @@ class Node:
                              f"expected an object of key: value facts (save the trace again with this rlviz)")
         return cls(data["op_id"], data["op"], data["label"], data["where"], tuple(data.get("parents", ())),
                    tuple((key, tuple(value) if isinstance(value, list) else value) for key, value in details.items()))
+
+
+class NodeTable:
+    """The nodes that several processes' rows name, each once, by op_id: a node's index never changes.
+
+    What a trace being built and a growing store both keep.  A node seen
+    again with parents replaces one first seen without (a process that only
+    consumed a value names its producer before the producer's own process does).
+
+    >>> table = NodeTable()
+    >>> table.add(Node("a", "src", "A")), table.add(Node("b", "map", "B", parents=("a",))), table.add(Node("a", "src", "A"))
+    (0, 1, 0)
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, node: Node) -> int:
+        """The index of ``node`` (by op_id), added if new."""
+        index = self._index.get(node.op_id)
+        if index is None:
+            index = self._index[node.op_id] = len(self.nodes)
+            self.nodes.append(node)
+        elif node.parents and not self.nodes[index].parents:
+            self.nodes[index] = node
+        return index
 
 
 def with_upstream(indices: Iterable[int], nodes: Sequence[Node]) -> list[int]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rlviz.trace.decisions import Decisions
-from rlviz.trace.event import Node, with_upstream
+from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns,
                               input_id, kind_of, outcome_of, split_decisions)
@@ -113,8 +113,8 @@ class TraceStore:
         self.since_ns = int(since_ns)
         self.window_ns = window_ns
         self.lock = threading.RLock()
-        self.nodes: list[Node] = []
-        self._node_index: dict[str, int] = {}
+        self._node_table = NodeTable()
+        self.nodes = self._node_table.nodes
         self.texts = TextTable(capacity=SIZED_NAME_MASK + 1)
         self._sources: dict[tuple, _Source] = {}
         self._chunks: dict[int, _Chunk] = {}      # by the chunk's first item id, unique across processes
@@ -296,14 +296,7 @@ class TraceStore:
         return source
 
     def _node(self, data: dict) -> int:
-        node = Node.from_dict(data)
-        index = self._node_index.get(node.op_id)
-        if index is None:
-            index = self._node_index[node.op_id] = len(self.nodes)
-            self.nodes.append(node)
-        elif node.parents and not self.nodes[index].parents:
-            self.nodes[index] = node
-        return index
+        return self._node_table.add(Node.from_dict(data))
 
     def _add_rows(self, source: _Source, parts: list[bytes]) -> tuple[int, list[int]]:
         """Add the rows of ``parts`` (each whole chunks, opened by their headers) not taken before.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlviz.trace.event import OUTCOMES, Event, Node
+from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
@@ -278,8 +278,8 @@ class _Builder:
     """Collects events from exports or records, then sorts them into a Trace."""
 
     def __init__(self) -> None:
-        self.nodes: list[Node] = []
-        self.index: dict[str, int] = {}
+        self.table = NodeTable()
+        self.nodes = self.table.nodes
         self.texts = TextTable(capacity=SIZED_NAME_MASK + 1)
         self.parts: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
         self.count = 0                              # events added so far
@@ -289,13 +289,7 @@ class _Builder:
         self.decisions: list[dict] = []             # decoded decision rows: "event" (event number), the fields
 
     def node_index(self, node: Node) -> int:
-        index = self.index.get(node.op_id)
-        if index is None:
-            index = self.index[node.op_id] = len(self.nodes)
-            self.nodes.append(node)
-        elif node.parents and not self.nodes[index].parents:
-            self.nodes[index] = node
-        return index
+        return self.table.add(node)
 
     def add_export(self, export: dict, since_ns: int = 0) -> None:
         """Add one process's rows: headers name nodes and ids, continuation rows become inputs; old events are left out.
