@@ -140,7 +140,13 @@ def runner_lanes(entry: Entry) -> list[str]:
 
 
 def failed_checks(entry: Entry, trace) -> dict[str, str]:
-    """Each of ``CHECKS`` that does not hold on ``trace``, with what was found instead."""
+    """Each of ``CHECKS`` that does not hold on ``trace``, with what was found instead.
+
+    A live trace (read inside its block) is read from one snapshot: two reads of it may see two refreshes,
+    and event indices from one would not match the links of the other.
+    """
+    if hasattr(trace, "snapshot"):
+        trace = trace.snapshot()
     events = trace.events
     lanes: dict[str, set[str]] = {}
     for event in events:
