@@ -138,25 +138,9 @@ def plot_order(trace: Trace, ops: Iterable[str] | None = None,
 
 
 def order_cells(trace: Trace, ops: Iterable[str] | None = None) -> Cells:
-    """Group item events and list their groups in completion (end time) order.
+    """``rlviz.trace.order.completion_categories`` (same parameters and errors), with each group's colour.
 
-    Parameters
-    ----------
-    trace : Trace
-        The recorded trace.
-    ops : iterable of str, optional
-        See ``plot_order``.
-
-    Returns
-    -------
-    Cells
-
-    Raises
-    ------
-    TypeError
-        If ``ops`` is a single string.
-    ValueError
-        If an ``ops`` entry matches no node of a non-empty trace.
+    The colours are the ops' timeline colours (``stream_colors``), so the strip and the timeline agree.
     """
     done = completion_categories(trace, ops)
     colors = _op_colors(trace, done.group, len(done.names))
