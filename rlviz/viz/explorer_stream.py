@@ -28,6 +28,7 @@ once and in order, and asks for the stream again when one went missing.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,7 @@ SAVED_CHUNK_EVENTS = 1 << 16
 _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
-_NO_TEXT = -1
+_EVENT_COLUMNS = ("start_ns", "end_ns", "node", "outcome", "item_kind", "item_num")   # what a chunk reads of a trace
 
 
 @dataclass
@@ -116,7 +117,7 @@ class LiveEncoder:
             if fresh or len(appended.nodes) != self.nodes_sent:
                 self.used |= fresh
                 structure = self._structure()
-        chunk = encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
+        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
         chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
         self.chunks_sent += 1
         if structure is not None:
@@ -181,11 +182,23 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     origin = trace.start_ns
     span = int(c["end_ns"].max() - origin) if len(trace) else 0
     unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
-    producers, consumers = links = trace.links()
-    decisions = _trace_decisions(trace)
     meta = {**_start_meta(origin, unit, trace.dropped, span / 1e6), "live": False, "count": len(trace),
             **trace_structure(trace), "chunks": []}
     buffers: list[bytes] = []
+    for part in _trace_parts(trace, chunk_events):
+        chunk = _encode_chunk(part, origin, unit)
+        chunk.meta["seq"] = len(meta["chunks"])
+        meta["chunks"].append(chunk.meta)
+        buffers.extend(chunk.buffers)
+    return Payload(meta, buffers)
+
+
+def _trace_parts(trace: Trace, chunk_events: int) -> Iterator[_Part]:
+    """A finished trace cut into what its chunks carry: events in start order, their links and decisions (ids are
+    positions); the first chunk brings every text, ints past float64's exact range included as ``"int N"``."""
+    c = trace.columns
+    producers, consumers = links = trace.links()
+    decisions = _trace_decisions(trace)
     huge = sorted(set(c["item_num"][_huge_ints(c)].tolist()))
     huge_texts = {value: len(trace.texts) + k for k, value in enumerate(huge)}
     texts = [*trace.texts, *(f"int {value}" for value in huge)]
@@ -193,20 +206,12 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
         last = min(first + chunk_events, len(trace))
         lo, hi = np.searchsorted(consumers, [first, last])
         mine = slice(*np.searchsorted(decisions["event"], [first, last]))
-        part = _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
-                     producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
-                     texts if first == 0 else [], 0, trace.dropped, huge_texts)
-        chunk = encode_chunk(part, origin, unit)
-        chunk.meta["seq"] = len(meta["chunks"])
-        meta["chunks"].append(chunk.meta)
-        buffers.extend(chunk.buffers)
-    return Payload(meta, buffers)
+        yield _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
+                    producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
+                    texts if first == 0 else [], 0, trace.dropped, huge_texts)
 
 
-_EVENT_COLUMNS = ("start_ns", "end_ns", "node", "outcome", "item_kind", "item_num")
-
-
-def encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
+def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
     """One chunk of the stream: ``part``'s events, links and decisions as typed columns, times in ``unit_ns``."""
     c = part.columns
     start = np.maximum((c["start_ns"] - origin_ns) // unit_ns, 0)
