@@ -12,6 +12,7 @@ after an id, for a page that appends.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +25,7 @@ from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADE
 from rlviz.trace.schema import COLUMNS
 from rlviz.trace.trace import Trace
 
-__all__ = ["TraceStore", "Appended"]
+__all__ = ["TraceStore", "Appended", "merge_exports"]
 
 _ROW_BYTES = FIELDS * 8
 _STORED = {**COLUMNS, "chunk": np.int64}
@@ -490,6 +491,25 @@ class TraceStore:
         by_owner = np.argsort(at, kind="stable")
         counts = np.bincount(at, minlength=len(ids))
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
+
+
+def merge_exports(exports: Iterable[dict], since_ns: int = 0) -> Trace:
+    """One ``Trace`` of finished ``Recorder.export()`` results (or mirrors' ``export_parts()``) from several processes.
+
+    The same decoder as a live block's: the exports go into a ``TraceStore``
+    and its view is returned.  Events that started before ``since_ns``
+    (driver clock) are left out.
+
+    Examples
+    --------
+    >>> from rlviz.trace.recorder import Recorder
+    >>> len(merge_exports([Recorder().export()]))
+    0
+    """
+    store = TraceStore(since_ns)
+    for export in exports:
+        store.add_export(export)
+    return store.view()
 
 
 class _Growing:
