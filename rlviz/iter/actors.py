@@ -16,17 +16,14 @@ import ray
 
 from rlviz.iter.ray_compat import actor_class_name, actor_id
 from rlviz.iter.worker import CONTROL_GROUP
-from rlviz.trace.event import Node
+from rlviz.trace.event import LOST_OP, Node
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.rows import ERROR
 from rlviz.trace.session import COLLECT_EVERY_S, add_collector
 
 __all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "set_labels", "ActorCollector",
-           "COLLECTOR", "LOST_OP"]
-
-#: The op of the error event the driver records on an actor's lane when it finds the actor dead.
-LOST_OP = "actor_lost"
+           "COLLECTOR"]
 
 #: How many hex digits of a Ray node id a lane shows on a multi-node cluster (``RolloutWorker-1@3f2a1c``).
 NODE_ID_CHARS = 6

@@ -9,8 +9,9 @@ import pytest
 from waits import wait_for, wait_until_dead
 
 import rlviz
-from rlviz.iter.actors import LOST_OP, actor_label
+from rlviz.iter.actors import actor_label
 from rlviz.iter.local import LocalIterator
+from rlviz.trace.event import LOST_OP
 
 DQN = {"learning_starts": 32, "timesteps_per_iteration": 40, "train_batch_size": 32, "seed": 0}
 
