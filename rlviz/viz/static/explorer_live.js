@@ -53,14 +53,15 @@ function zeroCounters(count) {
 }
 
 /**
- * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, structure?, columns}
+ * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, seq?, stream?, notes?, structure?,
+ * columns}
  * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
  * late_consumer?, late_producer?, late_dropped?, decision_*?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
 export function appendChunk(live, message, buffers) {
-  if (!inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
@@ -73,6 +74,7 @@ export function appendChunk(live, message, buffers) {
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
   live.meta.texts.push(...(message.texts || []));
+  if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
   const count = message.count, at = live.n;
@@ -91,6 +93,14 @@ export function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/**
+ * Whether `message` belongs to the stream the page mounted with: a chunk of the stream a page asked
+ * to replace (sent before the kernel heard it) is not taken. Chunks or starts without `stream` belong.
+ */
+function ofThisStream(live, message) {
+  return message.stream == null || live.meta.stream == null || message.stream === live.meta.stream;
 }
 
 /** A chunk the page cannot take where it stands: one went missing (or came out of order). Ask for the stream again. */

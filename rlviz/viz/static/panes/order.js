@@ -2,6 +2,7 @@
 // pulls from, picked in a <select>. A union that recorded its scheduling decisions is drawn one
 // row per round, its not-ready polls as hatched cells; any other merge as the items it got, one
 // cell each, in the order they completed. Only what completed inside the visible window is drawn.
+// Under it, the trace's notes: where a scheduling rule dominates the order.
 import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_core.js";
 import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
 
@@ -60,6 +61,7 @@ export function createOrder(host, view) {
     pane.appendChild(make("p", null, "order-ratio", weights + measured));
     if (union >= 0) drawRounds(strip, union, colors);
     else drawItems(strip, colors, items);
+    pane.appendChild(notesList(meta.notes || []));
   }
 
   function itemsOf(group) {
@@ -218,6 +220,17 @@ export function createOrder(host, view) {
     },
     destroy() { clearTimeout(timer); pane.remove(); },
   };
+}
+
+/**
+ * The trace's notes (rlviz.trace.analysis.order_notes: where a scheduling rule dominates), one item
+ * each, in a list that says how many it holds (`data-rlviz-count`); empty when nothing stands out.
+ */
+export function notesList(notes) {
+  const list = make("ul", "rlviz-notes", "notes");
+  list.dataset.rlvizCount = String(notes.length);
+  for (const note of notes) list.appendChild(make("li", null, null, note));
+  return list;
 }
 
 /** The payload's merging nodes (a live view's meta may carry only the default one). */
