@@ -67,6 +67,8 @@ def _pump(page, live, sent: list, lock: threading.Lock, faults: dict) -> int:
         if content["type"] == "append" and faults["ready"] == 1:      # the first stream only
             faults["appends"] += 1
             copies = {faults["drop"]: 0, faults["repeat"]: 2}.get(faults["appends"], 1)
+        elif content["type"] == "append":
+            faults["after"] += 1
         encoded = [base64.b64encode(bytes(b)).decode() for b in buffers]
         out += [[content, encoded]] * copies
     if out:
@@ -76,7 +78,7 @@ def _pump(page, live, sent: list, lock: threading.Lock, faults: dict) -> int:
 
 def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_exactly_the_kernels_events():
     live = rlviz.watch(LocalIterator(lambda timeout: _numbers(), name="numbers").for_each(lambda x: x * 2),
-                       seconds=4)
+                       seconds=120)
     sent, lock = [], threading.Lock()
 
     def capture(content, buffers=None):
@@ -84,7 +86,7 @@ def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_
             sent.append((content, list(buffers or [])))
 
     live.send = capture
-    faults = {"drop": 3, "repeat": 2, "appends": 0, "ready": 0}
+    faults = {"drop": 3, "repeat": 2, "appends": 0, "ready": 0, "after": 0}
     with chromium_page(1280, 900) as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -92,10 +94,12 @@ def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_
                          "<div id='rlviz-root' style='width:1200px'></div>"
                          f"<script type='module'>{explorer_js()}\n{_WIDGET}</script></body></html>")
         page.wait_for_function("typeof window.kernel === 'object' && window.kernel.outbox.length > 0")
-        while live.running:
+        deadline = time.monotonic() + 90
+        while faults["after"] < 3 and time.monotonic() < deadline:    # the new stream is under way: stop the run
             _pump(page, live, sent, lock, faults)
             page.wait_for_timeout(100)
-        live.join(timeout=60)
+        live.stop()
+        live._refresher.join(timeout=60)             # its last refresh is sent
         for _ in range(100):                         # the last refresh, and any answer still on its way
             page.wait_for_timeout(100)
             if _pump(page, live, sent, lock, faults) == 0 and faults["ready"] >= 2:
