@@ -148,3 +148,25 @@ test("a chunk that skips one goes to a host that can ask for the stream again, e
   feed.destroy();
   alone.feed.destroy();
 });
+
+test("the standalone file's base85 text reads back as the bytes Python embedded (a short last group too)", async () => {
+  const { base85Bytes } = await import("../../rlviz/viz/static/explorer.js");
+  // rlviz.viz.explorer_html.encode_blob(bytes([*range(13), 255, 254, 60, 60, 60, 60]))
+  assert.deepEqual(Array.from(base85Bytes("009C61O)~M2nh-c4FCQ-JUl!")),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 255, 254, 60, 60, 60, 60]);
+  assert.deepEqual(Array.from(base85Bytes("0sZj.")), [1, 253, 241, 3], "\".\" stands for \"<\"");
+  assert.deepEqual(Array.from(base85Bytes("")), []);
+  assert.throws(() => base85Bytes("ab<cd"), /not base85/);
+});
+
+test("columns stay narrow until a value needs more: times past uint32 and float items widen to doubles", async () => {
+  const { wideEnough } = await import("../../rlviz/viz/static/explorer_live.js");
+  const starts = Uint32Array.from([1, 2, 3, 0]);
+  assert.equal(wideEnough(starts, Uint32Array.from([5]), 1000, 3), starts, "fits: the same column");
+  const wide = wideEnough(starts, Uint32Array.from([5]), 2 ** 32, 3);
+  assert.ok(wide instanceof Float64Array);
+  assert.deepEqual(Array.from(wide), [1, 2, 3, 0]);
+  assert.ok(wideEnough(new Int32Array(4), Float64Array.from([0.5]), 0, 0) instanceof Float64Array);
+  assert.ok(wideEnough(new Uint16Array(4), Uint32Array.from([70_000]), 0, 0) instanceof Uint32Array);
+  assert.ok(wideEnough(new Uint16Array(4), Uint32Array.from([7]), 0, 0) instanceof Uint16Array);
+});

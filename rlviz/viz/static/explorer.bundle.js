@@ -1166,7 +1166,7 @@ function growOrder(model, from, to) {
 
 // rlviz/viz/static/explorer_live.js
 var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
-var FLOAT_COLUMNS = /* @__PURE__ */ new Set(["start", "duration", "item"]);
+var NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, flags: Uint8Array, item: Int32Array };
 var TRIM_SHARE = 0.25;
 function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
@@ -1184,7 +1184,7 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     decisions: createDecisions(),
     seq: 0
   };
-  for (const name of COLUMNS2) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS2) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -1208,6 +1208,7 @@ function zeroCounters(count) {
   };
 }
 function appendChunk(live, message, buffers) {
+  if (live.settled) throw new Error("this stream was saved whole: no chunk can follow (a live view takes appends)");
   if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
@@ -1224,12 +1225,13 @@ function appendChunk(live, message, buffers) {
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
-  const count = message.count, at = live.n;
+  const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS2) {
-    live.columns[name] = withRoom(live.columns[name], at + count);
+    const column = wideEnough(live.columns[name], decoded[name], name === "start" ? timeBase : 0, at);
+    live.columns[name] = withRoom(column, at + count, at);
     live.columns[name].set(decoded[name], at);
   }
-  addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
+  addTimeBase(live.columns.start, at, at + count, timeBase);
   live.n += count;
   count_(live, at, live.n);
   const links = chunkLinks(message, decoded);
@@ -1270,6 +1272,23 @@ function chunkLinks(message, decoded) {
     dropped.set(decoded.late_dropped, inputs.length);
   }
   return { consumer, producer, dropped };
+}
+function wideEnough(column, values, base, kept) {
+  if (column instanceof Float64Array || values.length === 0) return column;
+  const top = () => values.reduce((a, b) => Math.max(a, b), 0);
+  let Wider = null;
+  if (values instanceof Float64Array || base > 0 && base + top() > 4294967295) Wider = Float64Array;
+  else if (column instanceof Uint16Array && values.BYTES_PER_ELEMENT > 2 && top() > 65535) Wider = Uint32Array;
+  else if (column instanceof Int32Array && !(values instanceof Int32Array)) Wider = Float64Array;
+  if (!Wider) return column;
+  const wider = new Wider(column.length);
+  wider.set(column.subarray(0, kept));
+  return wider;
+}
+function settle(live) {
+  live.pairs = { consumer: new Uint32Array(0), producer: new Uint32Array(0), n: 0 };
+  live.indexed.pairs = 0;
+  live.settled = true;
 }
 function addTimeBase(start, from, to, timeBase) {
   if (timeBase === 0) return;
@@ -2785,6 +2804,7 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
   const data = openStream(meta, buffers);
   const live = meta.live ? data : null;
   const model = liveModel(data);
+  if (!live) settle(data);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -2918,6 +2938,26 @@ function base64Bytes(text) {
   const bytes = new Uint8Array(binary.length);
   for (let k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
   return bytes;
+}
+var BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
+function base85Bytes(text) {
+  const value = new Uint8Array(128).fill(255);
+  for (let k = 0; k < 85; k++) value[BASE85.charCodeAt(k)] = k;
+  const groups = Math.ceil(text.length / 5), bytes = new Uint8Array(groups * 4);
+  for (let g = 0; g < groups; g++) {
+    let v = 0;
+    for (let k = 5 * g; k < 5 * g + 5; k++) {
+      const digit = k < text.length ? value[text.charCodeAt(k) & 127] : 84;
+      if (digit === 255 || text.charCodeAt(k) > 127) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
+      v = v * 85 + digit;
+    }
+    bytes[4 * g] = v >>> 24;
+    bytes[4 * g + 1] = v >>> 16 & 255;
+    bytes[4 * g + 2] = v >>> 8 & 255;
+    bytes[4 * g + 3] = v & 255;
+  }
+  const tail = text.length % 5;
+  return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 function splitChunks(meta, bytes) {
   const buffers = [];
@@ -3060,6 +3100,7 @@ var explorer_default = { render };
 export {
   PICTURE_DELAY_MS,
   base64Bytes,
+  base85Bytes,
   explorer_default as default,
   mountExplorer,
   splitChunks

@@ -6,7 +6,7 @@ import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_cor
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
-import { liveModel, openStream } from "./explorer_live.js";
+import { liveModel, openStream, settle } from "./explorer_live.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
 import { createInspector } from "./panes/inspector.js";
@@ -34,6 +34,7 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   const data = openStream(meta, buffers);
   const live = meta.live ? data : null;
   const model = liveModel(data);
+  if (!live) settle(data);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -127,12 +128,36 @@ function hostApi(view, feed, destroy) {
   };
 }
 
-/** Decode base64 text into bytes (the standalone file embeds the columns this way). */
+/** Decode base64 text into bytes (as a page's script gets binary data in JSON). */
 export function base64Bytes(text) {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
   return bytes;
+}
+
+/** RFC 1924's base85 alphabet with "." for "<" (rlviz.viz.explorer_html.encode_blob). */
+const BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
+
+/** Decode the standalone file's base85 text (rlviz.viz.explorer_html.encode_blob) into bytes. */
+export function base85Bytes(text) {
+  const value = new Uint8Array(128).fill(255);
+  for (let k = 0; k < 85; k++) value[BASE85.charCodeAt(k)] = k;
+  const groups = Math.ceil(text.length / 5), bytes = new Uint8Array(groups * 4);
+  for (let g = 0; g < groups; g++) {
+    let v = 0;
+    for (let k = 5 * g; k < 5 * g + 5; k++) {
+      const digit = k < text.length ? value[text.charCodeAt(k) & 127] : 84;     // the last group is padded with "~"
+      if (digit === 255 || text.charCodeAt(k) > 127) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
+      v = v * 85 + digit;
+    }
+    bytes[4 * g] = v >>> 24;
+    bytes[4 * g + 1] = (v >>> 16) & 255;
+    bytes[4 * g + 2] = (v >>> 8) & 255;
+    bytes[4 * g + 3] = v & 255;
+  }
+  const tail = text.length % 5;
+  return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 
 /** Split one blob into the stream's buffers: each chunk's columns, in order. */
