@@ -1721,6 +1721,44 @@ function createGraph(host, view) {
 }
 
 // rlviz/viz/static/panes/inspector.js
+function inspectorFields(view, i, whyRows) {
+  const { model } = view, d = view.describe(i);
+  const rank = completionOrder(model) && model.rank[i];
+  const details = Object.entries(d.node.details || {}).map(([key, value]) => [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
+  const fields = [
+    ["op", d.node.op],
+    ["label", d.node.label],
+    ...details,
+    ["lane", d.node.where],
+    ["outcome", d.outcome],
+    ["item", d.item ?? "(none)"],
+    ["start", `${formatMs(d.startMs)} ms`],
+    ["duration", `${formatMs(d.durationMs)} ms`],
+    ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
+  ];
+  const why = whyOf(view.meta.decisions, whyRows, i);
+  if (why) fields.push(["why", why]);
+  return fields;
+}
+function linkLists(model, i, button) {
+  const droppedNote = {
+    producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
+    consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
+  };
+  return [
+    ["its inputs came from", model.inOffsets, model.inputs, "producers"],
+    ["its output went to", model.outOffsets, model.outputs, "consumers"]
+  ].map(([title, offsets, values, part]) => {
+    const box = make("div", null, part);
+    const count = offsets[i + 1] - offsets[i];
+    box.appendChild(make("h4", null, null, `${title} (${count})`));
+    for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
+      box.appendChild(button(values[k], droppedNote[part](values[k])));
+    }
+    if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
+    return box;
+  });
+}
 function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
@@ -1748,47 +1786,15 @@ function createInspector(host, view) {
       pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
       return;
     }
-    const d = view.describe(i);
-    const list = make("dl");
-    const rank = completionOrder(model) && model.rank[i];
-    const details = Object.entries(d.node.details || {}).map(([key, value]) => [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
-    const fields = [
-      ["op", d.node.op],
-      ["label", d.node.label],
-      ...details,
-      ["lane", d.node.where],
-      ["outcome", d.outcome],
-      ["item", d.item ?? "(none)"],
-      ["start", `${formatMs(d.startMs)} ms`],
-      ["duration", `${formatMs(d.durationMs)} ms`],
-      ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
-    ];
     if (whyFor !== view.meta.decisions) {
       whyFor = view.meta.decisions;
       whyRows = decisionIndex(whyFor);
     }
-    const why = whyOf(view.meta.decisions, whyRows, i);
-    if (why) fields.push(["why", why]);
-    for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
+    const list = make("dl");
+    for (const [key, value] of inspectorFields(view, i, whyRows)) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
-    breakButton(d.node);
-    const droppedNote = {
-      producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
-      consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
-    };
-    for (const [title, offsets, values, part] of [
-      ["its inputs came from", model.inOffsets, model.inputs, "producers"],
-      ["its output went to", model.outOffsets, model.outputs, "consumers"]
-    ]) {
-      const box = make("div", null, part);
-      const count = offsets[i + 1] - offsets[i];
-      box.appendChild(make("h4", null, null, `${title} (${count})`));
-      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
-        box.appendChild(eventButton(values[k], droppedNote[part](values[k])));
-      }
-      if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
-      pane.appendChild(box);
-    }
+    breakButton(view.describe(i).node);
+    pane.append(...linkLists(model, i, eventButton));
   }
   function breakButton(node) {
     const live = view.store.get().live;
@@ -1962,186 +1968,38 @@ var WINDOW_SETTLE_MS = 120;
 var MAX_ROUNDS = 24;
 var ROUND_GUTTER = 34;
 var ROW_CELL = 11;
+var ITEM_ROWS = 8;
 function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
-  let timer = null, picked = null, cached = { strip: null, order: null, events: null };
+  let timer = null, picked = null;
+  const cache = { strip: null, order: null, events: null };
   draw();
-  function chosen(strips) {
-    if (picked != null && picked < strips.length) return picked;
-    const { model, meta } = view;
-    return defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
-  }
-  function announce(shown) {
-    pane.dataset.rlvizRounds = String(shown.length);
-    pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
-  }
   function draw() {
-    const { meta } = view;
+    const { meta, model } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
-    announce([]);
+    announce(pane, []);
     const strips = stripsOf(meta);
     if (!strips.length) {
       pane.appendChild(make("p", null, null, "No Concurrently or union here: the order pane shows the items of the streams a node merges, and no node of this trace merges several streams."));
       return;
     }
-    const k = chosen(strips);
-    pane.appendChild(picker(strips, k));
+    const k = picked != null && picked < strips.length ? picked : defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
+    pane.appendChild(picker(strips, k, (j) => {
+      picked = j;
+      draw();
+    }));
     const strip = strips[k];
     const union = (meta.decisions?.specs || []).findIndex((spec) => spec.node === strip.node);
-    const colors = groupColors(strip);
-    const names = strip.groups.map((g) => g.name).join(" : ");
-    pane.appendChild(make("p", null, "order-title", `${strip.merge} pulls from ${names}`));
-    const items = strip.groups.map((g) => itemsOf(g));
-    const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
-    const first = items[0];
-    const measured = `measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
-    pane.appendChild(make("p", null, "order-ratio", weights + measured));
-    if (union >= 0) drawRounds(strip, union, colors);
-    else drawItems(strip, colors, items);
+    const colors = groupColors(meta, strip);
+    const items = strip.groups.map((g) => meta.nodes[g.node]?.items ?? g.items);
+    pane.append(
+      make("p", null, "order-title", `${strip.merge} pulls from ${strip.groups.map((g) => g.name).join(" : ")}`),
+      make("p", null, "order-ratio", ratioText(strip, items))
+    );
+    if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
+    else drawItems(pane, view, strip, colors, items, cache);
     pane.appendChild(notesList(meta.notes || []));
-  }
-  function itemsOf(group) {
-    const node = view.meta.nodes[group.node];
-    return node && node.items != null ? node.items : group.items;
-  }
-  function picker(strips, k) {
-    const select = make("select", null, "order-node");
-    select.setAttribute("aria-label", "merging node whose order is shown");
-    const seen = strips.map((s) => s.merge);
-    strips.forEach((s, j) => {
-      const option = make("option", null, null, seen.filter((m) => m === s.merge).length > 1 || s.where !== "driver" ? `${s.merge} @ ${s.where}` : s.merge);
-      option.value = String(j);
-      select.appendChild(option);
-    });
-    select.value = String(k);
-    select.addEventListener("change", () => {
-      picked = Number(select.value);
-      draw();
-    });
-    return select;
-  }
-  function groupColors(strip) {
-    const given = strip.groups.map((g) => g.color || view.meta.nodes[g.node].color);
-    return new Set(given).size === given.length ? given : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
-  }
-  function legend(entries) {
-    const box = make("div", "rlviz-legend", "order-legend");
-    for (const [color, text, hatched] of entries) {
-      const entry = make("span", "entry");
-      const swatch = make("span", hatched ? "sw hatch" : "sw");
-      if (!hatched) swatch.style.background = color;
-      entry.append(swatch, make("span", null, null, text));
-      box.appendChild(entry);
-    }
-    pane.appendChild(box);
-  }
-  function drawRounds(strip, union, colors) {
-    const { meta, model } = view, state = view.store.get();
-    const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
-    const groupOf = spec.children.map((name, c) => {
-      const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
-      return k >= 0 ? k : c < strip.groups.length ? c : -1;
-    });
-    const [t0, t1] = state.window;
-    const inWindow = (row) => {
-      const i = rows.event[row] >= 0 ? rows.event[row] : rows.union_event[row];
-      if (i < 0 || i >= model.n) return true;
-      const end = model.start[i] + model.duration[i];
-      return end >= t0 && end <= t1;
-    };
-    const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
-    const colorOf = (c) => groupOf[c] >= 0 ? colors[groupOf[c]] : GROUP_COLORS[c % GROUP_COLORS.length];
-    legend([
-      ...spec.children.map((name, c) => [
-        colorOf(c),
-        `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
-        false
-      ]),
-      [NOT_READY_COLOR, "not ready (turn ends)", true]
-    ]);
-    const canvas = make("canvas", null, "order-rounds");
-    pane.appendChild(canvas);
-    const note = make("p", "rlviz-status", "order-note");
-    pane.appendChild(note);
-    const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
-    const longest = Math.max(1, ...shown.map((r) => r.cells.length));
-    const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
-    const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
-    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
-    ctx.font = "10px system-ui, sans-serif";
-    ctx.textBaseline = "middle";
-    let hatched = 0;
-    shown.forEach((round, y) => {
-      ctx.fillStyle = "#666";
-      ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
-      const gap = cell > 4 ? 1 : 0;
-      round.cells.forEach((c, x) => {
-        const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
-        if (c.notReady) {
-          hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
-          hatched++;
-        } else {
-          ctx.fillStyle = colorOf(c.child);
-          ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
-        }
-        if (c.event >= 0 && c.event === state.selected) {
-          ctx.strokeStyle = "#000";
-          ctx.lineWidth = 2;
-          ctx.strokeRect(left, top, cell, ROW_CELL);
-        }
-      });
-    });
-    canvas.dataset.rlvizRounds = String(shown.length);
-    canvas.dataset.rlvizNotReady = String(hatched);
-    announce(shown);
-    note.textContent = rounds.length > shown.length ? `${state.follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (${state.follow ? "following the run" : "zoom in for the rest"})` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
-    canvas.addEventListener("click", (e) => {
-      const box = canvas.getBoundingClientRect();
-      const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
-      const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
-      const c = round && x >= 0 ? round.cells[x] : null;
-      if (c && c.event >= 0) view.actions.select(c.event);
-    });
-  }
-  function drawItems(strip, colors, items) {
-    const { model } = view, state = view.store.get();
-    legend(strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
-    const canvas = make("canvas", null, "order-items");
-    pane.appendChild(canvas);
-    const note = make("p", "rlviz-status", "order-note");
-    pane.appendChild(note);
-    const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
-    const perRow = Math.floor(width / cell), maxRows = 8;
-    if (!state.order) {
-      note.textContent = "ordering the calls…";
-      return;
-    }
-    if (cached.strip !== strip || cached.order !== state.order) {
-      cached = { strip, order: state.order, ...mergeEvents(model, strip) };
-    }
-    const order = cached.events;
-    const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
-    const total = k1 - k0;
-    const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
-    const rows = Math.max(1, Math.ceil(shown.length / perRow));
-    const ctx = sized(canvas, perRow * cell, rows * cell);
-    shown.forEach((i, k) => {
-      const g = cached.group[k0 + k];
-      ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
-      ctx.fillRect(k % perRow * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
-      if (i === state.selected) {
-        ctx.strokeStyle = "#000";
-        ctx.lineWidth = 2;
-        ctx.strokeRect(k % perRow * cell, Math.floor(k / perRow) * cell, cell, cell);
-      }
-    });
-    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${cached.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
-    canvas.addEventListener("click", (e) => {
-      const box = canvas.getBoundingClientRect();
-      const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
-      if (k >= 0 && k < shown.length) view.actions.select(shown[k]);
-    });
   }
   return {
     update(changed, info = {}) {
@@ -2159,6 +2017,169 @@ function createOrder(host, view) {
       pane.remove();
     }
   };
+}
+function ratioText(strip, items) {
+  const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
+  const first = items[0];
+  return `${weights}measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
+}
+function roundsPlan(view, strip, union, colors) {
+  const { meta, model } = view, state = view.store.get();
+  const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
+  const groupOf = spec.children.map((name, c) => {
+    const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
+    return k >= 0 ? k : c < strip.groups.length ? c : -1;
+  });
+  const [t0, t1] = state.window;
+  const inWindow = (row) => {
+    const i = rows.event[row] >= 0 ? rows.event[row] : rows.union_event[row];
+    if (i < 0 || i >= model.n) return true;
+    const end = model.start[i] + model.duration[i];
+    return end >= t0 && end <= t1;
+  };
+  const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
+  const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
+  const longest = Math.max(1, ...shown.map((r) => r.cells.length));
+  const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
+  const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
+  return {
+    spec,
+    rounds,
+    shown,
+    items,
+    notReady,
+    cell,
+    longest,
+    follow: state.follow,
+    colorOf: (c) => groupOf[c] >= 0 ? colors[groupOf[c]] : GROUP_COLORS[c % GROUP_COLORS.length]
+  };
+}
+function paintRounds(ctx, { shown, cell, colorOf }, selected) {
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  let hatched = 0;
+  const gap = cell > 4 ? 1 : 0;
+  shown.forEach((round, y) => {
+    ctx.fillStyle = "#666";
+    ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
+    round.cells.forEach((c, x) => {
+      const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
+      if (c.notReady) {
+        hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
+        hatched++;
+      } else {
+        ctx.fillStyle = colorOf(c.child);
+        ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
+      }
+      if (c.event >= 0 && c.event === selected) {
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 2;
+        ctx.strokeRect(left, top, cell, ROW_CELL);
+      }
+    });
+  });
+  return hatched;
+}
+function drawRounds(pane, view, plan) {
+  const { spec, rounds, shown, items, notReady, colorOf, cell, longest, follow } = plan;
+  legend(pane, [
+    ...spec.children.map((name, c) => [
+      colorOf(c),
+      `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
+      false
+    ]),
+    [NOT_READY_COLOR, "not ready (turn ends)", true]
+  ]);
+  const canvas = make("canvas", null, "order-rounds");
+  const note = make("p", "rlviz-status", "order-note");
+  pane.append(canvas, note);
+  const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
+  const hatched = paintRounds(ctx, plan, view.store.get().selected);
+  canvas.dataset.rlvizRounds = String(shown.length);
+  canvas.dataset.rlvizNotReady = String(hatched);
+  announce(pane, shown);
+  note.textContent = rounds.length > shown.length ? `${follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (${follow ? "following the run" : "zoom in for the rest"})` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
+  canvas.addEventListener("click", (e) => {
+    const box = canvas.getBoundingClientRect();
+    const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
+    const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
+    const c = round && x >= 0 ? round.cells[x] : null;
+    if (c && c.event >= 0) view.actions.select(c.event);
+  });
+}
+function itemsPlan(model, strip, state, cache) {
+  const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
+  const perRow = Math.floor(width / cell);
+  if (cache.strip !== strip || cache.order !== state.order) {
+    Object.assign(cache, { strip, order: state.order, ...mergeEvents(model, strip) });
+  }
+  const [k0, k1] = completedIn(model, cache.events, state.window[0], state.window[1]);
+  const shown = Array.from(cache.events.subarray(k0, Math.min(k1, k0 + perRow * ITEM_ROWS)));
+  return { shown, group: (k) => cache.group[k0 + k], total: k1 - k0, perRow, cell, fromInputs: cache.fromInputs };
+}
+function paintItems(ctx, { shown, group, perRow, cell }, colors, selected) {
+  shown.forEach((i, k) => {
+    const g = group(k), x = k % perRow * cell, y = Math.floor(k / perRow) * cell;
+    ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
+    ctx.fillRect(x + 1, y + 1, cell - 2, cell - 2);
+    if (i === selected) {
+      ctx.strokeStyle = "#000";
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x, y, cell, cell);
+    }
+  });
+}
+function drawItems(pane, view, strip, colors, items, cache) {
+  const state = view.store.get();
+  legend(pane, strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
+  const canvas = make("canvas", null, "order-items");
+  const note = make("p", "rlviz-status", "order-note");
+  pane.append(canvas, note);
+  if (!state.order) {
+    note.textContent = "ordering the calls…";
+    return;
+  }
+  const plan = itemsPlan(view.model, strip, state, cache);
+  const { shown, total, perRow, cell } = plan;
+  paintItems(sized(canvas, perRow * cell, Math.max(1, Math.ceil(shown.length / perRow)) * cell), plan, colors, state.selected);
+  note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${plan.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
+  canvas.addEventListener("click", (e) => {
+    const box = canvas.getBoundingClientRect();
+    const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
+    if (k >= 0 && k < shown.length) view.actions.select(shown[k]);
+  });
+}
+function announce(pane, shown) {
+  pane.dataset.rlvizRounds = String(shown.length);
+  pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
+}
+function picker(strips, k, onPick) {
+  const select = make("select", null, "order-node");
+  select.setAttribute("aria-label", "merging node whose order is shown");
+  const seen = strips.map((s) => s.merge);
+  strips.forEach((s, j) => {
+    const option = make("option", null, null, seen.filter((m) => m === s.merge).length > 1 || s.where !== "driver" ? `${s.merge} @ ${s.where}` : s.merge);
+    option.value = String(j);
+    select.appendChild(option);
+  });
+  select.value = String(k);
+  select.addEventListener("change", () => onPick(Number(select.value)));
+  return select;
+}
+function groupColors(meta, strip) {
+  const given = strip.groups.map((g) => g.color || meta.nodes[g.node].color);
+  return new Set(given).size === given.length ? given : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
+}
+function legend(pane, entries) {
+  const box = make("div", "rlviz-legend", "order-legend");
+  for (const [color, text, hatched] of entries) {
+    const entry = make("span", "entry");
+    const swatch = make("span", hatched ? "sw hatch" : "sw");
+    if (!hatched) swatch.style.background = color;
+    entry.append(swatch, make("span", null, null, text));
+    box.appendChild(entry);
+  }
+  pane.appendChild(box);
 }
 function notesList(notes) {
   const list = make("ul", "rlviz-notes", "notes");
@@ -2705,14 +2726,14 @@ function createToolbar(host, view) {
   ];
   for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
   describe2();
-  announce();
+  announce2();
   function describe2() {
     const { model, meta } = view;
     title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
     dropped.style.display = meta.dropped > 0 ? "" : "none";
     dropped.textContent = meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : "";
   }
-  function announce() {
+  function announce2() {
     const state = store.get(), toMs = (t) => t * view.model.unitMs;
     root.dataset.rlvizSelected = String(state.selected);
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
@@ -2780,7 +2801,7 @@ function createToolbar(host, view) {
         }
       }
       if (changed.has("data") || changed.has("rows")) describe2();
-      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
+      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce2();
       if (changed.has("error")) {
         const message = store.get().error;
         banner.textContent = message || "";
