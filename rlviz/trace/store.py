@@ -226,6 +226,31 @@ class TraceStore:
             self._view = (self._version, trace)
             return trace
 
+    def decided(self) -> Trace:
+        """A ``Trace`` of the held events a scheduling decision explains, with those decisions and no links.
+
+        What the decisions' analyses read (``rlviz.trace.analysis.order_notes``),
+        in time proportional to the decisions held rather than to the events.
+        """
+        with self.lock:
+            events = self._decisions["event"].values()
+            held = events >= self._first
+            ids = np.unique(events[held])
+            ids = ids[self._alive[ids - self._first]]
+            columns = {name: self._columns[name][ids - self._first] for name in COLUMNS}
+            order = np.lexsort((columns["end_ns"], columns["start_ns"]))
+            columns = {name: values[order] for name, values in columns.items()}
+            columns["input_offsets"] = np.zeros(len(ids) + 1, np.int64)
+            columns["input_ids"] = np.zeros(0, np.int64)
+            position = np.empty(len(ids), np.int64)
+            position[order] = np.arange(len(ids))
+            at = np.searchsorted(ids, events[held])
+            kept = at < len(ids)
+            kept[kept] = ids[at[kept]] == events[held][kept]
+            rows = {"event": position[at[kept]],
+                    **{name: self._decisions[name].values()[held][kept] for name in DECISION_ROW_FIELDS}}
+            return _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
+
     def since(self, event_id: int = 0, input_from: int = 0, decision_from: int = 0) -> Appended:
         """Events with ids from ``event_id`` on (arrival order), the input pairs from number ``input_from`` on,
         and the decisions from number ``decision_from`` on.
