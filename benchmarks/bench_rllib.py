@@ -363,9 +363,10 @@ def _overhead_table(f: dict) -> str:
         return "met" if ok else "**not met**"
 
     def pair(name: str, label: str) -> str:
-        ratio = o[name]["on_over_plain"]
+        ratio, spread = o[name]["on_over_plain"], o[name]["pair_ratios"]
         return (f"| {label} env steps/s, instrumented inside `record()` / plain (median of {f['pairs']} pairs) | "
-                f"{ratio} ({o[name]['on_steps_s']} / {o[name]['plain_steps_s']}) | >= {MIN_RATIO} | "
+                f"{ratio} ({o[name]['on_steps_s']} / {o[name]['plain_steps_s']}; pairs {min(spread)}–{max(spread)}) | "
+                f">= {MIN_RATIO} | "
                 f"{met(ratio is not None and ratio >= MIN_RATIO)} |")
 
     return "\n".join([
