@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import threading
+import time
 import weakref
 from array import array
 from collections import deque
@@ -19,8 +20,8 @@ from typing import NamedTuple
 from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
-from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
-                              decision_row, header_row, last_end_ns, outcome_of, pack_code)
+from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
+                              append_continuations, decision_row, header_row, last_end_ns, outcome_of, pack_code)
 
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
@@ -97,6 +98,12 @@ class Writer:
         """
         self._rows += decision_row(union_node, round_, child, pull, allowed, flags)
         self.recorder.last_decisions[union_node] = (round_, child, pull, allowed, flags)
+
+    def gauge(self, time_ns: int, value: float, name: int, where: int) -> None:
+        """Append one gauge reading (``name`` and ``where`` index the recorder's texts); it belongs to no event."""
+        if len(self._rows) >= CHUNK_BYTES:
+            self.hand_over()
+        self._rows += GAUGE_ROW.pack(GAUGE, time_ns, value, name, where)
 
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
@@ -197,6 +204,18 @@ class Recorder:
         if writer is None:
             writer = writers[node] = self.writer(node)
         return writer.record(start_ns, end_ns, outcome, value, inputs)
+
+    def gauge(self, name: str, value: float, where: str | None = None) -> None:
+        """Record that gauge ``name`` reads ``value`` now, on lane ``where`` (default: this process's).
+
+        Each thread writes its readings through a writer of its own, into the
+        same chunks (and so the same exports and mirrors) as events.
+        """
+        writer = getattr(self._thread, "gauges", None)
+        if writer is None:
+            writer = self._thread.gauges = self.writer(0)
+        intern = self.texts.intern
+        writer.gauge(time.time_ns(), value, intern(name), intern(where or self.where))
 
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""

@@ -107,6 +107,7 @@ class LiveTrace(Trace):
     events = property(lambda self: self.snapshot().events, doc=Trace.events.__doc__)
     start_ns = property(lambda self: self.snapshot().start_ns, doc=Trace.start_ns.__doc__)
     decisions = property(lambda self: self.snapshot().decisions)
+    gauges = property(lambda self: self.snapshot().gauges)
 
 
 def _delegate(name: str):

@@ -13,12 +13,13 @@ import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
 from rlviz.trace.decisions import Decisions
+from rlviz.trace.gauges import Gauge, GaugeParts
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import (DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns, input_id, is_dropped, kind_of,
-                              mark_dropped, outcome_of, split_decisions)
+                              mark_dropped, outcome_of, split_decisions, split_gauges)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -66,6 +67,9 @@ class Trace:
         Events the bounded buffers evicted before this trace was taken.
     decisions : Decisions, optional
         The scheduling decisions of the unions that ran (``rlviz.trace.decisions``).
+    gauges : dict of str to Gauge, optional
+        The gauges read during the run (``rlviz.trace.gauges``): per name,
+        arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time.
 
     Attributes
     ----------
@@ -77,13 +81,16 @@ class Trace:
     event_ids: np.ndarray | None = None
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
-                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None) -> None:
+                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None,
+                 gauges: dict[str, Gauge] | None = None) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
         self.decisions = decisions if decisions is not None else Decisions()
+        self.gauges = dict(gauges or {})
         self._events: list[Event] | None = None
+        self._causes: dict[int, str] | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -287,6 +294,7 @@ class _Builder:
         self.input_value: list[np.ndarray] = []
         self.dropped = 0
         self.decisions: list[dict] = []             # decoded decision rows: "event" (event number), the fields
+        self.gauges = GaugeParts()
 
     def node_index(self, node: Node) -> int:
         return self.table.add(node)
@@ -298,6 +306,8 @@ class _Builder:
         """
         data = b"".join(export["parts"]) if "parts" in export else export["data"]
         rows = np.frombuffer(data, dtype=np.int64).reshape(-1, FIELDS)
+        rows, gauge_rows = split_gauges(rows)
+        self.gauges.add(gauge_rows, int(export["pid"]), export["texts"], int(export.get("offset_ns", 0)), since_ns)
         rows, decision_owner, decision_rows = split_decisions(rows)
         rows, row_node, row_item_id = _split_headers(rows)
         rows, owner, value, event_rows = _split_continuations(rows)
@@ -356,7 +366,8 @@ class _Builder:
         position = np.empty(len(order), np.int64)
         position[order] = np.arange(len(order))
         decisions["event"], decisions["union"] = position[decisions["event"]], remap[decisions["union"]]
-        return Trace(nodes, columns, self.texts.texts, self.dropped, Decisions.from_rows(decisions, columns, nodes))
+        return Trace(nodes, columns, self.texts.texts, self.dropped, Decisions.from_rows(decisions, columns, nodes),
+                     self.gauges.build())
 
     def _add_decisions(self, owner: np.ndarray, rows: np.ndarray, keep: np.ndarray, renumber: np.ndarray,
                        node_map: np.ndarray) -> None:
