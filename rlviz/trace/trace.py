@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
+from rlviz.trace.causes import not_ready_causes, with_cause
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.gauges import Gauge, GaugeParts
 from rlviz.trace.schema import COLUMNS, TraceFormatError
@@ -170,7 +171,7 @@ class Trace:
         return self._event(index % len(self))
 
     def to_records(self) -> list[dict]:
-        """The events as plain dicts, the inverse of ``from_records`` (``why`` only where a union decided)."""
+        """The events as plain dicts, the inverse of ``from_records`` (``why`` only where there is one)."""
         records = []
         for event in self.events:
             record = dict(event.__dict__)
@@ -190,9 +191,12 @@ class Trace:
         return format_summary(int(c["item_kind"][index]), int(c["item_num"][index]), self.texts)
 
     def why(self, index: int) -> str | None:
-        """Why event ``index`` happened, if a union's scheduling decision made it (else None)."""
+        """Why event ``index`` happened: a union's scheduling decision, the state that made it not ready
+        (read from the gauges its op recorded during the call, ``rlviz.trace.causes``), both, or None."""
         row = self.decisions.row_of(index)
-        return None if row is None else self.decisions.sentence(row)
+        if self._causes is None:
+            self._causes = not_ready_causes(self.columns, self.nodes, self.gauges)
+        return with_cause(None if row is None else self.decisions.sentence(row), self._causes.get(index))
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
         """Ids of the values event ``index`` consumed (dropped ones included)."""
