@@ -1,8 +1,9 @@
 // The inspector pane: the selected call's op, lane, outcome, item, times and completion rank,
 // with buttons to the calls that produced its inputs and consumed its output. In a live view of a
 // run with dataflow ops, "Break here" sets a breakpoint on the selected driver op (again: removes it).
-import { completionOrder, decisionIndex, isDroppedInput, whyOf } from "../explorer_core.js";
+import { completionOrder, decisionIndex, isDroppedInput } from "../explorer_core.js";
 import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
+import { eventWhy } from "../explorer_gauges.js";
 
 /**
  * Mount the inspector into `host`.
@@ -51,7 +52,7 @@ export function createInspector(host, view) {
       whyFor = view.meta.decisions;
       whyRows = decisionIndex(whyFor);
     }
-    const why = whyOf(view.meta.decisions, whyRows, i);
+    const why = eventWhy(model, view.meta.decisions, whyRows, i);
     if (why) fields.push(["why", why]);
     for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);

@@ -1,0 +1,75 @@
+// The gauges a page holds (rlviz.trace.gauges): values that go up and down over a run, one track
+// per gauge name and lane, growing with the stream's chunks (gauge_track, gauge_time, gauge_value;
+// a chunk's gauge_tracks lists the tracks it opens). Free of the DOM. Also the cause of a
+// not-ready call, read from the gauges its op recorded during the call: the same rule, word for
+// word, as rlviz.trace.causes (a parity test runs both).
+import { whyOf } from "./explorer_core.js";
+
+const NOT_READY = 1;
+export const LEARNING_STARTS = "learning_starts", REPLAY_ADDED = "replay rows added";
+
+/** Empty held gauges: {tracks: [{name, where, time: [], value: []}], version}. */
+export function createGauges() {
+  return { tracks: [], version: 0 };
+}
+
+/** Append a chunk's gauge readings (decoded gauge_* columns; `message.gauge_tracks` opens new tracks). */
+export function appendGauges(held, message, decoded) {
+  for (const [name, where] of message.gauge_tracks || []) held.tracks.push({ name, where, time: [], value: [] });
+  const track = decoded.gauge_track;
+  if (!track || track.length === 0) return;
+  for (let k = 0; k < track.length; k++) {
+    const t = held.tracks[track[k]], time = decoded.gauge_time[k];
+    let at = t.time.length;
+    while (at > 0 && t.time[at - 1] > time) at--;        // readings of several processes may interleave
+    t.time.splice(at, 0, time);
+    t.value.splice(at, 0, decoded.gauge_value[k]);
+  }
+  held.version++;
+}
+
+/** The index of the latest reading of `track` at or before time `t` (-1 if none). */
+export function readingAt(track, t) {
+  let a = 0, b = track.time.length;
+  while (a < b) { const mid = (a + b) >>> 1; if (track.time[mid] <= t) a = mid + 1; else b = mid; }
+  return a - 1;
+}
+
+/** The track of gauge `name` on lane `where` (undefined if none). */
+export function trackOf(held, name, where) {
+  return held.tracks.find((t) => t.name === name && t.where === where);
+}
+
+/** The latest value of `track` from time `s` to time `e` (null if it has none then). */
+function within(track, s, e) {
+  const k = readingAt(track, e);
+  return k >= 0 && track.time[k] >= s ? track.value[k] : null;
+}
+
+/** An int with thousands separators, as Python's f"{int(v):,}" writes it. */
+function grouped(v) {
+  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** The cause of not-ready event `i`, read from the gauges recorded on its lane during it (null if none). */
+export function causeOf(held, model, i) {
+  if (!held || (model.flags[i] & 3) !== NOT_READY) return null;
+  const where = model.nodes[model.node[i]].where;
+  const needed = trackOf(held, LEARNING_STARTS, where), added = trackOf(held, REPLAY_ADDED, where);
+  if (!needed || !added) return null;
+  const s = model.start[i], e = s + model.duration[i];
+  const need = within(needed, s, e), have = within(added, s, e);
+  if (need === null || have === null) return null;
+  return `replay buffer has ${grouped(have)} of the ${grouped(need)} rows learning_starts needs`;
+}
+
+/** An event's whole why: the union's decision, its cause, both, or null (as rlviz.trace.causes.with_cause). */
+export function withCause(decision, cause) {
+  if (cause == null) return decision;
+  return decision == null ? `not ready: ${cause}` : `${decision} (${cause})`;
+}
+
+/** Why event `i` happened, as Event.why says it: `index` from decisionIndex(decisions). */
+export function eventWhy(model, decisions, index, i) {
+  return withCause(whyOf(decisions, index, i), causeOf(model.gauges, model, i));
+}
