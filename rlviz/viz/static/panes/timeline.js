@@ -9,6 +9,7 @@ import {
   CONSUMER_COLOR, DARK, DROPPED_LINK_COLOR, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR,
   RESTART_COLOR, ROW_H, RULER_H, fitText, formatMs, make, measure, pack, rgbOf, sized,
 } from "../explorer_dom.js";
+import { createGaugeTracks } from "./gauges.js";
 
 const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
 
@@ -28,6 +29,7 @@ export function createTimeline(host, view) {
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
+  const gauges = createGaugeTracks(element, view);     // gauge tracks under the lanes (panes/gauges.js)
   view.root.appendChild(tooltip);
   const raster = { canvas: document.createElement("canvas") };
   raster.ctx = raster.canvas.getContext("2d");
@@ -109,6 +111,7 @@ export function createTimeline(host, view) {
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     drawRuler();
     if (view.model.n > 0) drawLanes();
+    gauges.draw();
     measure("rlviz:draw", started);
     if (!firstFrame) {
       firstFrame = true;
@@ -391,6 +394,7 @@ export function createTimeline(host, view) {
       if (frame) cancelAnimationFrame(frame);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
+      gauges.destroy();
       element.remove();
     },
   };
