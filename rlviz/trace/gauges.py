@@ -8,12 +8,13 @@ the driver through the same mirrors and the page through the same stream.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 
 from rlviz.trace.recorder import get_recorder
+
+_RECORDER = get_recorder()          # the process's one recorder (never replaced)
 
 __all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json", "latest_value",
            "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED"]
@@ -44,43 +45,10 @@ class Gauge(NamedTuple):
         return Gauge(self.time_ns[keep], self.value[keep], self.pid[keep], self.where[keep])
 
 
-def gauge(name: str, value: float, where: str | None = None) -> None:
-    """Record that gauge ``name`` reads ``value`` now (a no-op unless a ``record()`` block is recording).
-
-    Works in any process: a remote actor's readings reach the driver with its events.
-
-    Parameters
-    ----------
-    name : str
-        The gauge, e.g. ``"replay rows held"``; one track per name and lane.
-    value : float
-        A real number (ints, floats, numpy scalars).
-    where : str, optional
-        The lane to draw it under (default: this process's lane, ``"driver"`` on the driver).
-
-    Raises
-    ------
-    TypeError
-        If ``name`` is not a str or ``value`` not a real number (checked while recording).
-
-    Examples
-    --------
-    >>> import rlviz
-    >>> with rlviz.record() as trace:
-    ...     rlviz.gauge("queue length", 3)
-    >>> trace.gauges["queue length"].value.tolist()
-    [3.0]
-    """
-    recorder = get_recorder()
-    if not recorder.enabled:
-        return
-    if type(name) is not str:
-        raise TypeError(f"a gauge's name must be a str, got {type(name).__name__} {name!r}")
-    if type(value) is not float:
-        if not isinstance(value, Real):
-            raise TypeError(f"gauge {name!r} needs a real number, got {type(value).__name__} {value!r}")
-        value = float(value)
-    recorder.gauge(name, value, where)
+#: ``rlviz.gauge(name, value, where=None)``: the process recorder's ``Recorder.gauge``, bound once, so a
+#: reading costs one call (a no-op unless recording).  Works in any process: a remote actor's readings reach
+#: the driver with its events.
+gauge = _RECORDER.gauge
 
 
 class GaugeParts:

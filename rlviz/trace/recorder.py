@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from array import array
+from numbers import Real
 from collections import deque
 from typing import NamedTuple
 
@@ -99,12 +100,6 @@ class Writer:
         self._rows += decision_row(union_node, round_, child, pull, allowed, flags)
         self.recorder.last_decisions[union_node] = (round_, child, pull, allowed, flags)
 
-    def gauge(self, time_ns: int, value: float, name: int, where: int) -> None:
-        """Append one gauge reading (``name`` and ``where`` index the recorder's texts); it belongs to no event."""
-        if len(self._rows) >= CHUNK_BYTES:
-            self.hand_over()
-        self._rows += GAUGE_ROW.pack(GAUGE, time_ns, value, name, where)
-
     def hand_over(self) -> None:
         """Pack the collected rows into an int64 chunk for the recorder, and open a new chunk."""
         if len(self._rows) > ROW.size:
@@ -158,6 +153,16 @@ class Recorder:
         self._thread = threading.local()   # each thread's writer per node (``record``): writers are single-thread
         self.lock = threading.RLock()    # export may run on another thread; __del__ may re-enter
 
+    @property
+    def where(self) -> str:
+        """This process's lane: what its nodes and gauges are drawn under (``"driver"``, ``"RolloutWorker-1"``)."""
+        return self._where
+
+    @where.setter
+    def where(self, where: str) -> None:
+        self._where = where
+        self._gauge_codes = {}                  # gauges named without a lane now go to the new one
+
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
         """Index of ``node`` in this recorder's node table (added once)."""
@@ -206,16 +211,50 @@ class Recorder:
         return writer.record(start_ns, end_ns, outcome, value, inputs)
 
     def gauge(self, name: str, value: float, where: str | None = None) -> None:
-        """Record that gauge ``name`` reads ``value`` now, on lane ``where`` (default: this process's).
+        """Record that gauge ``name`` reads ``value`` now (a no-op unless recording): ``rlviz.gauge``.
 
         Each thread writes its readings through a writer of its own, into the
         same chunks (and so the same exports and mirrors) as events.
+
+        Parameters
+        ----------
+        name : str
+            The gauge, e.g. ``"replay rows held"``; one track per name and lane.
+        value : float
+            A real number (ints, floats, numpy scalars).
+        where : str, optional
+            The lane to draw it under (default: this process's lane, ``"driver"`` on the driver).
+
+        Raises
+        ------
+        TypeError
+            If ``name`` is not a str or ``value`` not a real number (checked while recording).
+
+        Examples
+        --------
+        >>> import rlviz
+        >>> with rlviz.record() as trace:
+        ...     rlviz.gauge("queue length", 3)
+        >>> trace.gauges["queue length"].value.tolist()
+        [3.0]
         """
-        writer = getattr(self._thread, "gauges", None)
-        if writer is None:
-            writer = self._thread.gauges = self.writer(0)
-        intern = self.texts.intern
-        writer.gauge(time.time_ns(), value, intern(name), intern(where or self.where))
+        if not self.enabled:
+            return
+        kind = type(value)
+        if (kind is not float and kind is not int) or type(name) is not str:
+            value = _checked_gauge(name, value)
+        thread = self._thread
+        try:
+            writer = thread.gauges
+        except AttributeError:
+            writer = thread.gauges = self.writer(0)
+        codes = self._gauge_codes.get((name, where))
+        if codes is None:
+            codes = self._gauge_codes[(name, where)] = (self.texts.intern(name), self.texts.intern(where or self.where))
+        rows = writer._rows
+        if len(rows) >= CHUNK_BYTES:
+            writer.hand_over()
+        rows += GAUGE_ROW.pack(GAUGE, time.time_ns(), value, *codes)
 
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
@@ -314,6 +353,15 @@ class Recorder:
             self._full_events = 0
             for writer in list(self._writers):
                 writer.discard()
+
+
+def _checked_gauge(name: object, value: object) -> float:
+    """A gauge's ``value`` as a float, or a TypeError naming what is wrong with it."""
+    if type(name) is not str:
+        raise TypeError(f"a gauge's name must be a str, got {type(name).__name__} {name!r}")
+    if not isinstance(value, Real):
+        raise TypeError(f"gauge {name!r} needs a real number, got {type(value).__name__} {value!r}")
+    return float(value)
 
 
 def _check_capacity(capacity: object) -> None:
