@@ -2,8 +2,9 @@
 
 An op that answers "not ready" because of some state records that state as
 gauges inside the call (``Replay`` records the rows added and
-``learning_starts``), so the cause is found by time, on the event's lane,
-whatever the user named the op.  The Explorer applies the same rule in
+``learning_starts``; ``Enqueue`` its queue's size and capacity when it is
+full; ``Dequeue`` its queue's size when it is empty), so the cause is found
+by time, on the event's lane, whatever the user named the op.  The Explorer applies the same rule in
 ``explorer_gauges.js`` (``causeOf``); a parity test runs both.
 """
 from __future__ import annotations
@@ -13,10 +14,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from rlviz.trace.event import Node
-from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, Gauge
+from rlviz.trace.gauges import LEARNING_STARTS, QUEUE_CAPACITY, QUEUE_EMPTY, QUEUE_HELD, REPLAY_ADDED, Gauge
 from rlviz.trace.rows import NOT_READY
 
-__all__ = ["not_ready_causes", "cause_sentence", "with_cause"]
+__all__ = ["not_ready_causes", "cause_sentence", "with_cause", "CAUSES"]
 
 
 def cause_sentence(added: float, needed: float) -> str:
@@ -26,6 +27,23 @@ def cause_sentence(added: float, needed: float) -> str:
     'replay buffer has 812 of the 1,000 rows learning_starts needs'
     """
     return f"replay buffer has {int(added):,} of the {int(needed):,} rows learning_starts needs"
+
+
+def _queue_full(capacity: float, held: float) -> str:
+    return f"its queue is full: {int(held):,} of {int(capacity):,} items"
+
+
+def _queue_empty(held: float) -> str:
+    return "its queue is empty"
+
+
+#: The causes, in the order they are tried: the gauges a call must have recorded, and the sentence they make.
+#: ``explorer_gauges.js`` (``CAUSES``) holds the same table.
+CAUSES = (
+    ((LEARNING_STARTS, REPLAY_ADDED), lambda needed, added: cause_sentence(added, needed)),
+    ((QUEUE_CAPACITY, QUEUE_HELD), _queue_full),
+    ((QUEUE_EMPTY,), _queue_empty),
+)
 
 
 def with_cause(decision: str | None, cause: str | None) -> str | None:
@@ -42,25 +60,25 @@ def with_cause(decision: str | None, cause: str | None) -> str | None:
 def not_ready_causes(columns: Mapping[str, np.ndarray], nodes: list[Node], gauges: Mapping[str, Gauge]) -> dict[int, str]:
     """Per not-ready event (its index), the cause its op recorded during the call, where it recorded one.
 
-    The cause is the latest reading of ``learning_starts`` and of
-    ``replay rows added`` on the event's lane between its start and its end.
+    A cause of ``CAUSES`` applies when each of its gauges has a reading on
+    the event's lane between the event's start and its end (the latest
+    counts); the first that applies is the event's.
     """
-    needed, added = gauges.get(LEARNING_STARTS), gauges.get(REPLAY_ADDED)
-    if needed is None or added is None:
-        return {}
     events = np.flatnonzero(columns["outcome"] == NOT_READY)
-    if not len(events):
+    rules = [(names, sentence) for names, sentence in CAUSES if all(name in gauges for name in names)]
+    if not len(events) or not rules:
         return {}
     where = np.array([node.where for node in nodes] or [""], dtype=object)[columns["node"][events]]
-    causes = {}
-    for lane in np.unique(needed.where).tolist():
-        mine = events[where == lane]
-        starts, ends = columns["start_ns"][mine], columns["end_ns"][mine]
-        need_value = _within(needed.on(lane), starts, ends)
-        added_value = _within(added.on(lane), starts, ends)
-        for event, need, have in zip(mine.tolist(), need_value.tolist(), added_value.tolist()):
-            if need == need and have == have:           # both read during the call (NaN: not)
-                causes[event] = cause_sentence(have, need)
+    causes: dict[int, str] = {}
+    for names, sentence in rules:
+        lanes = set.intersection(*(set(gauges[name].where.tolist()) for name in names))
+        for lane in sorted(lanes):
+            mine = events[where == lane]
+            starts, ends = columns["start_ns"][mine], columns["end_ns"][mine]
+            values = np.stack([_within(gauges[name].on(lane), starts, ends) for name in names], axis=1)
+            for event, row in zip(mine.tolist(), values.tolist()):
+                if event not in causes and all(v == v for v in row):     # every gauge read during the call
+                    causes[event] = sentence(*row)
     return causes
 
 

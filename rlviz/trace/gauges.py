@@ -17,11 +17,14 @@ from rlviz.trace.recorder import get_recorder
 _RECORDER = get_recorder()          # the process's one recorder (never replaced)
 
 __all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json", "latest_value",
-           "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED"]
+           "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
+           "QUEUE_CAPACITY", "QUEUE_EMPTY"]
 
 #: The built-in gauges' names (ops record them without user code).
 REPLAY_ADDED, REPLAY_HELD, LEARNING_STARTS = "replay rows added", "replay rows held", "learning_starts"
 WEIGHTS_VERSION, EPISODES_FINISHED = "weights version", "episodes finished"
+#: What ``Enqueue`` records when its queue is full, and ``Dequeue`` when its queue is empty.
+QUEUE_HELD, QUEUE_CAPACITY, QUEUE_EMPTY = "Enqueue queue held", "Enqueue queue capacity", "Dequeue queue held"
 
 
 class Gauge(NamedTuple):

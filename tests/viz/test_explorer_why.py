@@ -1,6 +1,7 @@
 """The Explorer's inspector says why each call happened, word for word as Event.why (JS from the payload's decisions
 and gauges)."""
 import json
+import queue
 import random
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
-from rlviz.ops import Concurrently, Replay, ReplayBuffer
+from rlviz.ops import Concurrently, Dequeue, Enqueue, Replay, ReplayBuffer
 from rlviz.rollout import SampleBatch
 from rlviz.viz.explorer_stream import encode_trace
 
@@ -90,6 +91,26 @@ def test_a_replay_not_ready_says_its_cause_on_the_page_as_in_python(tmp_path):
     assert ("* Learn was not ready in 2 of 11 polls (18%); each ends its turn, so it ran less often than its weight "
             "says; the cause (in 2 of them): replay buffer has 812 of the 1,000 rows learning_starts needs"
             in trace.summary())
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_a_full_enqueue_and_an_empty_dequeue_say_their_cause_on_the_page_as_in_python(tmp_path):
+    full, ready = queue.Queue(maxsize=1), queue.Queue()
+    for item in ("a", "b", "c"):
+        ready.put(item)
+    with rlviz.record() as trace:
+        Concurrently([_op("Items").for_each(Enqueue(full)).named("Put"), Dequeue(ready).named("Get")],
+                     mode="round_robin").take(4)
+        Dequeue(queue.Queue()).named("Idle").take(2)
+    whys = [trace.why(i) for i in range(len(trace))]
+    assert _page_whys(trace, tmp_path) == whys
+    by_op = {}
+    for event, why in zip(trace.events, whys):
+        if event.outcome == "not_ready":
+            by_op.setdefault(event.op, []).append(why)
+    assert len(by_op["Put"]) == 2 and all(why.endswith("not ready: its turn ends, Get next (its queue is full: 1 of 1 "
+                                                         "items)") for why in by_op["Put"]), by_op["Put"]
+    assert by_op["Idle"] == ["not ready: its queue is empty"] * 2
 
 
 def _page_whys(trace, tmp_path) -> list:

@@ -878,8 +878,17 @@ function enclosingNotReady(model, union, event) {
 
 // rlviz/viz/static/explorer_gauges.js
 var NOT_READY3 = 1;
-var LEARNING_STARTS = "learning_starts";
-var REPLAY_ADDED = "replay rows added";
+function grouped(v) {
+  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+var CAUSES = [
+  [
+    ["learning_starts", "replay rows added"],
+    (needed, added) => `replay buffer has ${grouped(added)} of the ${grouped(needed)} rows learning_starts needs`
+  ],
+  [["Enqueue queue capacity", "Enqueue queue held"], (capacity, held) => `its queue is full: ${grouped(held)} of ${grouped(capacity)} items`],
+  [["Dequeue queue held"], () => "its queue is empty"]
+];
 function createGauges() {
   return { tracks: [], version: 0 };
 }
@@ -912,18 +921,16 @@ function within(track, s, e) {
   const k = readingAt(track, e);
   return k >= 0 && track.time[k] >= s ? track.value[k] : null;
 }
-function grouped(v) {
-  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
 function causeOf(held, model, i) {
   if (!held || (model.flags[i] & 3) !== NOT_READY3) return null;
-  const where = model.nodes[model.node[i]].where;
-  const needed = trackOf(held, LEARNING_STARTS, where), added = trackOf(held, REPLAY_ADDED, where);
-  if (!needed || !added) return null;
-  const s = model.start[i], e = s + model.duration[i];
-  const need = within(needed, s, e), have = within(added, s, e);
-  if (need === null || have === null) return null;
-  return `replay buffer has ${grouped(have)} of the ${grouped(need)} rows learning_starts needs`;
+  const where = model.nodes[model.node[i]].where, s = model.start[i], e = s + model.duration[i];
+  for (const [names, sentence] of CAUSES) {
+    const tracks = names.map((name) => trackOf(held, name, where));
+    if (tracks.some((t) => !t)) continue;
+    const values = tracks.map((t) => within(t, s, e));
+    if (values.every((v) => v !== null)) return sentence(...values);
+  }
+  return null;
 }
 function withCause(decision, cause) {
   if (cause == null) return decision;

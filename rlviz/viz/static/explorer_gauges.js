@@ -6,7 +6,22 @@
 import { whyOf } from "./explorer_core.js";
 
 const NOT_READY = 1;
-export const LEARNING_STARTS = "learning_starts", REPLAY_ADDED = "replay rows added";
+
+/** An int with thousands separators, as Python's f"{int(v):,}" writes it. */
+function grouped(v) {
+  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/**
+ * The causes, in the order they are tried: the gauges a call must have recorded, and the sentence
+ * they make (rlviz.trace.causes.CAUSES, word for word).
+ */
+export const CAUSES = [
+  [["learning_starts", "replay rows added"],
+    (needed, added) => `replay buffer has ${grouped(added)} of the ${grouped(needed)} rows learning_starts needs`],
+  [["Enqueue queue capacity", "Enqueue queue held"], (capacity, held) => `its queue is full: ${grouped(held)} of ${grouped(capacity)} items`],
+  [["Dequeue queue held"], () => "its queue is empty"],
+];
 
 /** Empty held gauges: {tracks: [{name, where, time: [], value: []}], version}. */
 export function createGauges() {
@@ -46,21 +61,17 @@ function within(track, s, e) {
   return k >= 0 && track.time[k] >= s ? track.value[k] : null;
 }
 
-/** An int with thousands separators, as Python's f"{int(v):,}" writes it. */
-function grouped(v) {
-  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
 /** The cause of not-ready event `i`, read from the gauges recorded on its lane during it (null if none). */
 export function causeOf(held, model, i) {
   if (!held || (model.flags[i] & 3) !== NOT_READY) return null;
-  const where = model.nodes[model.node[i]].where;
-  const needed = trackOf(held, LEARNING_STARTS, where), added = trackOf(held, REPLAY_ADDED, where);
-  if (!needed || !added) return null;
-  const s = model.start[i], e = s + model.duration[i];
-  const need = within(needed, s, e), have = within(added, s, e);
-  if (need === null || have === null) return null;
-  return `replay buffer has ${grouped(have)} of the ${grouped(need)} rows learning_starts needs`;
+  const where = model.nodes[model.node[i]].where, s = model.start[i], e = s + model.duration[i];
+  for (const [names, sentence] of CAUSES) {
+    const tracks = names.map((name) => trackOf(held, name, where));
+    if (tracks.some((t) => !t)) continue;
+    const values = tracks.map((t) => within(t, s, e));
+    if (values.every((v) => v !== null)) return sentence(...values);
+  }
+  return null;
 }
 
 /** An event's whole why: the union's decision, its cause, both, or null (as rlviz.trace.causes.with_cause). */
