@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rlviz.trace.causes import not_ready_causes
 from rlviz.trace.decisions import CAP, STAR
 from rlviz.trace.event import OUTCOMES
 from rlviz.trace.lanes import lane_key
@@ -87,7 +86,7 @@ def order_notes(trace: "Trace") -> list[str]:
     notes: list[str] = []
     if not len(d):
         return notes
-    causes = not_ready_causes(trace.columns, trace.nodes, trace.gauges)
+    causes = {event: cause for event, (cause, not_ready) in trace.causes().items() if not_ready}
     c = d.columns
     for union, spec in enumerate(d.specs):
         mine = c["union"] == union

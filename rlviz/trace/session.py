@@ -120,7 +120,7 @@ def _delegate(name: str):
     return read
 
 
-for _name in ("event", "to_records", "item_summary", "why", "inputs_of", "links", "save", "to_chrome", "graph",
+for _name in ("event", "to_records", "item_summary", "why", "causes", "inputs_of", "links", "save", "to_chrome", "graph",
               "sequence", "op_stats", "summary"):
     setattr(LiveTrace, _name, _delegate(_name))
 

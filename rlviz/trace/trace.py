@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
-from rlviz.trace.causes import not_ready_causes, with_cause
+from rlviz.trace.causes import event_causes, with_cause
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.gauges import Gauge, GaugeParts
 from rlviz.trace.schema import COLUMNS, TraceFormatError
@@ -91,7 +91,7 @@ class Trace:
         self.decisions = decisions if decisions is not None else Decisions()
         self.gauges = dict(gauges or {})
         self._events: list[Event] | None = None
-        self._causes: dict[int, str] | None = None
+        self._causes: dict[int, tuple[str, bool]] | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -191,12 +191,20 @@ class Trace:
         return format_summary(int(c["item_kind"][index]), int(c["item_num"][index]), self.texts)
 
     def why(self, index: int) -> str | None:
-        """Why event ``index`` happened: a union's scheduling decision, the state that made it not ready
-        (read from the gauges its op recorded during the call, ``rlviz.trace.causes``), both, or None."""
+        """Why event ``index`` happened: a union's scheduling decision, the state that made it not ready or made
+        the input it dropped (read from the gauges, ``rlviz.trace.causes``), both, or None."""
         row = self.decisions.row_of(index)
+        cause, not_ready = self.causes().get(index, (None, True))
+        return with_cause(None if row is None else self.decisions.sentence(row), cause, not_ready)
+
+    def causes(self) -> dict[int, tuple[str, bool]]:
+        """Per event with a cause (its index): the state behind its not-ready or its dropped input, read from the
+        gauges (``rlviz.trace.causes.event_causes``), and whether it is a not-ready cause; computed once."""
         if self._causes is None:
-            self._causes = not_ready_causes(self.columns, self.nodes, self.gauges)
-        return with_cause(None if row is None else self.decisions.sentence(row), self._causes.get(index))
+            links = self.links()
+            dropped = (links[0][links.dropped], links[1][links.dropped])
+            self._causes = event_causes(self.columns, self.nodes, self.gauges, dropped) if self.gauges else {}
+        return self._causes
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
         """Ids of the values event ``index`` consumed (dropped ones included)."""

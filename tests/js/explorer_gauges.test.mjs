@@ -51,12 +51,18 @@ test("a not-ready call's cause is read from the gauges its lane recorded during 
   const gauges = createGauges();
   appendGauges(gauges, { gauge_tracks: [["replay rows added", "driver"], ["learning_starts", "driver"]] }, {
     gauge_track: Uint32Array.of(0, 1, 0, 1), gauge_time: Float64Array.of(2, 2, 12, 12), gauge_value: Float64Array.of(812, 1000, 1218, 1000) });
-  const model = { nodes: [{ where: "driver" }, { where: "shard-0" }], node: [0, 0, 1, 0], flags: [1, 1, 1, 0],
-    start: [1, 5, 11, 11], duration: [2, 2, 2, 2] };
-  assert.equal(causeOf(gauges, model, 0), "replay buffer has 812 of the 1,000 rows learning_starts needs");
+  // event 4 (an item) consumed event 3's value (recorded during 12's readings) and dropped it
+  const model = { nodes: [{ where: "driver" }, { where: "shard-0" }], node: [0, 0, 1, 0, 0], flags: [1, 1, 1, 0, 0],
+    start: [1, 5, 11, 11, 14], duration: [2, 2, 2, 2, 1], inOffsets: [0, 0, 0, 0, 0, 1], inputs: [3],
+    droppedInputs: { base: 0, links: new Map([[4, new Set([3])]]) } };
+  assert.deepEqual(causeOf(gauges, model, 0),
+    { text: "replay buffer has 812 of the 1,000 rows learning_starts needs", notReady: true });
   assert.equal(causeOf(gauges, model, 1), null, "nothing was recorded during the call");
   assert.equal(causeOf(gauges, model, 2), null, "another lane's readings are not its cause");
-  assert.equal(causeOf(gauges, model, 3), null, "only a not-ready call has a cause");
+  assert.equal(causeOf(gauges, model, 3), null, "an item has no cause of its own");
+  assert.deepEqual(causeOf(gauges, model, 4),
+    { text: "dropped an input: replay buffer has 1,218 of the 1,000 rows learning_starts needs", notReady: false });
+  assert.equal(withCause(null, "dropped an input: x", false), "dropped an input: x");
   assert.equal(withCause("round 2: Replay not ready: its turn ends", "x"), "round 2: Replay not ready: its turn ends (x)");
   assert.equal(withCause(null, "x"), "not ready: x");
   assert.equal(withCause(null, null), null);

@@ -113,6 +113,27 @@ def test_a_full_enqueue_and_an_empty_dequeue_say_their_cause_on_the_page_as_in_p
     assert by_op["Idle"] == ["not ready: its queue is empty"] * 2
 
 
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_a_filter_that_drops_a_replay_shards_none_says_the_shards_state(tmp_path):
+    buffer = ReplayBuffer(capacity=100, learning_starts=30, replay_batch_size=2, seed=0)
+
+    def shard(timeout):                                  # a replay shard: None (and its state) until learning_starts
+        while True:
+            buffer.add_batch(SampleBatch(t=list(range(10))))
+            batch = buffer.replay()
+            if batch is None:
+                buffer.record_progress()
+            yield batch
+
+    with rlviz.record() as trace:
+        LocalIterator(shard, name="ReplayShard").filter(lambda batch: batch is not None).take(2)
+    whys = [trace.why(i) for i in range(len(trace))]
+    assert _page_whys(trace, tmp_path) == whys
+    filtered = [why for event, why in zip(trace.events, whys) if event.op == "filter"]
+    assert filtered[0] == "dropped an input: replay buffer has 20 of the 30 rows learning_starts needs"
+    assert filtered[1] is None                          # the second pull dropped nothing
+
+
 def _page_whys(trace, tmp_path) -> list:
     """Every event's why as the page says it, from the trace's stream replayed in node."""
     payload = encode_trace(trace, chunk_events=64)          # several chunks: decisions arrive with theirs

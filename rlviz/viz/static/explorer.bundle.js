@@ -921,8 +921,7 @@ function within(track, s, e) {
   const k = readingAt(track, e);
   return k >= 0 && track.time[k] >= s ? track.value[k] : null;
 }
-function causeOf(held, model, i) {
-  if (!held || (model.flags[i] & 3) !== NOT_READY3) return null;
+function stateCause(held, model, i) {
   const where = model.nodes[model.node[i]].where, s = model.start[i], e = s + model.duration[i];
   for (const [names, sentence] of CAUSES) {
     const tracks = names.map((name) => trackOf(held, name, where));
@@ -932,12 +931,28 @@ function causeOf(held, model, i) {
   }
   return null;
 }
-function withCause(decision, cause) {
+function causeOf(held, model, i) {
+  if (!held || held.tracks.length === 0) return null;
+  if ((model.flags[i] & 3) === NOT_READY3) {
+    const text = stateCause(held, model, i);
+    if (text !== null) return { text, notReady: true };
+  }
+  for (let k = model.inOffsets[i + 1] - 1; k >= model.inOffsets[i]; k--) {
+    const p = model.inputs[k];
+    if (!isDroppedInput(model, i, p)) continue;
+    const text = stateCause(held, model, p);
+    if (text !== null) return { text: `dropped an input: ${text}`, notReady: false };
+  }
+  return null;
+}
+function withCause(decision, cause, notReady = true) {
   if (cause == null) return decision;
-  return decision == null ? `not ready: ${cause}` : `${decision} (${cause})`;
+  if (decision != null) return `${decision} (${cause})`;
+  return notReady ? `not ready: ${cause}` : cause;
 }
 function eventWhy(model, decisions, index, i) {
-  return withCause(whyOf(decisions, index, i), causeOf(model.gauges, model, i));
+  const cause = causeOf(model.gauges, model, i);
+  return withCause(whyOf(decisions, index, i), cause && cause.text, cause ? cause.notReady : true);
 }
 
 // rlviz/viz/static/explorer_grow.js

@@ -3,7 +3,7 @@
 // a chunk's gauge_tracks lists the tracks it opens). Free of the DOM. Also the cause of a
 // not-ready call, read from the gauges its op recorded during the call: the same rule, word for
 // word, as rlviz.trace.causes (a parity test runs both).
-import { whyOf } from "./explorer_core.js";
+import { isDroppedInput, whyOf } from "./explorer_core.js";
 
 const NOT_READY = 1;
 
@@ -61,9 +61,8 @@ function within(track, s, e) {
   return k >= 0 && track.time[k] >= s ? track.value[k] : null;
 }
 
-/** The cause of not-ready event `i`, read from the gauges recorded on its lane during it (null if none). */
-export function causeOf(held, model, i) {
-  if (!held || (model.flags[i] & 3) !== NOT_READY) return null;
+/** The state event `i`'s op recorded on its lane during the call, as a cause sentence (null if none). */
+export function stateCause(held, model, i) {
   const where = model.nodes[model.node[i]].where, s = model.start[i], e = s + model.duration[i];
   for (const [names, sentence] of CAUSES) {
     const tracks = names.map((name) => trackOf(held, name, where));
@@ -74,13 +73,35 @@ export function causeOf(held, model, i) {
   return null;
 }
 
+/**
+ * The cause of event `i`, as rlviz.trace.causes.event_causes finds it: {text, notReady}, or null. A
+ * not-ready call's is the state its op recorded during it; failing that, a call that dropped inputs
+ * has the state the latest one's producer recorded while making it ("dropped an input: ...").
+ */
+export function causeOf(held, model, i) {
+  if (!held || held.tracks.length === 0) return null;
+  if ((model.flags[i] & 3) === NOT_READY) {
+    const text = stateCause(held, model, i);
+    if (text !== null) return { text, notReady: true };
+  }
+  for (let k = model.inOffsets[i + 1] - 1; k >= model.inOffsets[i]; k--) {      // the latest dropped input's
+    const p = model.inputs[k];
+    if (!isDroppedInput(model, i, p)) continue;
+    const text = stateCause(held, model, p);
+    if (text !== null) return { text: `dropped an input: ${text}`, notReady: false };
+  }
+  return null;
+}
+
 /** An event's whole why: the union's decision, its cause, both, or null (as rlviz.trace.causes.with_cause). */
-export function withCause(decision, cause) {
+export function withCause(decision, cause, notReady = true) {
   if (cause == null) return decision;
-  return decision == null ? `not ready: ${cause}` : `${decision} (${cause})`;
+  if (decision != null) return `${decision} (${cause})`;
+  return notReady ? `not ready: ${cause}` : cause;
 }
 
 /** Why event `i` happened, as Event.why says it: `index` from decisionIndex(decisions). */
 export function eventWhy(model, decisions, index, i) {
-  return withCause(whyOf(decisions, index, i), causeOf(model.gauges, model, i));
+  const cause = causeOf(model.gauges, model, i);
+  return withCause(whyOf(decisions, index, i), cause && cause.text, cause ? cause.notReady : true);
 }
