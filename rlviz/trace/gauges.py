@@ -59,6 +59,7 @@ class GaugeParts:
 
     def __init__(self) -> None:
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.gone = 0                           # readings let go from the front (``let_go_before``)
 
     def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
         """Take gauge rows (int64, shape (n, FIELDS)) of one process; readings before ``since_ns`` are left out."""
@@ -80,13 +81,22 @@ class GaugeParts:
         return sum(len(part[0]) for part in self._parts)
 
     def readings(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Readings from number ``start`` on, in the order taken: name, time_ns, value, pid, where columns."""
+        """Readings from number ``start`` on (numbers count every reading taken, those let go included), in the
+        order taken: name, time_ns, value, pid, where columns."""
         if not self._parts:
             empty = np.zeros(0, object)
             return empty, np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), empty
         if len(self._parts) > 1:
             self._parts = [tuple(np.concatenate(column) for column in zip(*self._parts))]
-        return tuple(column[start:] for column in self._parts[0])
+        return tuple(column[max(start - self.gone, 0):] for column in self._parts[0])
+
+    def let_go_before(self, time_ns: int) -> None:
+        """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
+        times = self.readings(self.gone)[1]
+        cut = int(np.argmin(times < time_ns)) if not (times < time_ns).all() else len(times)
+        if cut:
+            self._parts = [tuple(column[cut:] for column in self._parts[0])]
+            self.gone += cut
 
     def build(self, since_ns: int | None = None) -> dict[str, Gauge]:
         """Every reading taken, as ``{name: Gauge}`` (names sorted, readings by time), optionally from ``since_ns`` on."""

@@ -166,7 +166,7 @@ def is_dropped(value):
 
 
 def last_end_ns(chunk: bytes | bytearray | memoryview) -> int:
-    """The latest end time among a chunk's event rows (-1 if it has none): when the chunk's last event ended."""
+    """The latest end time among a chunk's event rows and gauge readings (-1 if it has none)."""
     values = memoryview(chunk).cast("B").cast("q")
-    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0]
+    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0 or start == GAUGE]
     return max(ends, default=-1)

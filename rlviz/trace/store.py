@@ -267,7 +267,7 @@ class TraceStore:
         columns), and the number to pass next time."""
         with self.lock:
             columns = self._gauges.readings(reading)
-            return columns, reading + len(columns[0])
+            return columns, self._gauges.gone + len(self._gauges)
 
     def producers(self, item_ids: np.ndarray) -> np.ndarray:
         """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held).
@@ -481,6 +481,7 @@ class TraceStore:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
         if self.window_ns is None:
             return
+        self._gauges.let_go_before(self._latest_end - self.window_ns)
         held = self._next - self._first
         old = self._columns["end_ns"][:held] < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held

@@ -5,6 +5,7 @@ gauges (replay rows, weights versions) reach the driver through the mirrors.
 """
 import json
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -131,3 +132,28 @@ def test_a_dqn_run_records_replay_rows_and_weights_versions_and_the_causes_of_no
     trace.to_chrome(tmp_path / "dqn.chrome.json")
     names = {e["name"] for e in json.loads((tmp_path / "dqn.chrome.json").read_text())["traceEvents"] if e["ph"] == "C"}
     assert {"replay rows added @ driver", "weights version @ RolloutWorker-1", "weights version @ RolloutWorker-2"} <= names
+
+
+def test_a_window_keeps_recent_readings_and_lets_old_ones_go_from_the_recorder_and_the_store():
+    recorder, store = Recorder(), TraceStore(window_ns=10**9)
+    node = recorder.register(Node("n", "op", "op"))
+    recorder.enabled = True
+    try:
+        for i in range(2 * CHUNK_EVENTS):                  # one full gauge chunk handed over, all of it recent
+            recorder.gauge("held", i)
+    finally:
+        recorder.enabled = False
+    now = time.time_ns()
+    recorder.record(node, 0, 1, ITEM, 0)                   # an event that ended long before the readings
+    assert recorder.forget_ended_before(now - 10**9) == 0  # the handed-over gauge chunk is recent: it stays
+    store.add_export(recorder.export())
+    first, seen = store.gauges_since(0)
+    assert len(first[0]) == seen == 2 * CHUNK_EVENTS
+    recorder.record(node, now + 5 * 10**9, now + 5 * 10**9 + 1, ITEM, 1)   # the window moves 5 s on
+    recorder.enabled = True
+    recorder.gauge("held", -1.0)
+    recorder.enabled = False
+    store.add_export(recorder.export())
+    fresh, after = store.gauges_since(seen)
+    assert "held" not in store.view().gauges             # every reading is older than the window now
+    assert len(fresh[0]) == 0 and after == 2 * CHUNK_EVENTS + 1   # numbers keep counting those let go
