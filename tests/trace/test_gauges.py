@@ -35,6 +35,7 @@ def test_gauge_is_a_no_op_outside_a_record_block_and_checks_its_value_inside():
 
 def test_gauge_rows_share_the_event_chunks_and_cross_hand_overs_and_mirrors():
     recorder, mirror = Recorder(), RecorderMirror()
+    recorder.enabled = True                                # what record() switches on
     node = recorder.register(Node("n", "op", "op"))
     for i in range(3 * CHUNK_EVENTS):                      # several chunk hand-overs of both writers
         recorder.record(node, 10 * i, 10 * i + 5, ITEM, i)
@@ -51,6 +52,7 @@ def test_gauge_rows_share_the_event_chunks_and_cross_hand_overs_and_mirrors():
 
 def test_a_growing_store_keeps_each_reading_once_and_the_thread_writers_hand_theirs_over():
     recorder, store = Recorder(), TraceStore()
+    recorder.enabled = True
 
     def worker(k):
         for i in range(50):
