@@ -27,6 +27,7 @@ from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_RO
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
 DEFAULT_CAPACITY = 1_000_000
+_pack_gauge, _now = GAUGE_ROW.pack, time.time_ns    # module globals: the gauge path skips two attribute lookups
 _ID_SHIFT = 40
 _NO_VALUE = object()
 
@@ -161,7 +162,8 @@ class Recorder:
     @where.setter
     def where(self, where: str) -> None:
         self._where = where
-        self._gauge_codes = {}                  # gauges named without a lane now go to the new one
+        self._gauge_codes: dict[str | tuple[str, str], tuple[int, int]] = {}   # name or (name, lane) -> texts
+        # (cleared here: gauges named without a lane now go to the new one)
 
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
@@ -248,13 +250,14 @@ class Recorder:
             writer = thread.gauges
         except AttributeError:
             writer = thread.gauges = self.writer(0)
-        codes = self._gauge_codes.get((name, where))
+        key = name if where is None else (name, where)
+        codes = self._gauge_codes.get(key)
         if codes is None:
-            codes = self._gauge_codes[(name, where)] = (self.texts.intern(name), self.texts.intern(where or self.where))
+            codes = self._gauge_codes[key] = (self.texts.intern(name), self.texts.intern(where or self.where))
         rows = writer._rows
         if len(rows) >= CHUNK_BYTES:
             writer.hand_over()
-        rows += GAUGE_ROW.pack(GAUGE, time.time_ns(), value, *codes)
+        rows += _pack_gauge(GAUGE, _now(), value, codes[0], codes[1])
 
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
