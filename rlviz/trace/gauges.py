@@ -16,7 +16,7 @@ from rlviz.trace.recorder import get_recorder
 
 _RECORDER = get_recorder()          # the process's one recorder (never replaced)
 
-__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json", "latest_value",
+__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json",
            "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
            "QUEUE_CAPACITY", "QUEUE_EMPTY"]
 
@@ -118,16 +118,6 @@ def gauges_by_name(name: np.ndarray, time_ns: np.ndarray, value: np.ndarray, pid
         out[key] = Gauge(time_ns[at].astype(np.int64), value[at].astype(np.float64), pid[at].astype(np.int64),
                          where[at].astype(object))
     return out
-
-
-def latest_value(gauges: Mapping[str, Gauge], name: str, where: str | None = None) -> float | None:
-    """The latest reading of gauge ``name`` (on lane ``where`` if given), or None if it has none."""
-    series = gauges.get(name)
-    if series is None:
-        return None
-    if where is not None:
-        series = series.on(where)
-    return float(series.value[-1]) if len(series) else None
 
 
 def gauges_to_json(gauges: Mapping[str, Gauge]) -> dict:
