@@ -2048,6 +2048,7 @@ function trackPoints(track, a, b, width, height) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
+  const max = hi;
   if (!(hi > lo)) {
     lo -= 1;
     hi += 1;
@@ -2068,7 +2069,7 @@ function trackPoints(track, a, b, width, height) {
     xs.push(width);
     ys.push(ys[ys.length - 1]);
   }
-  return { xs, ys, lo, hi };
+  return { xs, ys, lo, hi, max };
 }
 function hoverText(track, t, unitMs) {
   const k = readingAt(track, t);
@@ -2153,11 +2154,11 @@ function drawTrack(ctx, track, a, b, plotW) {
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";
   ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
-  const { xs, ys, hi } = trackPoints(track, a, b, plotW, TRACK_H);
+  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
   ctx.fillStyle = "#888";
   ctx.font = "9px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText(formatValue(hi), GUTTER + 2, 1);
+  if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;

@@ -13,13 +13,14 @@ const LINE_COLOR = "#2471a3";
 /**
  * The step line of `track` over the window [a, b] drawn `width` pixels wide and `height` tall:
  * {xs, ys} (pixel coordinates; x from 0), {lo, hi} the value range the track's height spans
- * (every reading's, so the line does not jump when the window moves). Empty xs when no reading
- * falls at or before b.
+ * (every reading's, so the line does not jump when the window moves; a flat track gets ±1), and
+ * max, the largest reading. Empty xs when no reading falls at or before b.
  */
 export function trackPoints(track, a, b, width, height) {
   const xs = [], ys = [], n = track.time.length;
   let lo = Infinity, hi = -Infinity;
   for (const v of track.value) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  const max = hi;
   if (!(hi > lo)) { lo -= 1; hi += 1; }
   const scale = width / (b - a), yOf = (v) => height - 3 - ((v - lo) / (hi - lo)) * (height - 6);
   const xOf = (t) => Math.min(width, Math.max(0, (t - a) * scale));
@@ -31,7 +32,7 @@ export function trackPoints(track, a, b, width, height) {
     ys.push(y);
   }
   if (xs.length) { xs.push(width); ys.push(ys[ys.length - 1]); }
-  return { xs, ys, lo, hi };
+  return { xs, ys, lo, hi, max };
 }
 
 /** What hovering `track` at time `t` shows: its value then (or that it has none yet); `unitMs` converts times. */
@@ -124,11 +125,11 @@ export function drawTrack(ctx, track, a, b, plotW) {
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";
   ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
-  const { xs, ys, hi } = trackPoints(track, a, b, plotW, TRACK_H);
+  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
   ctx.fillStyle = "#888";
   ctx.font = "9px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText(formatValue(hi), GUTTER + 2, 1);
+  if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);   // the track's top reading
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;
