@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { appendGauges, causeOf, createGauges, readingAt, withCause } from "../../rlviz/viz/static/explorer_gauges.js";
+import { appendGauges, causeOf, createGauges, readingAt, trimGauges, withCause } from "../../rlviz/viz/static/explorer_gauges.js";
 import { formatValue, hoverText, orderedTracks, trackPoints } from "../../rlviz/viz/static/panes/gauges.js";
 
 function held(readings) {
@@ -66,4 +66,12 @@ test("a not-ready call's cause is read from the gauges its lane recorded during 
   assert.equal(withCause("round 2: Replay not ready: its turn ends", "x"), "round 2: Replay not ready: its turn ends (x)");
   assert.equal(withCause(null, "x"), "not ready: x");
   assert.equal(withCause(null, null), null);
+});
+
+test("trimming the front lets old readings go but keeps the one in force where the held events begin", () => {
+  const gauges = held([[0, 10, 1], [0, 20, 2], [0, 30, 3], [1, 5, 7]]);
+  assert.equal(trimGauges(gauges, 25), 1);
+  assert.deepEqual(gauges.tracks[0].time, [20, 30], "20 is the value held at 25");
+  assert.deepEqual(gauges.tracks[1].value, [7], "a track's only reading stays");
+  assert.equal(trimGauges(gauges, 25), 0);
 });

@@ -905,6 +905,19 @@ function appendGauges(held, message, decoded) {
   }
   held.version++;
 }
+function trimGauges(held, t) {
+  let trimmed = 0;
+  for (const track of held.tracks) {
+    const cut = readingAt(track, t);
+    if (cut > 0) {
+      track.time.splice(0, cut);
+      track.value.splice(0, cut);
+      trimmed += cut;
+    }
+  }
+  if (trimmed) held.version++;
+  return trimmed;
+}
 function readingAt(track, t) {
   let a = 0, b = track.time.length;
   while (a < b) {
@@ -1289,7 +1302,12 @@ function trimFront(live, heldFrom) {
   trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
-  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
+  let first = Infinity;
+  for (let i = 0; i < live.n; i++) {
+    live.end = Math.max(live.end, start[i] + duration[i]);
+    first = Math.min(first, start[i]);
+  }
+  if (live.n > 0) trimGauges(live.gauges, first);
   return cut;
 }
 function liveMeta(live) {

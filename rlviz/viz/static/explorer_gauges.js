@@ -43,6 +43,24 @@ export function appendGauges(held, message, decoded) {
   held.version++;
 }
 
+/**
+ * Let go of the readings before time `t` that no longer show (the page's front was trimmed): each
+ * track keeps its latest reading before `t`, the value it held when the held events begin.
+ */
+export function trimGauges(held, t) {
+  let trimmed = 0;
+  for (const track of held.tracks) {
+    const cut = readingAt(track, t);              // the reading in force at t stays
+    if (cut > 0) {
+      track.time.splice(0, cut);
+      track.value.splice(0, cut);
+      trimmed += cut;
+    }
+  }
+  if (trimmed) held.version++;
+  return trimmed;
+}
+
 /** The index of the latest reading of `track` at or before time `t` (-1 if none). */
 export function readingAt(track, t) {
   let a = 0, b = track.time.length;

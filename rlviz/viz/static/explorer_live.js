@@ -7,7 +7,7 @@
 // window costs, on average, in proportion to its new events.
 import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
 import { appendDecisions, createDecisions, decisionTable, trimDecisions } from "./explorer_decisions.js";
-import { appendGauges, createGauges } from "./explorer_gauges.js";
+import { appendGauges, createGauges, trimGauges } from "./explorer_gauges.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
@@ -193,7 +193,12 @@ export function trimFront(live, heldFrom) {
   trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
-  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
+  let first = Infinity;
+  for (let i = 0; i < live.n; i++) {
+    live.end = Math.max(live.end, start[i] + duration[i]);
+    first = Math.min(first, start[i]);
+  }
+  if (live.n > 0) trimGauges(live.gauges, first);       // readings before the held events, but the one in force
   return cut;
 }
 
