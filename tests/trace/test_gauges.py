@@ -107,7 +107,7 @@ def test_a_file_with_a_bad_gauge_is_refused_by_name(tmp_path):
 @pytest.mark.usefixtures("ray_local")
 def test_a_dqn_run_records_replay_rows_and_weights_versions_and_the_causes_of_not_ready(tmp_path):
     trainer = rlviz.Trainer("dqn", num_workers=2, config={"learning_starts": 16, "timesteps_per_iteration": 40,
-                                                         "train_batch_size": 32})
+                                                         "train_batch_size": 32, "counters_as_gauges": True})
     try:
         with rlviz.record() as recorded:
             trainer.train()
@@ -127,6 +127,8 @@ def test_a_dqn_run_records_replay_rows_and_weights_versions_and_the_causes_of_no
         held = versions.on(worker)
         assert set(held.pid.tolist()).isdisjoint(versions.on("driver").pid.tolist())     # recorded in the actor
         assert set(held.value.tolist()) <= set(learner.tolist()) and held.value[-1] >= learner[-1] - 1
+    sampled = gauges["counter num_steps_sampled"].value                  # metrics.counters, once per train()
+    assert len(sampled) == 2 and sampled[0] >= 40 and sampled[1] > sampled[0]
     early = [e for e in trace.events if e.op == "Replay" and e.outcome == "not_ready"]
     assert early and early[0].why == "not ready: replay buffer has 8 of the 16 rows learning_starts needs"
     trace.save(tmp_path / "dqn.json")
