@@ -8,7 +8,7 @@ the driver through the same mirrors and the page through the same stream.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,7 +27,8 @@ WEIGHTS_VERSION, EPISODES_FINISHED = "weights version", "episodes finished"
 QUEUE_HELD, QUEUE_CAPACITY, QUEUE_EMPTY = "Enqueue queue held", "Enqueue queue capacity", "Dequeue queue held"
 
 
-class Gauge(NamedTuple):
+@dataclass(frozen=True)
+class Gauge:
     """One gauge's readings, ordered by time: when, what value, from which OS process and which lane."""
 
     time_ns: np.ndarray
@@ -35,7 +36,8 @@ class Gauge(NamedTuple):
     pid: np.ndarray
     where: np.ndarray
 
-    def __len__(self) -> int:            # a reading count, not the tuple's four fields
+    def __len__(self) -> int:
+        """How many readings."""
         return len(self.time_ns)
 
     def lanes(self) -> list[str]:
