@@ -2150,6 +2150,7 @@ function createGaugeTracks(host, view) {
   const plotWidth = () => Math.max(50, view.store.get().width - GUTTER - 8);
   function draw() {
     const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
     const tracks = held ? orderedTracks(held.tracks, lanes) : [];
     box.style.display = tracks.length ? "" : "none";
     const wanted = tracks.map((track) => element(track).el);
@@ -2158,16 +2159,18 @@ function createGaugeTracks(host, view) {
     for (const track of tracks) {
       const entry = element(track);
       entry.track = track;
-      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth());
+      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
     }
   }
   return { draw, destroy() {
     box.remove();
   } };
 }
-function drawTrack(ctx, track, a, b, plotW) {
+function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
   ctx.fillStyle = "#f4f7fb";
   ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
+  ctx.fillStyle = laneColor;
+  ctx.fillRect(0, 1, 4, TRACK_H - 2);
   ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";

@@ -102,6 +102,7 @@ export function createGaugeTracks(host, view) {
 
   function draw() {
     const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
     const tracks = held ? orderedTracks(held.tracks, lanes) : [];
     box.style.display = tracks.length ? "" : "none";
     const wanted = tracks.map((track) => element(track).el);
@@ -110,17 +111,22 @@ export function createGaugeTracks(host, view) {
     for (const track of tracks) {
       const entry = element(track);
       entry.track = track;
-      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth());
+      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
     }
   }
 
   return { draw, destroy() { box.remove(); } };
 }
 
-/** Draw one track: its label in the gutter, then its step line over the window [a, b] (`plotW` wide). */
-export function drawTrack(ctx, track, a, b, plotW) {
+/**
+ * Draw one track: its lane's colour bar (as the timeline marks the lane) and label in the gutter,
+ * then its step line over the window [a, b] (`plotW` wide).
+ */
+export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
   ctx.fillStyle = "#f4f7fb";
   ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
+  ctx.fillStyle = laneColor;
+  ctx.fillRect(0, 1, 4, TRACK_H - 2);
   ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";
