@@ -51,9 +51,17 @@ TARGET_RETURN = 150.0
 MIN_RATIO, MAX_RECORD_S, MAX_DRIVER_EVENTS_S, MAX_BLOCK_EVENTS = 0.95, 0.2, 278, 10_000
 
 
+#: The two halves of the benchmark, each written to its own docs table.
+PARTS = ("overhead", "peer")
+
+
 def run(repeats: int = 5, seeds: int = 3, cap_s: float = 600.0, pairs: int = 7, appo_s: float = 300.0,
-        record_repeats: int = 7) -> dict:
-    """Measure the figures; ``cap_s`` bounds each DQN training run (a run that hits it counts as not reached)."""
+        record_repeats: int = 7, parts: tuple[str, ...] = PARTS) -> dict:
+    """Measure the figures of ``parts``; ``cap_s`` bounds each DQN training run (one that hits it counts as not reached).
+
+    ``"overhead"``: what recording costs (docs/performance.md); ``"peer"``:
+    rlviz against RLlib, sampling and DQN (docs/rllib2.md).
+    """
     import ray
 
     import rlviz
@@ -61,11 +69,13 @@ def run(repeats: int = 5, seeds: int = 3, cap_s: float = 600.0, pairs: int = 7, 
     rlviz.init(num_cpus=8)
     figures = {"load_before": os.getloadavg()[0], "pairs": pairs, "appo_s": appo_s}
     try:
-        figures["overhead"] = _overhead(pairs)
-        figures["record"] = _record_cost(record_repeats)
-        figures["appo_events"] = _appo_driver_events(appo_s)
-        figures["sampling"] = _sampling(repeats)
-        figures["dqn"] = _dqn_race(seeds, cap_s)
+        if "overhead" in parts:
+            figures["overhead"] = _overhead(pairs)
+            figures["record"] = _record_cost(record_repeats)
+            figures["appo_events"] = _appo_driver_events(appo_s)
+        if "peer" in parts:
+            figures["sampling"] = _sampling(repeats)
+            figures["dqn"] = _dqn_race(seeds, cap_s)
     finally:
         figures["load_after"] = os.getloadavg()[0]
         ray.shutdown()
@@ -81,17 +91,24 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--pairs", type=int, default=7, help="interleaved plain/recorded pairs per algorithm")
     parser.add_argument("--appo-s", type=float, default=300.0, help="seconds of recorded APPO training")
     parser.add_argument("--record-repeats", type=int, default=7)
+    parser.add_argument("--part", choices=PARTS, action="append",
+                        help="measure only this half (repeatable; default: both)")
     parser.add_argument("--no-write", action="store_true", help="print only: leave the results file and docs alone")
     args = parser.parse_args([] if argv is None else argv)     # ``python -m benchmarks`` calls main() bare
-    figures = run(args.repeats, args.seeds, args.cap_s, args.pairs, args.appo_s, args.record_repeats)
-    overhead, table = _overhead_table(figures), _table(figures)
-    print(overhead, table, sep="\n\n")
+    parts = tuple(args.part or PARTS)
+    figures = run(args.repeats, args.seeds, args.cap_s, args.pairs, args.appo_s, args.record_repeats, parts)
+    tables = {"overhead": (_overhead_table, DOCS / "performance.md", "rllib"), "peer": (_table, DOCS / "rllib2.md", None)}
+    written = {part: tables[part][0](figures) for part in parts}
+    print(*written.values(), sep="\n\n")
     if args.no_write:
         return figures
-    (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
-    (ROOT / "benchmarks" / "results" / "rllib.json").write_text(json.dumps(figures, indent=1))
-    write_table(DOCS / "performance.md", overhead, "rllib")
-    write_table(DOCS / "rllib2.md", table)
+    results = ROOT / "benchmarks" / "results" / "rllib.json"
+    results.parent.mkdir(exist_ok=True)
+    kept = json.loads(results.read_text()) if results.exists() else {}
+    results.write_text(json.dumps({**kept, **{part: figures for part in parts}}, indent=1))
+    for part, text in written.items():
+        _, page, name = tables[part]
+        write_table(page, text, name)
     return figures
 
 

@@ -42,3 +42,21 @@ def ctrl_c():
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, before)
+
+
+_FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Add each phase's time to its test file's total (shown at the end of the session)."""
+    path = report.nodeid.partition("::")[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The slowest test files, next to ``--durations``: some files have a time budget (Ray's parity file: 2 min)."""
+    slowest = sorted(_FILE_SECONDS.items(), key=lambda kv: kv[1], reverse=True)[:15]
+    if slowest:
+        terminalreporter.write_sep("=", "slowest test files")
+        for path, seconds in slowest:
+            terminalreporter.write_line(f"{seconds:8.1f}s {path}")

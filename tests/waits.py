@@ -4,7 +4,7 @@ import time
 import pytest
 
 from rlviz.iter.actors import COLLECTOR
-from rlviz.trace import Trace
+from rlviz.trace.store import merge_exports
 
 
 def wait_for(condition, what: str, timeout_s: float = 60.0, every_s: float = 0.05):
@@ -28,7 +28,7 @@ def mirrored_events(label: str) -> list:
     with COLLECTOR.lock:
         mirror = COLLECTOR.mirrors.get(label)
         export = mirror.export() if mirror is not None and mirror.has_data else None
-    return Trace.from_exports([export]).events if export is not None else []
+    return merge_exports([export]).events if export is not None else []
 
 
 def wait_until_dead(handle, timeout_s: float = 60.0) -> None:

@@ -16,7 +16,10 @@ import ray
 
 from rlviz.iter.ray_compat import actor_class_name, actor_id
 from rlviz.iter.worker import CONTROL_GROUP
+from rlviz.trace.event import LOST_OP, Node
 from rlviz.trace.mirror import RecorderMirror
+from rlviz.trace.recorder import get_recorder
+from rlviz.trace.rows import ERROR
 from rlviz.trace.session import COLLECT_EVERY_S, add_collector
 
 __all__ = ["track_actor", "release_actor", "actor_label", "has_rlviz_groups", "next_label", "set_labels", "ActorCollector",
@@ -194,9 +197,10 @@ class ActorCollector:
                     continue
                 del self.pending[label]
                 mirror = self.mirrors[label]
-                if died:
+                if died and not mirror.lost:
                     mirror.lost = True
-                else:
+                    _record_lost(label)
+                elif not died:
                     mirror.update(increment)
                 answered_stale |= label in stale
         return answered_stale
@@ -325,6 +329,19 @@ def _ray_key() -> tuple | None:
 
 COLLECTOR = ActorCollector()
 add_collector(COLLECTOR)
+
+
+def _record_lost(label: str) -> None:
+    """An error event on lane ``label``, now: the driver found its actor dead (what it recorded so far is kept).
+
+    So a death shows where it happened, in the live page and the saved trace,
+    even while nothing calls the actor (a paused run), before anything restarts it.
+    """
+    recorder = get_recorder()
+    if recorder.enabled:
+        node = recorder.register(Node(f"{LOST_OP}@{label}", LOST_OP, f"{label} died", label))
+        now = time.time_ns()
+        recorder.record(node, now, now, ERROR)
 
 
 def has_rlviz_groups(handle) -> bool:

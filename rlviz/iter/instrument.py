@@ -41,10 +41,11 @@ class Tap:
     exception (a user's function raising, Ctrl-C) that ended the stage, which
     a finished generator cannot tell later.  ``drops`` says the stage passes
     on only the last value it consumed for an item and drops the others (a
-    filter): its events mark those inputs as dropped.
+    filter): its events mark those inputs as dropped.  ``decided`` says a
+    union pulls this stage and writes a decision after each of its calls.
     """
 
-    __slots__ = ("recorder", "node", "writer", "pending", "downstream", "failure", "drops")
+    __slots__ = ("recorder", "node", "writer", "pending", "downstream", "failure", "drops", "decided")
 
     def __init__(self, recorder: Recorder, node: int, downstream: list | None, drops: bool = False) -> None:
         self.drops = drops
@@ -54,6 +55,7 @@ class Tap:
         self.pending: list[int] = []
         self.downstream = downstream
         self.failure: BaseException | None = None
+        self.decided = False
 
 
 def instrument(stage: Iterator, tap: Tap) -> Iterator:

@@ -16,20 +16,19 @@ import time
 
 import ray
 
-from rlviz.trace.event import Node
+from rlviz.trace.event import Node, RESTART_OP
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import ExportCursor, get_recorder
 from rlviz.trace.rows import ITEM
 from rlviz.trace.session import COLLECT_EVERY_S
 from rlviz.iter.control import set_recording
 
-__all__ = ["RecorderHub", "HubCollector", "start_reporter", "hub_handle", "HUB_NAME", "RESTART_OP",
+__all__ = ["RecorderHub", "HubCollector", "start_reporter", "hub_handle", "HUB_NAME",
            "IDLE_POLL_S", "ACK_TIMEOUT_S"]
 
 #: The name of the hub actor in the driver's namespace.
 HUB_NAME = "rlviz-hub"
 #: The op of the event a restarted actor records on its lane (the views draw it as a restart).
-RESTART_OP = "worker_restarted"
 #: How long a reporter's call waits at the hub for news while no block records (seconds).
 IDLE_POLL_S = 5.0
 _HUB_THREADS = 64                # reporters long-poll; each holds one of the hub's threads

@@ -15,6 +15,7 @@ from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY, NextValueNotReady
 from rlviz.trace.decisions import CAP, STAR, TURN_ENDED
 from rlviz.trace.event import DRIVER
+from rlviz.trace.gate import GATES
 from rlviz.trace.recorder import Recorder, Writer, get_recorder
 from rlviz.trace.rows import ITEM, NOT_READY as NOT_READY_CODE, STOP
 
@@ -40,6 +41,8 @@ def union_source(chains: list[Chain], weights: list, shared: SharedMetrics, name
     def open_union(timeout, consumed: list) -> Iterator:
         recorder = get_recorder()
         built = [chain.build_watched(shared, consumer=consumed) for chain in chains]
+        for _, tap in built:
+            tap.decided = True              # a pause at its call waits for the decision below (GATES.settle)
         turns = [_Turn(i, weight, child, tap.writer) for i, (weight, (child, tap)) in enumerate(zip(weights, built))]
         return _round_robin(turns, timeout, _Decider(recorder, recorder.index_of(node_id.on(recorder.where))))
 
@@ -121,8 +124,12 @@ class _Decider:
 
     def note(self, turn: _Turn, pull: int, allowed: int, outcome: int, recording: bool) -> None:
         """Write the decision behind ``turn``'s pull, if recording was on for the whole pull (so its event exists)."""
-        if not (recording and self.recorder.enabled):
-            return
+        if recording and self.recorder.enabled:
+            self._write(turn, pull, allowed, outcome)
+        if GATES.armed:
+            GATES.settle()
+
+    def _write(self, turn: _Turn, pull: int, allowed: int, outcome: int) -> None:
         star = turn.weight == "*"
         flags = STAR if star else 0
         if outcome == NOT_READY_CODE:

@@ -16,6 +16,7 @@ from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
 from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace import span
+from rlviz.trace.event import RESTART_OP
 
 __all__ = ["WorkerSet", "WorkerCrashedError"]
 
@@ -315,7 +316,7 @@ class WorkerSet:
     def _restart(self, index: int, err: Exception) -> None:
         """Replace worker ``index`` with a new actor carrying the local worker's weights."""
         label = self._labels.get(index, _label(index))
-        with span("worker_restarted", label="WorkerSet replaced a dead RolloutWorker") as call:
+        with span(RESTART_OP, label="WorkerSet replaced a dead RolloutWorker") as call:
             release_actor(self._remote[index])
             try:
                 ray.kill(self._remote[index], no_restart=True)

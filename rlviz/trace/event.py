@@ -7,13 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Event", "Node", "NodeTable", "OUTCOMES", "DRIVER", "with_upstream"]
+__all__ = ["Event", "Node", "NodeTable", "OUTCOMES", "DRIVER", "RESTART_OP", "LOST_OP", "with_upstream"]
 
 #: What a ``next()`` call can end in, in the order of their numeric codes.
 OUTCOMES = ("item", "not_ready", "stop", "error")
 
 #: The ``where`` of everything that runs in the driver process.
 DRIVER = "driver"
+#: The op of the event marking a lane's worker replaced by a new one (the views draw a line there).
+RESTART_OP = "worker_restarted"
+#: The op of the error event the driver records on a lane whose actor it found dead.
+LOST_OP = "actor_lost"
 
 
 @dataclass(frozen=True)

@@ -203,6 +203,7 @@ class Gate:
         self._closed = False
         self._thread: int | None = None
         self.paused_at: Event | None = None
+        self._deferred: Event | None = None      # a pause taken, to block at settle()
         self.pauses = 0
         self.error: str | None = None
 
@@ -233,15 +234,33 @@ class Gate:
         self._thread = threading.get_ident()
         GATES.add(self._thread, self)
 
-    def check(self, event: Event) -> None:
-        """Pause here if asked to: block until resumed, advanced or closed (the run's thread)."""
+    def check(self, event: Event, wait: bool = True) -> None:
+        """Pause here if asked to: block until resumed, advanced or closed (the run's thread).
+
+        ``wait=False`` (a union child's call): the pause is taken now but the
+        thread blocks at the next ``settle()``, once the union has written its
+        decision about this call, so the paused-at event has its why.
+        """
         with self._cond:
             if not self._should_pause(event):
                 return
             self.paused_at, self._hold, self._until = event, True, None
             self.pauses += 1
-            self._cond.notify_all()
         GATES.update()
+        if wait:
+            self._wait(event)
+        else:
+            self._deferred = event
+
+    def settle(self) -> None:
+        """Block now for a pause ``check(wait=False)`` took (no-op if none)."""
+        event, self._deferred = self._deferred, None
+        if event is not None:
+            self._wait(event)
+
+    def _wait(self, event: Event) -> None:
+        with self._cond:
+            self._cond.notify_all()
         if self._on_pause is not None:
             self._on_pause(event)
         with self._cond:
@@ -387,7 +406,11 @@ class _Gates:
             self.armed = any(gate.armed for gate in self._by_thread.values())
 
     def reached(self, tap: Any, start_ns: int, end_ns: int, outcome: int, item: object, item_id: int) -> None:
-        """A recorded stage ended a call (``tap``: its ``rlviz.iter.instrument.Tap``); pause if its gate says so."""
+        """A recorded stage ended a call (``tap``: its ``rlviz.iter.instrument.Tap``); pause if its gate says so.
+
+        A stage a union pulls (``tap.decided``) that yields an item or not-ready
+        blocks only at the union's ``settle()``, after its decision row.
+        """
         gate = self._by_thread.get(threading.get_ident())
         if gate is None or not gate.armed:
             return
@@ -398,7 +421,14 @@ class _Gates:
             kind, number = summarize(item, recorder.texts)
             summary = format_summary(kind, number, recorder.texts.texts)
         gate.check(Event(node.op, node.label, node.op_id, node.where, recorder.pid, start_ns, end_ns,
-                         OUTCOMES[outcome], summary, item_id if item_id >= 0 else None))
+                         OUTCOMES[outcome], summary, item_id if item_id >= 0 else None),
+                   wait=not (tap.decided and OUTCOMES[outcome] in ("item", "not_ready")))
+
+    def settle(self) -> None:
+        """A union wrote its decision about a child's call: block for a pause that call took."""
+        gate = self._by_thread.get(threading.get_ident())
+        if gate is not None:
+            gate.settle()
 
 
 #: The process's gates (``rlviz.iter.instrument`` reads ``GATES.armed`` per ``next()``).

@@ -288,7 +288,7 @@ class Recorder:
         return self._full_events + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
 
     def export(self) -> dict:
-        """Everything held, as plain data that ``Trace.from_exports`` reads.
+        """Everything held, as plain data that ``rlviz.trace.store.merge_exports`` reads.
 
         One bytes blob carries the numbers, so it crosses process boundaries cheaply.
         """

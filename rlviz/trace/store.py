@@ -12,6 +12,7 @@ after an id, for a page that appends.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +26,7 @@ from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADE
 from rlviz.trace.schema import COLUMNS
 from rlviz.trace.trace import Trace
 
-__all__ = ["TraceStore", "Appended"]
+__all__ = ["TraceStore", "Appended", "merge_exports"]
 
 _ROW_BYTES = FIELDS * 8
 _STORED = {**COLUMNS, "chunk": np.int64}
@@ -227,6 +228,31 @@ class TraceStore:
             trace.gauges = self._gauges.build(self.window_start_ns)
             self._view = (self._version, trace)
             return trace
+
+    def decided(self) -> Trace:
+        """A ``Trace`` of the held events a scheduling decision explains, with those decisions and no links.
+
+        What the decisions' analyses read (``rlviz.trace.analysis.order_notes``),
+        in time proportional to the decisions held rather than to the events.
+        """
+        with self.lock:
+            events = self._decisions["event"].values()
+            held = events >= self._first
+            ids = np.unique(events[held])
+            ids = ids[self._alive[ids - self._first]]
+            columns = {name: self._columns[name][ids - self._first] for name in COLUMNS}
+            order = np.lexsort((columns["end_ns"], columns["start_ns"]))
+            columns = {name: values[order] for name, values in columns.items()}
+            columns["input_offsets"] = np.zeros(len(ids) + 1, np.int64)
+            columns["input_ids"] = np.zeros(0, np.int64)
+            position = np.empty(len(ids), np.int64)
+            position[order] = np.arange(len(ids))
+            at = np.searchsorted(ids, events[held])
+            kept = at < len(ids)
+            kept[kept] = ids[at[kept]] == events[held][kept]
+            rows = {"event": position[at[kept]],
+                    **{name: self._decisions[name].values()[held][kept] for name in DECISION_ROW_FIELDS}}
+            return _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
 
     def since(self, event_id: int = 0, input_from: int = 0, decision_from: int = 0) -> Appended:
         """Events with ids from ``event_id`` on (arrival order), the input pairs from number ``input_from`` on,
@@ -512,6 +538,25 @@ class TraceStore:
         by_owner = np.argsort(at, kind="stable")
         counts = np.bincount(at, minlength=len(ids))
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
+
+
+def merge_exports(exports: Iterable[dict], since_ns: int = 0) -> Trace:
+    """One ``Trace`` of finished ``Recorder.export()`` results (or mirrors' ``export_parts()``) from several processes.
+
+    The same decoder as a live block's: the exports go into a ``TraceStore``
+    and its view is returned.  Events that started before ``since_ns``
+    (driver clock) are left out.
+
+    Examples
+    --------
+    >>> from rlviz.trace.recorder import Recorder
+    >>> len(merge_exports([Recorder().export()]))
+    0
+    """
+    store = TraceStore(since_ns)
+    for export in exports:
+        store.add_export(export)
+    return store.view()
 
 
 class _Growing:

@@ -14,13 +14,12 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
 from rlviz.trace.causes import event_causes, with_cause
 from rlviz.trace.decisions import Decisions
-from rlviz.trace.gauges import Gauge, GaugeParts
+from rlviz.trace.gauges import Gauge
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
+from rlviz.trace.items import KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
-from rlviz.trace.rows import (DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns, input_id, is_dropped, kind_of,
-                              mark_dropped, outcome_of, split_decisions, split_gauges)
+from rlviz.trace.rows import input_id, is_dropped, mark_dropped
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -101,17 +100,6 @@ class Trace:
         columns["input_offsets"] = np.zeros(1, np.int64)
         columns["input_ids"] = np.zeros(0, np.int64)
         return cls([], columns)
-
-    @classmethod
-    def from_exports(cls, exports: Iterable[dict], since_ns: int = 0) -> "Trace":
-        """Merge ``Recorder.export()`` results (or mirrors' ``export_parts()``) from several processes.
-
-        Events that started before ``since_ns`` (driver clock) are left out.
-        """
-        builder = _Builder()
-        for export in exports:
-            builder.add_export(export, since_ns)
-        return builder.build()
 
     @classmethod
     def from_records(cls, records: Iterable[dict], nodes: Iterable[Node] = ()) -> "Trace":
@@ -294,7 +282,11 @@ class Trace:
 
 
 class _Builder:
-    """Collects events from exports or records, then sorts them into a Trace."""
+    """Collects ``from_records`` dicts, then sorts them into a Trace.
+
+    Recorders' rows are read by one decoder only, ``rlviz.trace.store``'s
+    (``merge_exports`` for finished exports), never here.
+    """
 
     def __init__(self) -> None:
         self.table = NodeTable()
@@ -304,49 +296,9 @@ class _Builder:
         self.count = 0                              # events added so far
         self.input_owner: list[np.ndarray] = []     # (event number, input id) pairs, in input order
         self.input_value: list[np.ndarray] = []
-        self.dropped = 0
-        self.decisions: list[dict] = []             # decoded decision rows: "event" (event number), the fields
-        self.gauges = GaugeParts()
 
     def node_index(self, node: Node) -> int:
         return self.table.add(node)
-
-    def add_export(self, export: dict, since_ns: int = 0) -> None:
-        """Add one process's rows: headers name nodes and ids, continuation rows become inputs; old events are left out.
-
-        The rows are ``export["data"]``, or the joined ``export["parts"]`` of ``RecorderMirror.export_parts()``.
-        """
-        data = b"".join(export["parts"]) if "parts" in export else export["data"]
-        rows = np.frombuffer(data, dtype=np.int64).reshape(-1, FIELDS)
-        rows, gauge_rows = split_gauges(rows)
-        self.gauges.add(gauge_rows, int(export["pid"]), export["texts"], int(export.get("offset_ns", 0)), since_ns)
-        rows, decision_owner, decision_rows = split_decisions(rows)
-        rows, row_node, row_item_id = _split_headers(rows)
-        rows, owner, value, event_rows = _split_continuations(rows)
-        row_node, row_item_id = row_node[event_rows], row_item_id[event_rows]
-        offset = int(export.get("offset_ns", 0))
-        keep = rows[:, 0] + offset >= since_ns
-        rows, row_node, row_item_id = rows[keep], row_node[keep], row_item_id[keep]
-        renumber = np.cumsum(keep) - 1
-        kept_input = keep[owner]
-        self._add_inputs(renumber[owner[kept_input]], value[kept_input])
-        self.dropped += int(export.get("dropped", 0))
-        node_map = np.array([self.node_index(Node.from_dict(d)) for d in export["nodes"]] or [0], np.int32)
-        self._add_decisions(decision_owner, decision_rows, keep, renumber, node_map)
-        text_map = np.array([self.texts.intern(t) for t in export["texts"]] or [0], np.int64)
-        outcome = outcome_of(rows[:, 2]).astype(np.uint8)
-        kind = kind_of(rows[:, 2]).astype(np.uint8)
-        number = rows[:, 3].copy()
-        is_text = kind == KIND_TEXT
-        number[is_text] = text_map[number[is_text]]
-        is_sized = kind == KIND_SIZED
-        mask = SIZED_NAME_MASK
-        number[is_sized] = (number[is_sized] & ~mask) | text_map[number[is_sized] & mask]
-        n = len(rows)
-        self._append(node=node_map[row_node], pid=np.full(n, export["pid"]),
-                     start_ns=rows[:, 0] + offset, end_ns=rows[:, 1] + offset,
-                     outcome=outcome, item_kind=kind, item_num=number, item_id=row_item_id)
-        self.count += n
 
     def add_record(self, record: dict, position: int) -> None:
         _check_record(record, position)
@@ -371,26 +323,9 @@ class _Builder:
         order = np.lexsort((columns["end_ns"], columns["start_ns"]))
         columns = {name: values[order] for name, values in columns.items()}
         columns["input_offsets"], columns["input_ids"] = self._inputs_csr(order)
-        decisions = {name: np.concatenate([part[name] for part in self.decisions]) if self.decisions
-                     else np.zeros(0, np.int64) for name in ("event", *DECISION_ROW_FIELDS)}
-        nodes, remap = self._seen_nodes(np.concatenate((columns["node"], decisions["union"])))
+        nodes, remap = self._seen_nodes(columns["node"])
         columns["node"] = remap[columns["node"]].astype(np.int32) if len(remap) else columns["node"]
-        position = np.empty(len(order), np.int64)
-        position[order] = np.arange(len(order))
-        decisions["event"], decisions["union"] = position[decisions["event"]], remap[decisions["union"]]
-        return Trace(nodes, columns, self.texts.texts, self.dropped, Decisions.from_rows(decisions, columns, nodes),
-                     self.gauges.build())
-
-    def _add_decisions(self, owner: np.ndarray, rows: np.ndarray, keep: np.ndarray, renumber: np.ndarray,
-                       node_map: np.ndarray) -> None:
-        """Note the decision rows whose event was kept: its number among all events, and the union's node."""
-        valid = owner >= 0
-        valid[valid] = keep[owner[valid]]
-        if not valid.any():
-            return
-        fields = decision_columns(rows[valid])
-        fields["union"] = node_map[fields["union"]].astype(np.int64)
-        self.decisions.append({"event": renumber[owner[valid]] + self.count, **fields})
+        return Trace(nodes, columns, self.texts.texts)
 
     def _seen_nodes(self, used: np.ndarray) -> tuple[list[Node], np.ndarray]:
         """Nodes that have events, plus everything upstream of them; and the index remap."""
@@ -427,48 +362,6 @@ class _Builder:
     def _append(self, **values) -> None:
         for name, value in values.items():
             self.parts[name].append(np.asarray(value))
-
-
-def _split_headers(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows without chunk headers, with each row's node and (for item rows) its id.
-
-    A header opens every chunk; the chunk's n-th item row has the header's
-    first id plus n.
-    """
-    is_header = rows[:, 0] == HEADER
-    chunk = np.cumsum(is_header) - 1
-    headers = rows[is_header]
-    is_item = (rows[:, 0] >= 0) & (outcome_of(rows[:, 2]) == ITEM)
-    items_so_far = np.cumsum(is_item)
-    rank = items_so_far - items_so_far[is_header][chunk] - 1
-    item_id = np.where(is_item, headers[chunk, 2] + rank, -1)
-    body = ~is_header
-    return rows[body], headers[chunk[body], 1], item_id[body]
-
-
-def _split_continuations(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Event rows, every input as a pair (event number, input id) in input order, and the event rows' positions.
-
-    An event's first input is in its own row; continuation rows after it
-    carry the rest (padded with -1).
-    """
-    is_event = rows[:, 0] >= 0
-    event_rows = np.flatnonzero(is_event)
-    events = rows[event_rows]
-    first = events[:, 4]
-    has_first = np.flatnonzero(first != NO_INPUT)
-    owner_of_row = np.cumsum(is_event) - 1
-    extra_rows = np.flatnonzero(~is_event)
-    extra = rows[extra_rows, 1:]
-    extra_owner = np.repeat(owner_of_row[extra_rows], extra.shape[1])
-    extra = extra.ravel()
-    real = extra != NO_INPUT
-    owner = np.concatenate((has_first, extra_owner[real]))
-    value = np.concatenate((first[has_first], extra[real]))
-    # first inputs come before continuation inputs of the same event, which stay in row order
-    rank = np.concatenate((np.zeros(len(has_first), np.int64), np.arange(1, real.sum() + 1)))
-    order = np.lexsort((rank, owner))
-    return events, owner[order], value[order], event_rows
 
 
 def _check_record(record: object, position: int) -> None:

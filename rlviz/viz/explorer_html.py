@@ -16,7 +16,7 @@ from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
-__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "BUNDLE"]
+__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "encode_blob", "decode_blob", "BUNDLE"]
 
 #: The shipped front end, in ``rlviz/viz/static``.
 BUNDLE = "explorer.bundle.js"
@@ -155,7 +155,7 @@ def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explore
 _BOOT = """
 {
   const meta = JSON.parse(document.getElementById("rlviz-meta").textContent);
-  const bytes = base64Bytes(document.getElementById("rlviz-data").textContent.trim());
+  const bytes = base85Bytes(document.getElementById("rlviz-data").textContent.trim());
   const host = document.getElementById("rlviz-root");
   try {
     const explorer = window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
@@ -187,5 +187,28 @@ def _check_view(view: dict | None) -> dict:
     return dict(view)
 
 
+def encode_blob(data: bytes) -> str:
+    """``data`` as the text a standalone page embeds: base85 (RFC 1924's alphabet with ``.`` for ``<``).
+
+    Five characters per four bytes (base64 takes six per four and a half),
+    and no ``<``, so the text can never open a tag or a comment inside its
+    ``<script>`` element.  ``base85Bytes`` in the page's script reads it.
+
+    Examples
+    --------
+    >>> encode_blob(bytes([1, 253, 241, 3])), decode_blob(encode_blob(b"rlviz"))
+    ('0sZj.', b'rlviz')
+    """
+    return base64.b85encode(data).decode("ascii").translate(_TO_PAGE)
+
+
+def decode_blob(text: str) -> bytes:
+    """The bytes ``encode_blob`` turned into ``text``."""
+    return base64.b85decode(text.translate(_FROM_PAGE))
+
+
+_TO_PAGE, _FROM_PAGE = str.maketrans("<", "."), str.maketrans(".", "<")
+
+
 def _blob(payload: Payload) -> str:
-    return base64.b64encode(b"".join(payload.buffers)).decode("ascii")
+    return encode_blob(b"".join(payload.buffers))

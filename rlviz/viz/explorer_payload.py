@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace import DRIVER, Trace
+from rlviz.trace.event import RESTART_OP
 from rlviz.trace.decisions import union_spec
 from rlviz.viz.canvas import text_width
 from rlviz.viz.graph import dataflow_graph
@@ -22,7 +23,7 @@ from rlviz.viz.layout import BoxStyle, Geometry, graph_geometry, graph_layout
 from rlviz.trace.order import merge_nodes, stream_op
 from rlviz.viz.order import stream_colors
 from rlviz.viz.palette import op_colors, short_text, where_colors
-from rlviz.viz.timeline import RESTART_OP, timeline_lanes
+from rlviz.viz.timeline import timeline_lanes
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -28,10 +28,20 @@ What one chunk carries, by event id (a store's ids live, positions saved):
 
 ``time_range`` (first start, last end, in units since the origin) addresses
 a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
-once and in order, and asks for the stream again when one went missing.
+once and in order, and asks for the stream again when one went missing;
+``stream`` (live) names the stream they belong to, so chunks of the stream
+a page asked to replace are not taken into the new one.
+
+A chunk also brings the trace's notes (``rlviz.trace.analysis.order_notes``:
+where a scheduling rule dominates) when they changed: a saved trace's last
+chunk, and a live chunk when the decisions that arrived changed them, worked
+out at most every ``NOTES_S`` seconds (from the decided events only, so a
+refresh still costs in proportion to what is new).
 """
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -39,23 +49,27 @@ import numpy as np
 
 from rlviz.checks import check_int
 from rlviz.trace import Trace
+from rlviz.trace.analysis import order_notes
 from rlviz.trace.event import with_upstream
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
-__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
+__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
 #: Events per chunk of a saved trace.
 SAVED_CHUNK_EVENTS = 1 << 16
+#: A live page's notes are worked out again at most this often (seconds), when new decisions arrived.
+NOTES_S = 3.0
 
 _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
 _EVENT_COLUMNS = ("start_ns", "end_ns", "node", "outcome", "item_kind", "item_num")   # what a chunk reads of a trace
+_STREAMS = itertools.count(1)           # live streams of this process, each named by its number
 
 
 @dataclass
@@ -101,18 +115,30 @@ class LiveEncoder:
         self.chunks_sent = 0
         self.next_gauge = 0
         self.gauge_tracks: dict[tuple[str, str], int] = {}
+        self.stream = next(_STREAMS)
+        self.notes: list[str] = []
+        self.notes_from = 0                    # decisions taken into the notes sent
+        self.notes_at = -float("inf")          # time.monotonic() when they were worked out
 
     def start(self) -> dict:
         """The meta a page mounts with (no events yet): the structure, the origin and unit, ``live: True``."""
-        return {**_start_meta(self.origin_ns, LIVE_UNIT_NS, 0, 0.0), "live": True, **self._structure()}
+        return {**_start_meta(self.origin_ns, LIVE_UNIT_NS, 0, 0.0), "live": True, "stream": self.stream,
+                **self._structure()}
 
-    def next_chunk(self) -> Payload | None:
-        """The events (and links, decisions) that arrived since the last chunk (None when nothing did)."""
+    def next_chunk(self, notes_now: bool = False) -> Payload | None:
+        """The events (and links, decisions) that arrived since the last chunk (None when nothing did).
+
+        The chunk carries ``notes`` when they changed: worked out again when
+        decisions arrived since they last were, ``NOTES_S`` seconds after
+        that (at once with ``notes_now``, as for a run that just ended); a
+        chunk of no events brings them when that is all that changed.
+        """
         with self.store.lock:
             appended = self.store.since(self.next_id, self.next_input, self.next_decision)
             (name, time_ns, value, _, where), next_gauge = self.store.gauges_since(self.next_gauge)
+            notes = self._new_notes(appended.next_decision, notes_now)
             if (len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0
-                    and not len(name)):
+                    and notes is None and not len(name)):
                 return None
             producers = self.store.producers(appended.input_id)
             part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
@@ -129,10 +155,25 @@ class LiveEncoder:
                 structure = self._structure()
         chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS, self.gauge_tracks)
         chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
+        chunk.meta["stream"] = self.stream
         self.chunks_sent += 1
         if structure is not None:
             chunk.meta["structure"] = structure
+        if notes is not None:
+            chunk.meta["notes"] = notes
         return chunk
+
+    def _new_notes(self, decisions: int, now: bool) -> list[str] | None:
+        """The notes when they are due and differ from those sent, else None (call with the store locked)."""
+        clock = time.monotonic()
+        if decisions == self.notes_from or not (now or clock - self.notes_at >= NOTES_S):
+            return None
+        self.notes_from, self.notes_at = decisions, clock
+        notes = order_notes(self.store.decided())
+        if notes == self.notes:
+            return None
+        self.notes = notes
+        return notes
 
     def _structure(self) -> dict:
         """Lanes, nodes (in the store's node order), layout and order strip of the nodes seen so far.
@@ -201,6 +242,9 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
         chunk.meta["seq"] = len(meta["chunks"])
         meta["chunks"].append(chunk.meta)
         buffers.extend(chunk.buffers)
+    notes = order_notes(trace)
+    if notes and meta["chunks"]:
+        meta["chunks"][-1]["notes"] = notes            # as of the trace's end, as a live page gets them last
     return Payload(meta, buffers)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from rlviz.checks import check_int
 from rlviz.trace import Trace
+from rlviz.trace.event import RESTART_OP
 from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_colors, short_text, where_colors
@@ -19,10 +20,9 @@ from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_co
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "event_times_ms", "pixel_ms", "RESTART_OP", "MAX_FLOWS"]
+__all__ = ["plot_timeline", "timeline_lanes", "Lanes", "event_times_ms", "pixel_ms", "MAX_FLOWS"]
 
 #: Events of nodes with this op are marked with a vertical line across all lanes.
-RESTART_OP = "worker_restarted"
 #: Value flows drawn at most; more are thinned evenly.
 MAX_FLOWS = 500
 

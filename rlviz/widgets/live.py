@@ -446,7 +446,7 @@ class LiveView(anywidget.AnyWidget):
             started = time.monotonic()
             self._refresh()
             self._thread.join(max(0.0, REFRESH_S - (time.monotonic() - started)))
-        self._refresh()                            # the last events and the final status
+        self._refresh(final=True)                  # the last events, the notes as of the end, the final status
         self._keep_picture()
 
     def _keep_picture(self) -> None:
@@ -456,14 +456,14 @@ class LiveView(anywidget.AnyWidget):
         except Exception as err:                   # a picture that cannot be drawn is shown, the trace stays
             self.send({"type": "error", "message": f"drawing the saved picture failed: {_describe(err)}"})
 
-    def _refresh(self) -> None:
+    def _refresh(self, final: bool = False) -> None:
         try:
             if self._live is not None and self._final is None:
                 self._live.pull()
             with self._lock:
                 encoders = list(self._encoders.items())
             for view, encoder in encoders:
-                chunk = encoder.next_chunk()
+                chunk = encoder.next_chunk(notes_now=final)
                 if chunk is not None:
                     self.send({"type": "append", "view": view, "meta": chunk.meta}, chunk.buffers)
             self._send_status()

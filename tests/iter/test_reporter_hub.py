@@ -3,9 +3,10 @@ import threading
 import time
 
 from rlviz.iter.reporter import RecorderHub
-from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace import Node, Recorder
 from rlviz.trace.recorder import ExportCursor
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.store import merge_exports
 
 
 def _fill(recorder, n):
@@ -21,7 +22,7 @@ def test_the_hub_forgets_in_each_processs_own_clock():
     offset = 1_000_000                                   # the hub's clock runs 1 ms ahead of the process's
     hub.exchange("runner-1", recorder.tag, offset, epoch, 0, True, recorder.export_since(ExportCursor()))
     hub.forget_ended_before(offset + 2 * CHUNK_EVENTS)   # in the process's clock: item i ends at i + 1
-    items = [int(e.item.split()[1]) for e in Trace.from_exports(hub.exports()).events]
+    items = [int(e.item.split()[1]) for e in merge_exports(hub.exports()).events]
     assert 0 < items[0] < 2 * CHUNK_EVENTS and items == list(range(items[0], 4 * CHUNK_EVENTS))
 
 

@@ -105,3 +105,41 @@ test("a merge's order is what it handed on, each item coloured by the input it c
   assert.equal(fallback.fromInputs, true, "no links: the inputs' own items stand in");
   assert.deepEqual(Array.from(fallback.group), [0, 0, 1, 1]);
 });
+
+test("the order pane's rounds view, worked out and painted without a page: newest rounds while following", async () => {
+  const { paintRounds, ratioText, roundsPlan } = await import("../../rlviz/viz/static/panes/order.js");
+  const { createStore } = await import("../../rlviz/viz/static/explorer_store.js");
+  const d = decisions([
+    [10, 11, 0, 1, 0, 1, 2, 0, 0, 0], [12, 13, 0, 1, 0, 2, 2, 0, 0, 1], [14, -1, 0, 1, 1, 1, 1, 1, 4, 0],
+    [15, 16, 0, 2, 0, 1, 2, 0, 0, 0], [17, 18, 0, 2, 0, 2, 2, 0, 0, 1], [19, 22, 0, 2, 1, 1, 1, 0, 0, -1],
+  ]);
+  const m = model(NODES, Array.from({ length: 30 }, (_, i) => [0, i, 1, 0]));
+  const strip = { merge: "Concurrently", groups: [{ name: "Store", node: 0, weight: 2 }, { name: "Train", node: 1, weight: 1 }] };
+  const view = (follow) => ({ model: m, meta: { decisions: d }, store: createStore({ window: [0, 100], follow, orderWidth: 320 }) });
+  const plan = roundsPlan(view(false), strip, 0, ["#111", "#222"]);
+  assert.deepEqual(plan.shown.map((r) => r.round), [1, 2]);
+  assert.equal(plan.colorOf(1), "#222");
+  assert.equal(plan.cell, 11, "three cells fit at the widest width");
+  const calls = [];
+  const record = (name) => (...args) => calls.push([name, ...args]);
+  const ctx = Object.fromEntries(["fillText", "fillRect", "strokeRect", "save", "restore", "beginPath", "rect", "clip",
+    "moveTo", "lineTo", "stroke"].map((name) => [name, record(name)]));
+  assert.equal(paintRounds(ctx, plan, 12), 1, "one not-ready cell is hatched");
+  assert.deepEqual(calls.filter(([name]) => name === "fillText").map((c) => c[1]), ["1", "2"], "each round's number");
+  assert.ok(calls.some((c) => c.join() === "strokeRect,45,0,11,11"), "the selected pull (round 1, second cell) is outlined");
+  assert.equal(ratioText(strip, [200, 100]), "weights 2 : 1 · measured 200 : 100 = 1.00 : 0.50");
+});
+
+test("the inspector's fields, worked out without a page: details from the node, rank in completion order", async () => {
+  const { inspectorFields } = await import("../../rlviz/viz/static/panes/inspector.js");
+  const m = model([{ op: "Concurrently", where: "driver", details: { round_robin_weights: [2, 1, "*"] } }],
+    [[0, 0, 10, 0], [0, 2, 3, 1]]);
+  const view = { model: m, meta: { decisions: null },
+    describe: (i) => ({ node: m.nodes[m.node[i]], outcome: ["item", "not_ready"][m.flags[i] & 3], item: null,
+      startMs: m.start[i], durationMs: m.duration[i] }) };
+  const fields = Object.fromEntries(inspectorFields(view, 1, new Map()));
+  assert.equal(fields.round_robin_weights, "2 : 1 : *");
+  assert.equal(fields.event, "#1 · completed 1 of 2", "it ended at 5, before the first call's 10");
+  assert.equal(fields.item, "(none)");
+  assert.equal(fields.why, undefined, "no decisions: no why");
+});

@@ -15,7 +15,7 @@ from rlviz.trace import Node, Recorder, Trace
 from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
-from rlviz.trace.store import TraceStore
+from rlviz.trace.store import TraceStore, merge_exports
 
 
 def test_gauge_is_a_no_op_outside_a_record_block_and_checks_its_value_inside():
@@ -44,7 +44,7 @@ def test_gauge_rows_share_the_event_chunks_and_cross_hand_overs_and_mirrors():
             mirror.update(recorder.export_since(mirror.cursor))
     mirror.update(recorder.export_since(mirror.cursor))
     for export in (recorder.export(), mirror.export()):
-        trace = Trace.from_exports([export])
+        trace = merge_exports([export])
         assert len(trace) == 3 * CHUNK_EVENTS
         assert trace.gauges["held"].value.tolist() == list(map(float, range(3 * CHUNK_EVENTS)))
         assert [e.item for e in trace.events[:3]] == ["int 0", "int 1", "int 2"]   # events read as before

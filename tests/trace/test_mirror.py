@@ -1,9 +1,10 @@
 """A driver-side mirror of a recorder, kept current by increments (no Ray needed)."""
 import pytest
 
-from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace import Node, Recorder
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.store import merge_exports
 
 
 def _fill(recorder, first, n, text=False):
@@ -19,7 +20,7 @@ def _pull(mirror, recorder):
 
 
 def _items(export):
-    return [e.item for e in Trace.from_exports([export]).events]
+    return [e.item for e in merge_exports([export]).events]
 
 
 def test_a_mirror_fed_increments_holds_what_the_recorder_holds():

@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
-from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace import Node, Recorder
 from rlviz.trace.rows import ITEM, NOT_READY
+from rlviz.trace.store import merge_exports
 
 
 def _fill(recorder, n):
@@ -16,7 +17,7 @@ def test_capacity_bounds_held_events_and_counts_drops():
     _fill(recorder, 50_000)
     assert recorder.held <= 10_000
     assert recorder.dropped + recorder.held == 50_000
-    trace = Trace.from_exports([recorder.export()])
+    trace = merge_exports([recorder.export()])
     assert len(trace) == recorder.held
     # the newest events survive
     assert trace.events[-1].item == "int 49999"
@@ -25,7 +26,7 @@ def test_capacity_bounds_held_events_and_counts_drops():
 def test_export_keeps_events_since_a_time():
     recorder = Recorder()
     _fill(recorder, 50)
-    trace = Trace.from_exports([recorder.export()], since_ns=20)
+    trace = merge_exports([recorder.export()], since_ns=20)
     assert [e.item for e in trace.events][:2] == ["int 20", "int 21"]
     assert len(trace) == 30
 
@@ -37,7 +38,7 @@ def test_ids_are_unique_and_link_inputs_even_past_one_row():
     ids = [recorder.record(a, i, i + 1, ITEM, i) for i in range(15)]
     recorder.record(b, 30, 40, ITEM, list(range(15)), tuple(ids))
     recorder.record(b, 50, 60, NOT_READY)
-    trace = Trace.from_exports([recorder.export()])
+    trace = merge_exports([recorder.export()])
     assert len(set(ids)) == 15
     batch, not_ready = trace.events[15], trace.events[16]
     assert batch.inputs == tuple(ids) and batch.item == "list[15]"
@@ -71,7 +72,7 @@ def test_writer_ids_stay_unique_and_linked_across_clears():
         for i in range(900):                        # 1,800 events per round: more ids than one chunk holds
             source = recorder.record(a, 2 * i, 2 * i + 1, ITEM, i)
             pairs.append((source, recorder.record(b, 2 * i + 1, 2 * i + 2, ITEM, -i, source)))
-    trace = Trace.from_exports([recorder.export()])
+    trace = merge_exports([recorder.export()])
     assert len(trace) == 1800
     by_id = {e.item_id: e for e in trace.events}
     for source, mapped in pairs:

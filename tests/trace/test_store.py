@@ -4,10 +4,10 @@ import threading
 import numpy as np
 import pytest
 
-from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace import Node, Recorder
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
-from rlviz.trace.store import TraceStore
+from rlviz.trace.store import TraceStore, merge_exports
 
 
 def _node(recorder, name="n1", parents=()):
@@ -107,7 +107,7 @@ def test_increments_taken_out_of_order_across_processes_give_one_consistent_trac
     for recorder in recorders:
         increment = recorder.export_since(cursors.get(recorder.tag, _first_cursor()))
         store.add_increment(increment)
-    expected = Trace.from_exports([r.export() for r in recorders])
+    expected = merge_exports([r.export() for r in recorders])
     assert [e.item for e in store.view().events] == [e.item for e in expected.events]
 
 
@@ -186,7 +186,7 @@ def test_evicted_chunks_leave_the_store_and_count_as_dropped_once():
     reader.feed(recorder)
     trace = store.view()
     assert len(trace) + trace.dropped == 12 * CHUNK_EVENTS
-    assert [e.item for e in trace.events] == [e.item for e in Trace.from_exports([recorder.export()]).events]
+    assert [e.item for e in trace.events] == [e.item for e in merge_exports([recorder.export()]).events]
 
 
 def test_a_view_is_frozen_while_the_store_grows():
@@ -244,7 +244,7 @@ def test_two_threads_recording_into_one_node_lose_nothing():
     del threads
     all_ids = results[0] + results[1]
     assert len(set(all_ids)) == 2 * per_thread
-    trace = Trace.from_exports([recorder.export()])
+    trace = merge_exports([recorder.export()])
     assert len(trace) == 2 * per_thread
     by_start = {e.start_ns: e for e in trace.events}
     for k in range(2):

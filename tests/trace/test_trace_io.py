@@ -4,6 +4,7 @@ import json
 import pytest
 
 from rlviz.trace import Node, Trace, TraceFormatError
+from rlviz.trace.store import merge_exports
 
 
 def _records():
@@ -169,7 +170,7 @@ def test_event_by_index_matches_events_without_building_them_all():
     node = recorder.register(Node("n1", "for_each", "x.for_each()"))
     for i in range(5):
         recorder.record(node, i, i + 1, ITEM, i)
-    trace = Trace.from_exports([recorder.export()])
+    trace = merge_exports([recorder.export()])
     picked = [trace.event(i) for i in (0, 4, -1)]
     assert trace._events is None, "single events do not materialise the list"
     assert picked == [trace.events[0], trace.events[4], trace.events[-1]]

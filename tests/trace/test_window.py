@@ -4,10 +4,11 @@ import time
 import pytest
 
 import rlviz
-from rlviz.trace import Node, Recorder, Trace, get_recorder
+from rlviz.trace import Node, Recorder, get_recorder
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import ExportCursor
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.store import merge_exports
 
 _MS = 1_000_000
 
@@ -34,7 +35,7 @@ def test_a_recorder_forgets_only_handed_over_chunks_that_ended_before_the_cut():
     held = recorder.held
     cut = 2 * CHUNK_EVENTS + 1
     assert recorder.forget_ended_before(cut) >= 1
-    items = [int(e.item.split()[1]) for e in Trace.from_exports([recorder.export()]).events]
+    items = [int(e.item.split()[1]) for e in merge_exports([recorder.export()]).events]
     first = items[0]
     assert 0 < first <= cut - 1 and items == list(range(first, 5 * CHUNK_EVENTS))   # everything ending at cut on stays
     assert recorder.held == held - first and recorder.dropped == 0                   # forgetting is not dropping
@@ -51,7 +52,7 @@ def test_a_mirror_forgets_in_the_recorders_clock_and_goes_on_taking_increments()
     assert mirror.forget_ended_before(CHUNK_EVENTS + 1) >= 1
     _fill(recorder, 4 * CHUNK_EVENTS, CHUNK_EVENTS)
     mirror.update(recorder.export_since(mirror.cursor))
-    items = [int(e.item.split()[1]) for e in Trace.from_exports([mirror.export()]).events]
+    items = [int(e.item.split()[1]) for e in merge_exports([mirror.export()]).events]
     assert 0 < items[0] <= CHUNK_EVENTS and items == list(range(items[0], 5 * CHUNK_EVENTS))
 
 

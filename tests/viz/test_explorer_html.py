@@ -1,5 +1,4 @@
 """write_html: one offline page with the viewer's code inlined and the columns embedded."""
-import base64
 import json
 import re
 
@@ -9,7 +8,7 @@ import pytest
 from rlviz.trace import Trace
 from rlviz.viz import write_html
 from rlviz.viz.examples import large_trace, sharded_trace
-from rlviz.viz.explorer_html import embed_json, explorer_html
+from rlviz.viz.explorer_html import decode_blob, embed_json, encode_blob, explorer_html
 from rlviz.viz.explorer_payload import Payload, decode_stream
 
 EVIL = "</script><script>alert(1)</script>"
@@ -17,7 +16,7 @@ EVIL = "</script><script>alert(1)</script>"
 
 def _embedded(page):
     meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page, re.S).group(1))
-    blob = base64.b64decode(re.search(r'id="rlviz-data">(.*?)</script>', page, re.S).group(1))
+    blob = decode_blob(re.search(r'id="rlviz-data">(.*?)</script>', page, re.S).group(1))
     chunks, at = [], 0
     for chunk in meta["chunks"]:
         for spec in chunk["columns"]:
@@ -83,3 +82,11 @@ def test_the_page_can_open_on_a_chosen_view_and_bad_views_fail_early():
         explorer_html(trace, view=[1, 2])
     with pytest.raises(ValueError, match="unknown key 'zoom'.*window, selected"):
         explorer_html(trace, view={"zoom": 2})
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5, 8, 1001])
+def test_the_embedded_blob_is_base85_without_a_less_than_sign_and_reads_back(size):
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes() + b"<" * size
+    text = encode_blob(data)
+    assert "<" not in text and len(text) <= 5 * -(-len(data) // 4)        # 5 characters per 4 bytes
+    assert decode_blob(text) == data

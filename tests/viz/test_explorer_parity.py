@@ -3,7 +3,8 @@
 docs/design.md ("Rules written twice") states each rule once: the outcome and
 item-kind bits of an event (``flags = outcome | kind << 2``, read back as an
 outcome name and an item text) and the grouping of a union's polls into
-rounds.  Each test runs one recorded trace through both sides.
+rounds, and the order the steppers visit events in (``TraceStepper`` and the
+Explorer's step keys).  Each test runs one recorded trace through both sides.
 """
 import json
 import random
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (mak
 
 SCRIPT = """
 import { readFileSync } from "node:fs";
-import { OUTCOMES, itemText, roundRows } from "%s/explorer_core.js";
+import { OUTCOMES, itemText, roundRows, stepList } from "%s/explorer_core.js";
 import { liveModel, openStream } from "%s/explorer_live.js";
 const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const bytes = new Uint8Array(readFileSync(process.argv[3]));
@@ -39,7 +40,9 @@ const events = [];
 for (let i = 0; i < model.n; i++) events.push([OUTCOMES[model.flags[i] & 3], itemText(model, i)]);
 const decisions = model.meta.decisions;
 const rounds = decisions.specs.map((_, union) => roundRows(decisions, union).rounds);
-console.log(JSON.stringify({ events, rounds }));
+const filters = JSON.parse(process.argv[4] || "[]");
+const steps = filters.map(([op, where, skip]) => Array.from(stepList(model, { op, where }, skip)));
+console.log(JSON.stringify({ events, rounds, steps }));
 """
 
 
@@ -53,14 +56,15 @@ def _op(name, not_ready_first=0, gaps=False, items=None):
     return LocalIterator(source, name=name).named(name)
 
 
-def _through_js(trace, tmp_path) -> dict:
+def _through_js(trace, tmp_path, step_filters=()) -> dict:
     payload = encode_trace(trace)
     (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
     (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
     script = tmp_path / "parity.mjs"
     static = (ROOT / "rlviz/viz/static").as_uri()
     script.write_text(SCRIPT % (static, static))
-    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin")],
+    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin"),
+                          json.dumps(step_filters)],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
@@ -105,3 +109,14 @@ def test_rounds_of_every_union_match(mixed_trace, tmp_path):
 def test_rounds_refuse_a_union_the_trace_does_not_have(mixed_trace):
     with pytest.raises(IndexError, match="is not one of this trace's 3 unions"):
         mixed_trace.decisions.rounds(3)
+
+
+def test_steps_visit_the_same_events_in_the_same_order(mixed_trace, tmp_path):
+    from rlviz.widgets.steps import Steps
+
+    filters = [[None, None, False], ["Train", None, False], [None, "driver", True], ["B", None, True]]
+    page = _through_js(mixed_trace, tmp_path, filters)
+    steps = Steps(mixed_trace)
+    python = [steps.select(op, where, skip).tolist() for op, where, skip in filters]
+    assert page["steps"] == python
+    assert len(python[0]) == len(mixed_trace) and python[2] != python[0][:len(python[2])]

@@ -152,3 +152,47 @@ def test_decisions_travel_in_the_chunk_that_brings_them_naming_their_events_by_i
     assert nodes[union]["op"] == "Concurrently" and nodes[union]["union"]["children"] == ["Store", "Train"]
     assert nodes[union]["union"]["weights"] == [2, 1]
     assert sorted(columns["decision_round"].tolist()) == [1, 1, 1, 2, 2, 2]
+
+
+def test_notes_come_when_they_change_at_most_every_notes_s_and_alone_when_nothing_else_is_new(monkeypatch):
+    from types import SimpleNamespace
+
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+    from rlviz.ops import Concurrently
+    from rlviz.trace.analysis import order_notes
+    from rlviz.viz import explorer_stream
+
+    clock, worked_out = [100.0], []
+    monkeypatch.setattr(explorer_stream, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(explorer_stream, "order_notes", lambda trace: worked_out.append(1) or order_notes(trace))
+
+    def op(name, not_ready_first=0):
+        def items(timeout):
+            yield from [NOT_READY] * not_ready_first
+            yield from (f"{name}{i}" for i in range(10_000))
+        return LocalIterator(items, name=name).named(name)
+
+    plan = iter(Concurrently([op("Store"), op("Train", not_ready_first=60)], round_robin_weights=[1, 1]))
+    with rlviz.record() as trace:
+        encoder = LiveEncoder(trace.store)
+        for _ in range(10):
+            next(plan)
+        trace.pull()
+        first = encoder.next_chunk()
+        notes = first.meta["notes"]
+        assert notes == order_notes(trace.snapshot()) and any(note.startswith("Train was not ready") for note in notes)
+        for _ in range(10):
+            next(plan)
+        trace.pull()
+        clock[0] += explorer_stream.NOTES_S / 2
+        second = encoder.next_chunk()
+        assert second.meta["count"] > 0 and "notes" not in second.meta and len(worked_out) == 1   # not yet due
+        clock[0] += explorer_stream.NOTES_S
+        third = encoder.next_chunk()                   # nothing new but the notes: a chunk of no events brings them
+        assert third.meta["count"] == 0 and third.meta["seq"] == 2
+        assert third.meta["notes"] == order_notes(trace.snapshot()) != notes
+        assert encoder.next_chunk() is None and encoder.next_chunk(notes_now=True) is None
+        assert len(worked_out) == 2, "worked out again only when decisions arrived"
+        assert first.meta["stream"] == third.meta["stream"] == encoder.start()["stream"] != LiveEncoder(trace.store).stream

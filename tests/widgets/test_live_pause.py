@@ -9,7 +9,9 @@ import pytest
 from waits import wait_for, wait_until_dead
 
 import rlviz
+from rlviz.iter.actors import actor_label
 from rlviz.iter.local import LocalIterator
+from rlviz.trace.event import LOST_OP
 
 DQN = {"learning_starts": 32, "timesteps_per_iteration": 40, "train_batch_size": 32, "seed": 0}
 
@@ -160,6 +162,8 @@ def test_dqn_breaks_at_the_third_replay_not_ready_samples_nothing_while_paused_a
         after = live.advance()                          # round 3 ends: Replay's not-ready reaches the union
         assert (after.op, after.outcome) == ("tag[1]", "not_ready")
         _settled(live, after)
+        [held] = [e for e in live.trace.events if e.end_ns == after.end_ns and e.op_id == after.op_id]
+        assert held.why and "not ready" in held.why, held.why      # the union's decision, while still paused
         assert [e.op for e in _driver_events_after(live, paused.end_ns)] == [
             "TrainOneStep", "UpdateTargetNetwork", "tag[1]"]
         for _ in range(2):                              # each advance is one round: store once, replay once
@@ -218,8 +222,13 @@ def test_dqn_a_worker_killed_while_paused_is_replaced_on_resume(dqn):
     try:
         wait_for(lambda: live.paused_at, "the first Replay call", timeout_s=120)
         dead = dqn.workers.remote_workers()[0]
+        lane = actor_label(dead)
         ray.kill(dead, no_restart=True)
         wait_until_dead(dead)
+        lost = wait_for(lambda: [e for e in live.trace.events if e.op == LOST_OP],
+                        "the death shown on its lane while paused", timeout_s=30)
+        assert [(e.where, e.outcome, e.label) for e in lost] == [(lane, "error", f"{lane} died")]
+        assert live.paused
         live.set_break(None)
         live.resume()
         live.join(timeout=180)

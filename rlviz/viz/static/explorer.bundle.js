@@ -635,6 +635,8 @@ var CSS = `
 .rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
+.rlviz-notes { margin: 6px 0 0 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
+.rlviz-notes:empty { display: none; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 .rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
@@ -729,6 +731,118 @@ function revealInPane(pane, element, header = null) {
   else if (box.right > view.right) pane.scrollLeft += box.right - view.right + 8;
   if (box.top < top) pane.scrollTop -= top - box.top + 8;
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
+}
+
+// rlviz/viz/static/explorer_actions.js
+var NOTIFY_WINDOW_MS = 150;
+function clampWindow([a, b], full, unitNs) {
+  const minimum = 10 / Math.max(unitNs, 1);
+  if (!(b - a >= minimum)) {
+    const mid = (a + b) / 2;
+    a = mid - minimum / 2;
+    b = mid + minimum / 2;
+  }
+  const span = full[1] - full[0], extra = span * 0.5;
+  if (b - a > span + 2 * extra) {
+    a = full[0] - extra;
+    b = full[1] + extra;
+  }
+  if (a < full[0] - extra) {
+    b += full[0] - extra - a;
+    a = full[0] - extra;
+  }
+  if (b > full[1] + extra) {
+    a -= b - full[1] - extra;
+    b = full[1] + extra;
+  }
+  return [a, b];
+}
+function selectionWindow(model, i, unitNs) {
+  let a = model.start[i], b = a + model.duration[i];
+  for (let k = model.inOffsets[i]; k < model.inOffsets[i + 1]; k++) a = Math.min(a, model.start[model.inputs[k]]);
+  for (let k = model.outOffsets[i]; k < model.outOffsets[i + 1]; k++) {
+    const c = model.outputs[k];
+    b = Math.max(b, model.start[c] + model.duration[c]);
+  }
+  const pad = Math.max((b - a) * 0.15, 50 / Math.max(unitNs, 1));
+  return [a - pad, b + pad];
+}
+function reporter(view, host) {
+  let timer = null;
+  const notify = (changed, state) => {
+    if (!host.onChange) return;
+    const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
+    if (!what) return;
+    const unitMs = view.model.unitMs;
+    const report = () => host.onChange({
+      selected: state.selected,
+      window: [state.window[0] * unitMs, state.window[1] * unitMs],
+      op: state.filter.op,
+      where: state.filter.where,
+      skipNotReady: state.skipNotReady,
+      what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what]
+    });
+    clearTimeout(timer);
+    if (what === "window") timer = setTimeout(report, NOTIFY_WINDOW_MS);
+    else report();
+  };
+  notify.cancel = () => clearTimeout(timer);
+  return notify;
+}
+function createActions(view, host = {}) {
+  const { store } = view;
+  let steps = null;
+  const notify = reporter(view, host);
+  const setWindow = (units, info = { from: "user" }) => store.set({ window: clampWindow(units, view.full, view.meta.unit_ns) }, info);
+  function select(index, { from = "user", center = true, reveal = false } = {}) {
+    const m = view.model;
+    const selected = index >= 0 && index < m.n ? index : -1;
+    const patch = { selected };
+    if (selected >= 0 && center) {
+      const s = m.start[selected], e = s + m.duration[selected];
+      const [a, b] = store.get().window;
+      const middle = s + (e - s) / 2;
+      if (e < a || s > b) patch.window = clampWindow([middle - (b - a) / 2, middle + (b - a) / 2], view.full, view.meta.unit_ns);
+    }
+    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
+    if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
+  }
+  function doStep(direction) {
+    const started = performance.now();
+    const state = store.get();
+    steps ?? (steps = stepList(view.model, state.filter, state.skipNotReady));
+    const next = step(view.model, steps, state.selected, direction);
+    if (next >= 0) select(next, { reveal: true });
+    measure("rlviz:step", started);
+    return next;
+  }
+  return {
+    select,
+    step: doStep,
+    setWindow,
+    notify,
+    setFilter: (filter, info = { from: "user" }) => store.set({ filter: { op: filter.op ?? null, where: filter.where ?? null } }, info),
+    setSkipNotReady: (on, info = { from: "user" }) => store.set({ skipNotReady: Boolean(on) }, info),
+    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
+    /** Highlight every hit of a search (null: none). */
+    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
+    zoomToSelection() {
+      const i = store.get().selected;
+      if (i >= 0) setWindow(selectionWindow(view.model, i, view.meta.unit_ns), { from: "user" });
+    },
+    search: (query) => searchEvents(view.model, query, store.get().filter),
+    searchStep(hits, direction) {
+      const found = searchStep(hits, store.get().selected, direction);
+      const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
+      select(target);
+      return target;
+    },
+    /** Forget what `changed` makes stale (the step list after a filter or new data). */
+    forget(changed) {
+      if (changed.has("filter") || changed.has("skipNotReady") || changed.has("data")) steps = null;
+    },
+    destroy: () => notify.cancel()
+  };
 }
 
 // rlviz/viz/static/explorer_decisions.js
@@ -1144,7 +1258,7 @@ function growOrder(model, from, to) {
 
 // rlviz/viz/static/explorer_live.js
 var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
-var FLOAT_COLUMNS = /* @__PURE__ */ new Set(["start", "duration", "item"]);
+var NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, flags: Uint8Array, item: Int32Array };
 var TRIM_SHARE = 0.25;
 function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
@@ -1163,7 +1277,7 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     gauges: createGauges(),
     seq: 0
   };
-  for (const name of COLUMNS2) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS2) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -1187,7 +1301,8 @@ function zeroCounters(count) {
   };
 }
 function appendChunk(live, message, buffers) {
-  if (!inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.settled) throw new Error("this stream was saved whole: no chunk can follow (a live view takes appends)");
+  if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
@@ -1200,14 +1315,16 @@ function appendChunk(live, message, buffers) {
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
   live.meta.texts.push(...message.texts || []);
+  if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
-  const count = message.count, at = live.n;
+  const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS2) {
-    live.columns[name] = withRoom(live.columns[name], at + count);
+    const column = wideEnough(live.columns[name], decoded[name], name === "start" ? timeBase : 0, at);
+    live.columns[name] = withRoom(column, at + count, at);
     live.columns[name].set(decoded[name], at);
   }
-  addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
+  addTimeBase(live.columns.start, at, at + count, timeBase);
   live.n += count;
   count_(live, at, live.n);
   const links = chunkLinks(message, decoded);
@@ -1219,6 +1336,9 @@ function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
   return { added: count, trimmed, structure };
+}
+function ofThisStream(live, message) {
+  return message.stream == null || live.meta.stream == null || message.stream === live.meta.stream;
 }
 var StreamGap = class extends Error {
 };
@@ -1246,6 +1366,23 @@ function chunkLinks(message, decoded) {
     dropped.set(decoded.late_dropped, inputs.length);
   }
   return { consumer, producer, dropped };
+}
+function wideEnough(column, values, base, kept) {
+  if (column instanceof Float64Array || values.length === 0) return column;
+  const top = () => values.reduce((a, b) => Math.max(a, b), 0);
+  let Wider = null;
+  if (values instanceof Float64Array || base > 0 && base + top() > 4294967295) Wider = Float64Array;
+  else if (column instanceof Uint16Array && values.BYTES_PER_ELEMENT > 2 && top() > 65535) Wider = Uint32Array;
+  else if (column instanceof Int32Array && !(values instanceof Int32Array)) Wider = Float64Array;
+  if (!Wider) return column;
+  const wider = new Wider(column.length);
+  wider.set(column.subarray(0, kept));
+  return wider;
+}
+function settle(live) {
+  live.pairs = { consumer: new Uint32Array(0), producer: new Uint32Array(0), n: 0 };
+  live.indexed.pairs = 0;
+  live.settled = true;
 }
 function addTimeBase(start, from, to, timeBase) {
   if (timeBase === 0) return;
@@ -1378,6 +1515,95 @@ function followWindow(window2, end, follow, span) {
 }
 function keptSelection(selected, trimmed) {
   return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
+}
+
+// rlviz/viz/static/explorer_feed.js
+var FOLLOW_MS = 3e4;
+var MAX_QUEUED = 8;
+function grownPatch(view, live, changes) {
+  view.model = liveModel(live);
+  view.meta = view.model.meta;
+  view.full[1] = Math.max(view.model.end, 1);
+  const state = view.store.get();
+  const span = state.followSpan ?? FOLLOW_MS * 1e6 / view.meta.unit_ns;
+  const patch = {
+    data: state.data + 1,
+    selected: keptSelection(state.selected, changes.trimmed),
+    hover: -1,
+    order: orderEvents(view.model),
+    window: state.follow ? followWindow(state.window, view.full[1], true, span) : state.window
+  };
+  if (changes.structure) patch.rows = state.rows + 1;
+  return patch;
+}
+function createFeed(view, live, host = {}) {
+  const { store } = view;
+  let queued = [], taken = null, status = null, frame = 0;
+  const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
+  const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
+  const drawSoon = () => {
+    if (!frame) frame = nextFrame(() => {
+      frame = 0;
+      drawQueued();
+    });
+  };
+  function take() {
+    const chunks = queued;
+    queued = [];
+    for (const [message, buffers] of chunks) {
+      const { trimmed, structure } = appendChunk(live, message, buffers);
+      taken ?? (taken = { trimmed: 0, structure: false, first: message.first_id, count: 0 });
+      taken.trimmed += trimmed;
+      taken.structure || (taken.structure = structure);
+      taken.count += message.count;
+    }
+  }
+  function takeOrAsk() {
+    try {
+      take();
+    } catch (error) {
+      if (!(error instanceof StreamGap) || !host.onStreamGap) throw error;
+      host.onStreamGap(error);
+    }
+  }
+  function drawQueued() {
+    const started = performance.now();
+    try {
+      takeOrAsk();
+      const patch = taken ? grownPatch(view, live, taken) : {};
+      if (status) patch.live = status;
+      status = null;
+      store.set(patch, { from: "append" });
+      if (taken) measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
+    } catch (error) {
+      store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
+    } finally {
+      taken = null;
+    }
+  }
+  return {
+    /** Queue one appended chunk (see rlviz.viz.explorer_stream); it is drawn at the next frame. */
+    append(message, buffers) {
+      queued.push([message, buffers]);
+      if (queued.length >= MAX_QUEUED) takeOrAsk();
+      drawSoon();
+    },
+    /** Queue the run's status; it is drawn at the next frame, with any chunks queued. */
+    setLive(next) {
+      status = next;
+      drawSoon();
+    },
+    /** Draw what was appended (and the status) now rather than at the next frame. */
+    drawNow() {
+      cancelFrame(frame);
+      frame = 0;
+      drawQueued();
+    },
+    destroy() {
+      cancelFrame(frame);
+      frame = 0;
+    }
+  };
 }
 
 // rlviz/viz/static/explorer_store.js
@@ -1595,6 +1821,44 @@ function createGraph(host, view) {
 }
 
 // rlviz/viz/static/panes/inspector.js
+function inspectorFields(view, i, whyRows) {
+  const { model } = view, d = view.describe(i);
+  const rank = completionOrder(model) && model.rank[i];
+  const details = Object.entries(d.node.details || {}).map(([key, value]) => [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
+  const fields = [
+    ["op", d.node.op],
+    ["label", d.node.label],
+    ...details,
+    ["lane", d.node.where],
+    ["outcome", d.outcome],
+    ["item", d.item ?? "(none)"],
+    ["start", `${formatMs(d.startMs)} ms`],
+    ["duration", `${formatMs(d.durationMs)} ms`],
+    ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
+  ];
+  const why = eventWhy(model, view.meta.decisions, whyRows, i);
+  if (why) fields.push(["why", why]);
+  return fields;
+}
+function linkLists(model, i, button) {
+  const droppedNote = {
+    producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
+    consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
+  };
+  return [
+    ["its inputs came from", model.inOffsets, model.inputs, "producers"],
+    ["its output went to", model.outOffsets, model.outputs, "consumers"]
+  ].map(([title, offsets, values, part]) => {
+    const box = make("div", null, part);
+    const count = offsets[i + 1] - offsets[i];
+    box.appendChild(make("h4", null, null, `${title} (${count})`));
+    for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
+      box.appendChild(button(values[k], droppedNote[part](values[k])));
+    }
+    if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
+    return box;
+  });
+}
 function createInspector(host, view) {
   const pane = make("div", "rlviz-pane rlviz-inspector", "inspector");
   host.appendChild(pane);
@@ -1622,47 +1886,15 @@ function createInspector(host, view) {
       pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
       return;
     }
-    const d = view.describe(i);
-    const list = make("dl");
-    const rank = completionOrder(model) && model.rank[i];
-    const details = Object.entries(d.node.details || {}).map(([key, value]) => [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
-    const fields = [
-      ["op", d.node.op],
-      ["label", d.node.label],
-      ...details,
-      ["lane", d.node.where],
-      ["outcome", d.outcome],
-      ["item", d.item ?? "(none)"],
-      ["start", `${formatMs(d.startMs)} ms`],
-      ["duration", `${formatMs(d.durationMs)} ms`],
-      ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
-    ];
     if (whyFor !== view.meta.decisions) {
       whyFor = view.meta.decisions;
       whyRows = decisionIndex(whyFor);
     }
-    const why = eventWhy(model, view.meta.decisions, whyRows, i);
-    if (why) fields.push(["why", why]);
-    for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
+    const list = make("dl");
+    for (const [key, value] of inspectorFields(view, i, whyRows)) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
-    breakButton(d.node);
-    const droppedNote = {
-      producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
-      consumers: (c) => isDroppedInput(model, c, i) && "dropped there"
-    };
-    for (const [title, offsets, values, part] of [
-      ["its inputs came from", model.inOffsets, model.inputs, "producers"],
-      ["its output went to", model.outOffsets, model.outputs, "consumers"]
-    ]) {
-      const box = make("div", null, part);
-      const count = offsets[i + 1] - offsets[i];
-      box.appendChild(make("h4", null, null, `${title} (${count})`));
-      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
-        box.appendChild(eventButton(values[k], droppedNote[part](values[k])));
-      }
-      if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
-      pane.appendChild(box);
-    }
+    breakButton(view.describe(i).node);
+    pane.append(...linkLists(model, i, eventButton));
   }
   function breakButton(node) {
     const live = view.store.get().live;
@@ -1836,185 +2068,38 @@ var WINDOW_SETTLE_MS = 120;
 var MAX_ROUNDS = 24;
 var ROUND_GUTTER = 34;
 var ROW_CELL = 11;
+var ITEM_ROWS = 8;
 function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
-  let timer = null, picked = null, cached = { strip: null, order: null, events: null };
+  let timer = null, picked = null;
+  const cache = { strip: null, order: null, events: null };
   draw();
-  function chosen(strips) {
-    if (picked != null && picked < strips.length) return picked;
-    const { model, meta } = view;
-    return defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
-  }
-  function announce(shown) {
-    pane.dataset.rlvizRounds = String(shown.length);
-    pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
-  }
   function draw() {
-    const { meta } = view;
+    const { meta, model } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
-    announce([]);
+    announce(pane, []);
     const strips = stripsOf(meta);
     if (!strips.length) {
       pane.appendChild(make("p", null, null, "No Concurrently or union here: the order pane shows the items of the streams a node merges, and no node of this trace merges several streams."));
       return;
     }
-    const k = chosen(strips);
-    pane.appendChild(picker(strips, k));
+    const k = picked != null && picked < strips.length ? picked : defaultMerge(model, strips, view.store.get().selected, meta.order_default ?? strips.length - 1);
+    pane.appendChild(picker(strips, k, (j) => {
+      picked = j;
+      draw();
+    }));
     const strip = strips[k];
     const union = (meta.decisions?.specs || []).findIndex((spec) => spec.node === strip.node);
-    const colors = groupColors(strip);
-    const names = strip.groups.map((g) => g.name).join(" : ");
-    pane.appendChild(make("p", null, "order-title", `${strip.merge} pulls from ${names}`));
-    const items = strip.groups.map((g) => itemsOf(g));
-    const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
-    const first = items[0];
-    const measured = `measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
-    pane.appendChild(make("p", null, "order-ratio", weights + measured));
-    if (union >= 0) drawRounds(strip, union, colors);
-    else drawItems(strip, colors, items);
-  }
-  function itemsOf(group) {
-    const node = view.meta.nodes[group.node];
-    return node && node.items != null ? node.items : group.items;
-  }
-  function picker(strips, k) {
-    const select = make("select", null, "order-node");
-    select.setAttribute("aria-label", "merging node whose order is shown");
-    const seen = strips.map((s) => s.merge);
-    strips.forEach((s, j) => {
-      const option = make("option", null, null, seen.filter((m) => m === s.merge).length > 1 || s.where !== "driver" ? `${s.merge} @ ${s.where}` : s.merge);
-      option.value = String(j);
-      select.appendChild(option);
-    });
-    select.value = String(k);
-    select.addEventListener("change", () => {
-      picked = Number(select.value);
-      draw();
-    });
-    return select;
-  }
-  function groupColors(strip) {
-    const given = strip.groups.map((g) => g.color || view.meta.nodes[g.node].color);
-    return new Set(given).size === given.length ? given : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
-  }
-  function legend(entries) {
-    const box = make("div", "rlviz-legend", "order-legend");
-    for (const [color, text, hatched] of entries) {
-      const entry = make("span", "entry");
-      const swatch = make("span", hatched ? "sw hatch" : "sw");
-      if (!hatched) swatch.style.background = color;
-      entry.append(swatch, make("span", null, null, text));
-      box.appendChild(entry);
-    }
-    pane.appendChild(box);
-  }
-  function drawRounds(strip, union, colors) {
-    const { meta, model } = view, state = view.store.get();
-    const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
-    const groupOf = spec.children.map((name, c) => {
-      const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
-      return k >= 0 ? k : c < strip.groups.length ? c : -1;
-    });
-    const [t0, t1] = state.window;
-    const inWindow = (row) => {
-      const i = rows.event[row] >= 0 ? rows.event[row] : rows.union_event[row];
-      if (i < 0 || i >= model.n) return true;
-      const end = model.start[i] + model.duration[i];
-      return end >= t0 && end <= t1;
-    };
-    const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
-    const colorOf = (c) => groupOf[c] >= 0 ? colors[groupOf[c]] : GROUP_COLORS[c % GROUP_COLORS.length];
-    legend([
-      ...spec.children.map((name, c) => [
-        colorOf(c),
-        `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
-        false
-      ]),
-      [NOT_READY_COLOR, "not ready (turn ends)", true]
-    ]);
-    const canvas = make("canvas", null, "order-rounds");
-    pane.appendChild(canvas);
-    const note = make("p", "rlviz-status", "order-note");
-    pane.appendChild(note);
-    const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
-    const longest = Math.max(1, ...shown.map((r) => r.cells.length));
-    const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
-    const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
-    const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
-    ctx.font = "10px system-ui, sans-serif";
-    ctx.textBaseline = "middle";
-    let hatched = 0;
-    shown.forEach((round, y) => {
-      ctx.fillStyle = "#666";
-      ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
-      const gap = cell > 4 ? 1 : 0;
-      round.cells.forEach((c, x) => {
-        const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
-        if (c.notReady) {
-          hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
-          hatched++;
-        } else {
-          ctx.fillStyle = colorOf(c.child);
-          ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
-        }
-        if (c.event >= 0 && c.event === state.selected) {
-          ctx.strokeStyle = "#000";
-          ctx.lineWidth = 2;
-          ctx.strokeRect(left, top, cell, ROW_CELL);
-        }
-      });
-    });
-    canvas.dataset.rlvizRounds = String(shown.length);
-    canvas.dataset.rlvizNotReady = String(hatched);
-    announce(shown);
-    note.textContent = rounds.length > shown.length ? `${state.follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (${state.follow ? "following the run" : "zoom in for the rest"})` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
-    canvas.addEventListener("click", (e) => {
-      const box = canvas.getBoundingClientRect();
-      const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
-      const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
-      const c = round && x >= 0 ? round.cells[x] : null;
-      if (c && c.event >= 0) view.actions.select(c.event);
-    });
-  }
-  function drawItems(strip, colors, items) {
-    const { model } = view, state = view.store.get();
-    legend(strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
-    const canvas = make("canvas", null, "order-items");
-    pane.appendChild(canvas);
-    const note = make("p", "rlviz-status", "order-note");
-    pane.appendChild(note);
-    const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
-    const perRow = Math.floor(width / cell), maxRows = 8;
-    if (!state.order) {
-      note.textContent = "ordering the calls…";
-      return;
-    }
-    if (cached.strip !== strip || cached.order !== state.order) {
-      cached = { strip, order: state.order, ...mergeEvents(model, strip) };
-    }
-    const order = cached.events;
-    const [k0, k1] = completedIn(model, order, state.window[0], state.window[1]);
-    const total = k1 - k0;
-    const shown = Array.from(order.subarray(k0, Math.min(k1, k0 + perRow * maxRows)));
-    const rows = Math.max(1, Math.ceil(shown.length / perRow));
-    const ctx = sized(canvas, perRow * cell, rows * cell);
-    shown.forEach((i, k) => {
-      const g = cached.group[k0 + k];
-      ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
-      ctx.fillRect(k % perRow * cell + 1, Math.floor(k / perRow) * cell + 1, cell - 2, cell - 2);
-      if (i === state.selected) {
-        ctx.strokeStyle = "#000";
-        ctx.lineWidth = 2;
-        ctx.strokeRect(k % perRow * cell, Math.floor(k / perRow) * cell, cell, cell);
-      }
-    });
-    note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${cached.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
-    canvas.addEventListener("click", (e) => {
-      const box = canvas.getBoundingClientRect();
-      const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
-      if (k >= 0 && k < shown.length) view.actions.select(shown[k]);
-    });
+    const colors = groupColors(meta, strip);
+    const items = strip.groups.map((g) => meta.nodes[g.node]?.items ?? g.items);
+    pane.append(
+      make("p", null, "order-title", `${strip.merge} pulls from ${strip.groups.map((g) => g.name).join(" : ")}`),
+      make("p", null, "order-ratio", ratioText(strip, items))
+    );
+    if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
+    else drawItems(pane, view, strip, colors, items, cache);
+    pane.appendChild(notesList(meta.notes || []));
   }
   return {
     update(changed, info = {}) {
@@ -2032,6 +2117,175 @@ function createOrder(host, view) {
       pane.remove();
     }
   };
+}
+function ratioText(strip, items) {
+  const weights = strip.groups.every((g) => g.weight != null) ? `weights ${strip.groups.map((g) => g.weight).join(" : ")} · ` : "";
+  const first = items[0];
+  return `${weights}measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
+}
+function roundsPlan(view, strip, union, colors) {
+  const { meta, model } = view, state = view.store.get();
+  const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
+  const groupOf = spec.children.map((name, c) => {
+    const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
+    return k >= 0 ? k : c < strip.groups.length ? c : -1;
+  });
+  const [t0, t1] = state.window;
+  const inWindow = (row) => {
+    const i = rows.event[row] >= 0 ? rows.event[row] : rows.union_event[row];
+    if (i < 0 || i >= model.n) return true;
+    const end = model.start[i] + model.duration[i];
+    return end >= t0 && end <= t1;
+  };
+  const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
+  const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
+  const longest = Math.max(1, ...shown.map((r) => r.cells.length));
+  const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
+  const cell = Math.max(2, Math.min(ROW_CELL, Math.floor(width / longest)));
+  return {
+    spec,
+    rounds,
+    shown,
+    items,
+    notReady,
+    cell,
+    longest,
+    follow: state.follow,
+    colorOf: (c) => groupOf[c] >= 0 ? colors[groupOf[c]] : GROUP_COLORS[c % GROUP_COLORS.length]
+  };
+}
+function paintRounds(ctx, { shown, cell, colorOf }, selected) {
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  let hatched = 0;
+  const gap = cell > 4 ? 1 : 0;
+  shown.forEach((round, y) => {
+    ctx.fillStyle = "#666";
+    ctx.fillText(String(round.round), 2, y * ROW_CELL + ROW_CELL / 2);
+    round.cells.forEach((c, x) => {
+      const left = ROUND_GUTTER + x * cell, top = y * ROW_CELL;
+      if (c.notReady) {
+        hatch(ctx, left + gap, top + 1, Math.max(2, cell - 2 * gap), ROW_CELL - 2, colorOf(c.child));
+        hatched++;
+      } else {
+        ctx.fillStyle = colorOf(c.child);
+        ctx.fillRect(left + gap, top + 1, cell - 2 * gap, ROW_CELL - 2);
+      }
+      if (c.event >= 0 && c.event === selected) {
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 2;
+        ctx.strokeRect(left, top, cell, ROW_CELL);
+      }
+    });
+  });
+  return hatched;
+}
+function drawRounds(pane, view, plan) {
+  const { spec, rounds, shown, items, notReady, colorOf, cell, longest, follow } = plan;
+  legend(pane, [
+    ...spec.children.map((name, c) => [
+      colorOf(c),
+      `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
+      false
+    ]),
+    [NOT_READY_COLOR, "not ready (turn ends)", true]
+  ]);
+  const canvas = make("canvas", null, "order-rounds");
+  const note = make("p", "rlviz-status", "order-note");
+  pane.append(canvas, note);
+  const ctx = sized(canvas, ROUND_GUTTER + longest * cell, Math.max(1, shown.length) * ROW_CELL);
+  const hatched = paintRounds(ctx, plan, view.store.get().selected);
+  canvas.dataset.rlvizRounds = String(shown.length);
+  canvas.dataset.rlvizNotReady = String(hatched);
+  announce(pane, shown);
+  note.textContent = rounds.length > shown.length ? `${follow ? "newest" : "first"} ${shown.length} of ${rounds.length.toLocaleString("en-US")} rounds in the visible window (${follow ? "following the run" : "zoom in for the rest"})` : `${rounds.length.toLocaleString("en-US")} round${rounds.length === 1 ? "" : "s"} in the visible window, one per row`;
+  canvas.addEventListener("click", (e) => {
+    const box = canvas.getBoundingClientRect();
+    const round = shown[Math.floor((e.clientY - box.top) / ROW_CELL)];
+    const x = Math.floor((e.clientX - box.left - ROUND_GUTTER) / cell);
+    const c = round && x >= 0 ? round.cells[x] : null;
+    if (c && c.event >= 0) view.actions.select(c.event);
+  });
+}
+function itemsPlan(model, strip, state, cache) {
+  const width = Math.max(120, (state.orderWidth || 320) - 12), cell = 11;
+  const perRow = Math.floor(width / cell);
+  if (cache.strip !== strip || cache.order !== state.order) {
+    Object.assign(cache, { strip, order: state.order, ...mergeEvents(model, strip) });
+  }
+  const [k0, k1] = completedIn(model, cache.events, state.window[0], state.window[1]);
+  const shown = Array.from(cache.events.subarray(k0, Math.min(k1, k0 + perRow * ITEM_ROWS)));
+  return { shown, group: (k) => cache.group[k0 + k], total: k1 - k0, perRow, cell, fromInputs: cache.fromInputs };
+}
+function paintItems(ctx, { shown, group, perRow, cell }, colors, selected) {
+  shown.forEach((i, k) => {
+    const g = group(k), x = k % perRow * cell, y = Math.floor(k / perRow) * cell;
+    ctx.fillStyle = g >= 0 ? colors[g] : NOT_READY_COLOR;
+    ctx.fillRect(x + 1, y + 1, cell - 2, cell - 2);
+    if (i === selected) {
+      ctx.strokeStyle = "#000";
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x, y, cell, cell);
+    }
+  });
+}
+function drawItems(pane, view, strip, colors, items, cache) {
+  const state = view.store.get();
+  legend(pane, strip.groups.map((g, k) => [colors[k], `${g.name} (${items[k].toLocaleString("en-US")})`, false]));
+  const canvas = make("canvas", null, "order-items");
+  const note = make("p", "rlviz-status", "order-note");
+  pane.append(canvas, note);
+  if (!state.order) {
+    note.textContent = "ordering the calls…";
+    return;
+  }
+  const plan = itemsPlan(view.model, strip, state, cache);
+  const { shown, total, perRow, cell } = plan;
+  paintItems(sized(canvas, perRow * cell, Math.max(1, Math.ceil(shown.length / perRow)) * cell), plan, colors, state.selected);
+  note.textContent = total > shown.length ? `first ${shown.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} items completed in the visible window (zoom in for the rest)` : `${total.toLocaleString("en-US")} items ${plan.fromInputs ? "completed" : `${strip.merge} handed on`} in the visible window, left to right`;
+  canvas.addEventListener("click", (e) => {
+    const box = canvas.getBoundingClientRect();
+    const k = Math.floor((e.clientY - box.top) / cell) * perRow + Math.floor((e.clientX - box.left) / cell);
+    if (k >= 0 && k < shown.length) view.actions.select(shown[k]);
+  });
+}
+function announce(pane, shown) {
+  pane.dataset.rlvizRounds = String(shown.length);
+  pane.dataset.rlvizLastRound = String(shown.reduce((top, round) => Math.max(top, round.round), 0));
+}
+function picker(strips, k, onPick) {
+  const select = make("select", null, "order-node");
+  select.setAttribute("aria-label", "merging node whose order is shown");
+  const seen = strips.map((s) => s.merge);
+  strips.forEach((s, j) => {
+    const option = make("option", null, null, seen.filter((m) => m === s.merge).length > 1 || s.where !== "driver" ? `${s.merge} @ ${s.where}` : s.merge);
+    option.value = String(j);
+    select.appendChild(option);
+  });
+  select.value = String(k);
+  select.addEventListener("change", () => onPick(Number(select.value)));
+  return select;
+}
+function groupColors(meta, strip) {
+  const given = strip.groups.map((g) => g.color || meta.nodes[g.node].color);
+  return new Set(given).size === given.length ? given : strip.groups.map((_, k) => GROUP_COLORS[k % GROUP_COLORS.length]);
+}
+function legend(pane, entries) {
+  const box = make("div", "rlviz-legend", "order-legend");
+  for (const [color, text, hatched] of entries) {
+    const entry = make("span", "entry");
+    const swatch = make("span", hatched ? "sw hatch" : "sw");
+    if (!hatched) swatch.style.background = color;
+    entry.append(swatch, make("span", null, null, text));
+    box.appendChild(entry);
+  }
+  pane.appendChild(box);
+}
+function notesList(notes) {
+  const list = make("ul", "rlviz-notes", "notes");
+  list.dataset.rlvizCount = String(notes.length);
+  for (const note of notes) list.appendChild(make("li", null, null, note));
+  return list;
 }
 function stripsOf(meta) {
   return meta.orders || (meta.order ? [meta.order] : []);
@@ -2189,8 +2443,308 @@ function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
   ctx.stroke();
 }
 
+// rlviz/viz/static/panes/spans.js
+var DIMMED = 0.12;
+var POLL_BAND = 0.55;
+function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
+  let layout = null, raster = null;
+  const laidOut = () => {
+    const state = view.store.get();
+    layout ?? (layout = rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP }));
+    return layout;
+  };
+  return {
+    name: "spans",
+    /** Forget the row layout when the rows or the rows shown change. */
+    update(changed, state) {
+      if (changed.has("rows") || changed.has("hideOthers") || changed.has("filter") && state.hideOthers) layout = null;
+    },
+    height: (frame) => frame.model.n > 0 ? laidOut().y[frame.model.rows.length] : 0,
+    draw(ctx, frame) {
+      raster ?? (raster = { canvas: newCanvas() });
+      drawSpanTrack(ctx, frame, laidOut(), raster);
+    },
+    hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    /** Whether event `i` is on a row shown. */
+    shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1
+  };
+}
+function drawSpanTrack(ctx, frame, layout, raster) {
+  const { model, state, plotW } = frame;
+  const height = layout.y[model.rows.length];
+  drawRowLabels(ctx, frame, layout);
+  const key = [
+    state.window[0],
+    state.window[1],
+    plotW,
+    height,
+    state.filter.op,
+    state.filter.where,
+    state.hideOthers,
+    state.data
+  ].join("|");
+  if (raster.key !== key) {
+    paintRaster(raster, frame, layout, height);
+    raster.key = key;
+  }
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(GUTTER, 0, plotW, height);
+  ctx.clip();
+  drawOverlays(ctx, frame, layout, height);
+  ctx.restore();
+}
+function paintRaster(raster, frame, layout, height) {
+  const { plotW } = frame;
+  if (!raster.image || raster.image.width !== plotW || raster.image.height !== height) {
+    raster.canvas.width = plotW;
+    raster.canvas.height = height;
+    raster.ctx ?? (raster.ctx = raster.canvas.getContext("2d"));
+    raster.image = raster.ctx.createImageData(plotW, height);
+    raster.pixels = new Uint32Array(raster.image.data.buffer);
+  }
+  rasterizeSpans(raster.pixels, frame, layout);
+  raster.ctx.putImageData(raster.image, 0, 0);
+}
+function rasterizeSpans(pixels, { model, state, plotW }, layout) {
+  pixels.fill(0);
+  const upper = new Uint32Array(plotW), lower = new Uint32Array(plotW);
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
+    rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+    const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
+    const bottom = Math.round(layout.y[r]) + ROW_H - 1;
+    for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+  });
+}
+function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, lower) {
+  upper.fill(0);
+  lower.fill(0);
+  if (drawsExact(model, r, a, b, plotW)) {
+    const [k0, k1] = visibleRange(model, r, a, b), scale = plotW / (b - a);
+    const item = pack(color, dim), poll = pack(GREY, dim), stop = pack(DARK, dim);
+    for (let k = k0; k < k1; k++) {
+      const i = model.rowEvents[k], outcome = model.flags[i] & 3;
+      const s = (model.start[i] - a) * scale;
+      const x0 = Math.max(0, Math.floor(s));
+      const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil(s + model.duration[i] * scale)));
+      if (x1 <= 0 || x0 >= plotW) continue;
+      if (outcome === NOT_READY) lower.fill(poll, x0, x1);
+      else upper.fill(outcome === STOP ? stop : item, x0, x1);
+    }
+  } else {
+    const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
+    for (let x = 0; x < plotW; x++) {
+      if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+      if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));
+    }
+  }
+  for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
+}
+function drawRowLabels(ctx, { model, meta, width }, layout) {
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    const lane = meta.lanes[row.lane], y = layout.y[r];
+    if (layout.first[r]) {
+      let end = r;
+      while (!layout.last[end]) end++;
+      const laneEnd = layout.y[end] + ROW_H;
+      ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
+      ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
+      ctx.fillStyle = lane.color;
+      ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
+      const room = GUTTER - 22 - ctx.measureText(row.name).width;
+      ctx.font = "bold 11px system-ui, sans-serif";
+      ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
+      ctx.font = "11px system-ui, sans-serif";
+    }
+    ctx.fillStyle = "#333";
+    ctx.textAlign = "right";
+    ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
+    ctx.textAlign = "left";
+  });
+}
+function drawOverlays(ctx, frame, layout, height) {
+  const { model, state } = frame;
+  const shown = (i) => layout.shown[model.nodeRow[model.node[i]]] === 1;
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
+    drawErrors(ctx, frame, layout, r);
+  });
+  ctx.globalAlpha = 1;
+  if (state.matches) drawMatches(ctx, frame, layout, state.matches);
+  drawRestarts(ctx, frame, height);
+  if (state.selected >= 0 && shown(state.selected)) drawSelection(ctx, frame, layout, state.selected, shown);
+  if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, spanBox(frame, layout, state.hover), "#000", 1);
+}
+function spanBox({ model, xOf }, layout, i) {
+  const r = model.nodeRow[model.node[i]], s = model.start[i];
+  const x0 = xOf(s), x1 = Math.max(xOf(s + model.duration[i]), x0 + 1);
+  const y = layout.y[r];
+  if ((model.flags[i] & 3) === NOT_READY) return [x0, y + ROW_H * POLL_BAND, x1 - x0, ROW_H * (1 - POLL_BAND) - 1];
+  return [x0, y + 1, x1 - x0, ROW_H - 2];
+}
+function drawMatches(ctx, { model, state, plotW }, layout, hits) {
+  const [a, b] = state.window;
+  const { marks } = matchMarks(model, hits, a, b, plotW);
+  ctx.strokeStyle = MATCH_COLOR;
+  ctx.lineWidth = 2;
+  for (const [r, ranges] of marks) {
+    if (!layout.shown[r]) continue;
+    for (let k = 0; k < ranges.length; k += 2) {
+      ctx.strokeRect(GUTTER + ranges[k] - 1, layout.y[r], ranges[k + 1] - ranges[k] + 2, ROW_H);
+    }
+  }
+}
+function drawErrors(ctx, frame, layout, r) {
+  const [a, b] = frame.state.window;
+  ctx.fillStyle = ERROR_COLOR;
+  for (const i of errorsInWindow(frame.model, r, a, b)) {
+    const [x, y, w, h] = spanBox(frame, layout, i);
+    ctx.fillRect(x - 0.5, y - 1, Math.max(w, 2), h + 2);
+  }
+}
+function drawRestarts(ctx, { model, state, plotW, xOf }, height) {
+  const [a, b] = state.window;
+  const restarts = /* @__PURE__ */ new Set();
+  model.rows.forEach((row, r) => {
+    if (!model.nodes[row.node].restart || !drawsExact(model, r, a, b, plotW)) return;
+    const [k0, k1] = visibleRange(model, r, a, b);
+    for (let k = k0; k < k1; k++) restarts.add(model.rowEvents[k]);
+  });
+  ctx.strokeStyle = RESTART_COLOR;
+  ctx.setLineDash([5, 3]);
+  ctx.lineWidth = 1.2;
+  ctx.beginPath();
+  for (const i of restarts) {
+    const x = xOf(model.start[i]);
+    ctx.moveTo(x, 0);
+    ctx.lineTo(x, height);
+  }
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+function outline(ctx, [x, y, w, h], color, width) {
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
+}
+function arrow(ctx, [fromX, fromY], [toX, toY], color) {
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = 1.4;
+  ctx.beginPath();
+  if (color === DROPPED_LINK_COLOR) ctx.setLineDash([4, 3]);
+  ctx.moveTo(fromX, fromY);
+  ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
+  ctx.beginPath();
+  ctx.moveTo(toX, toY);
+  ctx.lineTo(toX - 6 * Math.cos(angle - 0.45), toY - 6 * Math.sin(angle - 0.45));
+  ctx.lineTo(toX - 6 * Math.cos(angle + 0.45), toY - 6 * Math.sin(angle + 0.45));
+  ctx.fill();
+}
+function drawSelection(ctx, frame, layout, i, shown) {
+  const { model, xOf } = frame;
+  const box = (k) => spanBox(frame, layout, k);
+  const middle = (k) => {
+    const [, y2, , h2] = box(k);
+    return y2 + h2 / 2;
+  };
+  const [x, y, w, h] = box(i);
+  for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
+    const p = model.inputs[k];
+    if (!shown(p)) continue;
+    const color = isDroppedInput(model, i, p) ? DROPPED_LINK_COLOR : PRODUCER_COLOR;
+    outline(ctx, box(p), color, 2);
+    arrow(ctx, [xOf(model.start[p] + model.duration[p]), middle(p)], [x, y + h / 2], color);
+  }
+  for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
+    const c = model.outputs[k];
+    if (!shown(c)) continue;
+    const color = isDroppedInput(model, c, i) ? DROPPED_LINK_COLOR : CONSUMER_COLOR;
+    outline(ctx, box(c), color, 2);
+    arrow(ctx, [x + w, y + h / 2], [xOf(model.start[c]), middle(c)], color);
+  }
+  outline(ctx, [x, y, w, h], "#000", 2);
+}
+function spanAt({ model, state, plotW, tOf }, layout, x, y) {
+  if (x < GUTTER) return -1;
+  let row = -1;
+  for (let r = 0; r < model.rows.length && row < 0; r++) {
+    if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) row = r;
+  }
+  const [a, b] = state.window;
+  return hitTest(model, row, tOf(x), 3 / plotW * (b - a));
+}
+
 // rlviz/viz/static/panes/timeline.js
 var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
+var TRACKS = [createSpanTrack];
+function frameOf(model, meta, state) {
+  const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
+  const [a, b] = state.window;
+  return {
+    model,
+    meta,
+    state,
+    width: state.width,
+    plotW,
+    xOf: (t) => GUTTER + (t - a) / (b - a) * plotW,
+    tOf: (x) => a + (x - GUTTER) / plotW * (b - a)
+  };
+}
+function stackTracks(tracks, frame) {
+  const tops = [];
+  let height = 0;
+  for (const track of tracks) {
+    tops.push(height);
+    height += track.height(frame);
+  }
+  return [tops, height];
+}
+function trackHit(tracks, frame, x, y) {
+  const [tops, height] = stackTracks(tracks, frame);
+  const k = tops.findLastIndex((top) => top <= y);
+  return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+}
+function drawTracks(ctx, tracks, frame) {
+  const [tops] = stackTracks(tracks, frame);
+  tracks.forEach((track, k) => {
+    ctx.save();
+    ctx.translate(0, tops[k]);
+    track.draw(ctx, frame);
+    ctx.restore();
+  });
+}
+function drawRuler(ctx, { model, state, plotW, xOf }) {
+  const [a, b] = state.window;
+  const toMs = (t) => t * model.unitMs;
+  const tick = tickStep(toMs(b - a), plotW / 90);
+  ctx.fillStyle = "#444";
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.textBaseline = "top";
+  ctx.fillText("ms since trace start", 4, 6);
+  ctx.strokeStyle = "#999";
+  ctx.beginPath();
+  const digits = Math.min(Math.max(0, -Math.floor(Math.log10(tick) + 1e-9)), 6);
+  for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
+    const x = xOf(ms / model.unitMs);
+    if (x < GUTTER) continue;
+    ctx.moveTo(x + 0.5, RULER_H - 8);
+    ctx.lineTo(x + 0.5, RULER_H);
+    ctx.fillText(ms.toFixed(digits), x + 2, 3);
+  }
+  ctx.stroke();
+}
 function createTimeline(host, view) {
   const { store } = view;
   const element = make("div", "rlviz-timeline", "timeline");
@@ -2203,48 +2757,102 @@ function createTimeline(host, view) {
   host.append(element);
   const gauges = createGaugeTracks(element, view);
   view.root.appendChild(tooltip);
-  const raster = { canvas: document.createElement("canvas") };
-  raster.ctx = raster.canvas.getContext("2d");
-  let layout = layoutRows(), rowY = layout.y, frame = 0, firstFrame = false, drag = null;
-  showEmpty();
-  const plotWidth = () => Math.max(50, store.get().width - GUTTER - 8);
-  const xOf = (t) => {
-    const [a, b] = store.get().window;
-    return GUTTER + (t - a) / (b - a) * plotWidth();
+  const tracks = TRACKS.map((create) => create(view));
+  const painter = { frame: 0, first: false };
+  const frame = () => frameOf(view.model, view.meta, store.get());
+  showEmpty(view, scroll, canvas);
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
+  for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
+  drawNow();
+  function eventAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+  }
+  function drawNow() {
+    const started = performance.now();
+    if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
+    const f = frame();
+    const rulerCtx = sized(ruler, f.width, RULER_H);
+    if (f.model.n > 0) {
+      drawRuler(rulerCtx, f);
+      drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
+    }
+    gauges.draw();
+    measure("rlviz:draw", started);
+    if (!painter.first) {
+      painter.first = true;
+      performance.mark("rlviz:first-frame");
+      view.root.dataset.rlvizReady = "1";
+    }
+  }
+  return {
+    element,
+    update(changed) {
+      for (const track of tracks) track.update?.(changed, store.get());
+      if (changed.has("rows")) showEmpty(view, scroll, canvas);
+      const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
+      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
+      else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
+        painter.frame = requestAnimationFrame(() => {
+          painter.frame = 0;
+          drawNow();
+        });
+      }
+    },
+    destroy() {
+      if (painter.frame) cancelAnimationFrame(painter.frame);
+      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
+      tooltip.remove();
+      gauges.destroy();
+      element.remove();
+    }
   };
-  const tOf = (x) => {
-    const [a, b] = store.get().window;
-    return a + (x - GUTTER) / plotWidth() * (b - a);
+}
+function showEmpty(view, scroll, canvas) {
+  if (view.model.n > 0) {
+    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas);
+    return;
+  }
+  scroll.replaceChildren(make(
+    "div",
+    "rlviz-empty",
+    null,
+    "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
+  ));
+}
+function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
+  const { store } = view;
+  let drag = null;
+  const zoom = (e) => {
+    e.preventDefault();
+    const f = frame(), box = canvas.getBoundingClientRect();
+    const t = f.tOf(Math.max(GUTTER, e.clientX - box.left));
+    const factor = Math.exp((e.deltaY || 0) * 2e-3);
+    const [a, b] = f.state.window;
+    view.actions.setWindow([t - (t - a) * factor, t + (b - t) * factor], { from: "user", gesture: true });
   };
-  const listeners = [
-    [canvas, "wheel", (e) => {
-      e.preventDefault();
-      const box = canvas.getBoundingClientRect();
-      const t = tOf(Math.max(GUTTER, e.clientX - box.left));
-      const factor = Math.exp((e.deltaY || 0) * 2e-3);
-      const [a, b] = store.get().window;
-      view.actions.setWindow([t - (t - a) * factor, t + (b - t) * factor], { from: "user", gesture: true });
-    }, { passive: false }],
+  const move = (e) => {
+    if (drag) {
+      const dx = e.clientX - drag.x;
+      if (Math.abs(dx) > 3) drag.moved = true;
+      if (!drag.moved) return;
+      const shift = dx / frame().plotW * (drag.window[1] - drag.window[0]);
+      view.actions.setWindow([drag.window[0] - shift, drag.window[1] - shift], { from: "user", gesture: true });
+      return;
+    }
+    const started = performance.now();
+    const i = eventAt(e.clientX, e.clientY);
+    measure("rlviz:hit", started);
+    store.set({ hover: i }, { from: "pointer" });
+    showTooltip(view, tooltip, i, e.clientX, e.clientY);
+  };
+  return [
+    [canvas, "wheel", zoom, { passive: false }],
     [canvas, "pointerdown", (e) => {
       drag = { x: e.clientX, window: store.get().window.slice(), moved: false };
       canvas.setPointerCapture?.(e.pointerId);
     }],
-    [canvas, "pointermove", (e) => {
-      if (drag) {
-        const dx = e.clientX - drag.x;
-        if (Math.abs(dx) > 3) drag.moved = true;
-        if (drag.moved) {
-          const shift = dx / plotWidth() * (drag.window[1] - drag.window[0]);
-          view.actions.setWindow([drag.window[0] - shift, drag.window[1] - shift], { from: "user", gesture: true });
-        }
-        return;
-      }
-      const started = performance.now();
-      const i = eventAt(e.clientX, e.clientY);
-      measure("rlviz:hit", started);
-      store.set({ hover: i }, { from: "pointer" });
-      showTooltip(i, e.clientX, e.clientY);
-    }],
+    [canvas, "pointermove", move],
     [canvas, "pointerup", (e) => {
       if (drag && !drag.moved) view.actions.select(eventAt(e.clientX, e.clientY), { center: false });
       drag = null;
@@ -2254,322 +2862,25 @@ function createTimeline(host, view) {
       store.set({ hover: -1 }, { from: "pointer" });
     }]
   ];
-  for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
-  drawNow();
-  function showEmpty() {
-    if (view.model.n > 0) {
-      if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas);
-      return;
-    }
-    scroll.replaceChildren(make(
-      "div",
-      "rlviz-empty",
-      null,
-      "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
-    ));
+}
+function showTooltip(view, tooltip, i, clientX, clientY) {
+  if (i < 0) {
+    tooltip.style.display = "none";
+    return;
   }
-  function layoutRows() {
-    const state = store.get();
-    return rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP });
-  }
-  function relayout() {
-    layout = layoutRows();
-    rowY = layout.y;
-  }
-  function scheduleDraw() {
-    if (frame) return;
-    frame = requestAnimationFrame(() => {
-      frame = 0;
-      drawNow();
-    });
-  }
-  function drawNow() {
-    const started = performance.now();
-    if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
-    drawRuler();
-    if (view.model.n > 0) drawLanes();
-    gauges.draw();
-    measure("rlviz:draw", started);
-    if (!firstFrame) {
-      firstFrame = true;
-      performance.mark("rlviz:first-frame");
-      view.root.dataset.rlvizReady = "1";
-    }
-  }
-  function drawRuler() {
-    const { model } = view, state = store.get();
-    const ctx = sized(ruler, state.width, RULER_H);
-    if (model.n === 0) return;
-    const [a, b] = state.window;
-    const toMs = (t) => t * model.unitMs;
-    const tick = tickStep(toMs(b - a), plotWidth() / 90);
-    ctx.fillStyle = "#444";
-    ctx.font = "10px system-ui, sans-serif";
-    ctx.textBaseline = "top";
-    ctx.fillText("ms since trace start", 4, 6);
-    ctx.strokeStyle = "#999";
-    ctx.beginPath();
-    for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
-      const x = xOf(ms / model.unitMs);
-      if (x < GUTTER) continue;
-      ctx.moveTo(x + 0.5, RULER_H - 8);
-      ctx.lineTo(x + 0.5, RULER_H);
-      const digits = Math.max(0, -Math.floor(Math.log10(tick) + 1e-9));
-      ctx.fillText(ms.toFixed(Math.min(digits, 6)), x + 2, 3);
-    }
-    ctx.stroke();
-  }
-  function drawLanes() {
-    const { model, meta } = view, state = store.get();
-    const width = state.width, height = rowY[model.rows.length];
-    const ctx = sized(canvas, width, height);
-    const plotW = Math.floor(plotWidth());
-    ctx.font = "11px system-ui, sans-serif";
-    ctx.textBaseline = "middle";
-    model.rows.forEach((row, r) => {
-      if (!layout.shown[r]) return;
-      const lane = meta.lanes[row.lane], y = rowY[r];
-      if (layout.first[r]) {
-        let end = r;
-        while (!layout.last[end]) end++;
-        const laneEnd = rowY[end] + ROW_H;
-        ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
-        ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
-        ctx.fillStyle = lane.color;
-        ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
-        const room = GUTTER - 22 - ctx.measureText(row.name).width;
-        ctx.font = "bold 11px system-ui, sans-serif";
-        ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
-        ctx.font = "11px system-ui, sans-serif";
-      }
-      ctx.fillStyle = "#333";
-      ctx.textAlign = "right";
-      ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
-      ctx.textAlign = "left";
-    });
-    const key = [
-      state.window[0],
-      state.window[1],
-      plotW,
-      height,
-      state.filter.op,
-      state.filter.where,
-      state.hideOthers,
-      state.data
-    ].join("|");
-    if (raster.key !== key) {
-      rasterize(plotW, height);
-      raster.key = key;
-    }
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(GUTTER, 0, plotW, height);
-    ctx.clip();
-    model.rows.forEach((row, r) => {
-      if (!layout.shown[r]) return;
-      ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
-      drawErrors(ctx, r);
-    });
-    ctx.globalAlpha = 1;
-    if (state.matches) drawMatches(ctx, state.matches, plotW);
-    drawRestarts(ctx, height);
-    if (state.selected >= 0 && shownEvent(state.selected)) drawSelection(ctx, state.selected);
-    if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, state.hover, "#000", 1);
-    ctx.restore();
-  }
-  function rasterize(plotW, height) {
-    const { model } = view, state = store.get();
-    if (!raster.image || raster.image.width !== plotW || raster.image.height !== height) {
-      raster.canvas.width = plotW;
-      raster.canvas.height = height;
-      raster.image = raster.ctx.createImageData(plotW, height);
-      raster.pixels = new Uint32Array(raster.image.data.buffer);
-      raster.upper = new Uint32Array(plotW);
-      raster.lower = new Uint32Array(plotW);
-    }
-    const { pixels, upper, lower } = raster;
-    pixels.fill(0);
-    const [a, b] = state.window, scale = plotW / (b - a);
-    model.rows.forEach((row, r) => {
-      if (!layout.shown[r]) return;
-      const dim = nodeMatches(model, row.node, state.filter) ? 1 : 0.12;
-      const color = rgbOf(model.nodes[row.node].color);
-      upper.fill(0);
-      lower.fill(0);
-      if (drawsExact(model, r, a, b, plotW)) {
-        const [k0, k1] = visibleRange(model, r, a, b);
-        const item = pack(color, dim), poll = pack(GREY, dim), stop = pack(DARK, dim);
-        for (let k = k0; k < k1; k++) {
-          const i = model.rowEvents[k], outcome = model.flags[i] & 3;
-          const s = (model.start[i] - a) * scale;
-          const x0 = Math.max(0, Math.floor(s));
-          const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil(s + model.duration[i] * scale)));
-          if (x1 <= 0 || x0 >= plotW) continue;
-          if (outcome === NOT_READY) lower.fill(poll, x0, x1);
-          else upper.fill(outcome === STOP ? stop : item, x0, x1);
-        }
-      } else {
-        const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
-        for (let x = 0; x < plotW; x++) {
-          if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
-          if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));
-        }
-      }
-      for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
-      const top = Math.round(rowY[r]) + 1, split = Math.round(rowY[r] + ROW_H * 0.55);
-      const bottom = Math.round(rowY[r]) + ROW_H - 1;
-      for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
-    });
-    raster.ctx.putImageData(raster.image, 0, 0);
-  }
-  function spanBox(i) {
-    const { model } = view;
-    const r = model.nodeRow[model.node[i]], s = model.start[i];
-    const x0 = xOf(s), x1 = Math.max(xOf(s + model.duration[i]), x0 + 1);
-    const y = rowY[r], outcome = model.flags[i] & 3;
-    if (outcome === NOT_READY) return [x0, y + ROW_H * 0.55, x1 - x0, ROW_H * 0.45 - 1];
-    return [x0, y + 1, x1 - x0, ROW_H - 2];
-  }
-  const shownEvent = (i) => layout.shown[view.model.nodeRow[view.model.node[i]]] === 1;
-  function drawMatches(ctx, hits, plotW) {
-    const [a, b] = store.get().window;
-    const { marks } = matchMarks(view.model, hits, a, b, plotW);
-    ctx.strokeStyle = MATCH_COLOR;
-    ctx.lineWidth = 2;
-    for (const [r, ranges] of marks) {
-      if (!layout.shown[r]) continue;
-      for (let k = 0; k < ranges.length; k += 2) {
-        ctx.strokeRect(GUTTER + ranges[k] - 1, rowY[r], ranges[k + 1] - ranges[k] + 2, ROW_H);
-      }
-    }
-  }
-  function drawErrors(ctx, r) {
-    const [a, b] = store.get().window;
-    ctx.fillStyle = ERROR_COLOR;
-    for (const i of errorsInWindow(view.model, r, a, b)) {
-      const [x, y, w, h] = spanBox(i);
-      ctx.fillRect(x - 0.5, y - 1, Math.max(w, 2), h + 2);
-    }
-  }
-  function drawRestarts(ctx, height) {
-    const { model } = view, [a, b] = store.get().window;
-    const restarts = [];
-    const restartRows = model.rows.map((row, r) => model.nodes[row.node].restart ? r : -1).filter((r) => r >= 0);
-    for (const r of restartRows) {
-      if (!drawsExact(model, r, a, b, plotWidth())) continue;
-      const [k0, k1] = visibleRange(model, r, a, b);
-      for (let k = k0; k < k1; k++) restarts.push(model.rowEvents[k]);
-    }
-    ctx.strokeStyle = RESTART_COLOR;
-    ctx.setLineDash([5, 3]);
-    ctx.lineWidth = 1.2;
-    ctx.beginPath();
-    for (const i of new Set(restarts)) {
-      const x = xOf(model.start[i]);
-      ctx.moveTo(x, 0);
-      ctx.lineTo(x, height);
-    }
-    ctx.stroke();
-    ctx.setLineDash([]);
-  }
-  function outline(ctx, i, color, width) {
-    const [x, y, w, h] = spanBox(i);
-    ctx.strokeStyle = color;
-    ctx.lineWidth = width;
-    ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
-  }
-  function arrow(ctx, fromX, fromY, toX, toY, color, dashed = false) {
-    ctx.strokeStyle = color;
-    ctx.fillStyle = color;
-    ctx.lineWidth = 1.4;
-    ctx.beginPath();
-    if (dashed) ctx.setLineDash([4, 3]);
-    ctx.moveTo(fromX, fromY);
-    ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
-    ctx.stroke();
-    ctx.setLineDash([]);
-    const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
-    ctx.beginPath();
-    ctx.moveTo(toX, toY);
-    ctx.lineTo(toX - 6 * Math.cos(angle - 0.45), toY - 6 * Math.sin(angle - 0.45));
-    ctx.lineTo(toX - 6 * Math.cos(angle + 0.45), toY - 6 * Math.sin(angle + 0.45));
-    ctx.fill();
-  }
-  function drawSelection(ctx, i) {
-    const { model } = view;
-    const [x, y, w, h] = spanBox(i);
-    const cy = (k) => {
-      const box = spanBox(k);
-      return box[1] + box[3] / 2;
-    };
-    for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
-      const p = model.inputs[k];
-      if (!shownEvent(p)) continue;
-      const color = isDroppedInput(model, i, p) ? DROPPED_LINK_COLOR : PRODUCER_COLOR;
-      outline(ctx, p, color, 2);
-      arrow(ctx, xOf(model.start[p] + model.duration[p]), cy(p), x, y + h / 2, color, color === DROPPED_LINK_COLOR);
-    }
-    for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
-      const c = model.outputs[k];
-      if (!shownEvent(c)) continue;
-      const color = isDroppedInput(model, c, i) ? DROPPED_LINK_COLOR : CONSUMER_COLOR;
-      outline(ctx, c, color, 2);
-      arrow(ctx, x + w, y + h / 2, xOf(model.start[c]), cy(c), color, color === DROPPED_LINK_COLOR);
-    }
-    outline(ctx, i, "#000", 2);
-  }
-  function rowAt(y) {
-    for (let r = 0; r < view.model.rows.length; r++) if (layout.shown[r] && y >= rowY[r] && y < rowY[r] + ROW_H) return r;
-    return -1;
-  }
-  function eventAt(clientX, clientY) {
-    const box = canvas.getBoundingClientRect();
-    const x = clientX - box.left, y = clientY - box.top;
-    if (x < GUTTER) return -1;
-    const [a, b] = store.get().window;
-    return hitTest(view.model, rowAt(y), tOf(x), 3 / plotWidth() * (b - a));
-  }
-  function showTooltip(i, clientX, clientY) {
-    if (i < 0) {
-      tooltip.style.display = "none";
-      return;
-    }
-    const d = view.describe(i);
-    tooltip.textContent = [
-      `${d.node.op} @ ${d.node.where}`,
-      d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
-      `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-      `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`
-    ].join("\n");
-    const box = view.root.getBoundingClientRect();
-    const x = clientX - box.left + 14, flip = x > box.width - 330;
-    tooltip.style.display = "block";
-    tooltip.style.left = flip ? "" : `${x}px`;
-    tooltip.style.right = flip ? `${box.width - x + 28}px` : "";
-    tooltip.style.top = `${clientY - box.top + 16}px`;
-  }
-  return {
-    element,
-    update(changed) {
-      if (changed.has("rows")) {
-        relayout();
-        showEmpty();
-      }
-      const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
-      if (hiding) relayout();
-      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
-      else if (DRAWN_BY.some((key) => changed.has(key))) scheduleDraw();
-    },
-    destroy() {
-      if (frame) cancelAnimationFrame(frame);
-      for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
-      tooltip.remove();
-      gauges.destroy();
-      element.remove();
-    }
-  };
+  const d = view.describe(i);
+  tooltip.textContent = [
+    `${d.node.op} @ ${d.node.where}`,
+    d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
+    `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
+    `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`
+  ].join("\n");
+  const box = view.root.getBoundingClientRect();
+  const x = clientX - box.left + 14, flip = x > box.width - 330;
+  tooltip.style.display = "block";
+  tooltip.style.left = flip ? "" : `${x}px`;
+  tooltip.style.right = flip ? `${box.width - x + 28}px` : "";
+  tooltip.style.top = `${clientY - box.top + 16}px`;
 }
 
 // rlviz/viz/static/panes/toolbar.js
@@ -2650,15 +2961,15 @@ function createToolbar(host, view) {
     }]
   ];
   for (const [target, name, handler] of listeners) target.addEventListener(name, handler);
-  describe();
-  announce();
-  function describe() {
+  describe2();
+  announce2();
+  function describe2() {
     const { model, meta } = view;
     title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
     dropped.style.display = meta.dropped > 0 ? "" : "none";
     dropped.textContent = meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : "";
   }
-  function announce() {
+  function announce2() {
     const state = store.get(), toMs = (t) => t * view.model.unitMs;
     root.dataset.rlvizSelected = String(state.selected);
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
@@ -2725,8 +3036,8 @@ function createToolbar(host, view) {
           typing = setTimeout(highlight, 0);
         }
       }
-      if (changed.has("data") || changed.has("rows")) describe();
-      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
+      if (changed.has("data") || changed.has("rows")) describe2();
+      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce2();
       if (changed.has("error")) {
         const message = store.get().error;
         banner.textContent = message || "";
@@ -2745,22 +3056,26 @@ function createToolbar(host, view) {
 }
 
 // rlviz/viz/static/explorer.js
-var NOTIFY_WINDOW_MS = 150;
-var FOLLOW_MS = 3e4;
-var MAX_QUEUED = 8;
 function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
   const data = openStream(meta, buffers);
   const live = meta.live ? data : null;
   const model = liveModel(data);
-  meta = model.meta;
+  if (!live) settle(data);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
   el.appendChild(root);
-  const full = [0, Math.max(model.end, 1)];
-  const store = createStore({
-    window: full.slice(),
+  const view = {
+    meta: model.meta,
+    model,
+    root,
+    full: [0, Math.max(model.end, 1)],
+    describe: (i) => describe(view.model, i),
+    command: (name, extra) => host.onCommand?.(name, extra)
+  };
+  view.store = createStore({
+    window: view.full.slice(),
     selected: -1,
     hover: -1,
     filter: { op: null, where: null },
@@ -2777,202 +3092,64 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     followSpan: null,
     live: null
   });
-  let steps = null, windowTimer = null, ordering = null;
-  const view = { meta, model, store, root, full, describe, actions: {}, command: (name, extra) => host.onCommand?.(name, extra) };
-  Object.assign(view.actions, {
-    select,
-    step: doStep,
-    setFilter,
-    setSkipNotReady,
-    zoomToSelection,
-    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
-    /** Highlight every hit of a search (null: none). */
-    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
-    setWindow: (units, info = { from: "user" }) => setWindowUnits(units, info),
-    search: (query) => searchEvents(view.model, query, store.get().filter),
-    searchStep(hits, direction) {
-      const found = searchStep(hits, store.get().selected, direction);
-      const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
-      select(target);
-      return target;
-    }
+  view.actions = createActions(view, host);
+  const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
+  const unsubscribe = view.store.subscribe((changed, state, info) => {
+    view.actions.forget(changed);
+    if (changed.has("window") && info.gesture && state.follow) view.store.set({ follow: false }, { from: "follow" });
+    for (const pane of panes) pane.update(changed, info);
+    if (info.from === "user") view.actions.notify(changed, state);
   });
+  const resize = watchWidths(view.store, timeline.element, lower);
+  const ordering = setTimeout(() => {
+    completionOrder(view.model);
+    view.store.set({ order: orderEvents(view.model) });
+  }, 0);
+  const feed = live ? createFeed(view, live, host) : null;
+  const api = hostApi(view, feed, () => {
+    unsubscribe();
+    clearTimeout(ordering);
+    view.actions.destroy();
+    feed?.destroy();
+    resize?.disconnect();
+    for (const pane of panes) pane.destroy();
+    el.replaceChildren();
+  });
+  root.rlvizExplorer = api;
+  return api;
+}
+function mountPanes(root, view, live) {
   const toolbar = createToolbar(root, view);
   const timeline = createTimeline(root, view);
   const lower = make("div", "rlviz-lower");
   root.appendChild(lower);
   const panes = [toolbar, timeline, createGraph(lower, view), createOrder(lower, view), createInspector(lower, view)];
   if (live) panes.push(createLiveBar(root, timeline.element, view));
-  const unsubscribe = store.subscribe((changed, state, info) => {
-    if (changed.has("filter") || changed.has("skipNotReady") || changed.has("data")) steps = null;
-    if (changed.has("window") && info.gesture && state.follow) store.set({ follow: false }, { from: "follow" });
-    for (const pane of panes) pane.update(changed, info);
-    if (info.from === "user") notify(changed, state);
-  });
-  const resize = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
-    const width = timeline.element.clientWidth;
+  return { panes, timeline, lower };
+}
+function watchWidths(store, timeline, lower) {
+  if (typeof ResizeObserver === "undefined") return null;
+  const resize = new ResizeObserver(() => {
+    const width = timeline.clientWidth;
     if (width && width !== store.get().width) store.set({ width, orderWidth: lower.children[1].clientWidth }, { from: "layout" });
   });
-  if (resize) resize.observe(timeline.element);
-  orderSoon();
-  function orderSoon() {
-    clearTimeout(ordering);
-    ordering = setTimeout(() => {
-      completionOrder(view.model);
-      store.set({ order: orderEvents(view.model) });
-    }, 0);
-  }
-  let queued = [], taken = null, queuedStatus = null, frame = 0;
-  const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
-  const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
-  function append(message, chunkBuffers) {
-    queued.push([message, chunkBuffers]);
-    if (queued.length >= MAX_QUEUED) take();
-    drawSoon();
-  }
-  function setLive(status) {
-    queuedStatus = status;
-    drawSoon();
-  }
-  function drawSoon() {
-    if (!frame) frame = nextFrame(() => {
-      frame = 0;
-      drawQueued();
-    });
-  }
-  function take() {
-    for (const [message, chunkBuffers] of queued) {
-      const { trimmed, structure } = appendChunk(live, message, chunkBuffers);
-      taken ?? (taken = { trimmed: 0, structure: false, first: message.first_id, count: 0 });
-      taken.trimmed += trimmed;
-      taken.structure || (taken.structure = structure);
-      taken.count += message.count;
-    }
-    queued = [];
-  }
-  function drawQueued() {
-    const started = performance.now();
-    try {
-      take();
-      const patch = taken ? patchFor(taken) : {};
-      if (queuedStatus) patch.live = queuedStatus;
-      queuedStatus = null;
-      store.set(patch, { from: "append" });
-      if (taken) measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
-    } catch (error) {
-      queued = [];
-      store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
-    } finally {
-      taken = null;
-    }
-  }
-  function patchFor(changes) {
-    view.model = liveModel(live);
-    view.meta = view.model.meta;
-    full[1] = Math.max(view.model.end, 1);
-    const state = store.get();
-    const span = state.followSpan ?? FOLLOW_MS * 1e6 / meta.unit_ns;
-    const patch = {
-      data: state.data + 1,
-      selected: keptSelection(state.selected, changes.trimmed),
-      hover: -1,
-      order: orderEvents(view.model),
-      window: state.follow ? followWindow(state.window, full[1], true, span) : state.window
-    };
-    if (changes.structure) patch.rows = state.rows + 1;
-    return patch;
-  }
-  function describe(i) {
-    const m = view.model;
-    return {
-      node: m.nodes[m.node[i]],
-      outcome: OUTCOMES[m.flags[i] & 3],
-      item: itemText(m, i),
-      startMs: m.start[i] * m.unitMs,
-      durationMs: m.duration[i] * m.unitMs
-    };
-  }
-  function notify(changed, state) {
-    if (!host.onChange) return;
-    const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
-    if (!what) return;
-    const report = () => host.onChange({
-      selected: state.selected,
-      window: [state.window[0] * model.unitMs, state.window[1] * model.unitMs],
-      op: state.filter.op,
-      where: state.filter.where,
-      skipNotReady: state.skipNotReady,
-      what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what]
-    });
-    clearTimeout(windowTimer);
-    if (what === "window") windowTimer = setTimeout(report, NOTIFY_WINDOW_MS);
-    else report();
-  }
-  function select(index, { from = "user", center = true, reveal = false } = {}) {
-    const m = view.model;
-    const selected = index >= 0 && index < m.n ? index : -1;
-    const patch = { selected };
-    if (selected >= 0 && center) {
-      const s = m.start[selected], e = s + m.duration[selected];
-      const [a, b] = store.get().window;
-      if (e < a || s > b) patch.window = clampWindow([s + (e - s) / 2 - (b - a) / 2, s + (e - s) / 2 + (b - a) / 2]);
-    }
-    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
-    if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
-  }
-  function clampWindow([a, b]) {
-    const minimum = 10 / Math.max(meta.unit_ns, 1);
-    if (!(b - a >= minimum)) {
-      const mid = (a + b) / 2;
-      a = mid - minimum / 2;
-      b = mid + minimum / 2;
-    }
-    const span = full[1] - full[0], extra = span * 0.5;
-    if (b - a > span + 2 * extra) {
-      a = full[0] - extra;
-      b = full[1] + extra;
-    }
-    if (a < full[0] - extra) {
-      b += full[0] - extra - a;
-      a = full[0] - extra;
-    }
-    if (b > full[1] + extra) {
-      a -= b - full[1] - extra;
-      b = full[1] + extra;
-    }
-    return [a, b];
-  }
-  function setWindowUnits(units, info) {
-    store.set({ window: clampWindow(units) }, info);
-  }
-  function setFilter(filter, info = { from: "user" }) {
-    store.set({ filter: { op: filter.op ?? null, where: filter.where ?? null } }, info);
-  }
-  function setSkipNotReady(on, info = { from: "user" }) {
-    store.set({ skipNotReady: Boolean(on) }, info);
-  }
-  function doStep(direction) {
-    const started = performance.now();
-    const state = store.get();
-    if (!steps) steps = stepList(view.model, state.filter, state.skipNotReady);
-    const next = step(view.model, steps, state.selected, direction);
-    if (next >= 0) select(next, { reveal: true });
-    measure("rlviz:step", started);
-    return next;
-  }
-  function zoomToSelection() {
-    const m = view.model, i = store.get().selected;
-    if (i < 0) return;
-    let a = m.start[i], b = a + m.duration[i];
-    for (let k = m.inOffsets[i]; k < m.inOffsets[i + 1]; k++) a = Math.min(a, m.start[m.inputs[k]]);
-    for (let k = m.outOffsets[i]; k < m.outOffsets[i + 1]; k++) {
-      const c = m.outputs[k];
-      b = Math.max(b, m.start[c] + m.duration[c]);
-    }
-    const pad = Math.max((b - a) * 0.15, 50 / Math.max(meta.unit_ns, 1));
-    setWindowUnits([a - pad, b + pad], { from: "user" });
-  }
-  const host_ = { from: "host" };
+  resize.observe(timeline);
+  return resize;
+}
+function describe(m, i) {
+  return {
+    node: m.nodes[m.node[i]],
+    outcome: OUTCOMES[m.flags[i] & 3],
+    item: itemText(m, i),
+    startMs: m.start[i] * m.unitMs,
+    durationMs: m.duration[i] * m.unitMs
+  };
+}
+function hostApi(view, feed, destroy) {
+  const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
+  const needsLive = () => {
+    throw new Error("append() needs a live view (a payload whose meta says live)");
+  };
   return {
     get state() {
       return store.get();
@@ -2981,50 +3158,36 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     get model() {
       return view.model;
     },
-    root,
+    root: view.root,
     store,
     /** Select trace index `i` (-1 for none) without telling the host. */
     setSelected(i) {
-      select(Number(i), { from: "host" });
+      actions.select(Number(i), { from: "host" });
     },
     /** Show [a, b] ms since the trace start without telling the host. */
     setWindow([a, b]) {
-      setWindowUnits([a / model.unitMs, b / model.unitMs], host_);
+      actions.setWindow([a / unitMs, b / unitMs], quiet);
     },
     /** Filter to op / lane (null for any) without telling the host. */
     setFilter(filter) {
-      setFilter(filter, host_);
+      actions.setFilter(filter, quiet);
     },
     /** Step over not-ready calls (or not) without telling the host. */
     setSkipNotReady(on) {
-      setSkipNotReady(on, host_);
+      actions.setSkipNotReady(on, quiet);
     },
     /** Show an error message in the view (empty to hide it). */
     showError(message) {
-      store.set({ error: message || "" }, host_);
+      store.set({ error: message || "" }, quiet);
     },
     /** Live views: append one chunk of new events (see rlviz.viz.explorer_stream). */
-    append(message, chunkBuffers) {
-      if (!live) throw new Error("append() needs a live view (a payload whose meta says live)");
-      append(message, chunkBuffers);
-    },
+    append: feed ? feed.append : needsLive,
     /** Live views: show the run's status (count, rate, counters, return curve, running or not) at the next frame. */
-    setLive,
+    setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
-    drawNow() {
-      cancelFrame(frame);
-      frame = 0;
-      drawQueued();
+    drawNow: feed ? feed.drawNow : () => {
     },
-    destroy() {
-      unsubscribe();
-      clearTimeout(ordering);
-      clearTimeout(windowTimer);
-      cancelFrame(frame);
-      if (resize) resize.disconnect();
-      for (const pane of panes) pane.destroy();
-      el.replaceChildren();
-    }
+    destroy
   };
 }
 function base64Bytes(text) {
@@ -3032,6 +3195,26 @@ function base64Bytes(text) {
   const bytes = new Uint8Array(binary.length);
   for (let k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
   return bytes;
+}
+var BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
+function base85Bytes(text) {
+  const value = new Uint8Array(128).fill(255);
+  for (let k = 0; k < 85; k++) value[BASE85.charCodeAt(k)] = k;
+  const groups = Math.ceil(text.length / 5), bytes = new Uint8Array(groups * 4);
+  for (let g = 0; g < groups; g++) {
+    let v = 0;
+    for (let k = 5 * g; k < 5 * g + 5; k++) {
+      const digit = k < text.length ? value[text.charCodeAt(k) & 127] : 84;
+      if (digit === 255 || text.charCodeAt(k) > 127) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
+      v = v * 85 + digit;
+    }
+    bytes[4 * g] = v >>> 24;
+    bytes[4 * g + 1] = v >>> 16 & 255;
+    bytes[4 * g + 2] = v >>> 8 & 255;
+    bytes[4 * g + 3] = v & 255;
+  }
+  const tail = text.length % 5;
+  return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 function splitChunks(meta, bytes) {
   const buffers = [];
@@ -3069,70 +3252,95 @@ function showSavedPicture(el, model) {
   el.replaceChildren(box);
   return () => URL.revokeObjectURL(url);
 }
+function followedTraits(model, current) {
+  const setFilter = () => current()?.setFilter({ op: model.get("op"), where: model.get("where") });
+  return [
+    ["change:selected", () => {
+      const view = current();
+      if (view && view.state.selected !== model.get("selected")) view.setSelected(model.get("selected"));
+    }],
+    ["change:window", () => {
+      const w = model.get("window");
+      if (current() && w && w.length === 2 && w[1] > w[0]) current().setWindow(w);
+    }],
+    ["change:op", setFilter],
+    ["change:where", setFilter],
+    ["change:skip_not_ready", () => current()?.setSkipNotReady(model.get("skip_not_ready"))]
+  ];
+}
+function startFromTraits(view, model, meta) {
+  const w = model.get("window");
+  if (w && w.length === 2 && w[1] > w[0]) {
+    view.setWindow(w);
+  } else if (meta.count > 0) {
+    model.set("window", [0, meta.span_ms]);
+    model.save_changes();
+  }
+  view.setFilter({ op: model.get("op"), where: model.get("where") });
+  view.setSkipNotReady(model.get("skip_not_ready"));
+  if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
+}
+function kernelHost(model, token, meta, asking) {
+  return {
+    onCommand(name, extra) {
+      model.send({ ...extra, type: "command", command: name, view: token });
+    },
+    onChange(state) {
+      if (meta.live) return;
+      model.set("selected", state.selected);
+      model.set("window", state.window);
+      model.set("op", state.op);
+      model.set("where", state.where);
+      model.set("skip_not_ready", state.skipNotReady);
+      model.save_changes();
+    },
+    onStreamGap() {
+      if (asking.now) return;
+      asking.now = true;
+      model.send({ type: "ready", view: token });
+    }
+  };
+}
 function render({ model, el }) {
   let view = null, freePicture = () => {
   };
   const token = Math.random().toString(36).slice(2);
+  const asking = { now: false };
   const showFailure = (error) => {
     const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
     if (view) view.showError(box.textContent);
     else el.replaceChildren(box);
   };
+  const handlers = {
+    payload(message, buffers) {
+      if (message.view !== token) return;
+      view?.destroy();
+      asking.now = false;
+      view = mountExplorer(el, message.meta, buffers, kernelHost(model, token, message.meta, asking));
+      if (!message.meta.live) startFromTraits(view, model, message.meta);
+    },
+    append(message, buffers) {
+      if (message.view === token && view) view.append(message.meta, buffers);
+    },
+    status(message) {
+      view?.setLive(message.status);
+      if (view && message.status.error) view.showError(message.status.error);
+    },
+    error(message) {
+      if (view) view.showError(message.message);
+      else showFailure(message.message);
+    }
+  };
   const onMessage = (message, buffers) => {
     try {
-      if (message.type === "payload") {
-        if (message.view !== token) return;
-        if (view) view.destroy();
-        view = mountExplorer(el, message.meta, buffers, {
-          onCommand(name, extra) {
-            model.send({ ...extra, type: "command", command: name, view: token });
-          },
-          onChange(state) {
-            if (message.meta.live) return;
-            model.set("selected", state.selected);
-            model.set("window", state.window);
-            model.set("op", state.op);
-            model.set("where", state.where);
-            model.set("skip_not_ready", state.skipNotReady);
-            model.save_changes();
-          }
-        });
-        if (message.meta.live) return;
-        const w = model.get("window");
-        if (w && w.length === 2 && w[1] > w[0]) {
-          view.setWindow(w);
-        } else if (message.meta.count > 0) {
-          model.set("window", [0, message.meta.span_ms]);
-          model.save_changes();
-        }
-        view.setFilter({ op: model.get("op"), where: model.get("where") });
-        view.setSkipNotReady(model.get("skip_not_ready"));
-        if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
-      } else if (message.type === "append") {
-        if (message.view === token && view) view.append(message.meta, buffers);
-      } else if (message.type === "status") {
-        if (view && view.setLive) view.setLive(message.status);
-        if (view && message.status.error) view.showError(message.status.error);
-      } else if (message.type === "error") {
-        if (view) view.showError(message.message);
-        else showFailure(message.message);
-      }
+      handlers[message.type]?.(message, buffers);
     } catch (error) {
       showFailure(error);
     }
   };
   model.on("msg:custom", onMessage);
-  const follow = {
-    "change:selected": () => view && view.state.selected !== model.get("selected") && view.setSelected(model.get("selected")),
-    "change:window": () => {
-      const w = model.get("window");
-      if (view && w && w.length === 2 && w[1] > w[0]) view.setWindow(w);
-    },
-    "change:op": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
-    "change:where": () => view && view.setFilter({ op: model.get("op"), where: model.get("where") }),
-    "change:skip_not_ready": () => view && view.setSkipNotReady(model.get("skip_not_ready"))
-  };
-  for (const [event, handler] of Object.entries(follow)) model.on(event, handler);
+  const follow = followedTraits(model, () => view);
+  for (const [event, handler] of follow) model.on(event, handler);
   model.send({ type: "ready", view: token });
   const waiting = setTimeout(() => {
     if (!view) freePicture = showSavedPicture(el, model);
@@ -3141,14 +3349,15 @@ function render({ model, el }) {
     clearTimeout(waiting);
     freePicture();
     model.off("msg:custom", onMessage);
-    for (const [event, handler] of Object.entries(follow)) model.off(event, handler);
-    if (view) view.destroy();
+    for (const [event, handler] of follow) model.off(event, handler);
+    view?.destroy();
   };
 }
 var explorer_default = { render };
 export {
   PICTURE_DELAY_MS,
   base64Bytes,
+  base85Bytes,
   explorer_default as default,
   mountExplorer,
   splitChunks

@@ -18,6 +18,8 @@ export const CSS = `
 .rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
+.rlviz-notes { margin: 6px 0 0 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
+.rlviz-notes:empty { display: none; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 .rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }

@@ -11,8 +11,13 @@ import { appendGauges, createGauges, trimGauges } from "./explorer_gauges.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
-/** Held as doubles: items are values, times are microseconds since the origin (exact for 285 years). */
-const FLOAT_COLUMNS = new Set(["start", "duration", "item"]);
+/**
+ * Each column is held in the narrowest type its values have needed so far: times as uint32 until one
+ * passes 2**32 units (71.6 minutes of microseconds) and items as int32 until a float or a wider int
+ * arrives, then as doubles (exact for 285 years of microseconds); nodes as uint16 until a node index
+ * passes 65535. A million events hold 15 bytes each rather than 32.
+ */
+const NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, flags: Uint8Array, item: Int32Array };
 /** The page trims the events that left the sender's window once they are this share of what it holds. */
 export const TRIM_SHARE = 0.25;
 
@@ -28,7 +33,7 @@ export function createLive(meta, trimShare = TRIM_SHARE) {
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
     decisions: createDecisions(), gauges: createGauges(), seq: 0 };
-  for (const name of COLUMNS) live.columns[name] = new (FLOAT_COLUMNS.has(name) ? Float64Array : Uint32Array)(1024);
+  for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
@@ -54,14 +59,16 @@ function zeroCounters(count) {
 }
 
 /**
- * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, structure?, columns}
+ * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, seq?, stream?, notes?, structure?,
+ * columns}
  * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
  * late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?; meta gauge_tracks?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
 export function appendChunk(live, message, buffers) {
-  if (!inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.settled) throw new Error("this stream was saved whole: no chunk can follow (a live view takes appends)");
+  if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
@@ -74,14 +81,16 @@ export function appendChunk(live, message, buffers) {
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
   live.meta.texts.push(...(message.texts || []));
+  if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (live.n === 0) live.base = message.first_id;
-  const count = message.count, at = live.n;
+  const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS) {
-    live.columns[name] = withRoom(live.columns[name], at + count);
+    const column = wideEnough(live.columns[name], decoded[name], name === "start" ? timeBase : 0, at);
+    live.columns[name] = withRoom(column, at + count, at);
     live.columns[name].set(decoded[name], at);
   }
-  addTimeBase(live.columns.start, at, at + count, message.time_base || 0);
+  addTimeBase(live.columns.start, at, at + count, timeBase);
   live.n += count;
   count_(live, at, live.n);
   const links = chunkLinks(message, decoded);
@@ -93,6 +102,14 @@ export function appendChunk(live, message, buffers) {
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
   return { added: count, trimmed, structure };
+}
+
+/**
+ * Whether `message` belongs to the stream the page mounted with: a chunk of the stream a page asked
+ * to replace (sent before the kernel heard it) is not taken. Chunks or starts without `stream` belong.
+ */
+function ofThisStream(live, message) {
+  return message.stream == null || live.meta.stream == null || message.stream === live.meta.stream;
 }
 
 /** A chunk the page cannot take where it stands: one went missing (or came out of order). Ask for the stream again. */
@@ -129,6 +146,33 @@ function chunkLinks(message, decoded) {
     dropped.set(decoded.late_dropped, inputs.length);
   }
   return { consumer, producer, dropped };
+}
+
+/**
+ * `column` (its first `kept` values), or a wider copy when `values` (plus `base`) do not fit in its
+ * type: doubles for float values or times past uint32, uint32 for node indices past uint16.
+ */
+export function wideEnough(column, values, base, kept) {
+  if (column instanceof Float64Array || values.length === 0) return column;
+  const top = () => values.reduce((a, b) => Math.max(a, b), 0);
+  let Wider = null;
+  if (values instanceof Float64Array || (base > 0 && base + top() > 0xffffffff)) Wider = Float64Array;
+  else if (column instanceof Uint16Array && values.BYTES_PER_ELEMENT > 2 && top() > 0xffff) Wider = Uint32Array;
+  else if (column instanceof Int32Array && !(values instanceof Int32Array)) Wider = Float64Array;
+  if (!Wider) return column;
+  const wider = new Wider(column.length);
+  wider.set(column.subarray(0, kept));
+  return wider;
+}
+
+/**
+ * A saved stream is whole once replayed: drop what only a growing one needs, the link pairs kept to
+ * rebuild the model after a trim or a new node (the model keeps its links). No chunk can follow.
+ */
+export function settle(live) {
+  live.pairs = { consumer: new Uint32Array(0), producer: new Uint32Array(0), n: 0 };
+  live.indexed.pairs = 0;
+  live.settled = true;
 }
 
 /** A chunk's starts count from its own time base: make them count from the run's origin. */

@@ -6,6 +6,52 @@ import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
 import { eventWhy } from "../explorer_gauges.js";
 
 /**
+ * What the inspector lists of call `i`, as [key, text] pairs: op, label, the node's details (round-robin
+ * weights, max_concurrency, worker class: facts its Ray label leaves out), lane, outcome, item, times,
+ * its rank in completion order, and why (a union's decision, the state that caused a not-ready or a
+ * dropped input: explorer_gauges.eventWhy).
+ * @param {object} view  the Explorer's shared context (model, meta, describe)
+ * @param {number} i     the call
+ * @param {Map} whyRows  decisionIndex of view.meta.decisions
+ * @returns {Array<[string, string]>}
+ */
+export function inspectorFields(view, i, whyRows) {
+  const { model } = view, d = view.describe(i);
+  const rank = completionOrder(model) && model.rank[i];
+  const details = Object.entries(d.node.details || {}).map(([key, value]) =>
+    [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
+  const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
+    ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
+    ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+  const why = eventWhy(model, view.meta.decisions, whyRows, i);   // the decision, and the cause behind it
+  if (why) fields.push(["why", why]);
+  return fields;
+}
+
+/**
+ * The calls that produced call `i`'s inputs and those that consumed its output, as two boxes of
+ * buttons (`button(j, note)`), at most MAX_LINKS_LISTED each; a filter's rejected input (a not-ready
+ * None) is listed, marked, so the kept one reads as the source.
+ */
+function linkLists(model, i, button) {
+  const droppedNote = {
+    producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
+    consumers: (c) => isDroppedInput(model, c, i) && "dropped there",
+  };
+  return [["its inputs came from", model.inOffsets, model.inputs, "producers"],
+    ["its output went to", model.outOffsets, model.outputs, "consumers"]].map(([title, offsets, values, part]) => {
+    const box = make("div", null, part);
+    const count = offsets[i + 1] - offsets[i];
+    box.appendChild(make("h4", null, null, `${title} (${count})`));
+    for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
+      box.appendChild(button(values[k], droppedNote[part](values[k])));
+    }
+    if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
+    return box;
+  });
+}
+
+/**
  * Mount the inspector into `host`.
  * @param {HTMLElement} host
  * @param {object} view  the Explorer's shared context
@@ -39,40 +85,15 @@ export function createInspector(host, view) {
         : "Nothing to inspect: the trace is empty."));
       return;
     }
-    const d = view.describe(i);
-    const list = make("dl");
-    const rank = completionOrder(model) && model.rank[i];
-    // the node's details (round-robin weights, max_concurrency, worker class, ...): facts its Ray label leaves out
-    const details = Object.entries(d.node.details || {}).map(([key, value]) =>
-      [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
-    const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
-      ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
-      ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
     if (whyFor !== view.meta.decisions) {         // a live page's decisions grow: index them again
       whyFor = view.meta.decisions;
       whyRows = decisionIndex(whyFor);
     }
-    const why = eventWhy(model, view.meta.decisions, whyRows, i);
-    if (why) fields.push(["why", why]);
-    for (const [key, value] of fields) list.append(make("dt", null, null, key), make("dd", null, key, value));
+    const list = make("dl");
+    for (const [key, value] of inspectorFields(view, i, whyRows)) list.append(make("dt", null, null, key), make("dd", null, key, value));
     pane.appendChild(list);
-    breakButton(d.node);
-    // a filter's rejected input (a not-ready None) is listed, marked, so the kept one reads as the source
-    const droppedNote = {
-      producers: (p) => isDroppedInput(model, i, p) && "dropped by this call",
-      consumers: (c) => isDroppedInput(model, c, i) && "dropped there",
-    };
-    for (const [title, offsets, values, part] of [["its inputs came from", model.inOffsets, model.inputs, "producers"],
-      ["its output went to", model.outOffsets, model.outputs, "consumers"]]) {
-      const box = make("div", null, part);
-      const count = offsets[i + 1] - offsets[i];
-      box.appendChild(make("h4", null, null, `${title} (${count})`));
-      for (let k = offsets[i]; k < Math.min(offsets[i + 1], offsets[i] + MAX_LINKS_LISTED); k++) {
-        box.appendChild(eventButton(values[k], droppedNote[part](values[k])));
-      }
-      if (count > MAX_LINKS_LISTED) box.appendChild(make("span", null, null, `… and ${count - MAX_LINKS_LISTED} more`));
-      pane.appendChild(box);
-    }
+    breakButton(view.describe(i).node);
+    pane.append(...linkLists(model, i, eventButton));
   }
 
   /** "Break here" on a driver op of a live run that can pause at its ops (a second press removes the breakpoint). */

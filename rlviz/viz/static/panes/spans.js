@@ -1,0 +1,283 @@
+// The timeline's first track: lanes of spans, one row per node grouped by lane. Its renderer is a
+// set of functions of (model, layout, frame): the spans go into an RGBA pixel buffer (no canvas
+// needed, so node tests read the pixels), the row labels and the overlays (errors, search hits,
+// restarts, the selection with arrows to producers and consumers, the hover) onto a 2D context.
+import {
+  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, isDroppedInput, matchMarks, nodeMatches, pollAlpha,
+  rowLayout, visibleRange,
+} from "../explorer_core.js";
+import {
+  CONSUMER_COLOR, DARK, DROPPED_LINK_COLOR, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR,
+  RESTART_COLOR, ROW_H, fitText, pack, rgbOf,
+} from "../explorer_dom.js";
+
+const DIMMED = 0.12;                 // opacity of the rows a filter rejects
+const POLL_BAND = 0.55;              // a row's not-ready polls fill its lower band, from this share of its height
+
+/**
+ * The span track of a timeline: `height`, `draw` and `hit` over the frame the timeline passes
+ * (see panes/timeline.js); it keeps its row layout and its rasterized spans between frames.
+ * @param {object} view  the Explorer's shared context (model, store)
+ * @param {function(): HTMLCanvasElement} newCanvas  makes the offscreen canvas the spans are rasterized in
+ * @returns {object} the track
+ */
+export function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
+  let layout = null, raster = null;
+  const laidOut = () => {
+    const state = view.store.get();
+    layout ??= rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP });
+    return layout;
+  };
+  return {
+    name: "spans",
+    /** Forget the row layout when the rows or the rows shown change. */
+    update(changed, state) {
+      if (changed.has("rows") || changed.has("hideOthers") || (changed.has("filter") && state.hideOthers)) layout = null;
+    },
+    height: (frame) => (frame.model.n > 0 ? laidOut().y[frame.model.rows.length] : 0),
+    draw(ctx, frame) {
+      raster ??= { canvas: newCanvas() };
+      drawSpanTrack(ctx, frame, laidOut(), raster);
+    },
+    hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    /** Whether event `i` is on a row shown. */
+    shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
+  };
+}
+
+/** Draw the span track: row labels, the rasterized spans (cached until what they show changes), the overlays. */
+export function drawSpanTrack(ctx, frame, layout, raster) {
+  const { model, state, plotW } = frame;
+  const height = layout.y[model.rows.length];
+  drawRowLabels(ctx, frame, layout);
+  const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.hideOthers,
+    state.data].join("|");
+  if (raster.key !== key) {                   // a step or a hover keeps the spans: only overlays change
+    paintRaster(raster, frame, layout, height);
+    raster.key = key;
+  }
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(raster.canvas, 0, 0, plotW, height, GUTTER, 0, plotW, height);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(GUTTER, 0, plotW, height);
+  ctx.clip();
+  drawOverlays(ctx, frame, layout, height);
+  ctx.restore();
+}
+
+function paintRaster(raster, frame, layout, height) {
+  const { plotW } = frame;
+  if (!raster.image || raster.image.width !== plotW || raster.image.height !== height) {
+    raster.canvas.width = plotW;
+    raster.canvas.height = height;
+    raster.ctx ??= raster.canvas.getContext("2d");
+    raster.image = raster.ctx.createImageData(plotW, height);
+    raster.pixels = new Uint32Array(raster.image.data.buffer);
+  }
+  rasterizeSpans(raster.pixels, frame, layout);
+  raster.ctx.putImageData(raster.image, 0, 0);
+}
+
+/**
+ * Draw every shown row's spans into `pixels` (RGBA, `frame.plotW` wide, one CSS pixel each): exact
+ * spans when a row has few events in the window, per-pixel aggregates otherwise. A row is built as
+ * two scanlines (upper band: items and stops; lower band: not-ready polls) copied to its pixel rows,
+ * so a frame costs O(rows x width) plus the exact spans drawn.
+ * @param {Uint32Array} pixels  plotW x height, filled here
+ * @param {object} frame  {model, state: {window, filter}, plotW}
+ * @param {object} layout  rowLayout's answer
+ */
+export function rasterizeSpans(pixels, { model, state, plotW }, layout) {
+  pixels.fill(0);
+  const upper = new Uint32Array(plotW), lower = new Uint32Array(plotW);
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
+    rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+    const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
+    const bottom = Math.round(layout.y[r]) + ROW_H - 1;
+    for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+  });
+}
+
+/** Row `r`'s two scanlines over window [a, b] at `plotW` pixels; where it has no poll, the lower band shows the upper. */
+export function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, lower) {
+  upper.fill(0);
+  lower.fill(0);
+  if (drawsExact(model, r, a, b, plotW)) {
+    const [k0, k1] = visibleRange(model, r, a, b), scale = plotW / (b - a);
+    const item = pack(color, dim), poll = pack(GREY, dim), stop = pack(DARK, dim);
+    for (let k = k0; k < k1; k++) {
+      const i = model.rowEvents[k], outcome = model.flags[i] & 3;
+      const s = (model.start[i] - a) * scale;
+      const x0 = Math.max(0, Math.floor(s));
+      const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil(s + model.duration[i] * scale)));
+      if (x1 <= 0 || x0 >= plotW) continue;
+      if (outcome === NOT_READY) lower.fill(poll, x0, x1);
+      else upper.fill(outcome === STOP ? stop : item, x0, x1);
+    }
+  } else {
+    const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
+    for (let x = 0; x < plotW; x++) {
+      if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+      if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));   // visible at every zoom
+    }
+  }
+  for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
+}
+
+/** The gutter: each lane's band and name, each row's node name. */
+export function drawRowLabels(ctx, { model, meta, width }, layout) {
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    const lane = meta.lanes[row.lane], y = layout.y[r];
+    if (layout.first[r]) {
+      let end = r;
+      while (!layout.last[end]) end++;
+      const laneEnd = layout.y[end] + ROW_H;
+      ctx.fillStyle = r % 2 ? "#fafafa" : "#f6f8fa";
+      ctx.fillRect(0, y - 2, width, laneEnd - y + 4);
+      ctx.fillStyle = lane.color;
+      ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
+      const room = GUTTER - 22 - ctx.measureText(row.name).width;
+      ctx.font = "bold 11px system-ui, sans-serif";
+      ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
+      ctx.font = "11px system-ui, sans-serif";
+    }
+    ctx.fillStyle = "#333";
+    ctx.textAlign = "right";
+    ctx.fillText(row.name, GUTTER - 6, y + ROW_H / 2);
+    ctx.textAlign = "left";
+  });
+}
+
+/** What is drawn over the spans: errors, search hits, restarts, the selection and the hover. */
+export function drawOverlays(ctx, frame, layout, height) {
+  const { model, state } = frame;
+  const shown = (i) => layout.shown[model.nodeRow[model.node[i]]] === 1;
+  model.rows.forEach((row, r) => {
+    if (!layout.shown[r]) return;
+    ctx.globalAlpha = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
+    drawErrors(ctx, frame, layout, r);
+  });
+  ctx.globalAlpha = 1;
+  if (state.matches) drawMatches(ctx, frame, layout, state.matches);
+  drawRestarts(ctx, frame, height);
+  if (state.selected >= 0 && shown(state.selected)) drawSelection(ctx, frame, layout, state.selected, shown);
+  if (state.hover >= 0 && state.hover !== state.selected) outline(ctx, spanBox(frame, layout, state.hover), "#000", 1);
+}
+
+/** Event `i`'s box [x, y, width, height] in the track: a not-ready poll fills the row's lower band only. */
+export function spanBox({ model, xOf }, layout, i) {
+  const r = model.nodeRow[model.node[i]], s = model.start[i];
+  const x0 = xOf(s), x1 = Math.max(xOf(s + model.duration[i]), x0 + 1);
+  const y = layout.y[r];
+  if ((model.flags[i] & 3) === NOT_READY) return [x0, y + ROW_H * POLL_BAND, x1 - x0, ROW_H * (1 - POLL_BAND) - 1];
+  return [x0, y + 1, x1 - x0, ROW_H - 2];
+}
+
+/** Every search hit in the window, outlined (merged per pixel), whatever the zoom. */
+function drawMatches(ctx, { model, state, plotW }, layout, hits) {
+  const [a, b] = state.window;
+  const { marks } = matchMarks(model, hits, a, b, plotW);
+  ctx.strokeStyle = MATCH_COLOR;
+  ctx.lineWidth = 2;
+  for (const [r, ranges] of marks) {
+    if (!layout.shown[r]) continue;
+    for (let k = 0; k < ranges.length; k += 2) {
+      ctx.strokeRect(GUTTER + ranges[k] - 1, layout.y[r], ranges[k + 1] - ranges[k] + 2, ROW_H);
+    }
+  }
+}
+
+function drawErrors(ctx, frame, layout, r) {
+  const [a, b] = frame.state.window;
+  ctx.fillStyle = ERROR_COLOR;
+  for (const i of errorsInWindow(frame.model, r, a, b)) {
+    const [x, y, w, h] = spanBox(frame, layout, i);
+    ctx.fillRect(x - 0.5, y - 1, Math.max(w, 2), h + 2);
+  }
+}
+
+/** A dashed line down the whole track at each restart drawn exactly in the window. */
+function drawRestarts(ctx, { model, state, plotW, xOf }, height) {
+  const [a, b] = state.window;
+  const restarts = new Set();
+  model.rows.forEach((row, r) => {
+    if (!model.nodes[row.node].restart || !drawsExact(model, r, a, b, plotW)) return;
+    const [k0, k1] = visibleRange(model, r, a, b);
+    for (let k = k0; k < k1; k++) restarts.add(model.rowEvents[k]);
+  });
+  ctx.strokeStyle = RESTART_COLOR;
+  ctx.setLineDash([5, 3]);
+  ctx.lineWidth = 1.2;
+  ctx.beginPath();
+  for (const i of restarts) {
+    const x = xOf(model.start[i]);
+    ctx.moveTo(x, 0);
+    ctx.lineTo(x, height);
+  }
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+function outline(ctx, [x, y, w, h], color, width) {
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.strokeRect(x - 1, y - 1, Math.max(w, 1) + 2, h + 2);
+}
+
+function arrow(ctx, [fromX, fromY], [toX, toY], color) {
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = 1.4;
+  ctx.beginPath();
+  if (color === DROPPED_LINK_COLOR) ctx.setLineDash([4, 3]);      // a value its consumer dropped: dashed
+  ctx.moveTo(fromX, fromY);
+  ctx.bezierCurveTo((fromX + toX) / 2, fromY, (fromX + toX) / 2, toY, toX, toY);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  const angle = Math.atan2(0, toX - (fromX + toX) / 2) || 0;
+  ctx.beginPath();
+  ctx.moveTo(toX, toY);
+  ctx.lineTo(toX - 6 * Math.cos(angle - 0.45), toY - 6 * Math.sin(angle - 0.45));
+  ctx.lineTo(toX - 6 * Math.cos(angle + 0.45), toY - 6 * Math.sin(angle + 0.45));
+  ctx.fill();
+}
+
+/** The selected event outlined, with arrows from the producers of its inputs and to the consumers of its output. */
+function drawSelection(ctx, frame, layout, i, shown) {
+  const { model, xOf } = frame;
+  const box = (k) => spanBox(frame, layout, k);
+  const middle = (k) => { const [, y, , h] = box(k); return y + h / 2; };
+  const [x, y, w, h] = box(i);
+  for (let k = model.inOffsets[i]; k < Math.min(model.inOffsets[i + 1], model.inOffsets[i] + MAX_ARROWS); k++) {
+    const p = model.inputs[k];
+    if (!shown(p)) continue;
+    const color = isDroppedInput(model, i, p) ? DROPPED_LINK_COLOR : PRODUCER_COLOR;
+    outline(ctx, box(p), color, 2);
+    arrow(ctx, [xOf(model.start[p] + model.duration[p]), middle(p)], [x, y + h / 2], color);
+  }
+  for (let k = model.outOffsets[i]; k < Math.min(model.outOffsets[i + 1], model.outOffsets[i] + MAX_ARROWS); k++) {
+    const c = model.outputs[k];
+    if (!shown(c)) continue;
+    const color = isDroppedInput(model, c, i) ? DROPPED_LINK_COLOR : CONSUMER_COLOR;
+    outline(ctx, box(c), color, 2);
+    arrow(ctx, [x + w, y + h / 2], [xOf(model.start[c]), middle(c)], color);
+  }
+  outline(ctx, [x, y, w, h], "#000", 2);
+}
+
+/** The event under (x, y) of the track (-1 for none): on the row at y, within 3 pixels of x. */
+export function spanAt({ model, state, plotW, tOf }, layout, x, y) {
+  if (x < GUTTER) return -1;
+  let row = -1;
+  for (let r = 0; r < model.rows.length && row < 0; r++) {
+    if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) row = r;
+  }
+  const [a, b] = state.window;
+  return hitTest(model, row, tOf(x), (3 / plotW) * (b - a));
+}
