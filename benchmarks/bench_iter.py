@@ -21,6 +21,7 @@ GATHER_ITEMS = 2000              # from_range(GATHER_ITEMS, GATHER_SHARDS)
 GATHER_SHARDS = 2
 MEMORY_EVENTS = 1_000_000        # events recorded for the bytes/event figure
 CAP_EVENTS = 1_500_000           # events recorded to check the default cap holds
+GAUGE_CALLS = 200_000            # rlviz.gauge() calls timed, recording and not
 REPEATS = 7                      # interleaved repeats per measurement; medians reported
 
 #: The gathers timed: name -> (method, keyword arguments).  The defaults make Ray 1.x's calls;
@@ -80,6 +81,7 @@ def run(repeats: int = REPEATS) -> dict:
     finally:
         ray.shutdown()
     figures.update(_recorder_memory())
+    figures.update(_gauge_costs())
     figures["targets"] = dict(TARGETS)
     figures["met"] = {key: figures[key] <= target for key, target in TARGETS.items()}
     return figures
@@ -291,6 +293,26 @@ def _recorder_memory() -> dict:
     }
 
 
+def _gauge_costs() -> dict:
+    """Nanoseconds per ``rlviz.gauge(name, value)`` call while recording (clock read included) and while not."""
+    import rlviz
+    from rlviz.trace import get_recorder
+
+    gauge, values = rlviz.gauge, [float(i) for i in range(GAUGE_CALLS)]
+    start = time.perf_counter()
+    for value in values:
+        gauge("replay rows held", value)
+    off_s = time.perf_counter() - start
+    get_recorder().clear()
+    with rlviz.record(capacity=4 * GAUGE_CALLS):
+        start = time.perf_counter()
+        for value in values:
+            gauge("replay rows held", value)
+        on_s = time.perf_counter() - start
+    get_recorder().clear()
+    return {"gauge_call_ns": round(on_s * 1e9 / GAUGE_CALLS), "gauge_off_ns": round(off_s * 1e9 / GAUGE_CALLS)}
+
+
 # -- helpers ------------------------------------------------------------------
 def _consume(it) -> float:
     """Seconds to exhaust ``it``."""
@@ -382,6 +404,10 @@ def _table(f: dict) -> str:
         f"{f['local_recording_ns_per_event']} ns; of which one Recorder.record() call ~"
         f"{f['recorder_record_call_ns']} ns and two time.time_ns() reads ~{f['two_clock_reads_ns']} ns "
         f"(each timed alone in a loop, loop overhead included)",
+        f"- one rlviz.gauge(name, value) while recording, its clock read included: ~{f['gauge_call_ns']} ns "
+        f"(<= the recording cost per event in the local chain: "
+        f"{'met' if f['gauge_call_ns'] <= f['local_recording_ns_per_event'] else '**not met**'}); "
+        f"not recording: ~{f['gauge_off_ns']} ns",
         f"- cap: {f['cap_recorded']:,} events into Recorder() (capacity {f['cap_capacity']:,}): "
         f"held {f['cap_held']:,}, dropped {f['cap_dropped']:,} -> "
         f"{'holds' if f['cap_holds'] else '**does not hold**'}",

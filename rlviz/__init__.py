@@ -10,10 +10,10 @@ from __future__ import annotations
 import importlib
 
 from rlviz.runtime import init
-from rlviz.trace import Trace, record
+from rlviz.trace import Trace, gauge, record
 
 __version__ = "0.1.0"
-__all__ = ["init", "record", "show", "watch", "Trace", "Trainer", "diff", "__version__"]
+__all__ = ["init", "record", "gauge", "show", "watch", "Trace", "Trainer", "diff", "__version__"]
 
 _SUBPACKAGES = {"iter", "rollout", "ops", "plans", "viz", "widgets", "trace", "testing", "rllib"}
 

@@ -13,6 +13,8 @@ from rlviz.checks import check_int
 from rlviz.iter import ParallelIteratorWorker
 from rlviz.ops.errors import OpInputError
 from rlviz.rollout.sample_batch import MultiAgentBatch, SampleBatch
+from rlviz.trace import gauge
+from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD
 
 __all__ = ["ReplayBuffer", "PrioritizedReplayBuffer", "ReplayActor"]
 
@@ -75,6 +77,8 @@ class ReplayBuffer:
         self.size = min(self.capacity, self.size + batch.count)
         self.next_index = int((self.next_index + batch.count) % self.capacity)
         self.num_added += batch.count
+        gauge(REPLAY_HELD, self.size)
+        self.record_progress()
 
     def replay(self) -> SampleBatch | None:
         """``replay_batch_size`` random rows, or None before ``learning_starts`` rows were added."""
@@ -83,6 +87,15 @@ class ReplayBuffer:
         idx = self._sample_indexes(self.replay_batch_size)
         self.num_replayed += len(idx)
         return self._rows(idx)
+
+    def record_progress(self) -> None:
+        """Record the rows added so far and the ``learning_starts`` they must reach, as gauges (when recording).
+
+        Called on every add, and by ``Replay`` each time it finds the buffer
+        not ready, so the not-ready event holds its cause.
+        """
+        gauge(REPLAY_ADDED, self.num_added)
+        gauge(LEARNING_STARTS, self.learning_starts)
 
     def stats(self) -> dict:
         """Sizes and counts (added, evicted, replayed) as plain data."""
@@ -193,6 +206,7 @@ class ReplayActor(ParallelIteratorWorker):
             with self.rlviz_lock:
                 batch = self.buffer.replay()
             if batch is None:
+                self.buffer.record_progress()       # why this shard yields None, read on its lane
                 time.sleep(self.idle_sleep_s)
             yield batch
 

@@ -11,7 +11,9 @@ from typing import Any
 from rlviz.checks import check_distinct_indexes, check_round_robin_weights
 from rlviz.iter import LocalIterator, NextValueNotReady
 from rlviz.iter.sentinel import NOT_READY
+from rlviz.trace import gauge
 from rlviz.trace.event import DRIVER
+from rlviz.trace.gauges import QUEUE_CAPACITY, QUEUE_EMPTY, QUEUE_HELD
 from rlviz.ops.errors import OpInputError
 
 __all__ = ["Concurrently", "Enqueue", "Dequeue", "MODES"]
@@ -86,8 +88,10 @@ def Concurrently(ops: list[LocalIterator], *, mode: str = "round_robin",
 class Enqueue:
     """A ``for_each`` function that puts each item into a queue without blocking.
 
-    While the queue is full it returns ``NextValueNotReady``; ``for_each``
-    yields that and retries the same item on the next pull (back-pressure).
+    While the queue is full it returns ``NextValueNotReady``, recording the
+    queue's size and capacity as gauges (the cause its ``Event.why`` names);
+    ``for_each`` yields that and retries the same item on the next pull
+    (back-pressure).
     The item itself is passed on.
 
     Parameters
@@ -120,6 +124,8 @@ class Enqueue:
         try:
             self.queue.put_nowait(item)
         except queue_module.Full:
+            gauge(QUEUE_HELD, self.queue.qsize())             # the cause, inside this not-ready call
+            gauge(QUEUE_CAPACITY, self.queue.maxsize)
             return NOT_READY
         return item
 
@@ -127,7 +133,8 @@ class Enqueue:
 def Dequeue(queue: queue_module.Queue, check: Callable[[], bool] = lambda: True) -> LocalIterator:
     """An iterator over what another thread puts into ``queue``.
 
-    Yields each item, ``NextValueNotReady`` while the queue is empty, and
+    Yields each item, ``NextValueNotReady`` while the queue is empty (recording
+    its size as a gauge, the cause its ``Event.why`` names), and
     raises ``RuntimeError`` once ``check()`` returns false (e.g. the learner
     thread died).
 
@@ -164,9 +171,12 @@ def Dequeue(queue: queue_module.Queue, check: Callable[[], bool] = lambda: True)
     def items(timeout) -> Iterator:
         while check():
             try:
-                yield queue.get_nowait()
+                item = queue.get_nowait()
             except queue_module.Empty:
+                gauge(QUEUE_EMPTY, queue.qsize())              # the cause, inside this not-ready call
                 yield NOT_READY
+            else:
+                yield item
         raise RuntimeError("Dequeue: check() returned False (the thread feeding the queue has stopped)")
 
     return LocalIterator(items, name="Dequeue")

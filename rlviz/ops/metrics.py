@@ -12,6 +12,7 @@ from typing import Any
 
 from rlviz.checks import check_int, check_number
 from rlviz.iter import LocalIterator
+from rlviz.trace import gauge
 from rlviz.ops.names import (AGENT_STEPS_SAMPLED_COUNTER, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER,
                              STEPS_TRAINED_THIS_ITER_COUNTER)
 
@@ -33,7 +34,9 @@ def StandardMetricsReporting(train_op: LocalIterator, workers: Any, config: Mapp
         Where episode metrics come from.
     config : mapping
         ``timesteps_per_iteration`` (default 0), ``min_iter_time_s`` (default
-        0), ``metrics_smoothing_episodes`` (default 100).
+        0), ``metrics_smoothing_episodes`` (default 100), ``counters_as_gauges``
+        (default False: True records each of ``metrics.counters`` as the gauge
+        ``"counter <name>"`` once per ``train()``).
 
     Returns
     -------
@@ -45,7 +48,8 @@ def StandardMetricsReporting(train_op: LocalIterator, workers: Any, config: Mapp
     return (train_op
             .filter(steps).named("OncePerTimestepsElapsed")
             .filter(interval).named("OncePerTimeInterval")
-            .for_each(CollectMetrics(workers, min_history=int(config.get("metrics_smoothing_episodes", 100)))))
+            .for_each(CollectMetrics(workers, min_history=int(config.get("metrics_smoothing_episodes", 100)),
+                                     counters_as_gauges=bool(config.get("counters_as_gauges", False)))))
 
 
 class OncePerTimeInterval:
@@ -89,7 +93,8 @@ class CollectMetrics:
     """For ``for_each``: the result dict of one training iteration.
 
     Gathers finished episodes from every worker, smooths over the last
-    ``min_history`` episodes and adds the counters, timers and info.
+    ``min_history`` episodes and adds the counters, timers and info; with
+    ``counters_as_gauges``, records each counter as the gauge ``"counter <name>"``.
 
     Returns
     -------
@@ -103,9 +108,10 @@ class CollectMetrics:
 
     __rlviz_op__ = "CollectMetrics"
 
-    def __init__(self, workers: Any, min_history: int = 100) -> None:
+    def __init__(self, workers: Any, min_history: int = 100, counters_as_gauges: bool = False) -> None:
         check_int("min_history", min_history, minimum=1)
         self.workers = workers
+        self.counters_as_gauges = counters_as_gauges
         self.history: collections.deque = collections.deque(maxlen=min_history)
         self.episodes_total = 0
         self.last_time = time.perf_counter()
@@ -134,6 +140,9 @@ class CollectMetrics:
             "time_this_iter_s": now - self.last_time,
         }
         self.last_time = now
+        if self.counters_as_gauges:
+            for name, value in metrics.counters.items():
+                gauge(f"counter {name}", value)
         metrics.counters[STEPS_TRAINED_THIS_ITER_COUNTER] = 0
         return result
 

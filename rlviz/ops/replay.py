@@ -66,7 +66,9 @@ def Replay(*, local_buffer: ReplayBuffer | None = None, actors: list | None = No
     """Replayed batches, from a local buffer or gathered from replay actors.
 
     Yields ``NextValueNotReady`` while the buffer has fewer than its
-    ``learning_starts`` rows (a local buffer), or drops the actors' ``None``s.
+    ``learning_starts`` rows (a local buffer; each such call records the
+    ``"replay rows added"`` and ``"learning_starts"`` gauges, the cause its
+    ``Event.why`` names), or drops the actors' ``None``s.
 
     Parameters
     ----------
@@ -103,7 +105,11 @@ def Replay(*, local_buffer: ReplayBuffer | None = None, actors: list | None = No
         def replayed(timeout) -> Iterator:
             while True:
                 batch = local_buffer.replay()
-                yield NOT_READY if batch is None else batch
+                if batch is None:
+                    local_buffer.record_progress()      # the cause, inside this not-ready call
+                    yield NOT_READY
+                else:
+                    yield batch
 
         return LocalIterator(replayed, name="Replay")
     check_int("num_async", num_async, minimum=1)

@@ -29,6 +29,7 @@ COMMON_CONFIG: dict[str, Any] = {
     "min_iter_time_s": 0,                # ... and at least this many seconds passed
     "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
     "seed": None,                        # base seed of workers and policies
+    "counters_as_gauges": False,         # record metrics.counters as gauges ("counter <name>") once per train()
 }
 
 #: Remote workers and env when neither the arguments nor the config name them.

@@ -11,7 +11,8 @@ weights came from (the Learner's ``update``, or the driver's push to APPO's
 and IMPALA's ``EnvRunnerStateServer``), read from a keyword the driver adds,
 from the state itself, or, for the driver's local runner, from
 ``weights_source`` (``rlviz.rllib.links``).  A ``set_state`` inside
-``sample`` is a pull from the state server.
+``sample`` is a pull from the state server.  A state that carries RLlib's
+``WEIGHTS_SEQ_NO`` records it as the runner's ``"weights version"`` gauge.
 """
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from typing import Any
 import ray
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
 from rlviz.iter.reporter import start_reporter
 from rlviz.rllib.lanes import driver_lane, lane_mark
 from rlviz.rllib.links import LINK_KEY, episodes_in, sample_summary, tag_episodes, take_link, weights_source
+from rlviz.trace.gauges import WEIGHTS_VERSION, gauge
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
@@ -82,7 +85,11 @@ class _Recording:
         with span("set_state", f"EnvRunner.set_state() ({how})", where=self.rlviz_lane,
                   parents=(self.rlviz_sync,)) as call:
             call.consumed(*((source,) if source >= 0 else ()))
-            return super().set_state(*args, **kwargs)
+            result = super().set_state(*args, **kwargs)
+        state = kwargs.get("state", args[0] if args else None)
+        if isinstance(state, dict) and state.get(WEIGHTS_SEQ_NO, 0) > 0:    # the weights' version, as RLlib numbers it
+            gauge(WEIGHTS_VERSION, state[WEIGHTS_SEQ_NO], where=self.rlviz_lane)
+        return result
 
     def get_metrics(self, *args: Any, **kwargs: Any):
         with span("get_metrics", "EnvRunner.get_metrics()", where=self.rlviz_lane):

@@ -16,12 +16,30 @@ from rlviz.rollout.env import is_multi_agent, make_env_creator
 from rlviz.rollout.policy import Policy
 from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, MultiAgentBatch, SampleBatch
 from rlviz.rollout.sampler import EpisodeMetrics, MultiAgentSampler, VectorSampler, make_vector_env
-from rlviz.trace import span
+from rlviz.trace import gauge, span
+from rlviz.trace.gauges import EPISODES_FINISHED, WEIGHTS_VERSION
 
-__all__ = ["RolloutWorker", "PolicySpec", "get_global_worker"]
+__all__ = ["RolloutWorker", "PolicySpec", "Weights", "get_global_worker"]
 
 #: A policy class, or a dict policy id -> (policy class, config or None).
 PolicySpec = type | dict
+
+
+class Weights(dict):
+    """Policy id -> weights, as ``RolloutWorker.get_weights`` returns them, plus the sender's ``version``.
+
+    The version is the learner's update count when the weights were taken;
+    it travels with them (a dict subclass pickles its attributes), so a
+    worker that loads them knows which update it holds, whichever op sent them.
+
+    >>> w = Weights({"default_policy": {}}, version=3)
+    >>> dict(w), w.version
+    ({'default_policy': {}}, 3)
+    """
+
+    def __init__(self, weights: dict, version: int = 0) -> None:
+        super().__init__(weights)
+        self.version = version
 
 
 class RolloutWorker(ParallelIteratorWorker):
@@ -76,6 +94,8 @@ class RolloutWorker(ParallelIteratorWorker):
         specs = _normalize_policy_spec(policy)
         self.policy_map: dict[str, Policy] = {}
         self.global_vars: dict = {"timestep": 0}
+        #: The weights this worker holds: its own update count on a learner, the learner's count at the sync elsewhere.
+        self.weights_version = 0
         if self.multi_agent:
             self._mapping_fn = self.config.policy_mapping_fn or _only_policy(specs)
             self._check_mapping(first_env, specs, self._mapping_fn)
@@ -133,6 +153,7 @@ class RolloutWorker(ParallelIteratorWorker):
             info = {pid: self.policy_map[pid].learn_on_batch(part)
                     for pid, part in self._parts_to_train(batch).items()}
             call.produced(info)
+        self._updated(self.weights_version + 1)
         return info
 
     def compute_gradients(self, batch: SampleBatch | MultiAgentBatch) -> tuple[Any, dict]:
@@ -165,6 +186,7 @@ class RolloutWorker(ParallelIteratorWorker):
                     self.policy_map[pid].apply_gradients(policy_grads)
             else:
                 self.policy_map[DEFAULT_POLICY_ID].apply_gradients(grads)
+        self._updated(self.weights_version + 1)
 
     def sample_and_learn(self) -> tuple[dict[str, dict], int]:
         """Sample one batch and learn on it here; returns ``(learner info, env steps)``."""
@@ -172,17 +194,25 @@ class RolloutWorker(ParallelIteratorWorker):
         return self.learn_on_batch(batch), batch.count
 
     # -- weights and global vars -----------------------------------------------
-    def get_weights(self, policies: list[str] | None = None) -> dict[str, dict]:
-        """Policy id -> that policy's weights (numpy arrays), for all or the listed policies."""
-        return {pid: self.policy_map[pid].get_weights() for pid in policies or self.policy_map}
+    def get_weights(self, policies: list[str] | None = None) -> "Weights":
+        """Policy id -> that policy's weights (numpy arrays), for all or the listed policies, with their version."""
+        return Weights({pid: self.policy_map[pid].get_weights() for pid in policies or self.policy_map},
+                       self.weights_version)
 
     def set_weights(self, weights: dict[str, dict], global_vars: dict | None = None) -> None:
-        """Load weights from ``get_weights`` (policies not listed keep theirs); optionally set global vars."""
+        """Load weights from ``get_weights`` (policies not listed keep theirs); optionally set global vars.
+
+        ``Weights`` from ``get_weights`` carry the sender's version, which this worker then holds (and records
+        as the ``"weights version"`` gauge); a plain dict leaves the version as it was.
+        """
         with span("set_weights"):
             for pid, policy_weights in weights.items():
                 self._policy(pid).set_weights(policy_weights)
             if global_vars:
                 self.set_global_vars(global_vars)
+        version = getattr(weights, "version", None)
+        if version is not None:
+            self._updated(version)
 
     def get_global_vars(self) -> dict:
         """The global variables last set (``timestep``)."""
@@ -295,7 +325,13 @@ class RolloutWorker(ParallelIteratorWorker):
         with span("sample") as call:
             batch = self.sampler.sample()
             call.produced(batch)
+        gauge(EPISODES_FINISHED, self.sampler.episodes.finished)
         return batch, call.item_id
+
+    def _updated(self, version: int) -> None:
+        """The weights this worker holds changed to ``version``: keep it, and record it as a gauge."""
+        self.weights_version = version
+        gauge(WEIGHTS_VERSION, version)
 
     def _policy(self, policy_id: str) -> Policy:
         try:

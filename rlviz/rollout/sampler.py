@@ -43,6 +43,7 @@ class _Episodes:
         self.returns = np.zeros(n, dtype=np.float64)
         self.done: deque[EpisodeMetrics] = deque(maxlen=MAX_EPISODE_RECORDS)
         self.dropped = 0
+        self.finished = 0                             # episodes finished since the sampler started
 
     def finish(self, i: int) -> None:
         """Env ``i``'s episode ended: record it and start a new one."""
@@ -85,6 +86,7 @@ class _Episodes:
         return out
 
     def _record(self, episode_return: float, length: int) -> None:
+        self.finished += 1
         if len(self.done) == self.done.maxlen:
             self.dropped += 1
         self.done.append(EpisodeMetrics(episode_return, length, self.worker_index))

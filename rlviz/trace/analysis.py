@@ -5,6 +5,8 @@ Small functions over the columns of a ``Trace``; networkx is imported only by
 """
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -84,7 +86,7 @@ def order_notes(trace: "Trace") -> list[str]:
     notes: list[str] = []
     if not len(d):
         return notes
-    ops_of = {node.op_id: node.op for node in trace.nodes}
+    causes = {event: cause for event, (cause, not_ready) in trace.causes().items() if not_ready}
     c = d.columns
     for union, spec in enumerate(d.specs):
         mine = c["union"] == union
@@ -96,12 +98,10 @@ def order_notes(trace: "Trace") -> list[str]:
             polls, items_made = int(rows.sum()), int((rows & (c["outcome"] == _ITEM)).sum())
             items.append(items_made)
             not_ready = int((rows & (c["outcome"] == _NOT_READY)).sum())
-            if polls and not_ready > NOT_READY_SHARE * polls:
-                chain = [ops_of.get(op_id, "") for op_id in spec["child_ids"][child]]
-                reason = (" (likely: its replay buffer was below learning_starts)"
-                          if any(op.startswith("Replay") for op in chain) else "")
+            cause = _dominant_cause([causes.get(int(e)) for e in c["event"][rows & (c["outcome"] == _NOT_READY)]])
+            if polls and (not_ready > NOT_READY_SHARE * polls or cause):
                 notes.append(f"{name} was not ready in {not_ready} of {polls} polls ({not_ready / polls:.0%}); "
-                             f"each ends its turn, so it ran less often than its weight says{reason}")
+                             f"each ends its turn, so it ran less often than its weight says{cause}")
             turns = np.unique(c["round"][rows & ((c["flags"] & STAR) > 0)])
             capped = np.unique(c["round"][rows & ((c["flags"] & CAP) > 0)])
             if len(turns) and len(capped) > CAP_SHARE * len(turns):
@@ -110,6 +110,19 @@ def order_notes(trace: "Trace") -> list[str]:
                              f"ops run far less often; give it a number instead of '*'")
         notes += _ratio_note(spec, items)
     return notes
+
+
+def _dominant_cause(causes: list[str | None]) -> str:
+    """The cause most of these not-ready polls share (counts aside), as a note's ending; "" if none has one.
+
+    Its latest sentence is quoted, so the note says how far the state got.
+    """
+    kinds = Counter(re.sub(r"[\d,.]+", "#", cause) for cause in causes if cause)
+    if not kinds:
+        return ""
+    kind, count = kinds.most_common(1)[0]
+    latest = next(cause for cause in reversed(causes) if cause and re.sub(r"[\d,.]+", "#", cause) == kind)
+    return f"; the cause (in {count} of them): {latest}"
 
 
 def _ratio_note(spec: dict, items: list[int]) -> list[str]:

@@ -3,7 +3,9 @@
 Each process is a Perfetto process, each dataflow node its own thread track
 (named after the node, so events need not repeat the label), each event a
 complete ("X") event whose category is its outcome, and each value passed on
-a flow arrow from producer to consumer.  Times are microseconds from the
+a flow arrow from producer to consumer, and each gauge reading a counter
+("C") event of its process named ``"<gauge> @ <lane>"`` (one track per gauge
+and lane).  Times are microseconds from the
 trace's first event (``otherData.start_ns`` keeps the epoch), which keeps the
 numbers short.  A path ending in ``.gz`` is written gzip-compressed; both
 viewers open ``.json.gz`` as it is.
@@ -49,6 +51,7 @@ def chrome_events(trace: "Trace") -> list[dict]:
                        "pid": pids[p], "tid": nodes[p]})
         events.append({"name": FLOW_NAME, "cat": FLOW_CATEGORY, "ph": "f", "bp": "e", "id": flow_id,
                        "ts": max(starts[q], ends[p]), "pid": pids[q], "tid": nodes[q]})
+    events.extend(_counters(trace, origin))
     return events
 
 
@@ -66,6 +69,17 @@ def write_chrome(trace: "Trace", path: str | Path) -> None:
 def _us(ns: int) -> float:
     """Nanoseconds as microseconds, to the nanosecond (3 decimals)."""
     return round(ns / 1000, 3)
+
+
+def _counters(trace: "Trace", origin: int) -> list[dict]:
+    """Each gauge reading as a counter event of its process ("C": Perfetto draws one track per name and pid)."""
+    events = []
+    for name, gauge in trace.gauges.items():
+        for time_ns, value, pid, where in zip(gauge.time_ns.tolist(), gauge.value.tolist(), gauge.pid.tolist(),
+                                              gauge.where.tolist()):
+            events.append({"name": f"{name} @ {where}", "ph": "C", "ts": _us(time_ns - origin), "pid": pid,
+                           "args": {"value": value}})
+    return events
 
 
 def _metadata(trace: "Trace", pids: list[int], nodes: list[int]) -> list[dict]:

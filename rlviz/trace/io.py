@@ -13,6 +13,7 @@ import numpy as np
 
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import OUTCOMES, Node
+from rlviz.trace.gauges import gauges_from_json, gauges_to_json
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 
@@ -33,6 +34,8 @@ def save_trace(trace: "Trace", path: str | Path) -> None:
                 "columns": columns}
     if len(trace.decisions):
         document["decisions"] = trace.decisions.to_json()
+    if trace.gauges:
+        document["gauges"] = gauges_to_json(trace.gauges)
     Path(path).write_text(json.dumps(document, separators=(",", ":")))
 
 
@@ -43,7 +46,8 @@ def read_trace(path: str | Path) -> dict:
     -------
     dict
         The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``,
-        ``decisions`` (the unions' scheduling decisions, empty in files that have none).
+        ``decisions`` (the unions' scheduling decisions, empty in files that have none),
+        ``gauges`` (``{name: Gauge}``, empty in files that have none).
 
     Raises
     ------
@@ -87,7 +91,12 @@ def _parse(document: object) -> dict:
             raise TraceFormatError(str(err)) from None
         if len(decisions) and max(decisions.columns["event"].max(), decisions.columns["union_event"].max()) >= n_events:
             raise TraceFormatError("a decision refers to an event outside the trace")
-    return {"nodes": nodes, "columns": columns, "texts": texts, "dropped": dropped, "decisions": decisions}
+    try:
+        gauges = gauges_from_json(document.get("gauges", {}))
+    except ValueError as err:
+        raise TraceFormatError(str(err)) from None
+    return {"nodes": nodes, "columns": columns, "texts": texts, "dropped": dropped, "decisions": decisions,
+            "gauges": gauges}
 
 
 def _field(document: dict, key: str, kind: type):

@@ -11,20 +11,23 @@ from __future__ import annotations
 import os
 import random
 import threading
+import time
 import weakref
 from array import array
+from numbers import Real
 from collections import deque
 from typing import NamedTuple
 
 from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
-from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, ITEM, NO_INPUT, ROW, append_continuations,
-                              decision_row, header_row, last_end_ns, outcome_of, pack_code)
+from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
+                              append_continuations, decision_row, header_row, last_end_ns, outcome_of, pack_code)
 
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
 DEFAULT_CAPACITY = 1_000_000
+_pack_gauge, _now = GAUGE_ROW.pack, time.time_ns    # module globals: the gauge path skips two attribute lookups
 _ID_SHIFT = 40
 _NO_VALUE = object()
 
@@ -151,6 +154,17 @@ class Recorder:
         self._thread = threading.local()   # each thread's writer per node (``record``): writers are single-thread
         self.lock = threading.RLock()    # export may run on another thread; __del__ may re-enter
 
+    @property
+    def where(self) -> str:
+        """This process's lane: what its nodes and gauges are drawn under (``"driver"``, ``"RolloutWorker-1"``)."""
+        return self._where
+
+    @where.setter
+    def where(self, where: str) -> None:
+        self._where = where
+        self._gauge_codes: dict[str | tuple[str, str], tuple[int, int]] = {}   # name or (name, lane) -> texts
+        # (cleared here: gauges named without a lane now go to the new one)
+
     # -- registration -------------------------------------------------------
     def register(self, node: Node) -> int:
         """Index of ``node`` in this recorder's node table (added once)."""
@@ -197,6 +211,53 @@ class Recorder:
         if writer is None:
             writer = writers[node] = self.writer(node)
         return writer.record(start_ns, end_ns, outcome, value, inputs)
+
+    def gauge(self, name: str, value: float, where: str | None = None) -> None:
+        """Record that gauge ``name`` reads ``value`` now (a no-op unless recording): ``rlviz.gauge``.
+
+        Each thread writes its readings through a writer of its own, into the
+        same chunks (and so the same exports and mirrors) as events.
+
+        Parameters
+        ----------
+        name : str
+            The gauge, e.g. ``"replay rows held"``; one track per name and lane.
+        value : float
+            A real number (ints, floats, numpy scalars).
+        where : str, optional
+            The lane to draw it under (default: this process's lane, ``"driver"`` on the driver).
+
+        Raises
+        ------
+        TypeError
+            If ``name`` is not a str or ``value`` not a real number (checked while recording).
+
+        Examples
+        --------
+        >>> import rlviz
+        >>> with rlviz.record() as trace:
+        ...     rlviz.gauge("queue length", 3)
+        >>> trace.gauges["queue length"].value.tolist()
+        [3.0]
+        """
+        if not self.enabled:
+            return
+        kind = type(value)
+        if (kind is not float and kind is not int) or type(name) is not str:
+            value = _checked_gauge(name, value)
+        thread = self._thread
+        try:
+            writer = thread.gauges
+        except AttributeError:
+            writer = thread.gauges = self.writer(0)
+        key = name if where is None else (name, where)
+        codes = self._gauge_codes.get(key)
+        if codes is None:
+            codes = self._gauge_codes[key] = (self.texts.intern(name), self.texts.intern(where or self.where))
+        rows = writer._rows
+        if len(rows) >= CHUNK_BYTES:
+            writer.hand_over()
+        rows += _pack_gauge(GAUGE, _now(), value, codes[0], codes[1])
 
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
@@ -295,6 +356,15 @@ class Recorder:
             self._full_events = 0
             for writer in list(self._writers):
                 writer.discard()
+
+
+def _checked_gauge(name: object, value: object) -> float:
+    """A gauge's ``value`` as a float, or a TypeError naming what is wrong with it."""
+    if type(name) is not str:
+        raise TypeError(f"a gauge's name must be a str, got {type(name).__name__} {name!r}")
+    if not isinstance(value, Real):
+        raise TypeError(f"gauge {name!r} needs a real number, got {type(value).__name__} {value!r}")
+    return float(value)
 
 
 def _check_capacity(capacity: object) -> None:

@@ -13,10 +13,10 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES
 
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
-           "CONTINUATION", "HEADER", "DECISION", "DECISION_ROW_FIELDS", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
+           "CONTINUATION", "HEADER", "DECISION", "DECISION_ROW_FIELDS", "GAUGE", "GAUGE_ROW", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
            "CHUNK_BYTES", "OUTCOME_BITS",
            "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "decision_row",
-           "decision_columns", "split_decisions", "AFTER_PREVIOUS", "ORPHAN", "mark_dropped", "input_id", "is_dropped", "last_end_ns"]
+           "decision_columns", "split_decisions", "split_gauges", "AFTER_PREVIOUS", "ORPHAN", "mark_dropped", "input_id", "is_dropped", "last_end_ns"]
 
 #: Outcome codes, in the order of ``OUTCOMES`` ("item", "not_ready", "stop", "error").
 ITEM, NOT_READY, STOP, ERROR = OUTCOME_CODES = tuple(range(len(OUTCOMES)))
@@ -38,6 +38,12 @@ HEADER = -2
 #: A union writes it into its child's chunk right after the child's call returns, so the decision names the
 #: event by where it sits, never by matching times (``rlviz.trace.decisions`` reads the flags).
 DECISION = -3
+#: First field of a gauge row: GAUGE, time_ns, value (a float64 in the int64's bytes), name text, where text.
+#: The two texts index the recorder's text table.  Gauge rows belong to no event: a thread writes them
+#: through its own gauge writer, so they never sit between an event and its continuation or decision rows.
+GAUGE = -4
+#: One gauge row, packed with its value as a native float64 (``numpy`` reads it back with ``view``).
+GAUGE_ROW = struct.Struct("qqdqq")
 #: What a decision row holds, in the order ``decision_columns`` returns them.
 DECISION_ROW_FIELDS = ("union", "round", "child", "pull", "allowed", "flags")
 #: The input id that means "none" (also pads continuation rows).
@@ -51,8 +57,9 @@ CHUNK_EVENTS = 1024
 CHUNK_BYTES = CHUNK_EVENTS * ROW.size
 
 # The invariants the hot path relies on (checked in tests/trace/test_recorder.py):
-# 1. The first field tells rows apart: >= 0 an event (a start time), CONTINUATION, DECISION, or HEADER.
-#    Continuation and decision rows belong to the event row before them, in the same chunk.
+# 1. The first field tells rows apart: >= 0 an event (a start time), CONTINUATION, DECISION, GAUGE or HEADER.
+#    Continuation and decision rows belong to the event row before them, in the same chunk; gauge rows
+#    stand alone (readers take them out first, with ``split_gauges``).
 # 2. Every chunk opens with one header row; its n-th ITEM row (0-based) has the header's id + n,
 #    so item rows never store their id.  A chunk reserves CHUNK_EVENTS ids and is handed over
 #    when they are used up, or when its rows reach CHUNK_BYTES (continuation rows fill it early).
@@ -135,6 +142,14 @@ def split_decisions(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return rows[~is_decision], owner.astype(np.int64), rows[is_decision]
 
 
+def split_gauges(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Take the gauge rows out of ``rows`` (int64, shape (n, FIELDS)): the other rows, and the gauge rows."""
+    is_gauge = rows[:, 0] == GAUGE
+    if not is_gauge.any():
+        return rows, rows[:0]
+    return rows[~is_gauge], rows[is_gauge]
+
+
 def mark_dropped(item_id: int) -> int:
     """An input id marked as consumed and dropped by the call that lists it."""
     return item_id | DROPPED
@@ -151,7 +166,7 @@ def is_dropped(value):
 
 
 def last_end_ns(chunk: bytes | bytearray | memoryview) -> int:
-    """The latest end time among a chunk's event rows (-1 if it has none): when the chunk's last event ended."""
+    """The latest end time among a chunk's event rows and gauge readings (-1 if it has none)."""
     values = memoryview(chunk).cast("B").cast("q")
-    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0]
+    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0 or start == GAUGE]
     return max(ends, default=-1)

@@ -107,6 +107,7 @@ class LiveTrace(Trace):
     events = property(lambda self: self.snapshot().events, doc=Trace.events.__doc__)
     start_ns = property(lambda self: self.snapshot().start_ns, doc=Trace.start_ns.__doc__)
     decisions = property(lambda self: self.snapshot().decisions)
+    gauges = property(lambda self: self.snapshot().gauges)
 
 
 def _delegate(name: str):
@@ -119,7 +120,7 @@ def _delegate(name: str):
     return read
 
 
-for _name in ("event", "to_records", "item_summary", "why", "inputs_of", "links", "save", "to_chrome", "graph",
+for _name in ("event", "to_records", "item_summary", "why", "causes", "inputs_of", "links", "save", "to_chrome", "graph",
               "sequence", "op_stats", "summary"):
     setattr(LiveTrace, _name, _delegate(_name))
 

@@ -19,9 +19,10 @@ import numpy as np
 
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
+from rlviz.trace.gauges import GaugeParts
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns,
-                              input_id, kind_of, outcome_of, split_decisions)
+                              input_id, kind_of, outcome_of, split_decisions, split_gauges)
 from rlviz.trace.schema import COLUMNS
 from rlviz.trace.trace import Trace
 
@@ -134,6 +135,7 @@ class TraceStore:
         self._view: tuple[int, Trace] | None = None
         self._decisions = {name: _Growing() for name in ("event", *DECISION_ROW_FIELDS)}   # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
+        self._gauges = GaugeParts()                # texts already mapped to the store's table
 
     # -- feeding -------------------------------------------------------------
     def add_export(self, export: dict) -> int:
@@ -223,6 +225,7 @@ class TraceStore:
             columns["input_offsets"], columns["input_ids"] = self._csr(ids[order])
             trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order],
                            self._held_decisions(ids[order]))
+            trace.gauges = self._gauges.build(self.window_start_ns)
             self._view = (self._version, trace)
             return trace
 
@@ -284,6 +287,13 @@ class TraceStore:
                             decisions={name: column.values()[decided:].copy()
                                        for name, column in self._decisions.items()},
                             next_decision=self._decisions_gone + self._decisions["event"].size)
+
+    def gauges_since(self, reading: int = 0) -> tuple[tuple[np.ndarray, ...], int]:
+        """The gauge readings from number ``reading`` on, in arrival order (name, time_ns, value, pid, where
+        columns), and the number to pass next time."""
+        with self.lock:
+            columns = self._gauges.readings(reading)
+            return columns, self._gauges.gone + len(self._gauges)
 
     def producers(self, item_ids: np.ndarray) -> np.ndarray:
         """The store id of the event that produced each value in ``item_ids`` (-1 where it is not held).
@@ -378,6 +388,8 @@ class TraceStore:
     def _take(self, source: _Source, chunk: _Chunk, key: int, node: int, rows: np.ndarray) -> int:
         """Append the new rows of one chunk: events get the next ids; continuation and decision rows belong
         to the event before them."""
+        rows, gauge_rows = split_gauges(rows)
+        self._add_gauges(source, gauge_rows)
         rows, decision_owner, decision_rows = split_decisions(rows)
         is_event = rows[:, 0] >= 0
         events = rows[is_event]
@@ -404,6 +416,15 @@ class TraceStore:
         if n_kept:
             self._append_events(source, events[keep], item_id[keep], node, chunk.index)
         return n_kept
+
+    def _add_gauges(self, source: _Source, rows: np.ndarray) -> None:
+        """Keep gauge rows, their name and lane texts mapped to the store's table."""
+        if not len(rows):
+            return
+        rows = rows.copy()
+        text_map = np.asarray(source.texts or [0], np.int64)
+        rows[:, 3:5] = text_map[np.minimum(rows[:, 3:5], len(text_map) - 1)]
+        self._gauges.add(rows, source.pid, self.texts.texts, source.offset_ns, self.since_ns)
 
     def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> None:
         """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node mapped."""
@@ -486,6 +507,7 @@ class TraceStore:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
         if self.window_ns is None:
             return
+        self._gauges.let_go_before(self._latest_end - self.window_ns)
         held = self._next - self._first
         old = self._columns["end_ns"][:held] < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held

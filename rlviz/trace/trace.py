@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
+from rlviz.trace.causes import event_causes, with_cause
 from rlviz.trace.decisions import Decisions
+from rlviz.trace.gauges import Gauge
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
@@ -65,6 +67,9 @@ class Trace:
         Events the bounded buffers evicted before this trace was taken.
     decisions : Decisions, optional
         The scheduling decisions of the unions that ran (``rlviz.trace.decisions``).
+    gauges : dict of str to Gauge, optional
+        The gauges read during the run (``rlviz.trace.gauges``): per name,
+        arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time.
 
     Attributes
     ----------
@@ -76,13 +81,16 @@ class Trace:
     event_ids: np.ndarray | None = None
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
-                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None) -> None:
+                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None,
+                 gauges: dict[str, Gauge] | None = None) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
         self.decisions = decisions if decisions is not None else Decisions()
+        self.gauges = dict(gauges or {})
         self._events: list[Event] | None = None
+        self._causes: dict[int, tuple[str, bool]] | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -151,7 +159,7 @@ class Trace:
         return self._event(index % len(self))
 
     def to_records(self) -> list[dict]:
-        """The events as plain dicts, the inverse of ``from_records`` (``why`` only where a union decided)."""
+        """The events as plain dicts, the inverse of ``from_records`` (``why`` only where there is one)."""
         records = []
         for event in self.events:
             record = dict(event.__dict__)
@@ -171,9 +179,20 @@ class Trace:
         return format_summary(int(c["item_kind"][index]), int(c["item_num"][index]), self.texts)
 
     def why(self, index: int) -> str | None:
-        """Why event ``index`` happened, if a union's scheduling decision made it (else None)."""
+        """Why event ``index`` happened: a union's scheduling decision, the state that made it not ready or made
+        the input it dropped (read from the gauges, ``rlviz.trace.causes``), both, or None."""
         row = self.decisions.row_of(index)
-        return None if row is None else self.decisions.sentence(row)
+        cause, not_ready = self.causes().get(index, (None, True))
+        return with_cause(None if row is None else self.decisions.sentence(row), cause, not_ready)
+
+    def causes(self) -> dict[int, tuple[str, bool]]:
+        """Per event with a cause (its index): the state behind its not-ready or its dropped input, read from the
+        gauges (``rlviz.trace.causes.event_causes``), and whether it is a not-ready cause; computed once."""
+        if self._causes is None:
+            links = self.links()
+            dropped = (links[0][links.dropped], links[1][links.dropped])
+            self._causes = event_causes(self.columns, self.nodes, self.gauges, dropped) if self.gauges else {}
+        return self._causes
 
     def inputs_of(self, index: int) -> tuple[int, ...]:
         """Ids of the values event ``index`` consumed (dropped ones included)."""

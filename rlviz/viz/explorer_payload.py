@@ -96,7 +96,7 @@ def decode_stream(payload: Payload) -> dict[str, np.ndarray]:
         Per event: ``start`` (units since the origin, each chunk's time base
         added), ``duration``, ``node``, ``flags``, ``item``; per link:
         ``consumer``, ``producer``, ``dropped``; per decision: ``decision_event``
-        and ``decision_<field>``.
+        and ``decision_<field>``; per gauge reading: ``gauge_track``, ``gauge_time``, ``gauge_value``.
     """
     buffers = iter(payload.buffers)
     parts: dict[str, list[np.ndarray]] = {}
@@ -119,7 +119,7 @@ def _page_terms(meta: dict, chunk: dict[str, np.ndarray]) -> dict[str, np.ndarra
            "consumer": np.concatenate((consumers, chunk.get("late_consumer", np.zeros(0, np.uint32)))),
            "producer": np.concatenate((inputs, chunk.get("late_producer", np.zeros(0, np.uint32)))),
            "dropped": np.concatenate((dropped, chunk.get("late_dropped", np.zeros(0, np.uint8))))}
-    out.update((name, values) for name, values in chunk.items() if name.startswith("decision_"))
+    out.update((name, values) for name, values in chunk.items() if name.startswith(("decision_", "gauge_")))
     return out
 
 

@@ -20,7 +20,11 @@ What one chunk carries, by event id (a store's ids live, positions saved):
   ``input_dropped`` where a consumer dropped the value, and ``late_consumer``
   / ``late_producer`` for inputs of events sent in an earlier chunk;
 * the scheduling decisions that explain them: ``decision_event`` and the
-  fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...).
+  fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...);
+* the gauge readings that arrived (``rlviz.trace.gauges``): ``gauge_track``
+  (an index into the stream's tracks, each a ``[name, where]`` pair; the meta's
+  ``gauge_tracks`` lists the tracks new in this chunk), ``gauge_time`` (units
+  since the origin, float64) and ``gauge_value`` (float64).
 
 ``time_range`` (first start, last end, in units since the origin) addresses
 a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
@@ -82,6 +86,7 @@ class _Part:
     held_from: int
     dropped_events: int
     huge_texts: dict[int, int] | None = None   # ints beyond float64's exact range -> their text's index
+    gauges: tuple = ()                      # readings: name, time_ns, value, where columns (empty: none)
 
 
 class LiveEncoder:
@@ -108,6 +113,8 @@ class LiveEncoder:
         self.used: set[int] = set()
         self.nodes_sent = -1
         self.chunks_sent = 0
+        self.next_gauge = 0
+        self.gauge_tracks: dict[tuple[str, str], int] = {}
         self.stream = next(_STREAMS)
         self.notes: list[str] = []
         self.notes_from = 0                    # decisions taken into the notes sent
@@ -128,14 +135,16 @@ class LiveEncoder:
         """
         with self.store.lock:
             appended = self.store.since(self.next_id, self.next_input, self.next_decision)
+            (name, time_ns, value, _, where), next_gauge = self.store.gauges_since(self.next_gauge)
             notes = self._new_notes(appended.next_decision, notes_now)
-            if len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0 \
-                    and notes is None:
+            if (len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0
+                    and notes is None and not len(name)):
                 return None
             producers = self.store.producers(appended.input_id)
             part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
                          is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
-                         self.store.first_id, appended.dropped)
+                         self.store.first_id, appended.dropped, gauges=(name, time_ns, value, where))
+            self.next_gauge = next_gauge
             self.texts_sent = len(appended.texts)
             self.next_id, self.next_input = appended.next_id, appended.next_input
             self.next_decision = appended.next_decision
@@ -144,7 +153,7 @@ class LiveEncoder:
             if fresh or len(appended.nodes) != self.nodes_sent:
                 self.used |= fresh
                 structure = self._structure()
-        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
+        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS, self.gauge_tracks)
         chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
         chunk.meta["stream"] = self.stream
         self.chunks_sent += 1
@@ -227,8 +236,9 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     meta = {**_start_meta(origin, unit, trace.dropped, span / 1e6), "live": False, "count": len(trace),
             **trace_structure(trace), "chunks": []}
     buffers: list[bytes] = []
+    tracks: dict[tuple[str, str], int] = {}
     for part in _trace_parts(trace, chunk_events):
-        chunk = _encode_chunk(part, origin, unit)
+        chunk = _encode_chunk(part, origin, unit, tracks)
         chunk.meta["seq"] = len(meta["chunks"])
         meta["chunks"].append(chunk.meta)
         buffers.extend(chunk.buffers)
@@ -247,17 +257,19 @@ def _trace_parts(trace: Trace, chunk_events: int) -> Iterator[_Part]:
     huge = sorted(set(c["item_num"][_huge_ints(c)].tolist()))
     huge_texts = {value: len(trace.texts) + k for k, value in enumerate(huge)}
     texts = [*trace.texts, *(f"int {value}" for value in huge)]
-    for first in range(0, len(trace), chunk_events):
+    for first in range(0, len(trace) or (1 if trace.gauges else 0), chunk_events):   # gauges alone: one chunk
         last = min(first + chunk_events, len(trace))
         lo, hi = np.searchsorted(consumers, [first, last])
         mine = slice(*np.searchsorted(decisions["event"], [first, last]))
         yield _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
                     producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
-                    texts if first == 0 else [], 0, trace.dropped, huge_texts)
+                    texts if first == 0 else [], 0, trace.dropped, huge_texts,
+                    _gauge_readings(trace) if first == 0 else ())
 
 
-def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
-    """One chunk of the stream: ``part``'s events, links and decisions as typed columns, times in ``unit_ns``."""
+def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[str, str], int]) -> Payload:
+    """One chunk of the stream: ``part``'s events, links, decisions and gauge readings as typed columns, times in
+    ``unit_ns``; ``tracks`` (the stream's gauge tracks so far) gains the chunk's new ones."""
     c = part.columns
     start = np.maximum((c["start_ns"] - origin_ns) // unit_ns, 0)
     end = np.maximum((c["end_ns"] - origin_ns) // unit_ns, start)
@@ -283,6 +295,7 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
         columns["decision_event"] = part.decisions["event"].astype("<u4")
         for name in DECISION_ROW_FIELDS:
             columns[f"decision_{name}"] = _narrowest_uint(part.decisions[name])
+    new_tracks = _gauge_columns(columns, part.gauges, tracks, origin_ns, unit_ns)
     specs, buffers = [], []
     for name, values in columns.items():
         data = values.tobytes()
@@ -291,7 +304,34 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
             "dropped": part.dropped_events, "columns": specs}
+    if new_tracks:
+        meta["gauge_tracks"] = new_tracks
     return Payload(meta, buffers)
+
+
+def _gauge_columns(columns: dict, readings: tuple, tracks: dict[tuple[str, str], int], origin_ns: int,
+                   unit_ns: int) -> list[list[str]]:
+    """Add the ``gauge_*`` columns of ``readings`` (name, time_ns, value, where) to ``columns``; return the new tracks."""
+    if not readings or not len(readings[0]):
+        return []
+    name, time_ns, value, where = readings
+    fresh = []
+    for key in zip(name.tolist(), where.tolist()):
+        if key not in tracks:
+            tracks[key] = len(tracks)
+            fresh.append(list(key))
+    columns["gauge_track"] = np.array([tracks[key] for key in zip(name.tolist(), where.tolist())], "<u4")
+    columns["gauge_time"] = ((time_ns - origin_ns) // unit_ns).astype("<f8")   # floored, as event times are
+    columns["gauge_value"] = np.asarray(value, "<f8")
+    return fresh
+
+
+def _gauge_readings(trace: Trace) -> tuple:
+    """A finished trace's gauge readings as one set of columns (name, time_ns, value, where)."""
+    if not trace.gauges:
+        return ()
+    parts = [(np.full(len(g), name, dtype=object), g.time_ns, g.value, g.where) for name, g in trace.gauges.items()]
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 # -- helpers ----------------------------------------------------------------

@@ -39,6 +39,7 @@ from rlviz.checks import check_int
 
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
+from rlviz.trace.gauges import WEIGHTS_VERSION, Gauge
 from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
 from rlviz.widgets.interrupts import on_kernel_interrupt
@@ -316,7 +317,11 @@ class LiveView(anywidget.AnyWidget):
             ``next()`` call now: downstream of where the run paused);
             ``counters`` (the plan's counters: steps sampled and trained, ...);
             ``workers`` (each remote worker's lane, and how many are healthy);
-            ``weights_version``: None, the plans do not version weights.
+            ``gauges`` (gauge name -> lane -> its latest value: the replay
+            buffer's ``"replay rows held"`` and ``"replay rows added"``, ...);
+            ``weights_version`` (lane -> the version of the weights it holds:
+            the learner's update count, on the driver and each worker that
+            loaded weights; remote readings arrive with the page's refresh).
         """
         nodes = self._dataflow()
         paused = self._gate.paused_at
@@ -325,10 +330,11 @@ class LiveView(anywidget.AnyWidget):
         for event in trace.events:
             if event.where == "driver" and event.outcome == "item":
                 last[event.op] = event.item
+        latest = {name: _latest_per_lane(gauge) for name, gauge in trace.gauges.items()}
         return {"paused_at": paused, "last_items": last,
                 "in_flight": _downstream(nodes, paused.op_id) if paused is not None else [],
                 "counters": _counters(self._target), "workers": _workers(self._target),
-                "weights_version": None}
+                "gauges": latest, "weights_version": latest.get(WEIGHTS_VERSION, {})}
 
     def stop(self, timeout: float = _JOIN_S) -> None:
         """Stop the run: the step running now ends, the iterator's streams close, the thread is joined; the trace stays.
@@ -574,6 +580,14 @@ def _stop_every_watch() -> None:
     for view in running:
         view.error = view.error or _INTERRUPTED
         view._request_stop()
+
+
+def _latest_per_lane(gauge: Gauge) -> dict[str, float | int]:
+    """Each lane's latest reading of ``gauge`` (whole numbers as ints)."""
+    latest = {}
+    for where, value in zip(gauge.where.tolist(), gauge.value.tolist()):
+        latest[where] = int(value) if float(value).is_integer() else value
+    return latest
 
 
 def _downstream(nodes: list, op_id: str) -> list[str]:

@@ -134,6 +134,8 @@ def test_ppo_iteration_recorded_with_lanes_ops_and_links(ray_local):
     sources = {events[p].where for p, c in zip(producers, consumers) if c in receivers}
     assert {"EnvRunner-1", "EnvRunner-2"} <= sources
     assert "loss" in events[update].item and "batch 4" in events[update].item
+    versions = trace.gauges["weights version"]                # RLlib's WEIGHTS_SEQ_NO, as each runner received it
+    assert {"EnvRunner-1", "EnvRunner-2"} <= set(versions.lanes()) and versions.value.min() >= 1
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""A page that watched a run live and a page opened on its saved trace hold the same events, rounds, whys and notes.
+"""A page that watched a run live and a page opened on its saved trace hold the same events, rounds, whys, notes
+and gauges.
 
 Both pages run the Explorer's own data path in node (``openStream`` /
 ``appendChunk`` / ``liveModel``): the live one is fed the chunks a
@@ -31,7 +32,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (mak
 
 SCRIPT = """
 import { readFileSync } from "node:fs";
-import { OUTCOMES, decisionIndex, itemText, roundRows, whyOf } from "%s/explorer_core.js";
+import { OUTCOMES, decisionIndex, itemText, roundRows } from "%s/explorer_core.js";
+import { eventWhy } from "%s/explorer_gauges.js";
 import { appendChunk, createLive, liveModel } from "%s/explorer_live.js";
 const stream = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const bytes = new Uint8Array(readFileSync(process.argv[3]));
@@ -54,11 +56,12 @@ for (const i of order) {
 }
 const events = {};
 for (let i = 0; i < model.n; i++) {
-  events[key[i]] = [OUTCOMES[model.flags[i] & 3], itemText(model, i), whyOf(decisions, index, i)];
+  events[key[i]] = [OUTCOMES[model.flags[i] & 3], itemText(model, i), eventWhy(model, decisions, index, i)];
 }
 const rounds = decisions.specs.map((spec, union) => [spec.op,
   roundRows(decisions, union).rounds.map((r) => [r.round, r.cells.map((c) => key[c.event])])]);
-console.log(JSON.stringify({ events, rounds }));
+const gauges = model.gauges.tracks.map((t) => [t.name, t.where, t.value]).sort();
+console.log(JSON.stringify({ events, rounds, gauges }));
 """
 
 
@@ -66,6 +69,7 @@ def _op(name, not_ready_first=0, gaps=False):
     def items(timeout):
         yield from [NOT_READY] * not_ready_first
         for i in range(10_000):
+            rlviz.gauge(f"{name} made", i + 1)
             yield f"{name}{i}"
             if gaps:
                 yield NOT_READY
@@ -77,7 +81,7 @@ def _page(tmp_path: Path, name: str, start: dict, chunks: list) -> dict:
     (tmp_path / f"{name}.bin").write_bytes(b"".join(bytes(b) for c in chunks for b in c.buffers))
     static = (ROOT / "rlviz/viz/static").as_uri()
     script = tmp_path / "page.mjs"
-    script.write_text(SCRIPT % (static, static))
+    script.write_text(SCRIPT % (static, static, static))
     run = subprocess.run([NODE, str(script), str(tmp_path / f"{name}.json"), str(tmp_path / f"{name}.bin")],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -113,6 +117,10 @@ def test_the_live_page_and_the_saved_page_show_the_same_events_rounds_and_whys(t
                        _saved_chunks(saved))
     assert live_page["events"] == saved_page["events"]
     assert live_page["rounds"] == saved_page["rounds"]
+    assert live_page["gauges"] == saved_page["gauges"]
+    assert [[name, where, len(values)] for name, where, values in saved_page["gauges"]] == [
+        [name, "driver", len(gauge)] for name, gauge in sorted(final.gauges.items())]
+    assert {name for name, _, _ in saved_page["gauges"]} == {"Store made", "Train made", "Log made"}
     whys = [why for _, _, why in saved_page["events"].values() if why]
     assert len(whys) == sum(1 for e in final.events if e.why) > 30
     assert any("not ready" in why for why in whys) and any("the cap" in why for why in whys)

@@ -22,6 +22,8 @@ def _numbers(name="numbers"):
         i = 0
         while True:
             time.sleep(0.001)
+            rlviz.gauge("numbers made", i + 1)
+            rlviz.gauge("weights version", i // 2)           # as a learner would record its updates
             yield i
             i += 1
     return LocalIterator(lambda timeout: numbers(), name=name).for_each(lambda x: x * 2)
@@ -47,7 +49,10 @@ def test_a_breakpoint_pauses_after_the_matching_call_and_advance_runs_one_more_c
         assert live.iterations == 10 and live.paused
         assert live.advance().item == "int 22"         # no union: one next() of the outermost op
         assert live.advance(rounds=3).item == "int 28"
-        assert live.inspect()["paused_at"].item == "int 28"
+        state = live.inspect()
+        assert state["paused_at"].item == "int 28"
+        wait_for(lambda: live.inspect()["gauges"].get("numbers made") == {"driver": 15}, "the gauges read at the pause")
+        assert live.inspect()["weights_version"] == {"driver": 7}
         live.resume()
         wait_for(lambda: live.iterations > 20, "the run going on after resume()")
     finally:
@@ -179,6 +184,8 @@ def test_dqn_breaks_at_the_third_replay_not_ready_samples_nothing_while_paused_a
         assert state["paused_at"] == live.paused_at
         assert state["last_items"]["ParallelRollouts"] and state["counters"]["num_steps_sampled"] > 0
         assert state["workers"]["healthy"] == 2
+        assert state["gauges"]["replay rows added"]["driver"] > 0 and state["gauges"]["learning_starts"] == {"driver": 32}
+        assert set(state["weights_version"]) <= {"driver", "RolloutWorker-1", "RolloutWorker-2"}
         assert state["in_flight"][-4:] == ["output_indexes", "OncePerTimestepsElapsed", "OncePerTimeInterval",
                                            "CollectMetrics"]                  # their next() waits on the union
         live.resume()

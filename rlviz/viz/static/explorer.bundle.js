@@ -990,6 +990,98 @@ function enclosingNotReady(model, union, event) {
   return model.start[candidate] + model.duration[candidate] >= e ? candidate : -1;
 }
 
+// rlviz/viz/static/explorer_gauges.js
+var NOT_READY3 = 1;
+function grouped(v) {
+  return String(Math.trunc(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+var CAUSES = [
+  [
+    ["learning_starts", "replay rows added"],
+    (needed, added) => `replay buffer has ${grouped(added)} of the ${grouped(needed)} rows learning_starts needs`
+  ],
+  [["Enqueue queue capacity", "Enqueue queue held"], (capacity, held) => `its queue is full: ${grouped(held)} of ${grouped(capacity)} items`],
+  [["Dequeue queue held"], () => "its queue is empty"]
+];
+function createGauges() {
+  return { tracks: [], version: 0 };
+}
+function appendGauges(held, message, decoded) {
+  for (const [name, where] of message.gauge_tracks || []) held.tracks.push({ name, where, time: [], value: [] });
+  const track = decoded.gauge_track;
+  if (!track || track.length === 0) return;
+  for (let k = 0; k < track.length; k++) {
+    const t = held.tracks[track[k]], time = decoded.gauge_time[k];
+    let at = t.time.length;
+    while (at > 0 && t.time[at - 1] > time) at--;
+    t.time.splice(at, 0, time);
+    t.value.splice(at, 0, decoded.gauge_value[k]);
+  }
+  held.version++;
+}
+function trimGauges(held, t) {
+  let trimmed = 0;
+  for (const track of held.tracks) {
+    const cut = readingAt(track, t);
+    if (cut > 0) {
+      track.time.splice(0, cut);
+      track.value.splice(0, cut);
+      trimmed += cut;
+    }
+  }
+  if (trimmed) held.version++;
+  return trimmed;
+}
+function readingAt(track, t) {
+  let a = 0, b = track.time.length;
+  while (a < b) {
+    const mid = a + b >>> 1;
+    if (track.time[mid] <= t) a = mid + 1;
+    else b = mid;
+  }
+  return a - 1;
+}
+function trackOf(held, name, where) {
+  return held.tracks.find((t) => t.name === name && t.where === where);
+}
+function within(track, s, e) {
+  const k = readingAt(track, e);
+  return k >= 0 && track.time[k] >= s ? track.value[k] : null;
+}
+function stateCause(held, model, i) {
+  const where = model.nodes[model.node[i]].where, s = model.start[i], e = s + model.duration[i];
+  for (const [names, sentence] of CAUSES) {
+    const tracks = names.map((name) => trackOf(held, name, where));
+    if (tracks.some((t) => !t)) continue;
+    const values = tracks.map((t) => within(t, s, e));
+    if (values.every((v) => v !== null)) return sentence(...values);
+  }
+  return null;
+}
+function causeOf(held, model, i) {
+  if (!held || held.tracks.length === 0) return null;
+  if ((model.flags[i] & 3) === NOT_READY3) {
+    const text = stateCause(held, model, i);
+    if (text !== null) return { text, notReady: true };
+  }
+  for (let k = model.inOffsets[i + 1] - 1; k >= model.inOffsets[i]; k--) {
+    const p = model.inputs[k];
+    if (!isDroppedInput(model, i, p)) continue;
+    const text = stateCause(held, model, p);
+    if (text !== null) return { text: `dropped an input: ${text}`, notReady: false };
+  }
+  return null;
+}
+function withCause(decision, cause, notReady = true) {
+  if (cause == null) return decision;
+  if (decision != null) return `${decision} (${cause})`;
+  return notReady ? `not ready: ${cause}` : cause;
+}
+function eventWhy(model, decisions, index, i) {
+  const cause = causeOf(model.gauges, model, i);
+  return withCause(whyOf(decisions, index, i), cause && cause.text, cause ? cause.notReady : true);
+}
+
 // rlviz/viz/static/explorer_grow.js
 var COLUMNS = ["start", "duration", "node", "flags", "item"];
 var MIN_ROOM = 16;
@@ -1182,6 +1274,7 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     model: null,
     indexed: { n: 0, pairs: 0 },
     decisions: createDecisions(),
+    gauges: createGauges(),
     seq: 0
   };
   for (const name of COLUMNS2) live.columns[name] = new NARROW[name](1024);
@@ -1238,6 +1331,7 @@ function appendChunk(live, message, buffers) {
   addPairs(live, links.consumer, links.producer);
   rememberDropped(live.droppedLinks, links);
   appendDecisions(live.decisions, decoded);
+  appendGauges(live.gauges, message, decoded);
   const heldFrom = message.held_from ?? live.base;
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;
@@ -1345,7 +1439,12 @@ function trimFront(live, heldFrom) {
   trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
-  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
+  let first = Infinity;
+  for (let i = 0; i < live.n; i++) {
+    live.end = Math.max(live.end, start[i] + duration[i]);
+    first = Math.min(first, start[i]);
+  }
+  if (live.n > 0) trimGauges(live.gauges, first);
   return cut;
 }
 function liveMeta(live) {
@@ -1374,6 +1473,7 @@ function liveModel(live) {
     growModel(live.model, live, liveMeta(live));
   }
   live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
+  live.model.gauges = live.gauges;
   return live.model;
 }
 function unarrived(live) {
@@ -1736,7 +1836,7 @@ function inspectorFields(view, i, whyRows) {
     ["duration", `${formatMs(d.durationMs)} ms`],
     ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
   ];
-  const why = whyOf(view.meta.decisions, whyRows, i);
+  const why = eventWhy(model, view.meta.decisions, whyRows, i);
   if (why) fields.push(["why", why]);
   return fields;
 }
@@ -2210,6 +2310,139 @@ function hatch(ctx, x, y, w, h, color) {
   ctx.restore();
 }
 
+// rlviz/viz/static/panes/gauges.js
+var TRACK_H = 30;
+var LINE_COLOR = "#2471a3";
+function trackPoints(track, a, b, width, height) {
+  const xs = [], ys = [], n = track.time.length;
+  let lo = Infinity, hi = -Infinity;
+  for (const v of track.value) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const max = hi;
+  if (!(hi > lo)) {
+    lo -= 1;
+    hi += 1;
+  }
+  const scale = width / (b - a), yOf = (v) => height - 3 - (v - lo) / (hi - lo) * (height - 6);
+  const xOf = (t) => Math.min(width, Math.max(0, (t - a) * scale));
+  const first = Math.max(0, readingAt(track, a)), last = readingAt(track, b);
+  for (let k = first; k <= last && k < n; k++) {
+    const x = xOf(track.time[k]), y = yOf(track.value[k]);
+    if (xs.length) {
+      xs.push(x);
+      ys.push(ys[ys.length - 1]);
+    }
+    xs.push(x);
+    ys.push(y);
+  }
+  if (xs.length) {
+    xs.push(width);
+    ys.push(ys[ys.length - 1]);
+  }
+  return { xs, ys, lo, hi, max };
+}
+function hoverText(track, t, unitMs) {
+  const k = readingAt(track, t);
+  const head = `${track.name} @ ${track.where}`;
+  if (k < 0) return `${head}: no reading yet`;
+  return `${head}: ${formatValue(track.value[k])} (since ${formatMs(track.time[k] * unitMs)} ms)`;
+}
+function formatValue(v) {
+  return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
+}
+function orderedTracks(tracks, lanes) {
+  const rank = (where) => {
+    const k = lanes.indexOf(where);
+    return k < 0 ? lanes.length : k;
+  };
+  return [...tracks].sort((p, q) => rank(p.where) - rank(q.where) || p.where.localeCompare(q.where) || p.name.localeCompare(q.name));
+}
+function createGaugeTracks(host, view) {
+  const box = make("div", "rlviz-gauges", "gauges");
+  host.appendChild(box);
+  const drawn = /* @__PURE__ */ new Map();
+  function element(track) {
+    const key = `${track.name}\0${track.where}`;
+    let entry = drawn.get(key);
+    if (entry) return entry;
+    const el = make("div", "rlviz-gauge", "gauge");
+    el.dataset.rlvizName = track.name;
+    el.dataset.rlvizWhere = track.where;
+    el.style.position = "relative";
+    const canvas = make("canvas");
+    const value = make("span", "rlviz-gauge-value", "gauge-value");
+    Object.assign(value.style, {
+      position: "absolute",
+      top: "0",
+      right: "4px",
+      font: "10px system-ui, sans-serif",
+      color: "#333",
+      background: "rgba(255,255,255,0.85)",
+      pointerEvents: "none"
+    });
+    el.append(canvas, value);
+    canvas.addEventListener("pointermove", (e) => hover(entry, e));
+    canvas.addEventListener("pointerleave", () => {
+      value.textContent = "";
+    });
+    entry = { el, canvas, value, track };
+    drawn.set(key, entry);
+    return entry;
+  }
+  function timeAt(clientX, canvas) {
+    const [a, b] = view.store.get().window, width = plotWidth();
+    const x = clientX - canvas.getBoundingClientRect().left - GUTTER;
+    return a + Math.max(0, x) / width * (b - a);
+  }
+  function hover(entry, e) {
+    const text = hoverText(entry.track, timeAt(e.clientX, entry.canvas), view.model.unitMs);
+    entry.value.textContent = text;
+    entry.el.title = text;
+  }
+  const plotWidth = () => Math.max(50, view.store.get().width - GUTTER - 8);
+  function draw() {
+    const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
+    const tracks = held ? orderedTracks(held.tracks, lanes) : [];
+    box.style.display = tracks.length ? "" : "none";
+    const wanted = tracks.map((track) => element(track).el);
+    if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
+    const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    for (const track of tracks) {
+      const entry = element(track);
+      entry.track = track;
+      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
+    }
+  }
+  return { draw, destroy() {
+    box.remove();
+  } };
+}
+function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
+  ctx.fillStyle = "#f4f7fb";
+  ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
+  ctx.fillStyle = laneColor;
+  ctx.fillRect(0, 1, 4, TRACK_H - 2);
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = "#333";
+  ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
+  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
+  ctx.fillStyle = "#888";
+  ctx.font = "9px system-ui, sans-serif";
+  ctx.textBaseline = "top";
+  if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);
+  if (!xs.length) return;
+  ctx.strokeStyle = LINE_COLOR;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(GUTTER + xs[0], ys[0]);
+  for (let k = 1; k < xs.length; k++) ctx.lineTo(GUTTER + xs[k], ys[k]);
+  ctx.stroke();
+}
+
 // rlviz/viz/static/panes/spans.js
 var DIMMED = 0.12;
 var POLL_BAND = 0.55;
@@ -2522,6 +2755,7 @@ function createTimeline(host, view) {
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
+  const gauges = createGaugeTracks(element, view);
   view.root.appendChild(tooltip);
   const tracks = TRACKS.map((create) => create(view));
   const painter = { frame: 0, first: false };
@@ -2543,6 +2777,7 @@ function createTimeline(host, view) {
       drawRuler(rulerCtx, f);
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
+    gauges.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -2568,6 +2803,7 @@ function createTimeline(host, view) {
       if (painter.frame) cancelAnimationFrame(painter.frame);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
+      gauges.destroy();
       element.remove();
     }
   };

@@ -7,6 +7,7 @@
 // window costs, on average, in proportion to its new events.
 import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
 import { appendDecisions, createDecisions, decisionTable, trimDecisions } from "./explorer_decisions.js";
+import { appendGauges, createGauges, trimGauges } from "./explorer_gauges.js";
 import { growModel } from "./explorer_grow.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
@@ -31,7 +32,7 @@ export function createLive(meta, trimShare = TRIM_SHARE) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
-    decisions: createDecisions(), seq: 0 };
+    decisions: createDecisions(), gauges: createGauges(), seq: 0 };
   for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
@@ -61,7 +62,7 @@ function zeroCounters(count) {
  * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, seq?, stream?, notes?, structure?,
  * columns}
  * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
- * late_consumer?, late_producer?, late_dropped?, decision_*?).
+ * late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?; meta gauge_tracks?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
@@ -96,6 +97,7 @@ export function appendChunk(live, message, buffers) {
   addPairs(live, links.consumer, links.producer);
   rememberDropped(live.droppedLinks, links);
   appendDecisions(live.decisions, decoded);
+  appendGauges(live.gauges, message, decoded);
   const heldFrom = message.held_from ?? live.base;
   const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
   if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
@@ -235,7 +237,12 @@ export function trimFront(live, heldFrom) {
   trimDecisions(live.decisions, live.base);
   const { start, duration } = live.columns;
   live.end = 0;
-  for (let i = 0; i < live.n; i++) live.end = Math.max(live.end, start[i] + duration[i]);
+  let first = Infinity;
+  for (let i = 0; i < live.n; i++) {
+    live.end = Math.max(live.end, start[i] + duration[i]);
+    first = Math.min(first, start[i]);
+  }
+  if (live.n > 0) trimGauges(live.gauges, first);       // readings before the held events, but the one in force
   return cut;
 }
 
@@ -266,6 +273,7 @@ export function liveModel(live) {
     growModel(live.model, live, liveMeta(live));
   }
   live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
+  live.model.gauges = live.gauges;
   return live.model;
 }
 

@@ -1,13 +1,15 @@
 // The inspector pane: the selected call's op, lane, outcome, item, times and completion rank,
 // with buttons to the calls that produced its inputs and consumed its output. In a live view of a
 // run with dataflow ops, "Break here" sets a breakpoint on the selected driver op (again: removes it).
-import { completionOrder, decisionIndex, isDroppedInput, whyOf } from "../explorer_core.js";
+import { completionOrder, decisionIndex, isDroppedInput } from "../explorer_core.js";
 import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
+import { eventWhy } from "../explorer_gauges.js";
 
 /**
  * What the inspector lists of call `i`, as [key, text] pairs: op, label, the node's details (round-robin
  * weights, max_concurrency, worker class: facts its Ray label leaves out), lane, outcome, item, times,
- * its rank in completion order, and why a union pulled it (when one did).
+ * its rank in completion order, and why (a union's decision, the state that caused a not-ready or a
+ * dropped input: explorer_gauges.eventWhy).
  * @param {object} view  the Explorer's shared context (model, meta, describe)
  * @param {number} i     the call
  * @param {Map} whyRows  decisionIndex of view.meta.decisions
@@ -21,7 +23,7 @@ export function inspectorFields(view, i, whyRows) {
   const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
     ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
     ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
-  const why = whyOf(view.meta.decisions, whyRows, i);
+  const why = eventWhy(model, view.meta.decisions, whyRows, i);   // the decision, and the cause behind it
   if (why) fields.push(["why", why]);
   return fields;
 }

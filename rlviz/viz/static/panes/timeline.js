@@ -4,6 +4,7 @@
 // Wheel zooms, drag pans, hover shows a tooltip, click selects.
 import { tickStep } from "../explorer_core.js";
 import { GUTTER, RULER_H, formatMs, make, measure, sized } from "../explorer_dom.js";
+import { createGaugeTracks } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
 const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
@@ -95,6 +96,7 @@ export function createTimeline(host, view) {
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
+  const gauges = createGaugeTracks(element, view);     // gauge tracks under the lanes (panes/gauges.js)
   view.root.appendChild(tooltip);
   const tracks = TRACKS.map((create) => create(view));
   const painter = { frame: 0, first: false };
@@ -119,6 +121,7 @@ export function createTimeline(host, view) {
       drawRuler(rulerCtx, f);
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
+    gauges.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -142,6 +145,7 @@ export function createTimeline(host, view) {
       if (painter.frame) cancelAnimationFrame(painter.frame);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
+      gauges.destroy();
       element.remove();
     },
   };

@@ -1,0 +1,154 @@
+"""Gauges: values that go up and down over a run (rows in a replay buffer, the weights version a worker holds).
+
+``gauge(name, value)`` records one reading from any process, as a GAUGE row
+(``rlviz.trace.rows``) in the same chunks as events, so remote readings reach
+the driver through the same mirrors and the page through the same stream.
+``Trace.gauges`` maps each name to a ``Gauge``: its readings as arrays.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlviz.trace.recorder import get_recorder
+
+_RECORDER = get_recorder()          # the process's one recorder (never replaced)
+
+__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json",
+           "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
+           "QUEUE_CAPACITY", "QUEUE_EMPTY"]
+
+#: The built-in gauges' names (ops record them without user code).
+REPLAY_ADDED, REPLAY_HELD, LEARNING_STARTS = "replay rows added", "replay rows held", "learning_starts"
+WEIGHTS_VERSION, EPISODES_FINISHED = "weights version", "episodes finished"
+#: What ``Enqueue`` records when its queue is full, and ``Dequeue`` when its queue is empty.
+QUEUE_HELD, QUEUE_CAPACITY, QUEUE_EMPTY = "Enqueue queue held", "Enqueue queue capacity", "Dequeue queue held"
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """One gauge's readings, ordered by time: when, what value, from which OS process and which lane."""
+
+    time_ns: np.ndarray
+    value: np.ndarray
+    pid: np.ndarray
+    where: np.ndarray
+
+    def __len__(self) -> int:
+        """How many readings."""
+        return len(self.time_ns)
+
+    def lanes(self) -> list[str]:
+        """The lanes (``where``) that recorded this gauge, in order of first reading."""
+        return list(dict.fromkeys(self.where.tolist()))
+
+    def on(self, where: str) -> "Gauge":
+        """The readings of one lane."""
+        keep = self.where == where
+        return Gauge(self.time_ns[keep], self.value[keep], self.pid[keep], self.where[keep])
+
+
+#: ``rlviz.gauge(name, value, where=None)``: the process recorder's ``Recorder.gauge``, bound once, so a
+#: reading costs one call (a no-op unless recording).  Works in any process: a remote actor's readings reach
+#: the driver with its events.
+gauge = _RECORDER.gauge
+
+
+class GaugeParts:
+    """Collects gauge rows from exports (each with its own text table), then builds ``Trace.gauges``."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.gone = 0                           # readings let go from the front (``let_go_before``)
+
+    def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
+        """Take gauge rows (int64, shape (n, FIELDS)) of one process; readings before ``since_ns`` are left out."""
+        if not len(rows):
+            return
+        time_ns = rows[:, 1] + offset_ns
+        keep = time_ns >= since_ns
+        if not keep.any():
+            return
+        rows, time_ns = rows[keep], time_ns[keep]
+        used, inverse = np.unique(rows[:, 3:5], return_inverse=True)
+        last = len(texts) - 1
+        named = np.array([texts[min(i, last)] if 0 <= i and last >= 0 else "" for i in used.tolist()], dtype=object)
+        name, where = named[inverse.reshape(-1, 2)].T
+        value = np.ascontiguousarray(rows[:, 2]).view(np.float64)
+        self._parts.append((name, time_ns, value, np.full(len(rows), pid, np.int64), where))
+
+    def __len__(self) -> int:
+        return sum(len(part[0]) for part in self._parts)
+
+    def readings(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Readings from number ``start`` on (numbers count every reading taken, those let go included), in the
+        order taken: name, time_ns, value, pid, where columns."""
+        if not self._parts:
+            empty = np.zeros(0, object)
+            return empty, np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), empty
+        if len(self._parts) > 1:
+            self._parts = [tuple(np.concatenate(column) for column in zip(*self._parts))]
+        return tuple(column[max(start - self.gone, 0):] for column in self._parts[0])
+
+    def let_go_before(self, time_ns: int) -> None:
+        """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
+        times = self.readings(self.gone)[1]
+        cut = int(np.argmin(times < time_ns)) if not (times < time_ns).all() else len(times)
+        if cut:
+            self._parts = [tuple(column[cut:] for column in self._parts[0])]
+            self.gone += cut
+
+    def build(self, since_ns: int | None = None) -> dict[str, Gauge]:
+        """Every reading taken, as ``{name: Gauge}`` (names sorted, readings by time), optionally from ``since_ns`` on."""
+        name, time_ns, value, pid, where = self.readings()
+        if since_ns is not None:
+            keep = time_ns >= since_ns
+            name, time_ns, value, pid, where = name[keep], time_ns[keep], value[keep], pid[keep], where[keep]
+        return gauges_by_name(name, time_ns, value, pid, where)
+
+
+def gauges_by_name(name: np.ndarray, time_ns: np.ndarray, value: np.ndarray, pid: np.ndarray,
+                   where: np.ndarray) -> dict[str, Gauge]:
+    """Readings given as parallel columns, grouped into ``{name: Gauge}`` (names sorted, readings by time)."""
+    order = np.lexsort((time_ns, name.astype(str))) if len(name) else np.zeros(0, np.int64)
+    name, time_ns, value, pid, where = name[order], time_ns[order], value[order], pid[order], where[order]
+    out = {}
+    for key in dict.fromkeys(name.tolist()):
+        at = name == key
+        out[key] = Gauge(time_ns[at].astype(np.int64), value[at].astype(np.float64), pid[at].astype(np.int64),
+                         where[at].astype(object))
+    return out
+
+
+def gauges_to_json(gauges: Mapping[str, Gauge]) -> dict:
+    """``Trace.gauges`` as JSON-ready data: per name, its columns as lists."""
+    return {name: {"time_ns": g.time_ns.tolist(), "value": g.value.tolist(), "pid": g.pid.tolist(),
+                   "where": g.where.tolist()} for name, g in gauges.items()}
+
+
+def gauges_from_json(data: object) -> dict[str, Gauge]:
+    """What ``gauges_to_json`` wrote.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is not of that shape.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"\"gauges\" must be an object of name -> columns, got {type(data).__name__}")
+    out = {}
+    for name, raw in data.items():
+        if not isinstance(raw, dict) or set(raw) != {"time_ns", "value", "pid", "where"}:
+            raise ValueError(f"gauge {name!r} must hold the lists time_ns, value, pid and where")
+        lengths = {len(raw[key]) if isinstance(raw[key], list) else -1 for key in raw}
+        if len(lengths) != 1 or -1 in lengths:
+            raise ValueError(f"gauge {name!r}: time_ns, value, pid and where must be lists of one length")
+        if not all(isinstance(w, str) for w in raw["where"]) or not all(
+                type(v) is int for v in (*raw["time_ns"], *raw["pid"])) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw["value"]):
+            raise ValueError(f"gauge {name!r}: time_ns and pid must be ints, value numbers, where strings")
+        out[name] = Gauge(np.array(raw["time_ns"], np.int64), np.array(raw["value"], np.float64),
+                          np.array(raw["pid"], np.int64), np.array(raw["where"], dtype=object))
+    return out

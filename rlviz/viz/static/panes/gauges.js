@@ -1,0 +1,146 @@
+// Gauge tracks under the timeline's lanes: one line track per gauge and lane (element
+// [data-rlviz=gauge], data-rlviz-name the gauge, data-rlviz-where the lane), grouped by lane in
+// lane order, on the timeline's time axis. A value holds until the next reading (a step line);
+// hovering a track shows the value at that time ([data-rlviz=gauge-value]). The geometry is plain
+// functions (trackPoints, hoverText), tested alone in tests/js/explorer_gauges.test.mjs.
+import { GUTTER, fitText, formatMs, make, sized } from "../explorer_dom.js";
+import { readingAt } from "../explorer_gauges.js";
+
+/** Height of one gauge track, in CSS pixels. */
+export const TRACK_H = 30;
+const LINE_COLOR = "#2471a3";
+
+/**
+ * The step line of `track` over the window [a, b] drawn `width` pixels wide and `height` tall:
+ * {xs, ys} (pixel coordinates; x from 0), {lo, hi} the value range the track's height spans
+ * (every reading's, so the line does not jump when the window moves; a flat track gets ±1), and
+ * max, the largest reading. Empty xs when no reading falls at or before b.
+ */
+export function trackPoints(track, a, b, width, height) {
+  const xs = [], ys = [], n = track.time.length;
+  let lo = Infinity, hi = -Infinity;
+  for (const v of track.value) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  const max = hi;
+  if (!(hi > lo)) { lo -= 1; hi += 1; }
+  const scale = width / (b - a), yOf = (v) => height - 3 - ((v - lo) / (hi - lo)) * (height - 6);
+  const xOf = (t) => Math.min(width, Math.max(0, (t - a) * scale));
+  const first = Math.max(0, readingAt(track, a)), last = readingAt(track, b);
+  for (let k = first; k <= last && k < n; k++) {
+    const x = xOf(track.time[k]), y = yOf(track.value[k]);
+    if (xs.length) { xs.push(x); ys.push(ys[ys.length - 1]); }   // the previous value held until now
+    xs.push(x);
+    ys.push(y);
+  }
+  if (xs.length) { xs.push(width); ys.push(ys[ys.length - 1]); }
+  return { xs, ys, lo, hi, max };
+}
+
+/** What hovering `track` at time `t` shows: its value then (or that it has none yet); `unitMs` converts times. */
+export function hoverText(track, t, unitMs) {
+  const k = readingAt(track, t);
+  const head = `${track.name} @ ${track.where}`;
+  if (k < 0) return `${head}: no reading yet`;
+  return `${head}: ${formatValue(track.value[k])} (since ${formatMs(track.time[k] * unitMs)} ms)`;
+}
+
+/** A gauge value: ints with thousands separators, others to 4 significant digits. */
+export function formatValue(v) {
+  return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
+}
+
+/** The tracks in drawing order: by their lane's place in `lanes` (names), then by name. */
+export function orderedTracks(tracks, lanes) {
+  const rank = (where) => { const k = lanes.indexOf(where); return k < 0 ? lanes.length : k; };
+  return [...tracks].sort((p, q) => rank(p.where) - rank(q.where) || p.where.localeCompare(q.where)
+    || p.name.localeCompare(q.name));
+}
+
+/**
+ * Mount the gauge tracks into `host` (the timeline's scroll area, under its lanes).
+ * @param {HTMLElement} host
+ * @param {object} view  the Explorer's shared context (model with .gauges, meta, store)
+ * @returns {{draw: function(): void, destroy: function(): void}}
+ */
+export function createGaugeTracks(host, view) {
+  const box = make("div", "rlviz-gauges", "gauges");
+  host.appendChild(box);
+  const drawn = new Map();         // "name\u0000where" -> {element, canvas, value}
+
+  function element(track) {
+    const key = `${track.name}\u0000${track.where}`;
+    let entry = drawn.get(key);
+    if (entry) return entry;
+    const el = make("div", "rlviz-gauge", "gauge");
+    el.dataset.rlvizName = track.name;
+    el.dataset.rlvizWhere = track.where;
+    el.style.position = "relative";
+    const canvas = make("canvas");
+    const value = make("span", "rlviz-gauge-value", "gauge-value");
+    Object.assign(value.style, { position: "absolute", top: "0", right: "4px", font: "10px system-ui, sans-serif",
+      color: "#333", background: "rgba(255,255,255,0.85)", pointerEvents: "none" });
+    el.append(canvas, value);
+    canvas.addEventListener("pointermove", (e) => hover(entry, e));
+    canvas.addEventListener("pointerleave", () => { value.textContent = ""; });
+    entry = { el, canvas, value, track };
+    drawn.set(key, entry);
+    return entry;
+  }
+
+  function timeAt(clientX, canvas) {
+    const [a, b] = view.store.get().window, width = plotWidth();
+    const x = clientX - canvas.getBoundingClientRect().left - GUTTER;
+    return a + (Math.max(0, x) / width) * (b - a);
+  }
+
+  function hover(entry, e) {
+    const text = hoverText(entry.track, timeAt(e.clientX, entry.canvas), view.model.unitMs);
+    entry.value.textContent = text;
+    entry.el.title = text;
+  }
+
+  const plotWidth = () => Math.max(50, view.store.get().width - GUTTER - 8);
+
+  function draw() {
+    const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
+    const tracks = held ? orderedTracks(held.tracks, lanes) : [];
+    box.style.display = tracks.length ? "" : "none";
+    const wanted = tracks.map((track) => element(track).el);
+    if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
+    const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    for (const track of tracks) {
+      const entry = element(track);
+      entry.track = track;
+      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
+    }
+  }
+
+  return { draw, destroy() { box.remove(); } };
+}
+
+/**
+ * Draw one track: its lane's colour bar (as the timeline marks the lane) and label in the gutter,
+ * then its step line over the window [a, b] (`plotW` wide).
+ */
+export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
+  ctx.fillStyle = "#f4f7fb";
+  ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
+  ctx.fillStyle = laneColor;
+  ctx.fillRect(0, 1, 4, TRACK_H - 2);
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = "#333";
+  ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
+  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
+  ctx.fillStyle = "#888";
+  ctx.font = "9px system-ui, sans-serif";
+  ctx.textBaseline = "top";
+  if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);   // the track's top reading
+  if (!xs.length) return;
+  ctx.strokeStyle = LINE_COLOR;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(GUTTER + xs[0], ys[0]);
+  for (let k = 1; k < xs.length; k++) ctx.lineTo(GUTTER + xs[k], ys[k]);
+  ctx.stroke();
+}

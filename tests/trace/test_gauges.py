@@ -1,0 +1,164 @@
+"""Gauges: readings written as rows beside the events, kept by the store and the trace, saved, exported to Chrome.
+
+The last test runs the small DQN plan with 2 remote workers: the built-in
+gauges (replay rows, weights versions) reach the driver through the mirrors.
+"""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import rlviz
+from rlviz.trace import Node, Recorder, Trace
+from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
+from rlviz.trace.mirror import RecorderMirror
+from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.store import TraceStore, merge_exports
+
+
+def test_gauge_is_a_no_op_outside_a_record_block_and_checks_its_value_inside():
+    rlviz.gauge("outside", 1)                              # no recording: nothing, and no check either
+    with rlviz.record() as trace:
+        rlviz.gauge("queue", 3)
+        rlviz.gauge("queue", np.int64(5))
+        rlviz.gauge("loss", 0.25, where="learner")
+        with pytest.raises(TypeError, match="gauge 'queue' needs a real number, got str '7'"):
+            rlviz.gauge("queue", "7")
+    gauges = trace.gauges
+    assert sorted(gauges) == ["loss", "queue"]
+    assert gauges["queue"].value.tolist() == [3.0, 5.0] and gauges["queue"].where.tolist() == ["driver", "driver"]
+    assert gauges["loss"].where.tolist() == ["learner"]
+    assert np.all(np.diff(gauges["queue"].time_ns) >= 0)
+
+
+def test_gauge_rows_share_the_event_chunks_and_cross_hand_overs_and_mirrors():
+    recorder, mirror = Recorder(), RecorderMirror()
+    recorder.enabled = True                                # what record() switches on
+    node = recorder.register(Node("n", "op", "op"))
+    for i in range(3 * CHUNK_EVENTS):                      # several chunk hand-overs of both writers
+        recorder.record(node, 10 * i, 10 * i + 5, ITEM, i)
+        recorder.gauge("held", i)
+        if i % 700 == 0:
+            mirror.update(recorder.export_since(mirror.cursor))
+    mirror.update(recorder.export_since(mirror.cursor))
+    for export in (recorder.export(), mirror.export()):
+        trace = merge_exports([export])
+        assert len(trace) == 3 * CHUNK_EVENTS
+        assert trace.gauges["held"].value.tolist() == list(map(float, range(3 * CHUNK_EVENTS)))
+        assert [e.item for e in trace.events[:3]] == ["int 0", "int 1", "int 2"]   # events read as before
+
+
+def test_a_growing_store_keeps_each_reading_once_and_the_thread_writers_hand_theirs_over():
+    recorder, store = Recorder(), TraceStore()
+    recorder.enabled = True
+
+    def worker(k):
+        for i in range(50):
+            recorder.gauge(f"thread {k}", i)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    recorder.gauge("main", 1)
+    store.add_export(recorder.export())
+    store.add_export(recorder.export())                    # seen again: nothing twice
+    recorder.gauge("main", 2)
+    store.add_export(recorder.export())
+    gauges = store.view().gauges
+    assert gauges["main"].value.tolist() == [1.0, 2.0]
+    assert all(gauges[f"thread {k}"].value.tolist() == list(map(float, range(50))) for k in range(3))
+    readings, next_reading = store.gauges_since(0)
+    assert next_reading == 152 and store.gauges_since(next_reading)[0][0].tolist() == []
+
+
+def test_save_load_and_chrome_keep_the_gauges(tmp_path):
+    with rlviz.record() as recorded:
+        for i in range(4):
+            rlviz.gauge("rows", 100 * i)
+        rlviz.gauge("version", 2, where="RolloutWorker-1")
+    trace = recorded.snapshot()
+    trace.save(tmp_path / "t.json")
+    loaded = Trace.load(tmp_path / "t.json")
+    for name in ("rows", "version"):
+        for column in ("time_ns", "value", "pid", "where"):
+            assert getattr(loaded.gauges[name], column).tolist() == getattr(trace.gauges[name], column).tolist()
+    trace.to_chrome(tmp_path / "t.chrome.json")
+    counters = [e for e in json.loads((tmp_path / "t.chrome.json").read_text())["traceEvents"] if e["ph"] == "C"]
+    assert [(e["name"], e["args"]["value"]) for e in counters] == [
+        ("rows @ driver", 0.0), ("rows @ driver", 100.0), ("rows @ driver", 200.0), ("rows @ driver", 300.0),
+        ("version @ RolloutWorker-1", 2.0)]
+
+
+def test_a_file_with_a_bad_gauge_is_refused_by_name(tmp_path):
+    with rlviz.record() as recorded:
+        rlviz.gauge("rows", 1)
+    recorded.snapshot().save(tmp_path / "t.json")
+    document = json.loads((tmp_path / "t.json").read_text())
+    document["gauges"]["rows"]["value"] = ["many"]
+    (tmp_path / "t.json").write_text(json.dumps(document))
+    with pytest.raises(rlviz.trace.TraceFormatError, match="gauge 'rows': time_ns and pid must be ints"):
+        Trace.load(tmp_path / "t.json")
+
+
+@pytest.mark.usefixtures("ray_local")
+def test_a_dqn_run_records_replay_rows_and_weights_versions_and_the_causes_of_not_ready(tmp_path):
+    trainer = rlviz.Trainer("dqn", num_workers=2, config={"learning_starts": 16, "timesteps_per_iteration": 40,
+                                                         "train_batch_size": 32, "counters_as_gauges": True})
+    try:
+        with rlviz.record() as recorded:
+            trainer.train()
+            trainer.train()
+    finally:
+        trainer.stop()
+    trace = recorded.snapshot()
+    gauges = trace.gauges
+    assert {REPLAY_ADDED, REPLAY_HELD, LEARNING_STARTS, WEIGHTS_VERSION} <= set(gauges)
+    added = gauges[REPLAY_ADDED].value
+    assert added[0] == 8 and np.all(np.diff(added) >= 0) and set(gauges[LEARNING_STARTS].value) == {16}
+    versions = gauges[WEIGHTS_VERSION]
+    assert set(versions.lanes()) == {"driver", "RolloutWorker-1", "RolloutWorker-2"}   # the learner and each worker
+    learner = versions.on("driver").value
+    assert learner.tolist() == list(map(float, range(1, len(learner) + 1)))           # one per update
+    for worker in ("RolloutWorker-1", "RolloutWorker-2"):
+        held = versions.on(worker)
+        assert set(held.pid.tolist()).isdisjoint(versions.on("driver").pid.tolist())     # recorded in the actor
+        # each version a worker held is one the learner reached (the last sync may land after the block ends)
+        assert set(held.value.tolist()) <= set(learner.tolist()) and held.value.max() >= 1
+    sampled = gauges["counter num_steps_sampled"].value                  # metrics.counters, once per train()
+    assert len(sampled) == 2 and sampled[0] >= 40 and sampled[1] > sampled[0]
+    early = [e for e in trace.events if e.op == "Replay" and e.outcome == "not_ready"]
+    assert early and early[0].why == "not ready: replay buffer has 8 of the 16 rows learning_starts needs"
+    trace.save(tmp_path / "dqn.json")
+    assert Trace.load(tmp_path / "dqn.json").gauges[WEIGHTS_VERSION].value.tolist() == versions.value.tolist()
+    trace.to_chrome(tmp_path / "dqn.chrome.json")
+    names = {e["name"] for e in json.loads((tmp_path / "dqn.chrome.json").read_text())["traceEvents"] if e["ph"] == "C"}
+    assert {"replay rows added @ driver", "weights version @ RolloutWorker-1", "weights version @ RolloutWorker-2"} <= names
+
+
+def test_a_window_keeps_recent_readings_and_lets_old_ones_go_from_the_recorder_and_the_store():
+    recorder, store = Recorder(), TraceStore(window_ns=10**9)
+    node = recorder.register(Node("n", "op", "op"))
+    recorder.enabled = True
+    try:
+        for i in range(2 * CHUNK_EVENTS):                  # one full gauge chunk handed over, all of it recent
+            recorder.gauge("held", i)
+    finally:
+        recorder.enabled = False
+    now = time.time_ns()
+    recorder.record(node, 0, 1, ITEM, 0)                   # an event that ended long before the readings
+    assert recorder.forget_ended_before(now - 10**9) == 0  # the handed-over gauge chunk is recent: it stays
+    store.add_export(recorder.export())
+    first, seen = store.gauges_since(0)
+    assert len(first[0]) == seen == 2 * CHUNK_EVENTS
+    recorder.record(node, now + 5 * 10**9, now + 5 * 10**9 + 1, ITEM, 1)   # the window moves 5 s on
+    recorder.enabled = True
+    recorder.gauge("held", -1.0)
+    recorder.enabled = False
+    store.add_export(recorder.export())
+    fresh, after = store.gauges_since(seen)
+    assert "held" not in store.view().gauges             # every reading is older than the window now
+    assert len(fresh[0]) == 0 and after == 2 * CHUNK_EVENTS + 1   # numbers keep counting those let go

@@ -1,0 +1,123 @@
+"""A person finds the gauge tracks under the timeline, saved and live, and hovers one to read its value.
+
+The run is a Concurrently plan whose Replay (a local buffer, learning_starts
+1,000) is not ready for two rounds: the buffer records its rows as gauges,
+and the not-ready calls name that cause in the inspector's why.
+"""
+import base64
+import re
+
+import pytest
+from browser_harness import chromium_page
+from explorer_checks import wait_ready
+
+import rlviz
+from rlviz.iter import LocalIterator
+from rlviz.ops import Concurrently, Replay, ReplayBuffer
+from rlviz.rollout import SampleBatch
+from rlviz.viz import write_html
+from rlviz.viz.explorer_html import explorer_js
+from rlviz.viz.explorer_stream import LiveEncoder
+
+pytestmark = pytest.mark.browser
+
+_DRIVER = """
+window.rlvizLive = {
+  mount(meta) { window.view = mountExplorer(document.getElementById("rlviz-root"), meta, []); },
+  deliver(chunks) { for (const { meta, buffers } of chunks) window.view.append(meta, buffers.map(base64Bytes)); },
+  frames: (n) => new Promise((done) => {
+    const next = (k) => (k === 0 ? done() : requestAnimationFrame(() => next(k - 1)));
+    next(n);
+  }),
+};
+"""
+
+
+def _plan():
+    buffer = ReplayBuffer(capacity=5000, learning_starts=1000, replay_batch_size=2, seed=0)
+
+    def store(batch):
+        buffer.add_batch(batch)
+        return batch
+
+    samples = LocalIterator(lambda timeout: (SampleBatch(t=list(range(406))) for _ in range(99)), name="Sample")
+    return Concurrently([samples.for_each(store).named("Store"), Replay(local_buffer=buffer)],
+                        mode="round_robin", output_indexes=[0])
+
+
+def _hover_last_value(page, root, name: str) -> int:
+    """Hover the right end of gauge ``name``'s track; return the value it shows there (an int)."""
+    from playwright.sync_api import expect
+
+    track = root.locator(f'[data-rlviz="gauge"][data-rlviz-name="{name}"]')
+    expect(track).to_have_count(1)
+    box = track.locator("canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 12, box["y"] + box["height"] / 2)
+    value = track.locator('[data-rlviz="gauge-value"]')
+    expect(value).to_have_text(re.compile(rf"^{name} @ driver: [\d,]+ \(since [\d.]+ ms\)$"))
+    return int(value.text_content().split(": ")[1].split(" ")[0].replace(",", ""))
+
+
+def test_a_saved_page_draws_each_gauge_as_a_track_and_hover_reads_its_value(tmp_path):
+    from playwright.sync_api import expect
+
+    with rlviz.record() as trace:
+        _plan().take(6)
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        tracks = root.locator('[data-rlviz="gauge"]')
+        expect(tracks).to_have_count(3)
+        assert sorted(tracks.evaluate_all("els => els.map(e => e.dataset.rlvizName)")) == [
+            "learning_starts", "replay rows added", "replay rows held"]
+        # each Store adds 406 rows; the track's right end holds one of the last values (the very last was read
+        # a few microseconds before the trace ends, under a pixel at this zoom)
+        assert _hover_last_value(page, root, "replay rows added") in (2030, 2436)
+        search = root.locator('[data-rlviz="search"]')
+        search.fill("op:Replay")
+        search.press("Enter")
+        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="why"]')).to_have_text(
+            "not ready: replay buffer has 406 of the 1,000 rows learning_starts needs")
+        assert errors == []
+
+
+def test_a_live_page_grows_its_gauge_tracks_with_the_stream():
+    from playwright.sync_api import expect
+
+    stream = iter(_plan())
+    with rlviz.record() as live:
+        encoder = LiveEncoder(live.store)
+        chunks = []
+        for _ in range(3):
+            next(stream)
+            live.pull()
+            chunk = encoder.next_chunk()
+            chunks.append({"meta": chunk.meta, "buffers": [base64.b64encode(bytes(b)).decode() for b in chunk.buffers]})
+        structure = encoder.start()
+    stream.close()
+    page_html = ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
+                 "<div id='rlviz-root' style='width:1200px'></div>"
+                 f"<script type='module'>{explorer_js()}\n{_DRIVER}</script></body></html>")
+    with chromium_page(1280, 900) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_content(page_html)
+        page.wait_for_function("window.rlvizLive !== undefined")
+        page.evaluate("meta => window.rlvizLive.mount(meta)", structure)
+        page.evaluate("chunks => window.rlvizLive.deliver(chunks)", chunks[:1])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        root = page.locator("#rlviz-root")
+        assert _hover_last_value(page, root, "replay rows added") == 406
+        page.evaluate("chunks => window.rlvizLive.deliver(chunks)", chunks[1:])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        expect(root.locator('[data-rlviz="gauge"]')).to_have_count(3)
+        first, last = chunks[-1]["meta"]["time_range"]            # zoom to the last refresh: its reading shows
+        page.evaluate("([a, b]) => window.view.setWindow([a * window.view.model.unitMs, b * window.view.model.unitMs])",
+                      [first, last + 1])
+        page.evaluate("() => window.rlvizLive.frames(3)")
+        page.mouse.move(5, 5)
+        assert _hover_last_value(page, root, "replay rows added") == 1218
+        assert errors == []
