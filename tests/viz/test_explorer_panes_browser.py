@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 from browser_harness import chromium_page
 from explorer_checks import graph_boxes_on_screen, wait_ready
+from page_replay import named_op as _op
 from viz_helpers import a2c_like_nodes, box_problems, one_call_each
 
 import rlviz
-from rlviz.iter import LocalIterator
-from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 from rlviz.viz import write_html
 from rlviz.viz.examples import apex_nodes
@@ -26,11 +25,6 @@ pytestmark = pytest.mark.browser
 MATCH_COLOR = (0xF1, 0xC4, 0x0F)          # explorer_dom.js MATCH_COLOR
 
 
-def _op(name, not_ready_first=0):
-    def items(timeout):
-        yield from [NOT_READY] * not_ready_first
-        yield from (f"{name}{i}" for i in range(10_000))
-    return LocalIterator(items, name=name).named(name)
 
 
 @pytest.fixture(scope="module")

@@ -6,68 +6,30 @@ outcome name and an item text) and the grouping of a union's polls into
 rounds, and the order the steppers visit events in (``TraceStepper`` and the
 Explorer's step keys).  Each test runs one recorded trace through both sides.
 """
-import json
 import random
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from page_replay import NODE, named_op as _op, replay_in_node
 
 import rlviz
 from rlviz.iter import LocalIterator
-from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
-from rlviz.viz.explorer_stream import encode_trace
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (make test installs it)")
 
-SCRIPT = """
-import { readFileSync } from "node:fs";
-import { OUTCOMES, itemText, roundRows, stepList } from "%s/explorer_core.js";
-import { liveModel, openStream } from "%s/explorer_live.js";
-const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const bytes = new Uint8Array(readFileSync(process.argv[3]));
-const buffers = [];
-let at = 0;
-for (const chunk of meta.chunks) {
-  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
-}
-const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
+IMPORTS = 'import { OUTCOMES, itemText, roundRows, stepList } from "%(static)s/explorer_core.js";'
+BODY = """
 const events = [];
 for (let i = 0; i < model.n; i++) events.push([OUTCOMES[model.flags[i] & 3], itemText(model, i)]);
 const decisions = model.meta.decisions;
 const rounds = decisions.specs.map((_, union) => roundRows(decisions, union).rounds);
-const filters = JSON.parse(process.argv[4] || "[]");
-const steps = filters.map(([op, where, skip]) => Array.from(stepList(model, { op, where }, skip)));
+const steps = (asked || []).map(([op, where, skip]) => Array.from(stepList(model, { op, where }, skip)));
 console.log(JSON.stringify({ events, rounds, steps }));
 """
 
 
-def _op(name, not_ready_first=0, gaps=False, items=None):
-    def source(timeout):
-        yield from [NOT_READY] * not_ready_first
-        for i, item in enumerate(items if items is not None else range(10_000)):
-            yield item if items is not None else f"{name}{i}"
-            if gaps:
-                yield NOT_READY
-    return LocalIterator(source, name=name).named(name)
-
-
 def _through_js(trace, tmp_path, step_filters=()) -> dict:
-    payload = encode_trace(trace)
-    (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
-    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
-    script = tmp_path / "parity.mjs"
-    static = (ROOT / "rlviz/viz/static").as_uri()
-    script.write_text(SCRIPT % (static, static))
-    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin"),
-                          json.dumps(step_filters)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    return replay_in_node(trace, tmp_path, IMPORTS, BODY, list(step_filters))
 
 
 @pytest.fixture(scope="module")

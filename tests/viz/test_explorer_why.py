@@ -1,52 +1,24 @@
 """The Explorer's inspector says why each call happened, word for word as Event.why (JS from the payload's decisions
 and gauges)."""
-import json
 import queue
 import random
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from page_replay import NODE, named_op as _op, replay_in_node
 
 import rlviz
 from rlviz.iter import LocalIterator
-from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently, Dequeue, Enqueue, Replay, ReplayBuffer
 from rlviz.rollout import SampleBatch
-from rlviz.viz.explorer_stream import encode_trace
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE = shutil.which("node")
-
-SCRIPT = """
-import { readFileSync } from "node:fs";
-import { decisionIndex } from "%s/explorer_core.js";
-import { eventWhy } from "%s/explorer_gauges.js";
-import { liveModel, openStream } from "%s/explorer_live.js";
-const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const bytes = new Uint8Array(readFileSync(process.argv[3]));
-const buffers = [];
-let at = 0;
-for (const chunk of meta.chunks) {
-  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
-}
-const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
+IMPORTS = """import { decisionIndex } from "%(static)s/explorer_core.js";
+import { eventWhy } from "%(static)s/explorer_gauges.js";"""
+BODY = """
 const decisions = model.meta.decisions, index = decisionIndex(decisions);
 const out = [];
 for (let i = 0; i < model.n; i++) out.push(eventWhy(model, decisions, index, i));
 console.log(JSON.stringify(out));
 """
-
-
-def _op(name, not_ready_first=0, gaps=False):
-    def items(timeout):
-        yield from [NOT_READY] * not_ready_first
-        for i in range(10_000):
-            yield f"{name}{i}"
-            if gaps:
-                yield NOT_READY
-    return LocalIterator(items, name=name).named(name)
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -136,13 +108,4 @@ def test_a_filter_that_drops_a_replay_shards_none_says_the_shards_state(tmp_path
 
 def _page_whys(trace, tmp_path) -> list:
     """Every event's why as the page says it, from the trace's stream replayed in node."""
-    payload = encode_trace(trace, chunk_events=64)          # several chunks: decisions arrive with theirs
-    (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
-    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
-    static = (ROOT / "rlviz/viz/static").as_uri()
-    script = tmp_path / "why.mjs"
-    script.write_text(SCRIPT % (static, static, static))
-    run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin")],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    return replay_in_node(trace, tmp_path, IMPORTS, BODY, chunk_events=64)   # several chunks: decisions arrive with theirs

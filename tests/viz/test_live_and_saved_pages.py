@@ -16,10 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from page_replay import named_op
 
 import rlviz
-from rlviz.iter import LocalIterator
-from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 from rlviz.trace.analysis import order_notes
 from rlviz.viz import write_html
@@ -66,14 +65,7 @@ console.log(JSON.stringify({ events, rounds, gauges }));
 
 
 def _op(name, not_ready_first=0, gaps=False):
-    def items(timeout):
-        yield from [NOT_READY] * not_ready_first
-        for i in range(10_000):
-            rlviz.gauge(f"{name} made", i + 1)
-            yield f"{name}{i}"
-            if gaps:
-                yield NOT_READY
-    return LocalIterator(items, name=name).named(name)
+    return named_op(name, not_ready_first, gaps, gauge=True)
 
 
 def _page(tmp_path: Path, name: str, start: dict, chunks: list) -> dict:

@@ -2,21 +2,16 @@
 import pytest
 from browser_harness import chromium_page
 from explorer_checks import wait_ready
+from page_replay import named_op as _op
 
 import rlviz
 from rlviz.iter import LocalIterator
-from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 from rlviz.viz import write_html
 
 pytestmark = pytest.mark.browser
 
 
-def _op(name, not_ready_first=0):
-    def items(timeout):
-        yield from [NOT_READY] * not_ready_first
-        yield from (f"{name}{i}" for i in range(10_000))
-    return LocalIterator(items, name=name).named(name)
 
 
 def test_inspector_says_why_for_a_star_pull_at_its_cap_and_a_not_ready_poll(tmp_path):
