@@ -36,6 +36,21 @@ test("without hiding every row keeps its place; hiding drops the rows the filter
   assert.deepEqual(Array.from(none.shown), [1, 1, 1, 1], "hiding without a filter hides nothing");
 });
 
+test("laneExtra leaves room under each lane's rows for its gauge tracks, and laneEnd says where it starts", () => {
+  const m = model(NODES, [[0, 0, 5, 0], [1, 0, 5, 0], [2, 6, 2, 0], [3, 9, 2, 0]]);
+  const lanes = m.rows.map((row) => row.lane);                     // [a, b, c, c]: three lanes, the last with two rows
+  const extra = [];
+  extra[lanes[1]] = 30;                                            // the middle lane has one gauge track
+  extra[lanes[3]] = 60;                                            // the last lane two
+  const laid = rowLayout(m, { op: null, where: null }, false, { ...GEOMETRY, laneExtra: extra });
+  assert.deepEqual(Array.from(laid.y), [4, 19, 64, 74, 148]);      // 30 px after the middle lane, 60 after the last
+  assert.equal(laid.laneEnd.get(lanes[0]), 14, "a lane without gauges: its room is empty, where the gap starts");
+  assert.equal(laid.laneEnd.get(lanes[1]), 29, "the middle lane's gauges start under its one row");
+  assert.equal(laid.laneEnd.get(lanes[3]), 84, "the last lane's under its second row");
+  const hidden = rowLayout(m, { op: null, where: "driver" }, true, { ...GEOMETRY, laneExtra: extra });
+  assert.equal(hidden.laneEnd.get(lanes[1]), undefined, "a lane the filter hides has no room and no place");
+});
+
 test("every search hit in the window gets a mark; neighbours in one pixel merge, outside hits count nothing", () => {
   const m = model(NODES, [[0, 0, 10, 0], [0, 10, 10, 0], [0, 50, 10, 0], [2, 30, 1, 1], [3, 200, 5, 0]]);
   const { marks, inside } = matchMarks(m, Uint32Array.from([0, 1, 2, 3, 4]), 0, 100, 10);

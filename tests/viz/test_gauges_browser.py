@@ -84,6 +84,30 @@ def test_a_saved_page_draws_each_gauge_as_a_track_and_hover_reads_its_value(tmp_
         assert errors == []
 
 
+def test_each_gauge_track_sits_under_its_own_lane_s_rows(tmp_path):
+    from rlviz.trace import span
+
+    with rlviz.record() as trace:
+        _plan().take(3)
+        for rows in (1, 2, 3):                      # a second lane, below the driver's: a worker's calls and gauge
+            with span("sample", where="RolloutWorker-1"):
+                rlviz.gauge("episodes finished", rows, where="RolloutWorker-1")
+    html = write_html(trace, tmp_path / "run.html")
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        boxes = root.locator('[data-rlviz="gauge"]').evaluate_all(
+            "els => els.map(e => [e.dataset.rlvizWhere, e.getBoundingClientRect().top, e.getBoundingClientRect().bottom])")
+        lanes = root.locator('[data-rlviz="lanes"]').bounding_box()
+    driver = [(top, bottom) for where, top, bottom in boxes if where == "driver"]
+    worker = [(top, bottom) for where, top, bottom in boxes if where == "RolloutWorker-1"]
+    assert len(driver) == 3 and len(worker) == 1, boxes
+    # the driver's gauges come right under the driver's rows, then the worker's row, then the worker's gauge
+    assert driver[0][0] > lanes["y"] + 13
+    assert worker[0][0] - max(bottom for _, bottom in driver) >= 13, (driver, worker)
+    assert worker[0][1] <= lanes["y"] + lanes["height"] + 1, "the room for it is part of the lanes canvas"
+
+
 def test_a_live_page_grows_its_gauge_tracks_with_the_stream():
     from playwright.sync_api import expect
 

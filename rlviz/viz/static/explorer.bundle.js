@@ -472,10 +472,15 @@ function completedIn(model, list, t0, t1) {
   };
   return [bound(t0, false), bound(t1, true)];
 }
-function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 } = {}) {
+function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7, laneExtra: laneExtra2 = [] } = {}) {
   const R = model.rows.length, filtered = filter.op != null || filter.where != null;
   const y = new Float64Array(R + 1), shown = new Uint8Array(R), first = new Uint8Array(R), last = new Uint8Array(R);
+  const laneEnd = /* @__PURE__ */ new Map();
   let at = top, lane = -1, previous = -1;
+  const closeLane = () => {
+    laneEnd.set(lane, at);
+    at += laneExtra2[lane] || 0;
+  };
   for (let r = 0; r < R; r++) {
     const row = model.rows[r];
     shown[r] = !(hide && filtered) || nodeMatches(model, row.node, filter) ? 1 : 0;
@@ -484,6 +489,7 @@ function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 }
     if (row.lane !== lane) {
       if (previous >= 0) {
         last[previous] = 1;
+        closeLane();
         at += laneGap;
         y[r] = at;
       }
@@ -493,9 +499,12 @@ function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 }
     at += rowHeight;
     previous = r;
   }
-  if (previous >= 0) last[previous] = 1;
+  if (previous >= 0) {
+    last[previous] = 1;
+    closeLane();
+  }
   y[R] = at + 4;
-  return { y, shown, first, last };
+  return { y, shown, first, last, laneEnd };
 }
 function matchMarks(model, hits, t0, t1, width) {
   const scale = width / (t1 - t0), pixels = /* @__PURE__ */ new Map();
@@ -640,7 +649,7 @@ var CSS = `
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 .rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
-.rlviz-scroll { max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
+.rlviz-scroll { position: relative; max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
 .rlviz-timeline canvas { display: block; cursor: crosshair; }
 .rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
@@ -2352,6 +2361,14 @@ function hoverText(track, t, unitMs) {
 function formatValue(v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
 }
+function laneExtra(tracks, lanes) {
+  const extra = lanes.map(() => 0);
+  for (const track of tracks) {
+    const k = lanes.indexOf(track.where);
+    if (k >= 0) extra[k] += TRACK_H;
+  }
+  return extra;
+}
 function orderedTracks(tracks, lanes) {
   const rank = (where) => {
     const k = lanes.indexOf(where);
@@ -2359,8 +2376,17 @@ function orderedTracks(tracks, lanes) {
   };
   return [...tracks].sort((p, q) => rank(p.where) - rank(q.where) || p.where.localeCompare(q.where) || p.name.localeCompare(q.name));
 }
-function createGaugeTracks(host, view) {
+function createGaugeTracks(host, view, laneEnd) {
   const box = make("div", "rlviz-gauges", "gauges");
+  Object.assign(box.style, {
+    position: "absolute",
+    left: "0",
+    top: "0",
+    width: "100%",
+    height: "0",
+    overflow: "visible",
+    pointerEvents: "none"
+  });
   host.appendChild(box);
   const drawn = /* @__PURE__ */ new Map();
   function element(track) {
@@ -2370,7 +2396,7 @@ function createGaugeTracks(host, view) {
     const el = make("div", "rlviz-gauge", "gauge");
     el.dataset.rlvizName = track.name;
     el.dataset.rlvizWhere = track.where;
-    el.style.position = "relative";
+    Object.assign(el.style, { position: "absolute", left: "0", right: "0", pointerEvents: "auto" });
     const canvas = make("canvas");
     const value = make("span", "rlviz-gauge-value", "gauge-value");
     Object.assign(value.style, {
@@ -2410,13 +2436,18 @@ function createGaugeTracks(host, view) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    const below = /* @__PURE__ */ new Map();
     for (const track of tracks) {
-      const entry = element(track);
+      const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
+      const top = laneEnd(lane);
+      below.set(lane, k + 1);
       entry.track = track;
+      entry.el.style.display = top === void 0 ? "none" : "";
+      entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
       drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
     }
   }
-  return { draw, destroy() {
+  return { draw, element: box, destroy() {
     box.remove();
   } };
 }
@@ -2447,10 +2478,14 @@ function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
 var DIMMED = 0.12;
 var POLL_BAND = 0.55;
 function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
-  let layout = null, raster = null;
+  let layout = null, raster = null, extraKey = "";
   const laidOut = () => {
-    const state = view.store.get();
-    layout ?? (layout = rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP }));
+    const state = view.store.get(), laneExtra2 = view.laneExtra?.() ?? [], key = laneExtra2.join(",");
+    if (key !== extraKey) {
+      layout = null;
+      extraKey = key;
+    }
+    layout ?? (layout = rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra: laneExtra2 }));
     return layout;
   };
   return {
@@ -2466,7 +2501,9 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
-    shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1
+    shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
+    /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
+    laneEnd: (lane) => laidOut().laneEnd.get(lane)
   };
 }
 function drawSpanTrack(ctx, frame, layout, raster) {
@@ -2755,12 +2792,14 @@ function createTimeline(host, view) {
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
-  const gauges = createGaugeTracks(element, view);
   view.root.appendChild(tooltip);
+  view.laneExtra = () => laneExtra(view.model.gauges?.tracks ?? [], (view.meta.lanes || []).map((lane) => lane.name));
   const tracks = TRACKS.map((create) => create(view));
+  const spans = tracks.find((track) => track.name === "spans");
+  const gauges = createGaugeTracks(scroll, view, (lane) => lane < 0 ? spans.height(frame()) : spans.laneEnd(lane));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, canvas);
+  showEmpty(view, scroll, [canvas, gauges.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -2789,7 +2828,7 @@ function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, canvas);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -2808,9 +2847,9 @@ function createTimeline(host, view) {
     }
   };
 }
-function showEmpty(view, scroll, canvas) {
+function showEmpty(view, scroll, [canvas, ...overlays]) {
   if (view.model.n > 0) {
-    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas);
+    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
     return;
   }
   scroll.replaceChildren(make(

@@ -538,27 +538,31 @@ export function completedIn(model, list, t0, t1) {
  * The timeline's rows laid out top to bottom: `y[r]` is row r's top (`y[rows]` the height), `shown[r]`
  * whether it is drawn, `first[r]` / `last[r]` whether it opens / closes its lane's block. With `hide`
  * and a filter set, rows the filter rejects take no room (the filter hides instead of dimming).
+ * `laneExtra[lane]` pixels are left free under a lane's rows (its gauge tracks go there), and
+ * `laneEnd.get(lane)` says where that room starts, for each lane with a row shown.
  */
-export function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7 } = {}) {
+export function rowLayout(model, filter, hide, { top = 4, rowHeight = 13, laneGap = 7, laneExtra = [] } = {}) {
   const R = model.rows.length, filtered = filter.op != null || filter.where != null;
   const y = new Float64Array(R + 1), shown = new Uint8Array(R), first = new Uint8Array(R), last = new Uint8Array(R);
+  const laneEnd = new Map();                     // lane index -> y under its last row shown (its extra room starts)
   let at = top, lane = -1, previous = -1;
+  const closeLane = () => { laneEnd.set(lane, at); at += laneExtra[lane] || 0; };
   for (let r = 0; r < R; r++) {
     const row = model.rows[r];
     shown[r] = !(hide && filtered) || nodeMatches(model, row.node, filter) ? 1 : 0;
     y[r] = at;
     if (!shown[r]) continue;
     if (row.lane !== lane) {
-      if (previous >= 0) { last[previous] = 1; at += laneGap; y[r] = at; }
+      if (previous >= 0) { last[previous] = 1; closeLane(); at += laneGap; y[r] = at; }
       first[r] = 1;
       lane = row.lane;
     }
     at += rowHeight;
     previous = r;
   }
-  if (previous >= 0) last[previous] = 1;
+  if (previous >= 0) { last[previous] = 1; closeLane(); }
   y[R] = at + 4;
-  return { y, shown, first, last };
+  return { y, shown, first, last, laneEnd };
 }
 
 /**

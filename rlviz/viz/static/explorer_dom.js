@@ -23,7 +23,7 @@ export const CSS = `
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 .rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
-.rlviz-scroll { max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
+.rlviz-scroll { position: relative; max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
 .rlviz-timeline canvas { display: block; cursor: crosshair; }
 .rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }

@@ -1,6 +1,6 @@
-// Gauge tracks under the timeline's lanes: one line track per gauge and lane (element
-// [data-rlviz=gauge], data-rlviz-name the gauge, data-rlviz-where the lane), grouped by lane in
-// lane order, on the timeline's time axis. A value holds until the next reading (a step line);
+// Gauge tracks under their process: one line track per gauge and lane (element [data-rlviz=gauge],
+// data-rlviz-name the gauge, data-rlviz-where the lane), right under that lane's rows of spans (the
+// span track leaves the room, laneExtra), on the timeline's time axis. A value holds until the next reading (a step line);
 // hovering a track shows the value at that time ([data-rlviz=gauge-value]). The geometry is plain
 // functions (trackPoints, hoverText), tested alone in tests/js/explorer_gauges.test.mjs.
 import { GUTTER, fitText, formatMs, make, sized } from "../explorer_dom.js";
@@ -48,6 +48,16 @@ export function formatValue(v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
 }
 
+/** Pixels to leave under each lane's rows (by lane index, `lanes` the names): its gauge tracks' height. */
+export function laneExtra(tracks, lanes) {
+  const extra = lanes.map(() => 0);
+  for (const track of tracks) {
+    const k = lanes.indexOf(track.where);
+    if (k >= 0) extra[k] += TRACK_H;
+  }
+  return extra;
+}
+
 /** The tracks in drawing order: by their lane's place in `lanes` (names), then by name. */
 export function orderedTracks(tracks, lanes) {
   const rank = (where) => { const k = lanes.indexOf(where); return k < 0 ? lanes.length : k; };
@@ -56,13 +66,17 @@ export function orderedTracks(tracks, lanes) {
 }
 
 /**
- * Mount the gauge tracks into `host` (the timeline's scroll area, under its lanes).
+ * Mount the gauge tracks into `host` (the timeline's scroll area), each right under its lane's rows.
  * @param {HTMLElement} host
  * @param {object} view  the Explorer's shared context (model with .gauges, meta, store)
- * @returns {{draw: function(): void, destroy: function(): void}}
+ * @param {function(number): (number|undefined)} laneEnd  where a lane's room for gauges starts (px), by lane
+ *   index (-1: a lane the timeline has no rows for); undefined hides the lane's gauges (a filter hid its rows)
+ * @returns {{draw: function(): void, element: HTMLElement, destroy: function(): void}}
  */
-export function createGaugeTracks(host, view) {
+export function createGaugeTracks(host, view, laneEnd) {
   const box = make("div", "rlviz-gauges", "gauges");
+  Object.assign(box.style, { position: "absolute", left: "0", top: "0", width: "100%", height: "0",
+    overflow: "visible", pointerEvents: "none" });
   host.appendChild(box);
   const drawn = new Map();         // "name\u0000where" -> {element, canvas, value}
 
@@ -73,7 +87,7 @@ export function createGaugeTracks(host, view) {
     const el = make("div", "rlviz-gauge", "gauge");
     el.dataset.rlvizName = track.name;
     el.dataset.rlvizWhere = track.where;
-    el.style.position = "relative";
+    Object.assign(el.style, { position: "absolute", left: "0", right: "0", pointerEvents: "auto" });
     const canvas = make("canvas");
     const value = make("span", "rlviz-gauge-value", "gauge-value");
     Object.assign(value.style, { position: "absolute", top: "0", right: "4px", font: "10px system-ui, sans-serif",
@@ -108,14 +122,19 @@ export function createGaugeTracks(host, view) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    const below = new Map();                       // lane -> tracks placed under it so far
     for (const track of tracks) {
-      const entry = element(track);
+      const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
+      const top = laneEnd(lane);
+      below.set(lane, k + 1);
       entry.track = track;
+      entry.el.style.display = top === undefined ? "none" : "";      // its lane is hidden by a filter
+      entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
       drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
     }
   }
 
-  return { draw, destroy() { box.remove(); } };
+  return { draw, element: box, destroy() { box.remove(); } };
 }
 
 /**

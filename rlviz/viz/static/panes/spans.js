@@ -17,15 +17,17 @@ const POLL_BAND = 0.55;              // a row's not-ready polls fill its lower b
 /**
  * The span track of a timeline: `height`, `draw` and `hit` over the frame the timeline passes
  * (see panes/timeline.js); it keeps its row layout and its rasterized spans between frames.
- * @param {object} view  the Explorer's shared context (model, store)
+ * @param {object} view  the Explorer's shared context (model, store; `laneExtra()`, if set, gives the
+ *   pixels to leave under each lane's rows, by lane index)
  * @param {function(): HTMLCanvasElement} newCanvas  makes the offscreen canvas the spans are rasterized in
  * @returns {object} the track
  */
 export function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
-  let layout = null, raster = null;
+  let layout = null, raster = null, extraKey = "";
   const laidOut = () => {
-    const state = view.store.get();
-    layout ??= rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP });
+    const state = view.store.get(), laneExtra = view.laneExtra?.() ?? [], key = laneExtra.join(",");
+    if (key !== extraKey) { layout = null; extraKey = key; }     // a lane's gauge tracks came (or went)
+    layout ??= rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra });
     return layout;
   };
   return {
@@ -42,6 +44,8 @@ export function createSpanTrack(view, newCanvas = () => document.createElement("
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
+    /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
+    laneEnd: (lane) => laidOut().laneEnd.get(lane),
   };
 }
 

@@ -4,7 +4,7 @@
 // Wheel zooms, drag pans, hover shows a tooltip, click selects.
 import { tickStep } from "../explorer_core.js";
 import { GUTTER, RULER_H, formatMs, make, measure, sized } from "../explorer_dom.js";
-import { createGaugeTracks } from "./gauges.js";
+import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
 const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
@@ -96,12 +96,15 @@ export function createTimeline(host, view) {
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
-  const gauges = createGaugeTracks(element, view);     // gauge tracks under the lanes (panes/gauges.js)
   view.root.appendChild(tooltip);
+  view.laneExtra = () => laneExtra(view.model.gauges?.tracks ?? [], (view.meta.lanes || []).map((lane) => lane.name));
   const tracks = TRACKS.map((create) => create(view));
+  const spans = tracks.find((track) => track.name === "spans");
+  // each gauge right under its lane's rows (panes/gauges.js); a lane with no rows has its gauges at the bottom
+  const gauges = createGaugeTracks(scroll, view, (lane) => (lane < 0 ? spans.height(frame()) : spans.laneEnd(lane)));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, canvas);
+  showEmpty(view, scroll, [canvas, gauges.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -134,7 +137,7 @@ export function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, canvas);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();     // a step draws at once
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -151,10 +154,10 @@ export function createTimeline(host, view) {
   };
 }
 
-/** The lanes canvas, or a note saying why there is nothing to draw. */
-function showEmpty(view, scroll, canvas) {
+/** The lanes canvas and what lies over it (the gauge tracks), or a note saying why there is nothing to draw. */
+function showEmpty(view, scroll, [canvas, ...overlays]) {
   if (view.model.n > 0) {
-    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas);
+    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
     return;
   }
   scroll.replaceChildren(make("div", "rlviz-empty", null,
