@@ -158,3 +158,21 @@ test("the inspector's fields, worked out without a page: details from the node, 
   assert.equal(fields.item, "(none)");
   assert.equal(fields.why, undefined, "no decisions: no why");
 });
+
+test("the graph pane's shapes: an edge's curve and width, a node's counter lines, the marks of a selection", async () => {
+  const { edgeShape, graphMarks, nodeCounterLines } = await import("../../rlviz/viz/static/panes/graph.js");
+  const from = { op: "sample", x: 0, y: 0, w: 100, h: 40 }, to = { op: "gather", x: 200, y: 60, w: 80, h: 40 };
+  const edge = edgeShape(from, to, 999, false);
+  assert.equal(edge.d, "M100,20 C150,20 150,80 200,80", "from the right middle of one box to the left middle of the other");
+  assert.equal(edge.width, 2.5, "thicker with the log of the values carried");
+  assert.equal(edge.title, "sample → gather: 999 values");
+  assert.equal(edgeShape(to, from, 1, true).dashed, true, "a back edge is dashed");
+  assert.deepEqual(nodeCounterLines({ calls: 1200, items: 1000, busy_ms: 12.5, not_ready: 200, errors: 0 }),
+    ["1.2k calls · 1.0k items", "12.5 ms busy · 200 not ready"]);
+  // event 2 (gather) consumed events 0 and 1 (the two shards' samples); event 3 (train) consumed event 2
+  const m = model(NODES, [[0, 0, 5, 0], [1, 0, 5, 0], [2, 6, 2, 0, [0, 1]], [3, 9, 2, 0, [2]]]);
+  const marks = graphMarks(m, 2, { op: null, where: "driver" }, [0, 1, 2, 3]);
+  assert.deepEqual([...marks.values()].map((mark) => mark.role), ["producer", "producer", "selected", "consumer"]);
+  assert.deepEqual([...marks.values()].map((mark) => mark.dim), [true, true, false, false], "the filter keeps the driver");
+  assert.deepEqual([...graphMarks(m, -1, {}, [0, 3]).values()], [{ role: null, dim: false }, { role: null, dim: false }]);
+});

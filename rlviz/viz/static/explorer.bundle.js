@@ -1649,6 +1649,38 @@ function createStore(initial) {
 // rlviz/viz/static/panes/graph.js
 var PAD = 4;
 var TEXT_PAD = 6;
+function edgeShape(from, to, count, back) {
+  const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
+  const [x2, y2] = [to.x, to.y + to.h / 2];
+  const bend = Math.max(30, Math.abs(x2 - x1) / 2);
+  return {
+    d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
+    width: 1 + Math.log10(1 + count) / 2,
+    dashed: Boolean(back),
+    title: `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values`
+  };
+}
+function nodeCounterLines(n) {
+  return [
+    `${compact(n.calls)} calls · ${compact(n.items)} items`,
+    [
+      `${formatBusy(n.busy_ms)} ms busy`,
+      n.not_ready ? `${compact(n.not_ready)} not ready` : "",
+      n.errors ? `${compact(n.errors)} errors` : ""
+    ].filter(Boolean).join(" · ")
+  ];
+}
+function graphMarks(model, selected, filter, nodes) {
+  const role = /* @__PURE__ */ new Map();
+  if (selected >= 0) {
+    for (let k = model.inOffsets[selected]; k < model.inOffsets[selected + 1]; k++) role.set(model.node[model.inputs[k]], "producer");
+    for (let k = model.outOffsets[selected]; k < model.outOffsets[selected + 1]; k++) role.set(model.node[model.outputs[k]], "consumer");
+    role.set(model.node[selected], "selected");
+  }
+  const filtered = filter.op != null || filter.where != null;
+  return new Map(nodes.map((k) => [k, { role: role.get(k) ?? null, dim: filtered && !nodeMatches(model, k, filter) }]));
+}
+var ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected: "#000" };
 function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
@@ -1752,19 +1784,11 @@ function createGraph(host, view) {
     return g;
   }
   function edge(from, to, count, back) {
-    const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
-    const [x2, y2] = [to.x, to.y + to.h / 2];
-    const bend = Math.max(30, Math.abs(x2 - x1) / 2);
-    const path = svg("path", {
-      d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
-      fill: "none",
-      stroke: "#888",
-      "stroke-width": 1 + Math.log10(1 + count) / 2,
-      "marker-end": "url(#rlviz-head)"
-    });
-    if (back) path.setAttribute("stroke-dasharray", "4 3");
+    const shape = edgeShape(from, to, count, back);
+    const path = svg("path", { d: shape.d, fill: "none", stroke: "#888", "stroke-width": shape.width, "marker-end": "url(#rlviz-head)" });
+    if (shape.dashed) path.setAttribute("stroke-dasharray", "4 3");
     const title = svg("title");
-    title.textContent = `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values`;
+    title.textContent = shape.title;
     path.appendChild(title);
     return path;
   }
@@ -1781,34 +1805,23 @@ function createGraph(host, view) {
     view.meta.nodes.forEach((n, k) => {
       const box = boxes.get(k);
       if (!box) return;
-      box.stats.textContent = `${compact(n.calls)} calls · ${compact(n.items)} items`;
-      box.more.textContent = [
-        `${formatBusy(n.busy_ms)} ms busy`,
-        n.not_ready ? `${compact(n.not_ready)} not ready` : "",
-        n.errors ? `${compact(n.errors)} errors` : ""
-      ].filter(Boolean).join(" · ");
+      [box.stats.textContent, box.more.textContent] = nodeCounterLines(n);
       squeeze(box.stats, box.width);
       squeeze(box.more, box.width);
     });
   }
   function mark(reveal = false) {
     if (!drawing) return;
-    const { model, meta } = view, { selected: i, filter } = view.store.get();
-    const related = /* @__PURE__ */ new Map();
-    if (i >= 0) {
-      for (let k = model.inOffsets[i]; k < model.inOffsets[i + 1]; k++) related.set(model.node[model.inputs[k]], PRODUCER_COLOR);
-      for (let k = model.outOffsets[i]; k < model.outOffsets[i + 1]; k++) related.set(model.node[model.outputs[k]], CONSUMER_COLOR);
-      related.set(model.node[i], "#000");
-    }
-    const filtered = filter.op != null || filter.where != null;
+    const { model, meta } = view, { selected, filter } = view.store.get();
+    const marks = graphMarks(model, selected, filter, [...boxes.keys()]);
     for (const [k, { g, rect }] of boxes) {
-      const color = related.get(k);
+      const { role, dim } = marks.get(k), color = role && ROLE_COLOR[role];
       rect.setAttribute("stroke-width", color ? 3.2 : 1.6);
       rect.setAttribute("fill", color === "#000" ? "#fff6d5" : "#fff");
       if (color && color !== "#000") rect.setAttribute("stroke", color);
       else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
       if (color === "#000") rect.setAttribute("stroke", "#000");
-      g.setAttribute("opacity", !filtered || nodeMatches(model, k, filter) ? 1 : 0.35);
+      g.setAttribute("opacity", dim ? 0.35 : 1);
       if (color !== "#000") delete g.dataset.selected;
       else {
         g.dataset.selected = "1";
