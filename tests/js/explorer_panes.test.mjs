@@ -176,3 +176,30 @@ test("the graph pane's shapes: an edge's curve and width, a node's counter lines
   assert.deepEqual([...marks.values()].map((mark) => mark.dim), [true, true, false, false], "the filter keeps the driver");
   assert.deepEqual([...graphMarks(m, -1, {}, [0, 3]).values()], [{ role: null, dim: false }, { role: null, dim: false }]);
 });
+
+test("the live bar's texts: count, rate, state, the pause button, where it paused, the counters", async () => {
+  const { liveBarTexts } = await import("../../rlviz/viz/static/panes/livebar.js");
+  const running = liveBarTexts({ events: 12345, events_per_s: 740.4, running: true, paused: false, iterations: 3,
+    counters: { sampled: 4000, trained: 1000 }, target_ratio: 0.25, break_on: "Replay" });
+  assert.deepEqual(running, { count: "12,345", rate: "740 events/s", state: "running", pause: "❚❚ pause",
+    where: "break on Replay", counters: "iteration 3 · sampled 4,000 · trained 1,000 · trained/sampled 0.25 (target 0.25)" });
+  const paused = liveBarTexts({ events: 1, events_per_s: 0, running: true, paused: true, iterations: 0,
+    paused_at: { op: "Replay", outcome: "not_ready", item: null } });
+  assert.equal(paused.state, "paused");
+  assert.equal(paused.pause, "▶ resume");
+  assert.equal(paused.where, "paused after Replay (not_ready)");
+  assert.equal(liveBarTexts({ events: 1, events_per_s: 0, running: false, error: "x", iterations: 0,
+    break_error: "break_on raised ZeroDivisionError" }).where, "⚠ break_on raised ZeroDivisionError");
+});
+
+test("the toolbar's texts: the trace's header, what was dropped, the filter chip", async () => {
+  const { filterChipText, toolbarTexts } = await import("../../rlviz/viz/static/panes/toolbar.js");
+  const texts = toolbarTexts({ n: 1234 }, { lanes: [{}, {}, {}], span_ms: 1500, dropped: 5000 });
+  assert.match(texts.title, /^1,234 calls · 3 processes · 1[,.]?500/);
+  assert.equal(texts.dropped, "5,000 events were dropped by the bounded buffers (the oldest); "
+    + "raise rlviz.record(capacity=...) to keep them.");
+  assert.equal(toolbarTexts({ n: 0 }, { lanes: [], span_ms: 0, dropped: 0 }).dropped, "");
+  assert.equal(filterChipText({ op: "sample", where: "shard-0" }), "showing sample @ shard-0  ✕");
+  assert.equal(filterChipText({ op: null, where: "driver" }), "showing driver  ✕");
+  assert.equal(filterChipText({}), "");
+});

@@ -1944,6 +1944,21 @@ function createInspector(host, view) {
 // rlviz/viz/static/panes/livebar.js
 var CURVE_W = 260;
 var CURVE_H = 64;
+function liveBarTexts(live) {
+  const at = live.paused_at, c = live.counters || {};
+  const counters = [`iteration ${live.iterations}`];
+  if (c.sampled != null) counters.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
+  if (c.trained != null) counters.push(`trained ${c.trained.toLocaleString("en-US")}`);
+  if (c.sampled) counters.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}` + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
+  return {
+    count: live.events.toLocaleString("en-US"),
+    rate: `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`,
+    state: live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped",
+    pause: live.paused ? "▶ resume" : "❚❚ pause",
+    where: live.break_error ? `⚠ ${live.break_error}` : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "",
+    counters: counters.join(" · ")
+  };
+}
 function createLiveBar(host, before, view) {
   const { store } = view;
   const bar = make("div", "rlviz-live", "live");
@@ -2021,25 +2036,20 @@ function createLiveBar(host, before, view) {
     view.actions.select(found);
   }
   function show(live) {
-    setText(count, live.events.toLocaleString("en-US"));
+    const texts = liveBarTexts(live);
+    setText(count, texts.count);
     count.dataset.count = String(live.events);
-    setText(rate, `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`);
-    setText(state, live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped");
+    setText(rate, texts.rate);
+    setText(state, texts.state);
     bar.dataset.running = String(Boolean(live.running));
-    setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
+    setText(pause, texts.pause);
     pause.disabled = stop.disabled = !live.running;
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";
-    const at = live.paused_at;
-    setText(where, live.break_error ? `⚠ ${live.break_error}` : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "");
-    where.dataset.outcome = at ? at.outcome : "";
+    setText(where, texts.where);
+    where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";
     if (live.running) noticePause(live);
-    const c = live.counters || {};
-    const parts = [`iteration ${live.iterations}`];
-    if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
-    if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
-    if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}` + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
-    setText(counters, parts.join(" · "));
+    setText(counters, texts.counters);
     curve.style.display = live.curve ? "" : "none";
     const points = live.curve || [];
     const key = `${points.length}:${points.length ? points[points.length - 1].join(",") : ""}`;
@@ -2937,6 +2947,16 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 
 // rlviz/viz/static/panes/toolbar.js
 var SEARCH_SETTLE_MS = 200;
+function toolbarTexts(model, meta) {
+  return {
+    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`,
+    dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
+  };
+}
+function filterChipText(filter) {
+  const parts = [filter.op, filter.where].filter((v) => v != null);
+  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+}
 function createToolbar(host, view) {
   const { store, actions, root } = view;
   const bar = make("div", "rlviz-bar");
@@ -3016,10 +3036,10 @@ function createToolbar(host, view) {
   describe2();
   announce2();
   function describe2() {
-    const { model, meta } = view;
-    title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
-    dropped.style.display = meta.dropped > 0 ? "" : "none";
-    dropped.textContent = meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : "";
+    const texts = toolbarTexts(view.model, view.meta);
+    title.textContent = texts.title;
+    dropped.style.display = texts.dropped ? "" : "none";
+    dropped.textContent = texts.dropped;
   }
   function announce2() {
     const state = store.get(), toMs = (t) => t * view.model.unitMs;
@@ -3030,11 +3050,10 @@ function createToolbar(host, view) {
     root.dataset.rlvizMatches = String(state.matches ? state.matches.length : 0);
     skipBox.checked = state.skipNotReady;
     hideBox.checked = state.hideOthers;
-    const f = state.filter;
-    const filtered = f.op != null || f.where != null;
-    chip.style.display = filtered ? "" : "none";
-    if (filtered) {
-      chip.textContent = `showing ${[f.op, f.where].filter((v) => v != null).join(" @ ")}  ✕`;
+    const showing = filterChipText(state.filter);
+    chip.style.display = showing ? "" : "none";
+    if (showing) {
+      chip.textContent = showing;
       chip.title = "click to show every op and lane";
     }
   }

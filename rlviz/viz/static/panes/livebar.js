@@ -9,6 +9,29 @@ import { make, sized } from "../explorer_dom.js";
 const CURVE_W = 260, CURVE_H = 64;
 
 /**
+ * What the live bar says of a run's status `live` (the kernel's status message): the event count and
+ * rate, the run's state, the pause button's label, where it paused (or breaks, or why its predicate
+ * failed) and the counters line.
+ */
+export function liveBarTexts(live) {
+  const at = live.paused_at, c = live.counters || {};
+  const counters = [`iteration ${live.iterations}`];
+  if (c.sampled != null) counters.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
+  if (c.trained != null) counters.push(`trained ${c.trained.toLocaleString("en-US")}`);
+  if (c.sampled) counters.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}`
+    + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
+  return {
+    count: live.events.toLocaleString("en-US"),
+    rate: `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`,
+    state: live.error ? "stopped by an error" : live.running ? (live.paused ? "paused" : "running") : "stopped",
+    pause: live.paused ? "▶ resume" : "❚❚ pause",
+    where: live.break_error ? `⚠ ${live.break_error}`
+      : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "",
+    counters: counters.join(" · "),
+  };
+}
+
+/**
  * Mount the live bar into `host`, before `before`.
  * @param {HTMLElement} host
  * @param {HTMLElement} before
@@ -93,27 +116,20 @@ export function createLiveBar(host, before, view) {
 
   /** Show `live`; an unchanged text or curve is left alone (a write would make the page lay out and paint it again). */
   function show(live) {
-    setText(count, live.events.toLocaleString("en-US"));
+    const texts = liveBarTexts(live);
+    setText(count, texts.count);
     count.dataset.count = String(live.events);
-    setText(rate, `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`);
-    setText(state, live.error ? "stopped by an error" : live.running ? (live.paused ? "paused" : "running") : "stopped");
+    setText(rate, texts.rate);
+    setText(state, texts.state);
     bar.dataset.running = String(Boolean(live.running));
-    setText(pause, live.paused ? "▶ resume" : "❚❚ pause");
+    setText(pause, texts.pause);
     pause.disabled = stop.disabled = !live.running;
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";     // an RLlib 2.x Algorithm has no ops to advance through
-    const at = live.paused_at;
-    setText(where, live.break_error ? `⚠ ${live.break_error}`
-      : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "");
-    where.dataset.outcome = at ? at.outcome : "";
+    setText(where, texts.where);
+    where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";
     if (live.running) noticePause(live);
-    const c = live.counters || {};
-    const parts = [`iteration ${live.iterations}`];
-    if (c.sampled != null) parts.push(`sampled ${c.sampled.toLocaleString("en-US")}`);
-    if (c.trained != null) parts.push(`trained ${c.trained.toLocaleString("en-US")}`);
-    if (c.sampled) parts.push(`trained/sampled ${(c.trained / c.sampled).toFixed(2)}`
-      + (live.target_ratio != null ? ` (target ${live.target_ratio})` : ""));
-    setText(counters, parts.join(" · "));
+    setText(counters, texts.counters);
     curve.style.display = live.curve ? "" : "none";          // an iterator has no return curve
     const points = live.curve || [];
     const key = `${points.length}:${points.length ? points[points.length - 1].join(",") : ""}`;

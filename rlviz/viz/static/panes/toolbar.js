@@ -5,6 +5,23 @@ import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
 
 const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
 
+/** The toolbar's header: calls, processes and span of the trace; and what was dropped ("" if nothing). */
+export function toolbarTexts(model, meta) {
+  return {
+    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`,
+    dropped: meta.dropped > 0
+      ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
+        + "raise rlviz.record(capacity=...) to keep them."
+      : "",
+  };
+}
+
+/** The filter chip's text: which op and/or lane the timeline shows, "" when it shows everything. */
+export function filterChipText(filter) {
+  const parts = [filter.op, filter.where].filter((v) => v != null);
+  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+}
+
 /**
  * Mount the toolbar into `host` (the Explorer's root, which also gets the key handler).
  * @param {HTMLElement} host
@@ -76,13 +93,10 @@ export function createToolbar(host, view) {
   announce();
 
   function describe() {
-    const { model, meta } = view;
-    title.textContent = `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`;
-    dropped.style.display = meta.dropped > 0 ? "" : "none";
-    dropped.textContent = meta.dropped > 0
-      ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
-        + "raise rlviz.record(capacity=...) to keep them."
-      : "";
+    const texts = toolbarTexts(view.model, view.meta);
+    title.textContent = texts.title;
+    dropped.style.display = texts.dropped ? "" : "none";
+    dropped.textContent = texts.dropped;
   }
 
   function announce() {
@@ -94,11 +108,10 @@ export function createToolbar(host, view) {
     root.dataset.rlvizMatches = String(state.matches ? state.matches.length : 0);
     skipBox.checked = state.skipNotReady;
     hideBox.checked = state.hideOthers;
-    const f = state.filter;
-    const filtered = f.op != null || f.where != null;
-    chip.style.display = filtered ? "" : "none";
-    if (filtered) {
-      chip.textContent = `showing ${[f.op, f.where].filter((v) => v != null).join(" @ ")}  ✕`;
+    const showing = filterChipText(state.filter);
+    chip.style.display = showing ? "" : "none";
+    if (showing) {
+      chip.textContent = showing;
       chip.title = "click to show every op and lane";
     }
   }
