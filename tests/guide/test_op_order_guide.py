@@ -51,7 +51,10 @@ def test_equal_weights_give_one_of_each_per_round_once_replay_is_ready(workers):
         assert_ratio(trace, OPS, [1, 1, 1])              # the not-ready rounds count without skip
     polls = [e for e in trace.events if e.op == "TrainOneStep" and e.outcome == "not_ready"]
     assert len(polls) == 7                               # 7 rounds x 8 steps < learning_starts=64
-    assert polls[0].why == "round 1: TrainOneStep not ready: its turn ends, LogMetrics next"
+    assert polls[0].why == ("round 1: TrainOneStep not ready: its turn ends, LogMetrics next "
+                            "(replay buffer has 8 of the 64 rows learning_starts needs)")
+    assert polls[2].why == ("round 3: TrainOneStep not ready: its turn ends, LogMetrics next "   # the guide's example
+                            "(replay buffer has 24 of the 64 rows learning_starts needs)")
     title = plot_order(trace, ops=OPS).get_title(loc="left")
     assert "TrainOneStep (35 items, 7 not ready)" in title
 
