@@ -211,6 +211,12 @@ class TraceStore:
         with self.lock:
             return sum(source.dropped for source in self._sources.values())
 
+    @property
+    def decision_count(self) -> int:
+        """Decisions the store took so far (those that left through the window included)."""
+        with self.lock:
+            return self._decisions_gone + self._decisions["event"].size
+
     def view(self) -> Trace:
         """A frozen ``Trace`` of every held event, ordered by start (cached until something is added)."""
         with self.lock:
@@ -230,10 +236,11 @@ class TraceStore:
             return trace
 
     def decided(self) -> Trace:
-        """A ``Trace`` of the held events a scheduling decision explains, with those decisions and no links.
+        """A ``Trace`` of the held events a scheduling decision explains, with those decisions, the gauges and no links.
 
-        What the decisions' analyses read (``rlviz.trace.analysis.order_notes``),
-        in time proportional to the decisions held rather than to the events.
+        What the decisions' analyses read (``rlviz.trace.analysis.order_notes``,
+        whose causes come from the gauges), in time proportional to the
+        decisions and gauges held rather than to the events.
         """
         with self.lock:
             events = self._decisions["event"].values()
@@ -252,7 +259,9 @@ class TraceStore:
             kept[kept] = ids[at[kept]] == events[held][kept]
             rows = {"event": position[at[kept]],
                     **{name: self._decisions[name].values()[held][kept] for name in DECISION_ROW_FIELDS}}
-            return _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
+            trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
+            trace.gauges = self._gauges.build(self.window_start_ns)
+            return trace
 
     def since(self, event_id: int = 0, input_from: int = 0, decision_from: int = 0) -> Appended:
         """Events with ids from ``event_id`` on (arrival order), the input pairs from number ``input_from`` on,

@@ -35,8 +35,11 @@ a page asked to replace are not taken into the new one.
 A chunk also brings the trace's notes (``rlviz.trace.analysis.order_notes``:
 where a scheduling rule dominates) when they changed: a saved trace's last
 chunk, and a live chunk when the decisions that arrived changed them, worked
-out at most every ``NOTES_S`` seconds (from the decided events only, so a
-refresh still costs in proportion to what is new).
+out at most every ``NOTES_S`` seconds from the decided events and the
+gauges (their causes), outside the store's lock.  Working them out costs in
+proportion to the decisions held, so the interval grows with that cost:
+notes take at most ``1 / NOTES_COST_SHARE`` of one core's time, however long
+the run.
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
-__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S"]
+__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S", "NOTES_COST_SHARE"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
@@ -64,6 +67,8 @@ LIVE_UNIT_NS = 1_000
 SAVED_CHUNK_EVENTS = 1 << 16
 #: A live page's notes are worked out again at most this often (seconds), when new decisions arrived.
 NOTES_S = 3.0
+#: ... and no more often than this many times what working them out took (so at most 2% of one core).
+NOTES_COST_SHARE = 50
 
 _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
@@ -119,6 +124,7 @@ class LiveEncoder:
         self.notes: list[str] = []
         self.notes_from = 0                    # decisions taken into the notes sent
         self.notes_at = -float("inf")          # time.monotonic() when they were worked out
+        self.notes_every = NOTES_S             # seconds between two workings-out (grows with their cost)
 
     def start(self) -> dict:
         """The meta a page mounts with (no events yet): the structure, the origin and unit, ``live: True``."""
@@ -133,10 +139,11 @@ class LiveEncoder:
         that (at once with ``notes_now``, as for a run that just ended); a
         chunk of no events brings them when that is all that changed.
         """
+        decided = self._decided_if_due(notes_now)
+        notes = self._new_notes(decided)
         with self.store.lock:
             appended = self.store.since(self.next_id, self.next_input, self.next_decision)
             (name, time_ns, value, _, where), next_gauge = self.store.gauges_since(self.next_gauge)
-            notes = self._new_notes(appended.next_decision, notes_now)
             if (len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0
                     and notes is None and not len(name)):
                 return None
@@ -163,13 +170,26 @@ class LiveEncoder:
             chunk.meta["notes"] = notes
         return chunk
 
-    def _new_notes(self, decisions: int, now: bool) -> list[str] | None:
-        """The notes when they are due and differ from those sent, else None (call with the store locked)."""
-        clock = time.monotonic()
-        if decisions == self.notes_from or not (now or clock - self.notes_at >= NOTES_S):
+    def _decided_if_due(self, now: bool) -> Trace | None:
+        """The store's decided events (``TraceStore.decided``) when the notes are due, else None.
+
+        Due when decisions arrived since the notes were last worked out, and
+        ``notes_every`` seconds have passed since (at once with ``now``).
+        """
+        decisions = self.store.decision_count
+        if decisions == self.notes_from or not (now or time.monotonic() - self.notes_at >= self.notes_every):
             return None
-        self.notes_from, self.notes_at = decisions, clock
-        notes = order_notes(self.store.decided())
+        self.notes_from = decisions
+        return self.store.decided()
+
+    def _new_notes(self, decided: Trace | None) -> list[str] | None:
+        """The notes of ``decided`` when they differ from those sent, else None; times the work to space the next."""
+        if decided is None:
+            return None
+        began = time.monotonic()
+        notes = order_notes(decided)
+        self.notes_at = time.monotonic()
+        self.notes_every = max(NOTES_S, NOTES_COST_SHARE * (self.notes_at - began))
         if notes == self.notes:
             return None
         self.notes = notes

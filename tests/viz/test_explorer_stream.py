@@ -1,5 +1,6 @@
 """The live wire format: a growing store's new events as appended chunks (no Ray, no browser)."""
 import numpy as np
+import pytest
 
 from rlviz.trace import Node, Recorder
 from rlviz.trace.recorder import ExportCursor
@@ -196,3 +197,68 @@ def test_notes_come_when_they_change_at_most_every_notes_s_and_alone_when_nothin
         assert encoder.next_chunk() is None and encoder.next_chunk(notes_now=True) is None
         assert len(worked_out) == 2, "worked out again only when decisions arrived"
         assert first.meta["stream"] == third.meta["stream"] == encoder.start()["stream"] != LiveEncoder(trace.store).stream
+
+
+def test_live_notes_name_the_cause_the_gauges_give_as_the_saved_notes_do():
+    """A live page's notes are worked out from the decided events *and* the gauges, so a not-ready op's cause
+    (Replay's rows against ``learning_starts``) reaches the live page as it reaches the saved one."""
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+    from rlviz.ops import Concurrently
+    from rlviz.trace.analysis import order_notes
+    from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED
+
+    def replay(timeout):
+        for added in range(0, 1000, 50):                # twenty not-readies while the buffer fills
+            rlviz.gauge(REPLAY_ADDED, added)
+            rlviz.gauge(LEARNING_STARTS, 1000)
+            yield NOT_READY
+        yield from range(10_000)
+
+    store = LocalIterator(lambda timeout: iter(range(10_000)), name="Store").named("Store")
+    plan = iter(Concurrently([store, LocalIterator(replay, name="Replay").named("Replay")], round_robin_weights=[1, 1]))
+    with rlviz.record() as trace:
+        encoder = LiveEncoder(trace.store)
+        for _ in range(30):
+            next(plan)
+        trace.pull()
+        live = encoder.next_chunk(notes_now=True).meta["notes"]
+    saved = order_notes(trace.snapshot())
+    assert live == saved
+    assert any(note.startswith("Replay was not ready") and "learning_starts needs" in note for note in live), live
+
+
+def test_notes_are_spaced_by_what_working_them_out_costs(monkeypatch):
+    """Notes cost in proportion to the decisions held, so a long run spaces them out: at most 1/NOTES_COST_SHARE of a core."""
+    from types import SimpleNamespace
+
+    import rlviz
+    from rlviz.iter import LocalIterator
+    from rlviz.ops import Concurrently
+    from rlviz.viz import explorer_stream
+
+    clock = [100.0]
+    monkeypatch.setattr(explorer_stream, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def slow_notes(trace):                              # working the notes out takes 0.2 s of the clock
+        clock[0] += 0.2
+        return [f"{len(trace.decisions)} decisions"]
+    monkeypatch.setattr(explorer_stream, "order_notes", slow_notes)
+
+    plan = iter(Concurrently([LocalIterator(lambda timeout: iter(range(10_000)), name=name).named(name)
+                              for name in ("A", "B")], round_robin_weights=[1, 1]))
+    with rlviz.record() as trace:
+        encoder = LiveEncoder(trace.store)
+        next(plan)
+        trace.pull()
+        assert "notes" in encoder.next_chunk().meta
+        assert encoder.notes_every == pytest.approx(explorer_stream.NOTES_COST_SHARE * 0.2)   # 10 s, not NOTES_S
+        next(plan)
+        trace.pull()
+        clock[0] += explorer_stream.NOTES_S
+        assert "notes" not in encoder.next_chunk().meta, "due only notes_every after the last working-out"
+        clock[0] += encoder.notes_every
+        next(plan)
+        trace.pull()
+        assert "notes" in encoder.next_chunk().meta
