@@ -10,6 +10,14 @@ Names are Ray's (``LocalIterator[ParallelIterator[...].gather_sync()]``); such
 options are details of the gather's and the shards' nodes.
 Each source lists the ids of the values it received, so traces link shard
 events to driver events, and stops its streams when it is closed or dropped.
+
+Each source also records the gauge ``GATHERS_IN_FLIGHT`` per shard (on the
+shard's lane) when it changes: the calls the driver has outstanding to that
+shard.  The barrier's rise to one per shard at each round and fall to none
+when the round is in; ``num_async`` plain calls stay that many until the
+shard ends; a stream counts its back-pressure bound (the items the shard may
+run ahead) while it is open, since how far it really runs ahead is Ray's
+inside knowledge.
 """
 from __future__ import annotations
 
@@ -28,6 +36,8 @@ from rlviz.iter.metrics import SharedMetrics
 from rlviz.iter.sentinel import NOT_READY
 from rlviz.iter.shards import ShardSet
 from rlviz.iter.worker import CONTROL_GROUP, STREAM_GROUP, STREAM_SLOTS, BatchRequest
+from rlviz.trace import gauge
+from rlviz.trace.gauges import GATHERS_IN_FLIGHT
 
 __all__ = ["batch_across_shards", "gather_sync", "gather_async", "get_shard"]
 
@@ -142,7 +152,7 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
     """Rounds of ``par_iter_next``: one call per live shard, all awaited; each round's ``(id, item)`` pairs."""
     actors = shards.start(serving=serving)
     lanes = list(shards.labels)
-    futures = [a.rlviz_next.remote() for a in actors]
+    futures = _barrier_round(actors, lanes)
     while actors:
         if timeout is not None:
             ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
@@ -159,11 +169,22 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
                 except StopIteration:
                     lanes.pop(actors.index(actor))
                     actors.remove(actor)
+                    gauge(GATHERS_IN_FLIGHT, 0, where=lane)
+        for lane in lanes:
+            gauge(GATHERS_IN_FLIGHT, 0, where=lane)
         if pairs:
             yield pairs
         if timeout is not None:
             yield NOT_READY
-        futures = [a.rlviz_next.remote() for a in actors]
+        futures = _barrier_round(actors, lanes)
+
+
+def _barrier_round(actors: list, lanes: list[str]) -> list:
+    """One ``par_iter_next`` call per live shard, each shard's calls in flight gauged."""
+    futures = [a.rlviz_next.remote() for a in actors]
+    for lane in lanes:
+        gauge(GATHERS_IN_FLIGHT, 1, where=lane)
+    return futures
 
 
 def _get(ref, lane: str):
@@ -252,6 +273,7 @@ class _Feed:
         self._stream = None
         self._token = ""
         self._pending: deque = deque()
+        self._closed = False
         if has_rlviz_groups(self.actor) and _LIVE_STREAMS[self.actor] < STREAM_SLOTS:
             _LIVE_STREAMS[self.actor] += 1
             self._token = f"{self.request.serving.gather.key}#{next(_STREAM_TOKENS)}"
@@ -260,6 +282,7 @@ class _Feed:
             ).remote(self.request, self._token)
         else:
             self._pending.extend(self.actor.rlviz_next_batch.remote(self.request) for _ in range(self.in_flight))
+        gauge(GATHERS_IN_FLIGHT, self.in_flight, where=self.lane)
 
     def waitable(self):
         """What ``ray.wait`` should watch for this feed's next batch."""
@@ -267,9 +290,13 @@ class _Feed:
 
     def take(self) -> tuple[list, list]:
         """The next batch (blocking); ``StopIteration`` when the shard has ended."""
-        if self._stream is not None:
-            return _get(next(self._stream), self.lane)
-        batch = _get(self._pending.popleft(), self.lane)
+        try:
+            if self._stream is not None:
+                return _get(next(self._stream), self.lane)
+            batch = _get(self._pending.popleft(), self.lane)
+        except StopIteration:
+            self._settle()
+            raise
         self._pending.append(self.actor.rlviz_next_batch.remote(self.request))
         return batch
 
@@ -286,6 +313,13 @@ class _Feed:
         buffer.extend(zip(ids, items))
         return _FILLED
 
+    def _settle(self) -> None:
+        """Nothing is in flight to this shard any more (it ended, or the gather closed): gauge it once."""
+        self._pending.clear()
+        if not self._closed:
+            self._closed = True
+            gauge(GATHERS_IN_FLIGHT, 0, where=self.lane)
+
     def close(self) -> None:
         """Stop the shard's stream (so an abandoned gather does not keep it working).
 
@@ -293,7 +327,7 @@ class _Feed:
         Ray shut down; then there is nothing left to stop.
         """
         stream, self._stream = self._stream, None
-        self._pending.clear()
+        self._settle()
         if stream is None:
             return
         _LIVE_STREAMS[self.actor] -= 1

@@ -18,11 +18,13 @@ _RECORDER = get_recorder()          # the process's one recorder (never replaced
 
 __all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json",
            "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
-           "QUEUE_CAPACITY", "QUEUE_EMPTY"]
+           "QUEUE_CAPACITY", "QUEUE_EMPTY", "GATHERS_IN_FLIGHT"]
 
 #: The built-in gauges' names (ops record them without user code).
 REPLAY_ADDED, REPLAY_HELD, LEARNING_STARTS = "replay rows added", "replay rows held", "learning_starts"
 WEIGHTS_VERSION, EPISODES_FINISHED = "weights version", "episodes finished"
+#: Calls the driver has outstanding to one shard for a gather (recorded on the driver, ``where`` the shard's lane).
+GATHERS_IN_FLIGHT = "gathers in flight"
 #: What ``Enqueue`` records when its queue is full, and ``Dequeue`` when its queue is empty.
 QUEUE_HELD, QUEUE_CAPACITY, QUEUE_EMPTY = "Enqueue queue held", "Enqueue queue capacity", "Dequeue queue held"
 

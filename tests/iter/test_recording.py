@@ -179,3 +179,27 @@ def test_a_value_retried_after_not_ready_links_to_the_call_that_used_it():
     assert [e.outcome for e in calls] == ["item", "item", "not_ready", "item"]
     assert calls[2].inputs == ()
     assert [source_value[i] for i in calls[3].inputs] == ["int 2"]
+
+
+def _in_flight(trace) -> dict[str, list[float]]:
+    """The 'gathers in flight' gauge's readings per shard lane, in time order."""
+    from rlviz.trace.gauges import GATHERS_IN_FLIGHT
+    readings = trace.gauges[GATHERS_IN_FLIGHT]
+    lanes = dict.fromkeys(readings.where.tolist())
+    return {lane: readings.value[readings.where == lane].tolist() for lane in lanes}
+
+
+def test_the_barrier_gauges_one_call_in_flight_per_shard_rising_and_falling_each_round():
+    with rlviz.record() as trace:
+        assert from_range(12, num_shards=3).gather_sync().take(12) == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+    in_flight = _in_flight(trace)
+    assert set(in_flight) == {e.where for e in _serving_events(trace)}, "one track per shard, on the shard's lane"
+    assert all(values == [1, 0] * 4 for values in in_flight.values()), in_flight
+
+
+def test_gather_async_gauges_num_async_calls_in_flight_per_shard_until_it_ends():
+    with rlviz.record() as trace:
+        assert sorted(from_range(40, num_shards=2).gather_async(num_async=3)) == list(range(40))
+    in_flight = _in_flight(trace)
+    assert set(in_flight) == {e.where for e in _serving_events(trace)}
+    assert all(values == [3, 0] for values in in_flight.values()), in_flight
