@@ -13,7 +13,10 @@ saved notebook).  Shown when the run starts, that picture is still empty, so
 the output is shown with a display id and, once the run has ended, ``join()``
 or ``stop()`` replaces it with the picture of the whole run; the view keeps
 the same picture in its ``_picture`` trait, which a notebook saved with its
-widget state shows when reopened.
+widget state shows when reopened.  JupyterLab re-renders an output whose
+display is updated; the page then moves the Explorer it already shows into
+the new view (``_view_key`` names it), with its data, zoom and selection,
+rather than asking the kernel for the whole stream again.
 
 A watched rlviz plan or iterator pauses at the driver's op boundaries
 (``rlviz.trace.gate``): ``pause()`` and a ``break_on`` breakpoint stop the
@@ -30,6 +33,7 @@ import difflib
 import math
 import threading
 import time
+import uuid
 from typing import Any
 
 import anywidget
@@ -149,6 +153,8 @@ class LiveView(anywidget.AnyWidget):
     _esm = traitlets.Unicode().tag(sync=True)
     # the picture shown when no kernel answers (the timeline once the run ends; saved with widget state)
     _picture = traitlets.Bytes(b"").tag(sync=True)
+    # names this view's Explorer in the page, so an output re-rendered by join()'s picture moves it, not rebuilds it
+    _view_key = traitlets.Unicode().tag(sync=True)
 
     def __init__(self, target: Any, *, seconds: float | None = None, iterations: int | None = None,
                  window_s: float | None = None, break_on: BreakOn | None = None) -> None:
@@ -164,7 +170,7 @@ class LiveView(anywidget.AnyWidget):
                                  f"{time.time() - other._started:.0f} s ago); call its stop() first, "
                                  f"or watch another target")
             _WATCHED[id(target)] = self
-        super().__init__(_esm=explorer_js())
+        super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         self._target, self._kind = target, kind
         self._limits = (seconds, iterations)
         self._window_s = window_s

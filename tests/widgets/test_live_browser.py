@@ -107,7 +107,20 @@ def test_a_watched_local_pipeline_grows_while_another_cell_runs_follows_and_stop
         root.locator('[data-rlviz="stop"]').click()
         expect(root.locator('[data-rlviz="live-state"]')).to_have_text("stopped", timeout=120_000)
         _check_after(page, 2)
+        _kept_through_the_pictures_rerender(page)
         root.screenshot(path=str(artifacts / "local-2-stopped.png"))
+
+
+def _kept_through_the_pictures_rerender(page):
+    """join() puts the run's picture into the output, and JupyterLab renders it again: the same Explorer moves over.
+
+    Its zoom by hand stays (it still does not follow), and the kernel did not send the stream a second time.
+    """
+    expect(page.locator('[data-rlviz="shown"]')).to_have_attribute("data-rlviz-renders", "2", timeout=30_000)
+    expect(page.locator('[data-rlviz="explorer"]')).to_have_count(1)
+    expect(page.locator('[data-rlviz="follow-box"]')).not_to_be_checked()
+    from_start = page.evaluate("() => performance.getEntriesByName('rlviz:append').filter((e) => e.detail.first_id === 0).length")
+    assert from_start == 1, f"the page was sent the whole stream {from_start} times"
 
 
 def test_the_kernels_interrupt_button_stops_a_watch_and_the_page_says_so(notebook, tmp_path):

@@ -3351,13 +3351,14 @@ function startFromTraits(view, model, meta) {
   view.setSkipNotReady(model.get("skip_not_ready"));
   if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
 }
-function kernelHost(model, token, meta, asking) {
+function kernelHost(currentModel, token, meta, asking) {
   return {
     onCommand(name, extra) {
-      model.send({ ...extra, type: "command", command: name, view: token });
+      currentModel().send({ ...extra, type: "command", command: name, view: token });
     },
     onChange(state) {
       if (meta.live) return;
+      const model = currentModel();
       model.set("selected", state.selected);
       model.set("window", state.window);
       model.set("op", state.op);
@@ -3368,27 +3369,36 @@ function kernelHost(model, token, meta, asking) {
     onStreamGap() {
       if (asking.now) return;
       asking.now = true;
-      model.send({ type: "ready", view: token });
+      currentModel().send({ type: "ready", view: token });
     }
   };
 }
+var SHOWN = /* @__PURE__ */ new Map();
 function render({ model, el }) {
+  const key = model.get("_view_key");
+  const orphan = key ? SHOWN.get(key) : void 0;
+  const shown = orphan && !orphan.box.isConnected ? orphan : createShown(model, key);
+  shown.attach(model, el);
+  return () => shown.release(model);
+}
+function createShown(model, key) {
   let view = null, freePicture = () => {
-  };
+  }, current = model, handlers = [], renders = 0;
+  const box = make("div", "rlviz-shown", "shown");
   const token = Math.random().toString(36).slice(2);
   const asking = { now: false };
   const showFailure = (error) => {
-    const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
-    if (view) view.showError(box.textContent);
-    else el.replaceChildren(box);
+    const banner = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
+    if (view) view.showError(banner.textContent);
+    else box.replaceChildren(banner);
   };
-  const handlers = {
+  const messages = {
     payload(message, buffers) {
       if (message.view !== token) return;
       view?.destroy();
       asking.now = false;
-      view = mountExplorer(el, message.meta, buffers, kernelHost(model, token, message.meta, asking));
-      if (!message.meta.live) startFromTraits(view, model, message.meta);
+      view = mountExplorer(box, message.meta, buffers, kernelHost(() => current, token, message.meta, asking));
+      if (!message.meta.live) startFromTraits(view, current, message.meta);
     },
     append(message, buffers) {
       if (message.view === token && view) view.append(message.meta, buffers);
@@ -3404,25 +3414,44 @@ function render({ model, el }) {
   };
   const onMessage = (message, buffers) => {
     try {
-      handlers[message.type]?.(message, buffers);
+      messages[message.type]?.(message, buffers);
     } catch (error) {
       showFailure(error);
     }
   };
-  model.on("msg:custom", onMessage);
-  const follow = followedTraits(model, () => view);
-  for (const [event, handler] of follow) model.on(event, handler);
-  model.send({ type: "ready", view: token });
   const waiting = setTimeout(() => {
-    if (!view) freePicture = showSavedPicture(el, model);
+    if (!view) freePicture = showSavedPicture(box, current);
   }, PICTURE_DELAY_MS);
-  return () => {
-    clearTimeout(waiting);
-    freePicture();
-    model.off("msg:custom", onMessage);
-    for (const [event, handler] of follow) model.off(event, handler);
-    view?.destroy();
+  const shown = {
+    box,
+    /** Show in `el`, listening through `next` (the model of the view that shows it now). */
+    attach(next, el) {
+      const first = handlers.length === 0;
+      for (const [event, handler] of handlers) current.off(event, handler);
+      current = next;
+      handlers = [["msg:custom", onMessage], ...followedTraits(current, () => view)];
+      for (const [event, handler] of handlers) current.on(event, handler);
+      el.replaceChildren(box);
+      box.dataset.rlvizRenders = String(++renders);
+      if (first) {
+        if (key) SHOWN.set(key, shown);
+        current.send({ type: "ready", view: token });
+      } else {
+        view?.drawNow();
+      }
+    },
+    /** The view showing it is gone: free everything, unless another view took it over. */
+    release(from) {
+      if (from !== current) return;
+      clearTimeout(waiting);
+      freePicture();
+      for (const [event, handler] of handlers) current.off(event, handler);
+      handlers = [];
+      view?.destroy();
+      if (SHOWN.get(key) === shown) SHOWN.delete(key);
+    }
   };
+  return shown;
 }
 var explorer_default = { render };
 export {

@@ -231,11 +231,12 @@ function startFromTraits(view, model, meta) {
  * What a widget's view tells the kernel: commands, a saved trace's selection, window and filter as
  * traits, and "ready" again when a chunk went missing (once, until the stream starts over).
  */
-function kernelHost(model, token, meta, asking) {
+function kernelHost(currentModel, token, meta, asking) {
   return {
-    onCommand(name, extra) { model.send({ ...extra, type: "command", command: name, view: token }); },
+    onCommand(name, extra) { currentModel().send({ ...extra, type: "command", command: name, view: token }); },
     onChange(state) {
       if (meta.live) return;        // a live view's selection stays in the page
+      const model = currentModel();
       model.set("selected", state.selected);
       model.set("window", state.window);
       model.set("op", state.op);
@@ -246,27 +247,48 @@ function kernelHost(model, token, meta, asking) {
     onStreamGap() {
       if (asking.now) return;
       asking.now = true;
-      model.send({ type: "ready", view: token });
+      currentModel().send({ type: "ready", view: token });
     },
   };
 }
 
+/**
+ * The views shown, by the widget's `_view_key`: when JupyterLab re-renders an output of the same
+ * widget (the kernel's `update_display` once a watched run ended puts its picture in the saved
+ * notebook), the new view takes over the old one, whose element just left the page: the Explorer
+ * moves, with its data, zoom and selection, and the kernel sends nothing again.
+ */
+const SHOWN = new Map();
+
 /** anywidget entry point: the Python side sends the payload when the view says it is ready. */
 function render({ model, el }) {
-  let view = null, freePicture = () => {};
+  const key = model.get("_view_key");
+  const orphan = key ? SHOWN.get(key) : undefined;
+  const shown = orphan && !orphan.box.isConnected ? orphan : createShown(model, key);
+  shown.attach(model, el);
+  return () => shown.release(model);
+}
+
+/**
+ * One Explorer of a widget, in its own box: the view, its name for the kernel (token) and the
+ * handlers of the widget's messages and traits, attached to the model of the view that shows it.
+ */
+function createShown(model, key) {
+  let view = null, freePicture = () => {}, current = model, handlers = [], renders = 0;
+  const box = make("div", "rlviz-shown", "shown");
   const token = Math.random().toString(36).slice(2);   // custom messages reach every view: name ours
   const asking = { now: false };                       // a "ready" sent after a gap, not answered yet
   const showFailure = (error) => {
-    const box = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
-    if (view) view.showError(box.textContent); else el.replaceChildren(box);
+    const banner = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
+    if (view) view.showError(banner.textContent); else box.replaceChildren(banner);
   };
-  const handlers = {
+  const messages = {
     payload(message, buffers) {
       if (message.view !== token) return;       // the answer to another view of the same widget
       view?.destroy();
       asking.now = false;
-      view = mountExplorer(el, message.meta, buffers, kernelHost(model, token, message.meta, asking));
-      if (!message.meta.live) startFromTraits(view, model, message.meta);   // a live view's events follow as appends
+      view = mountExplorer(box, message.meta, buffers, kernelHost(() => current, token, message.meta, asking));
+      if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
     },
     append(message, buffers) { if (message.view === token && view) view.append(message.meta, buffers); },
     status(message) {
@@ -276,20 +298,39 @@ function render({ model, el }) {
     error(message) { if (view) view.showError(message.message); else showFailure(message.message); },
   };
   const onMessage = (message, buffers) => {
-    try { handlers[message.type]?.(message, buffers); } catch (error) { showFailure(error); }
+    try { messages[message.type]?.(message, buffers); } catch (error) { showFailure(error); }
   };
-  model.on("msg:custom", onMessage);
-  const follow = followedTraits(model, () => view);
-  for (const [event, handler] of follow) model.on(event, handler);
-  model.send({ type: "ready", view: token });
-  const waiting = setTimeout(() => { if (!view) freePicture = showSavedPicture(el, model); }, PICTURE_DELAY_MS);
-  return () => {
-    clearTimeout(waiting);
-    freePicture();
-    model.off("msg:custom", onMessage);
-    for (const [event, handler] of follow) model.off(event, handler);
-    view?.destroy();
+  const waiting = setTimeout(() => { if (!view) freePicture = showSavedPicture(box, current); }, PICTURE_DELAY_MS);
+  const shown = {
+    box,
+    /** Show in `el`, listening through `next` (the model of the view that shows it now). */
+    attach(next, el) {
+      const first = handlers.length === 0;
+      for (const [event, handler] of handlers) current.off(event, handler);
+      current = next;
+      handlers = [["msg:custom", onMessage], ...followedTraits(current, () => view)];
+      for (const [event, handler] of handlers) current.on(event, handler);
+      el.replaceChildren(box);
+      box.dataset.rlvizRenders = String(++renders);     // outputs that showed it: 2 once an output was re-rendered
+      if (first) {
+        if (key) SHOWN.set(key, shown);
+        current.send({ type: "ready", view: token });
+      } else {
+        view?.drawNow();
+      }
+    },
+    /** The view showing it is gone: free everything, unless another view took it over. */
+    release(from) {
+      if (from !== current) return;
+      clearTimeout(waiting);
+      freePicture();
+      for (const [event, handler] of handlers) current.off(event, handler);
+      handlers = [];
+      view?.destroy();
+      if (SHOWN.get(key) === shown) SHOWN.delete(key);
+    },
   };
+  return shown;
 }
 
 export default { render };
