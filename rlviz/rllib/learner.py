@@ -3,7 +3,9 @@
 ``update`` lists the ``sample`` calls whose episodes it trains on (APPO and
 IMPALA hand it references to the episodes, which it resolves first), and
 the state ``get_state`` returns carries the id of the last recorded update
-(``rlviz.rllib.links``), so the weight sync links back to it.
+(``rlviz.rllib.links``), so the weight sync links back to it.  That state's
+``WEIGHTS_SEQ_NO`` (RLlib's count of the Learner's updates) is recorded as
+the Learner's ``"weights version"`` gauge, beside each runner's.
 
 With ``num_learners=0`` the Learner lives in the driver and its lane is
 drawn from the driver's recorder; a remote Learner reports like a remote
@@ -19,10 +21,12 @@ from typing import Any
 
 import ray
 from ray.rllib.core.learner.learner import Learner
+from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
 from rlviz.iter.reporter import start_reporter
 from rlviz.rllib.lanes import driver_lane, lane_mark
 from rlviz.rllib.links import Summary, episodes_in, link_ids, with_link
+from rlviz.trace.gauges import WEIGHTS_VERSION, gauge
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.spans import span
 
@@ -91,6 +95,8 @@ class _Recording:
                   parents=(f"update@{self.rlviz_lane}",)) as call:
             call.consumed(*((self.rlviz_weights_of,) if self.rlviz_weights_of >= 0 else ()))
             state = super().get_state(*args, **kwargs)
+        if isinstance(state, dict) and WEIGHTS_SEQ_NO in state:   # the version its weights leave with
+            gauge(WEIGHTS_VERSION, state[WEIGHTS_SEQ_NO], where=self.rlviz_lane)
         return with_link(state, self.rlviz_weights_of) if get_recorder().enabled else state
 
 

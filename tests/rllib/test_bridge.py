@@ -136,6 +136,8 @@ def test_ppo_iteration_recorded_with_lanes_ops_and_links(ray_local):
     assert "loss" in events[update].item and "batch 4" in events[update].item
     versions = trace.gauges["weights version"]                # RLlib's WEIGHTS_SEQ_NO, as each runner received it
     assert {"EnvRunner-1", "EnvRunner-2"} <= set(versions.lanes()) and versions.value.min() >= 1
+    learner = versions.value[versions.where == events[update].where]  # and as the Learner's weights left it
+    assert len(learner) >= 1 and learner.max() >= versions.value[versions.where == "EnvRunner-1"].max()
 
 
 @pytest.mark.slow
