@@ -2,8 +2,8 @@
 
 Processes the tests start (Ray's workers, notebook kernels) get
 ``tests/worker_path`` first on their ``PYTHONPATH``: it hides
-``rfc3987_syntax``, whose import is 3/4 of a Ray worker's start-up CPU (see
-that folder's module).  Set before any Ray starts, so every worker inherits it.
+``rfc3987_syntax``, whose import is 3/4 of a Ray worker's start-up CPU, and
+two more of jsonschema's optional format checkers (see that folder's modules).  Set before any Ray starts, so every worker inherits it.
 """
 import os
 from pathlib import Path

@@ -21,8 +21,9 @@ Where the time goes: starting actors.  Each iterator starts its own shard
 actors, as in Ray's tests (about 110 per module; 24 in ``test_local_shuffle``,
 5 or 6 in each repartition test), and each actor is a new Ray worker
 process; the items themselves take seconds in all.  ``tests/conftest.py``
-keeps a slow import (``rfc3987_syntax``, 3/4 of a worker's start-up CPU) out
-of those workers; docs/performance.md has the measurements.
+keeps slow imports (``rfc3987_syntax``, 3/4 of a worker's start-up CPU, and
+two more of jsonschema's optional format checkers) out of those workers;
+docs/performance.md has the measurements.
 """
 import asyncio
 import collections
@@ -67,8 +68,9 @@ class Gate:
         return self._sem.locked()
 
 
-def test_workers_start_without_the_iri_grammar():
-    """Ray's workers here skip ``rfc3987_syntax`` (``tests/conftest.py``), whose import was 3/4 of each actor's start.
+def test_workers_start_without_jsonschemas_costly_format_checkers():
+    """Ray's workers here skip ``rfc3987_syntax`` (``tests/conftest.py``), whose import was 3/4 of each actor's start,
+    and ``isoduration`` and ``rfc3986_validator``, another tenth.
 
     Every iterator below starts new shard actors, each a new worker process;
     with the grammar this file took ~2.5 times as long.
@@ -76,9 +78,12 @@ def test_workers_start_without_the_iri_grammar():
     @ray.remote(num_cpus=0)
     def imported():
         import sys
-        return "jsonschema" in sys.modules, "rfc3987_syntax" in sys.modules
+        return ["jsonschema" in sys.modules] + [name in sys.modules for name in LEFT_OUT]
 
-    assert ray.get(imported.remote()) == (True, False)
+    assert ray.get(imported.remote()) == [True] + [False] * len(LEFT_OUT)
+
+
+LEFT_OUT = ("rfc3987_syntax", "isoduration", "rfc3986_validator")
 
 
 # -- constructors and their names ------------------------------------------------
