@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from rlviz.checks import check_int
-from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
+from rlviz.testing.strip import check_ops, op_items, strip_window, symbols
 from rlviz.trace import DRIVER, Trace
 from rlviz.trace.analysis import order_notes
 
@@ -42,6 +44,8 @@ class TraceDiff:
     ----------
     names : tuple of str
         What the two runs are called in the report and figure.
+    traces : tuple of Trace
+        The two runs compared.
     rows : list of OpDiff
         Per-op counts, in order of first appearance (first run, then second).
     sequences : tuple of list of str
@@ -49,18 +53,23 @@ class TraceDiff:
     divergence : int or None
         Index of the first item where the two sequences name different ops;
         None when one sequence is a prefix of the other (or they are equal).
+    item_events : tuple of ndarray
+        For each run, the trace index of the call that completed each item of
+        its sequence: item ``divergence`` was made when that call ended.
     notes : tuple of list of str
         Each run's ``order_notes``: where a scheduling rule dominated (an op
         mostly not ready, a "*" op at its cap, a ratio far from the weights).
     """
 
-    def __init__(self, names: tuple[str, str], rows: list[OpDiff],
-                 sequences: tuple[list[str], list[str]], ops: list[str] | None,
-                 notes: tuple[list[str], list[str]] = ([], [])) -> None:
+    def __init__(self, names: tuple[str, str], rows: list[OpDiff], traces: tuple[Trace, Trace],
+                 items: tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]],
+                 ops: list[str] | None, notes: tuple[list[str], list[str]] = ([], [])) -> None:
         self.names = names
         self.rows = rows
-        self.sequences = sequences
-        self.divergence = _first_difference(*sequences)
+        self.traces = traces
+        self.sequences = (items[0][0], items[1][0])
+        self.item_events = (items[0][1], items[1][1])
+        self.divergence = _first_difference(*self.sequences)
         self.notes = notes
         self._ops = ops
 
@@ -188,7 +197,7 @@ def diff(trace_a: Trace, trace_b: Trace, *, ops: Sequence[str] | None = None,
     zero = {"calls": 0, "items": 0, "busy_ns": 0}
     rows = [OpDiff(op, *((stats[0].get(op, zero)[f], stats[1].get(op, zero)[f])
                          for f in ("calls", "items", "busy_ns"))) for op in order]
-    return TraceDiff(names, rows, (op_sequence(trace_a, ops), op_sequence(trace_b, ops)), ops,
+    return TraceDiff(names, rows, (trace_a, trace_b), (op_items(trace_a, ops), op_items(trace_b, ops)), ops,
                      (order_notes(trace_a), order_notes(trace_b)))
 
 
