@@ -1,6 +1,7 @@
 """``diff``: two recorded runs side by side: per-op counts and busy time, and where their op order parts.
 
-Reads traces only; matplotlib is imported inside ``TraceDiff.plot``.
+Reads traces only; matplotlib is imported inside ``TraceDiff.plot``, and the
+page of both runs (``rlviz.viz.explorer_html.diff_frame``) when a notebook shows one.
 """
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ class OpDiff:
 
 class TraceDiff:
     """The comparison ``diff`` returns; its repr is a readable report.
+
+    A notebook shows it as the Explorer of both runs, one above the other,
+    zoom and selection linked, the first divergence marked in each;
+    ``rlviz.viz.write_html(diff, path)`` saves that page.
 
     Attributes
     ----------
@@ -98,6 +103,12 @@ class TraceDiff:
         for name, notes in zip((a, b), self.notes):
             lines += [f"note on {name}: {note}" for note in notes]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The Explorer of both runs, for a notebook (a frame holding ``write_html``'s page)."""
+        from rlviz.viz.explorer_html import diff_frame
+
+        return diff_frame(self)
 
     def plot(self, ax: "Axes | None" = None, *, max_items: int = 60) -> "Axes":
         """Draw the two order strips one above the other, item k of each in column k.
