@@ -5,12 +5,13 @@ labelled with the run names; the first divergence marked in each run at the
 time its item was made; the button brings both runs to it; a wheel zoom or a
 step in one run moves the other.  With ``RLVIZ_DOCS_PICTURES=1`` the test
 also rewrites docs/images/diff_explorer.png, the picture docs/comparing-runs.md shows.
+A cell ending in a diff shows the same page in JupyterLab.
 """
 import os
 from pathlib import Path
 
 import pytest
-from browser_harness import chromium
+from browser_harness import chromium, chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
 from explorer_checks import shot, window_of
 
 from rlviz.testing import diff
@@ -22,6 +23,9 @@ pytestmark = pytest.mark.browser
 
 DOCS_PICTURE = Path(__file__).resolve().parents[2] / "docs" / "images" / "diff_explorer.png"
 NAMES = ("weights 1:2", "weights 1:3 <b>")
+CELL = f"""import rlviz
+from rlviz.viz.examples import concurrently_trace
+rlviz.diff(concurrently_trace((1, 2)), concurrently_trace((1, 3), seed=1), ops=["store", "train"], names={NAMES!r})"""
 GUTTER_PX = 190                     # the lane labels' width (GUTTER in rlviz/viz/static/explorer_dom.js)
 
 
@@ -112,3 +116,33 @@ def _docs_picture(page, folder):
     page.locator('[data-rlviz="to-divergence"]').click()
     page.wait_for_timeout(300)                      # let both timelines draw their new window
     page.locator('[data-rlviz="diff"]').screenshot(path=str(DOCS_PICTURE))
+
+
+def test_a_cell_ending_in_a_diff_shows_both_runs_in_jupyterlab(tmp_path):
+    from playwright.sync_api import expect
+
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(root / "diff.ipynb", [CELL])
+    with jupyter_lab(root, tmp_path) as url, chromium_page(1300, 1400) as page:
+        open_notebook(page, url, "diff.ipynb")
+        run_cell(page, 0)
+        frame = page.frame_locator(".jp-OutputArea-output iframe")
+        runs = frame.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        for k in (0, 1):
+            expect(runs.nth(k).locator('[data-rlviz="explorer"]')).to_have_attribute("data-rlviz-ready", "1")
+            expect(runs.nth(k).locator('[data-rlviz="run-name"]')).to_have_text(NAMES[k])
+            expect(runs.nth(k).locator('[data-rlviz="divergence"]')).to_have_count(1)
+        frame.locator('[data-rlviz="to-divergence"]').click()
+        for k, place in enumerate(_places()):
+            expect(runs.nth(k).locator('[data-rlviz="explorer"]')).to_have_attribute("data-rlviz-selected",
+                                                                                   str(place["event"]))
+        expect(frame.locator('[data-rlviz="alignment"]')).to_contain_text("to line up the first divergence")
+
+
+def _places() -> list[dict]:
+    """Where the first divergence of the notebook cell's diff lies in each run (the same synthetic runs, here)."""
+    compared = diff(concurrently_trace((1, 2)), concurrently_trace((1, 3), seed=1), ops=["store", "train"],
+                    names=NAMES)
+    return [divergence_in(compared, k) for k in (0, 1)]
