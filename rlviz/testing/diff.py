@@ -1,6 +1,7 @@
 """``diff``: two recorded runs side by side: per-op counts and busy time, and where their op order parts.
 
-Reads traces only; matplotlib is imported inside ``TraceDiff.plot``.
+Reads traces only; matplotlib is imported inside ``TraceDiff.plot``, and the
+page of both runs (``rlviz.viz.explorer_html.diff_frame``) when a notebook shows one.
 """
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from rlviz.checks import check_int
-from rlviz.testing.strip import check_ops, op_sequence, strip_window, symbols
+from rlviz.testing.strip import check_ops, op_items, strip_window, symbols
 from rlviz.trace import DRIVER, Trace
 from rlviz.trace.analysis import order_notes
 
@@ -38,10 +41,16 @@ class OpDiff:
 class TraceDiff:
     """The comparison ``diff`` returns; its repr is a readable report.
 
+    A notebook shows it as the Explorer of both runs, one above the other,
+    zoom and selection linked, the first divergence marked in each;
+    ``rlviz.viz.write_html(diff, path)`` saves that page.
+
     Attributes
     ----------
     names : tuple of str
         What the two runs are called in the report and figure.
+    traces : tuple of Trace
+        The two runs compared.
     rows : list of OpDiff
         Per-op counts, in order of first appearance (first run, then second).
     sequences : tuple of list of str
@@ -49,18 +58,23 @@ class TraceDiff:
     divergence : int or None
         Index of the first item where the two sequences name different ops;
         None when one sequence is a prefix of the other (or they are equal).
+    item_events : tuple of ndarray
+        For each run, the trace index of the call that completed each item of
+        its sequence: item ``divergence`` was made when that call ended.
     notes : tuple of list of str
         Each run's ``order_notes``: where a scheduling rule dominated (an op
         mostly not ready, a "*" op at its cap, a ratio far from the weights).
     """
 
-    def __init__(self, names: tuple[str, str], rows: list[OpDiff],
-                 sequences: tuple[list[str], list[str]], ops: list[str] | None,
-                 notes: tuple[list[str], list[str]] = ([], [])) -> None:
+    def __init__(self, names: tuple[str, str], rows: list[OpDiff], traces: tuple[Trace, Trace],
+                 items: tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]],
+                 ops: list[str] | None, notes: tuple[list[str], list[str]] = ([], [])) -> None:
         self.names = names
         self.rows = rows
-        self.sequences = sequences
-        self.divergence = _first_difference(*sequences)
+        self.traces = traces
+        self.sequences = (items[0][0], items[1][0])
+        self.item_events = (items[0][1], items[1][1])
+        self.divergence = _first_difference(*self.sequences)
         self.notes = notes
         self._ops = ops
 
@@ -89,6 +103,12 @@ class TraceDiff:
         for name, notes in zip((a, b), self.notes):
             lines += [f"note on {name}: {note}" for note in notes]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The Explorer of both runs, for a notebook (a frame holding ``write_html``'s page)."""
+        from rlviz.viz.explorer_html import diff_frame
+
+        return diff_frame(self)
 
     def plot(self, ax: "Axes | None" = None, *, max_items: int = 60) -> "Axes":
         """Draw the two order strips one above the other, item k of each in column k.
@@ -188,7 +208,7 @@ def diff(trace_a: Trace, trace_b: Trace, *, ops: Sequence[str] | None = None,
     zero = {"calls": 0, "items": 0, "busy_ns": 0}
     rows = [OpDiff(op, *((stats[0].get(op, zero)[f], stats[1].get(op, zero)[f])
                          for f in ("calls", "items", "busy_ns"))) for op in order]
-    return TraceDiff(names, rows, (op_sequence(trace_a, ops), op_sequence(trace_b, ops)), ops,
+    return TraceDiff(names, rows, (trace_a, trace_b), (op_items(trace_a, ops), op_items(trace_b, ops)), ops,
                      (order_notes(trace_a), order_notes(trace_b)))
 
 

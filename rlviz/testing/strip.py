@@ -8,10 +8,12 @@ from __future__ import annotations
 import string
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from rlviz.trace import DRIVER, Trace
 from rlviz.trace.order import completion_categories
 
-__all__ = ["op_sequence", "symbols", "strip_window", "check_ops"]
+__all__ = ["op_sequence", "op_items", "symbols", "strip_window", "check_ops"]
 
 #: Cells shown before and after the point a message is about.
 _BEFORE, _AFTER = 24, 12
@@ -73,6 +75,32 @@ def op_sequence(trace: Trace, ops: Sequence[str] | None = None) -> list[str]:
     ValueError
         If an ``ops`` entry matches no node of a non-empty trace.
     """
+    return op_items(trace, ops)[0]
+
+
+def op_items(trace: Trace, ops: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
+    """``op_sequence`` and, for each of its items, the trace index of the event that made it.
+
+    Parameters
+    ----------
+    trace : Trace
+        A recorded trace.
+    ops : sequence of str, optional
+        As for ``op_sequence``.
+
+    Returns
+    -------
+    names : list of str
+        ``op_sequence(trace, ops)``.
+    events : ndarray of int64
+        ``events[k]`` is the index (``trace.event(events[k])``) of the call
+        that completed item ``k``: its end time is when the item was made.
+
+    Raises
+    ------
+    ValueError
+        If an ``ops`` entry matches no node of a non-empty trace.
+    """
     if ops is None:
         driver = [node for node in trace.nodes if node.where == DRIVER]
         cells = completion_categories(trace, [node.op_id for node in driver])
@@ -80,7 +108,7 @@ def op_sequence(trace: Trace, ops: Sequence[str] | None = None) -> list[str]:
     else:
         cells = completion_categories(trace, ops)
         names = list(ops)
-    return [names[k] for k in cells.category.tolist()]
+    return [names[k] for k in cells.category.tolist()], cells.event.astype(np.int64)
 
 
 def symbols(names: Iterable[str]) -> dict[str, str]:

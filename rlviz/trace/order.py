@@ -52,7 +52,8 @@ class Completion:
 
     ``names`` are the groups' short names (op names, never internal
     op_ids), ``labels`` their full node labels, ``counts`` the items per
-    group, ``group`` the group of each node (-1: not selected).
+    group, ``group`` the group of each node (-1: not selected), ``event[k]``
+    the trace index of the event that made the k-th item.
     """
 
     category: np.ndarray
@@ -60,6 +61,7 @@ class Completion:
     counts: np.ndarray
     labels: list[str]
     group: np.ndarray
+    event: np.ndarray
 
 
 def completion_categories(trace: Trace, ops: Iterable[str] | None = None) -> Completion:
@@ -98,7 +100,7 @@ def completion_categories(trace: Trace, ops: Iterable[str] | None = None) -> Com
         remap[keep] = np.arange(len(keep))
         category, names, counts = remap[category], [names[k] for k in keep], counts[keep]
         labels, group = [labels[k] for k in keep], np.where(group >= 0, remap[np.maximum(group, 0)], -1)
-    return Completion(category, names, counts, labels, group)
+    return Completion(category, names, counts, labels, group, picked)
 
 
 def round_cells(trace: Trace, ops: Iterable[str]) -> Rounds | None:

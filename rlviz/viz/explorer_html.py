@@ -1,7 +1,10 @@
 """``write_html``: the Explorer as one self-contained HTML file, data embedded, no network request.
 
 The viewer sits on top; the static report (per-node table, matplotlib
-pictures) follows below it as the printable part.
+pictures) follows below it as the printable part.  A diff of two runs
+(``rlviz.diff``) is saved the same way: one stream per run, mounted as two
+linked Explorers (``diff_html``); a notebook shows that page in a frame
+(``diff_frame``).
 """
 from __future__ import annotations
 
@@ -13,14 +16,17 @@ from pathlib import Path
 
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
+from rlviz.viz.explorer_diff import ComparedRuns, diff_payloads
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
-__all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "encode_blob", "decode_blob", "BUNDLE"]
+__all__ = ["write_html", "explorer_html", "diff_html", "diff_frame", "explorer_js", "embed_json", "encode_blob",
+           "decode_blob", "BUNDLE"]
 
 #: The shipped front end, in ``rlviz/viz/static``.
 BUNDLE = "explorer.bundle.js"
 
+_TITLE = "rlviz trace explorer"
 _PAGE_CSS = "body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; margin: 1.2em; color: #222; }"
 
 
@@ -57,7 +63,7 @@ def embed_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "rlviz trace explorer",
+def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _TITLE,
                   css: str = "", view: dict | None = None) -> str:
     """The standalone page as a string (see ``write_html``).
 
@@ -88,42 +94,101 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "
     ValueError
         If ``view`` has a key other than those listed.
     """
-    import html
-
     trace = check_trace(trace, "explorer_html")
     view = _check_view(view)
     payload = encode_trace(trace)
-    script = explorer_js() + _BOOT
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
-        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
-        "the static report below does not.</noscript></div>",
-        f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
-        f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
-        f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
-        f'<script type="module">{script}</script>',
-        below, "</body></html>", ""])
+    data = [f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
+            f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
+            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>']
+    return _page(title, css, above, data, _BOOT, below)
 
 
-def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explorer") -> Path:
+def diff_html(compared: ComparedRuns, title: str | None = None) -> str:
+    """The standalone page of two compared runs: one Explorer per run, one above the other, linked.
+
+    Each run is embedded as its saved stream (``encode_trace``, as
+    ``write_html`` embeds a trace) and its lanes are labelled with its name.
+    Zoom, pan, selection and filter of one run move the other, in ms since
+    each run's own start; the first divergence is marked in each run
+    (``[data-rlviz=divergence]``) and a button brings both runs to it.  The
+    text report (``repr``) follows as the printable part.
+
+    Parameters
+    ----------
+    compared : TraceDiff
+        What ``rlviz.diff(a, b)`` returned.
+    title : str, optional
+        Page title (escaped); by default "rlviz: <first> vs <second>".
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        If ``compared`` is not what ``rlviz.diff`` returns.
+    """
+    import html
+
+    runs = diff_payloads(_check_compared(compared, "diff_html"))
+    data = [f'<script type="application/json" id="rlviz-runs">'
+            f'{embed_json([{"name": run.name, "divergence": run.divergence} for run in runs])}</script>']
+    for k, run in enumerate(runs):
+        data += [f'<script type="application/json" id="rlviz-meta-{k}">{embed_json(run.payload.meta)}</script>',
+                 f'<script type="application/octet-stream" id="rlviz-data-{k}">{_blob(run.payload)}</script>']
+    below = f'<h2>Report</h2><pre class="rlviz-report">{html.escape(repr(compared))}</pre>'
+    return _page(title or f"rlviz: {compared.names[0]} vs {compared.names[1]}", _REPORT_CSS, "", data,
+                 _DIFF_BOOT, below)
+
+
+def diff_frame(compared: ComparedRuns) -> str:
+    """``diff_html``'s page inside an ``<iframe srcdoc>``: what a notebook shows for a ``TraceDiff``.
+
+    The frame keeps the page's ids and style apart from the notebook's and
+    needs no kernel once drawn.
+
+    Parameters
+    ----------
+    compared : TraceDiff
+        What ``rlviz.diff(a, b)`` returned.
+
+    Returns
+    -------
+    str
+        One ``<iframe>`` element, its page escaped into ``srcdoc``.
+
+    Raises
+    ------
+    TypeError
+        If ``compared`` is not what ``rlviz.diff`` returns.
+    """
+    import html
+
+    page = diff_html(_check_compared(compared, "diff_frame"))
+    height = sum(_run_height(trace) for trace in compared.traces) + _FRAME_EXTRA_PX
+    return (f'<iframe title="{html.escape(f"{compared.names[0]} vs {compared.names[1]}")}" '
+            f'style="width: 100%; height: {height}px; border: 0" srcdoc="{html.escape(page, quote=True)}"></iframe>')
+
+
+def write_html(trace: Trace | ComparedRuns, path: str | Path, title: str | None = None) -> Path:
     """Write the Explorer with ``trace`` embedded as one HTML file that works offline from ``file://``.
 
     Zoom, hover, click and step need no kernel and no network: the viewer's
     JavaScript is inlined and the columns are embedded as base64 of the same
     binary format the notebook widget receives.  Every text is escaped or set
-    as text.
+    as text.  Given a diff of two runs (``rlviz.diff(a, b)``), the file holds
+    both runs, one above the other, linked (``diff_html``).
 
     Parameters
     ----------
-    trace : Trace
-        The recorded trace.
+    trace : Trace or TraceDiff
+        The recorded trace, or two runs compared by ``rlviz.diff``.
     path : str or Path
         The HTML file to write.
-    title : str, default "rlviz trace explorer"
-        Page title (escaped).
+    title : str, optional
+        Page title (escaped); by default "rlviz trace explorer" for a trace
+        and "rlviz: <first> vs <second>" for a diff.
 
     Returns
     -------
@@ -133,7 +198,7 @@ def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explore
     Raises
     ------
     TypeError
-        If ``trace`` is not a Trace.
+        If ``trace`` is neither a Trace nor a TraceDiff, or ``path`` is not a path.
     OSError
         If ``path`` cannot be written.
 
@@ -146,9 +211,18 @@ def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explore
     >>> "mountExplorer" in page, 'src="http' in page or 'href="http' in page
     (True, False)
     """
-    trace = check_trace(trace, "write_html")
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"write_html's path must be a str or Path, not {type(path).__name__}; "
+                        f"hint: write_html(trace, 'run.html')")
+    if isinstance(trace, Trace):
+        page = explorer_html(trace, title=title or _TITLE)
+    elif isinstance(trace, ComparedRuns):
+        page = diff_html(trace, title=title)
+    else:
+        raise TypeError(f"write_html needs a Trace (from rlviz.record() or Trace.load) or a TraceDiff "
+                        f"(from rlviz.diff(a, b)), not {type(trace).__name__}")
     path = Path(path)
-    path.write_text(explorer_html(trace, title=title), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     return path
 
 
@@ -171,6 +245,56 @@ _BOOT = """
   }
 }
 """
+
+
+_DIFF_BOOT = """
+{
+  const host = document.getElementById("rlviz-root");
+  try {
+    const runs = JSON.parse(document.getElementById("rlviz-runs").textContent).map((run, k) => {
+      const meta = JSON.parse(document.getElementById(`rlviz-meta-${k}`).textContent);
+      const bytes = base85Bytes(document.getElementById(`rlviz-data-${k}`).textContent.trim());
+      return { ...run, meta, buffers: splitChunks(meta, bytes) };
+    });
+    window.rlvizDiff = mountDiff(host, runs);
+  } catch (error) {
+    const box = document.createElement("pre");
+    box.textContent = "The Explorer failed: " + error.message;
+    host.replaceChildren(box);
+  }
+}
+"""
+
+_REPORT_CSS = ".rlviz-report { font-size: 12px; overflow-x: auto; }"
+# The notebook frame's height: per run, its heading, toolbar, ruler and lower panes, plus its rows and lane gaps.
+_RUN_CHROME_PX, _ROW_PX, _LANE_GAP_PX, _FRAME_EXTRA_PX, _MAX_ROWS_PX = 520, 13, 7, 60, 420
+
+
+def _page(title: str, css: str, above: str, data: list[str], boot: str, below: str) -> str:
+    """One standalone page: the viewer's root, the embedded ``data`` elements, the bundle and its ``boot`` script."""
+    import html
+
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
+        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
+        "the static report below does not.</noscript></div>",
+        *data, f'<script type="module">{explorer_js() + boot}</script>', below, "</body></html>", ""])
+
+
+def _check_compared(compared: object, caller: str) -> ComparedRuns:
+    if not isinstance(compared, ComparedRuns):
+        raise TypeError(f"{caller} needs what rlviz.diff(a, b) returns (a TraceDiff), not {type(compared).__name__}")
+    return compared
+
+
+def _run_height(trace: Trace) -> int:
+    """About how tall one run's Explorer is, in pixels (its timeline scrolls past ``_MAX_ROWS_PX``)."""
+    wheres = {node.where for node in trace.nodes}
+    rows = min(len(trace.nodes) * _ROW_PX + len(wheres) * _LANE_GAP_PX, _MAX_ROWS_PX)
+    return _RUN_CHROME_PX + rows
 
 
 _VIEW_KEYS = ("window", "selected", "op", "where", "skip_not_ready")

@@ -2620,7 +2620,7 @@ function drawRowLabels(ctx, { model, meta, width }, layout) {
       ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
       const room = GUTTER - 22 - ctx.measureText(row.name).width;
       ctx.font = "bold 11px system-ui, sans-serif";
-      ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
+      ctx.fillText(fitText(ctx, lane.label ?? lane.name, room), 8, y + ROW_H / 2);
       ctx.font = "11px system-ui, sans-serif";
     }
     ctx.fillStyle = "#333";
@@ -3126,6 +3126,135 @@ function createToolbar(host, view) {
   };
 }
 
+// rlviz/viz/static/explorer_diff.js
+var DIVERGENCE_SHARE = 0.04;
+var DIFF_CSS = `
+.rlviz-diff-bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 4px 0 8px 0;
+  font: 12px system-ui, -apple-system, "Segoe UI", sans-serif; }
+.rlviz-diff-bar button { font: inherit; padding: 1px 8px; cursor: pointer; }
+.rlviz-diff-note { color: #555; }
+.rlviz-run { margin: 0 0 10px 0; }
+.rlviz-run-name { font: 600 13px system-ui, -apple-system, "Segoe UI", sans-serif; margin: 6px 0 3px 0; }
+.rlviz-divergence { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px dashed #d62728;
+  pointer-events: none; z-index: 2; }
+.rlviz-divergence span { position: absolute; top: 0; left: 3px; background: #fdecea; color: #a31515;
+  font: 10px system-ui, sans-serif; padding: 0 3px; white-space: nowrap; }
+`;
+function matchingNode(nodes, n, others) {
+  const { op, where } = nodes[n];
+  let nth = 0;
+  for (let m = 0; m < n; m++) if (nodes[m].op === op && nodes[m].where === where) nth++;
+  const same = [], sameOp = [];
+  others.forEach((other, m) => {
+    if (other.op !== op) return;
+    sameOp.push(m);
+    if (other.where === where) same.push(m);
+  });
+  const pool = same.length ? same : sameOp;
+  return pool.length ? pool[Math.min(nth, pool.length - 1)] : -1;
+}
+function counterpart(model, i, other) {
+  if (!(i >= 0 && i < model.n)) return -1;
+  const target = matchingNode(model.nodes, model.node[i], other.nodes);
+  const row = target < 0 ? -1 : other.nodeRow[target];
+  if (row < 0 || other.rowEnd[row] === other.rowStart[row]) return -1;
+  const r = model.nodeRow[model.node[i]];
+  let k = 0;
+  while (model.rowStart[r] + k < model.rowEnd[r] && model.rowEvents[model.rowStart[r] + k] !== i) k++;
+  return other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
+}
+function divergenceView(times, widths, spans, share = DIVERGENCE_SHARE) {
+  const width = Math.max(...widths, Math.min(...spans) * share, 1e-3);
+  return { windows: times.map((t) => [t - width / 2, t + width / 2]), offsetMs: times[1] - times[0] };
+}
+function markerLeft(frame, t) {
+  const x = frame.xOf(t);
+  return x >= GUTTER && x <= GUTTER + frame.plotW ? x : null;
+}
+function divergenceText(runs) {
+  const [a, b] = runs;
+  if (!a.divergence) return "The two runs made their items in the same op order (as far as the shorter one went).";
+  return `The op order diverges at item ${a.divergence.index}: ${a.name} made ${a.divergence.op}, ${b.name} made ${b.divergence.op}.`;
+}
+function alignmentText(runs, offsetMs) {
+  if (offsetMs === 0) return "Zoom, pan and selection are linked, in ms since each run's start.";
+  const sign = offsetMs > 0 ? "+" : "−";
+  return `Zoom, pan and selection are linked, ${runs[1].name} shifted by ${sign}${Math.abs(offsetMs).toPrecision(4)} ms to line up the first divergence.`;
+}
+function linkRuns(runs, bar) {
+  const link = { offsetMs: 0 };
+  const markers = runs.map((run) => run.divergence ? divergenceMarker(run) : null);
+  const note = make("span", "rlviz-diff-note", "alignment");
+  const toDivergence = make("button", null, "to-divergence", "Go to the first divergence");
+  const alignStarts = make("button", null, "align-starts", "Line up the starts");
+  toDivergence.disabled = !runs[0].divergence;
+  bar.append(make("span", "rlviz-diff-note", "divergence-text", divergenceText(runs)), toDivergence, alignStarts, note);
+  const showAlignment = () => {
+    note.textContent = alignmentText(runs, link.offsetMs);
+  };
+  showAlignment();
+  const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
+    if (changed.has("window") || changed.has("width")) markers[k]?.update();
+    if (info.from === "host") return;
+    passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
+  }));
+  link.goToDivergence = () => {
+    if (!runs[0].divergence) return;
+    const view = divergenceView(
+      runs.map((run) => run.divergence.ms),
+      runs.map((run) => callWidthMs(run)),
+      runs.map((run) => run.api.model.end * run.api.model.unitMs)
+    );
+    link.offsetMs = view.offsetMs;
+    runs.forEach((run, k) => {
+      run.api.setWindow(view.windows[k]);
+      run.api.setSelected(run.divergence.event);
+    });
+    showAlignment();
+  };
+  link.alignStarts = () => {
+    link.offsetMs = 0;
+    const first = runs[0].api, unitMs = first.model.unitMs;
+    runs[1].api.setWindow(first.state.window.map((t) => t * unitMs));
+    showAlignment();
+  };
+  toDivergence.addEventListener("click", link.goToDivergence);
+  alignStarts.addEventListener("click", link.alignStarts);
+  link.destroy = () => {
+    for (const stop of unsubscribe) stop();
+    for (const marker of markers) marker?.element.remove();
+  };
+  return link;
+}
+function passOn(from, to, changed, state, offsetMs) {
+  if (changed.has("window")) to.setWindow(state.window.map((t) => t * from.model.unitMs + offsetMs));
+  if (changed.has("filter")) to.setFilter(state.filter);
+  if (changed.has("selected")) to.setSelected(counterpart(from.model, state.selected, to.model));
+}
+function callWidthMs({ api, divergence }) {
+  const m = api.model, i = divergence.event;
+  return i < m.n ? 3 * m.duration[i] * m.unitMs : 0;
+}
+function divergenceMarker({ api, divergence }) {
+  const timeline = api.root.querySelector('[data-rlviz="timeline"]');
+  timeline.style.position = "relative";
+  const element = make("div", "rlviz-divergence", "divergence");
+  Object.assign(element.dataset, {
+    rlvizMs: String(divergence.ms),
+    rlvizEvent: String(divergence.event),
+    rlvizIndex: String(divergence.index)
+  });
+  element.appendChild(make("span", null, null, `first divergence: item ${divergence.index}, ${divergence.op}`));
+  timeline.appendChild(element);
+  const update = () => {
+    const model = api.model, left = markerLeft(frameOf(model, model.meta, api.state), divergence.ms / model.unitMs);
+    element.style.display = left == null ? "none" : "block";
+    if (left != null) element.style.left = `${left}px`;
+  };
+  update();
+  return { element, update };
+}
+
 // rlviz/viz/static/explorer.js
 function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
@@ -3187,6 +3316,34 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     el.replaceChildren();
   });
   root.rlvizExplorer = api;
+  return api;
+}
+function mountDiff(el, runs) {
+  el.replaceChildren();
+  const root = make("div", "rlviz-diff", "diff");
+  const bar = make("div", "rlviz-diff-bar", "diff-bar");
+  root.append(make("style", null, null, DIFF_CSS), bar);
+  el.appendChild(root);
+  const mounted = runs.map((run, k) => {
+    const section = make("section", "rlviz-run", "run");
+    section.dataset.rlvizRun = String(k);
+    const host = make("div");
+    section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
+    root.appendChild(section);
+    return { name: run.name, divergence: run.divergence, api: mountExplorer(host, run.meta, run.buffers) };
+  });
+  const link = linkRuns(mounted, bar);
+  const api = {
+    runs: mounted.map((run) => run.api),
+    link,
+    root,
+    destroy() {
+      link.destroy();
+      for (const run of mounted) run.api.destroy();
+      el.replaceChildren();
+    }
+  };
+  root.rlvizDiff = api;
   return api;
 }
 function mountPanes(root, view, live) {
@@ -3459,6 +3616,7 @@ export {
   base64Bytes,
   base85Bytes,
   explorer_default as default,
+  mountDiff,
   mountExplorer,
   splitChunks
 };

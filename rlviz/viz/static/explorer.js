@@ -1,7 +1,8 @@
 // The Explorer: timeline, dataflow graph, order strip and inspector of an rlviz trace, drawn in
 // the browser (canvas 2D and SVG). A small store holds the view's state; each pane redraws
 // what the keys that changed touch. One module for the notebook widget (anywidget's `render`)
-// and the standalone HTML file (`mountExplorer`), bundled by esbuild (js/build.mjs).
+// and the standalone HTML file (`mountExplorer`; two linked runs: `mountDiff`), bundled by
+// esbuild (js/build.mjs).
 import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_core.js";
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
@@ -14,6 +15,7 @@ import { createLiveBar } from "./panes/livebar.js";
 import { createOrder } from "./panes/order.js";
 import { createTimeline } from "./panes/timeline.js";
 import { createToolbar } from "./panes/toolbar.js";
+import { DIFF_CSS, linkRuns } from "./explorer_diff.js";      // last: the bundle keeps its order of modules
 
 /**
  * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream), then its chunks.
@@ -67,6 +69,38 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
     el.replaceChildren();
   });
   root.rlvizExplorer = api;      // the mounted Explorer, from its element (for a debugger, and the browser tests)
+  return api;
+}
+
+/**
+ * Mount two runs side by side (rlviz.diff's page): one Explorer per run, each in its own
+ * `[data-rlviz=run]` under its name, one above the other, linked by `linkRuns` (explorer_diff.js).
+ * @param {HTMLElement} el  container (emptied)
+ * @param {Array} runs  [{name, divergence, meta, buffers}]: each run's saved stream, as mountExplorer takes it
+ * @returns {object} {runs: the two mountExplorer APIs, link: linkRuns', root, destroy}
+ */
+export function mountDiff(el, runs) {
+  el.replaceChildren();
+  const root = make("div", "rlviz-diff", "diff");
+  const bar = make("div", "rlviz-diff-bar", "diff-bar");
+  root.append(make("style", null, null, DIFF_CSS), bar);
+  el.appendChild(root);
+  const mounted = runs.map((run, k) => {
+    const section = make("section", "rlviz-run", "run");
+    section.dataset.rlvizRun = String(k);
+    const host = make("div");
+    section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
+    root.appendChild(section);
+    return { name: run.name, divergence: run.divergence, api: mountExplorer(host, run.meta, run.buffers) };
+  });
+  const link = linkRuns(mounted, bar);
+  const api = { runs: mounted.map((run) => run.api), link, root,
+    destroy() {
+      link.destroy();
+      for (const run of mounted) run.api.destroy();
+      el.replaceChildren();
+    } };
+  root.rlvizDiff = api;
   return api;
 }
 

@@ -131,7 +131,7 @@ export function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, low
   for (let x = 0; x < plotW; x++) if (lower[x] === 0) lower[x] = upper[x];
 }
 
-/** The gutter: each lane's band and name, each row's node name. */
+/** The gutter: each lane's band and name (its `label`, if it has one), each row's node name. */
 export function drawRowLabels(ctx, { model, meta, width }, layout) {
   ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
@@ -148,7 +148,7 @@ export function drawRowLabels(ctx, { model, meta, width }, layout) {
       ctx.fillRect(0, y - 2, 4, laneEnd - y + 4);
       const room = GUTTER - 22 - ctx.measureText(row.name).width;
       ctx.font = "bold 11px system-ui, sans-serif";
-      ctx.fillText(fitText(ctx, lane.name, room), 8, y + ROW_H / 2);
+      ctx.fillText(fitText(ctx, lane.label ?? lane.name, room), 8, y + ROW_H / 2);   // a diff page's: "run · lane"
       ctx.font = "11px system-ui, sans-serif";
     }
     ctx.fillStyle = "#333";
