@@ -153,30 +153,33 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
     actors = shards.start(serving=serving)
     lanes = list(shards.labels)
     futures = _barrier_round(actors, lanes)
-    while actors:
-        if timeout is not None:
-            ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
-            if len(ready) < len(futures):
+    try:
+        while actors:
+            if timeout is not None:
+                ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+                if len(ready) < len(futures):
+                    yield NOT_READY
+                    continue
+            try:
+                pairs = ray.get(futures)                  # the common round: one get, as Ray did
+            except Exception:                             # a shard ended or failed: see which, one by one
+                pairs = []
+                for actor, lane, future in zip(list(actors), list(lanes), futures):
+                    try:
+                        pairs.append(_get(future, lane))
+                    except StopIteration:
+                        lanes.pop(actors.index(actor))
+                        actors.remove(actor)
+                        gauge(GATHERS_IN_FLIGHT, 0, where=lane)
+            futures = _round_done(lanes)
+            if pairs:
+                yield pairs
+            if timeout is not None:
                 yield NOT_READY
-                continue
-        try:
-            pairs = ray.get(futures)                  # the common round: one get, as Ray did
-        except Exception:                             # a shard ended or failed: see which, one by one
-            pairs = []
-            for actor, lane, future in zip(list(actors), list(lanes), futures):
-                try:
-                    pairs.append(_get(future, lane))
-                except StopIteration:
-                    lanes.pop(actors.index(actor))
-                    actors.remove(actor)
-                    gauge(GATHERS_IN_FLIGHT, 0, where=lane)
-        for lane in lanes:
-            gauge(GATHERS_IN_FLIGHT, 0, where=lane)
-        if pairs:
-            yield pairs
-        if timeout is not None:
-            yield NOT_READY
-        futures = _barrier_round(actors, lanes)
+            futures = _barrier_round(actors, lanes)
+    finally:
+        if futures:                                       # closed mid-round: the driver awaits those calls no more
+            _round_done(lanes)
 
 
 def _barrier_round(actors: list, lanes: list[str]) -> list:
@@ -185,6 +188,13 @@ def _barrier_round(actors: list, lanes: list[str]) -> list:
     for lane in lanes:
         gauge(GATHERS_IN_FLIGHT, 1, where=lane)
     return futures
+
+
+def _round_done(lanes: list[str]) -> list:
+    """The round's calls are in (or given up): none in flight to any shard; returns no futures."""
+    for lane in lanes:
+        gauge(GATHERS_IN_FLIGHT, 0, where=lane)
+    return []
 
 
 def _get(ref, lane: str):

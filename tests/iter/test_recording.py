@@ -203,3 +203,18 @@ def test_gather_async_gauges_num_async_calls_in_flight_per_shard_until_it_ends()
     in_flight = _in_flight(trace)
     assert set(in_flight) == {e.where for e in _serving_events(trace)}
     assert all(values == [3, 0] for values in in_flight.values()), in_flight
+
+
+def test_a_barrier_closed_mid_round_gauges_its_calls_as_no_longer_in_flight():
+    """A gather given up while a round is out (a union pulled it without blocking) falls back to 0 calls in flight."""
+    import gc
+    import time
+
+    with rlviz.record() as trace:
+        slow = from_range(4, num_shards=2).for_each(lambda x: time.sleep(2) or x).gather_sync()
+        union = iter(slow.union(LocalIterator(lambda timeout: iter(range(100)), name="fast")))
+        assert next(union) == 0                          # the slow gather was not ready: its round is still out
+        del union, slow
+        gc.collect()                                      # the union and its gather are closed
+        in_flight = _in_flight(trace)
+    assert in_flight and all(values == [1, 0] for values in in_flight.values()), in_flight
