@@ -387,12 +387,6 @@ function whyOf(decisions, index, i) {
   const row = index.get(i);
   return row === void 0 ? null : whySentence(decisions, row);
 }
-function tickStep(span, target) {
-  const raw = span / Math.max(1, target);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
-  return 10 * power;
-}
 function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
   const group = groupsOf(model, strip);
@@ -1842,6 +1836,110 @@ function createGraph(host, view) {
   };
 }
 
+// rlviz/viz/static/explorer_time.js
+var SECOND = 1e3;
+var MINUTE = 60 * SECOND;
+var HOUR = 60 * MINUTE;
+var DAY = 24 * HOUR;
+var TICK_STEPS_MS = [
+  1e-3,
+  2e-3,
+  5e-3,
+  0.01,
+  0.02,
+  0.05,
+  0.1,
+  0.2,
+  0.5,
+  1,
+  2,
+  5,
+  10,
+  20,
+  50,
+  100,
+  200,
+  500,
+  SECOND,
+  2 * SECOND,
+  5 * SECOND,
+  10 * SECOND,
+  15 * SECOND,
+  30 * SECOND,
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY
+];
+function timeStep(spanMs, target) {
+  const raw = spanMs / Math.max(1, target);
+  const step2 = TICK_STEPS_MS.find((s) => s >= raw * (1 - 1e-9));
+  if (step2 !== void 0) return step2;
+  const days = raw / DAY, power = 10 ** Math.floor(Math.log10(days));
+  for (const m of [1, 2, 5, 10]) if (m * power >= days * (1 - 1e-9)) return m * power * DAY;
+  return 10 * power * DAY;
+}
+function secondDecimals(stepMs) {
+  if (stepMs >= SECOND) return 0;
+  return Math.min(3, Math.max(0, Math.ceil(-Math.log10(stepMs / SECOND) - 1e-9)));
+}
+function clockText(ms, decimals = 0, hours = false) {
+  const sign = ms < 0 ? "-" : "";
+  const scale = 10 ** decimals;
+  let units = Math.round(Math.abs(ms) / SECOND * scale);
+  const fraction = units % scale;
+  units = (units - fraction) / scale;
+  const s = units % 60, m = Math.floor(units / 60) % 60, h = Math.floor(units / 3600);
+  const secs = String(s).padStart(2, "0") + (decimals ? `.${String(fraction).padStart(decimals, "0")}` : "");
+  return h > 0 || hours ? `${sign}${h}:${String(m).padStart(2, "0")}:${secs}` : `${sign}${m}:${secs}`;
+}
+function grouped2(value) {
+  return value.toLocaleString("en-US");
+}
+function rulerTicks(a, b, width, spacing = 90) {
+  const step2 = timeStep(b - a, width / spacing), ticks = [];
+  const hours = Math.max(Math.abs(a), Math.abs(b)) >= HOUR;
+  const first = Math.ceil(a / step2 - 1e-3), last = Math.floor(b / step2 + 1e-3);
+  if (step2 >= 1) {
+    const decimals = secondDecimals(step2);
+    for (let k = first; k <= last; k++) ticks.push({ ms: k * step2, label: clockText(k * step2, decimals, hours) });
+    const format = (hours ? "h:mm:ss" : "m:ss") + (decimals ? `.${"s".repeat(decimals)}` : "");
+    return { step: step2, caption: `time since start (${format})`, ticks };
+  }
+  const anchor = Math.floor(a);
+  for (let k = first; k <= last; k++) {
+    const us = Math.round((k * step2 - anchor) * 1e3) || 0;
+    ticks.push({ ms: k * step2, label: `+${grouped2(us)} µs` });
+  }
+  return { step: step2, caption: `from ${clockText(anchor, 3, hours)}`, ticks };
+}
+function startText(ms) {
+  return clockText(ms, 6, true);
+}
+function durationText(ms) {
+  const a = Math.abs(ms);
+  const three = (v) => v.toFixed(Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  if (a === 0) return "0 µs";
+  if (a < 1e-3) return `${three(ms * 1e6)} ns`;
+  if (a < 1) return `${three(ms * 1e3)} µs`;
+  if (a < SECOND) return `${three(ms)} ms`;
+  if (a < MINUTE) return `${three(ms / SECOND)} s`;
+  if (a < HOUR) {
+    const m2 = Math.floor(a / MINUTE);
+    return `${ms < 0 ? "-" : ""}${m2} min ${((a - m2 * MINUTE) / SECOND).toFixed(1)} s`;
+  }
+  const h = Math.floor(a / HOUR), m = Math.floor((a - h * HOUR) / MINUTE);
+  return `${ms < 0 ? "-" : ""}${h} h ${String(m).padStart(2, "0")} min`;
+}
+
 // rlviz/viz/static/panes/inspector.js
 function inspectorFields(view, i, whyRows) {
   const { model } = view, d = view.describe(i);
@@ -1854,8 +1952,8 @@ function inspectorFields(view, i, whyRows) {
     ["lane", d.node.where],
     ["outcome", d.outcome],
     ["item", d.item ?? "(none)"],
-    ["start", `${formatMs(d.startMs)} ms`],
-    ["duration", `${formatMs(d.durationMs)} ms`],
+    ["start", startText(d.startMs)],
+    ["duration", durationText(d.durationMs)],
     ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
   ];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);
@@ -1894,7 +1992,7 @@ function createInspector(host, view) {
       "button",
       dropped ? "rlviz-dropped" : null,
       "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms` + (dropped ? ` · ${dropped}` : "")
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}` + (dropped ? ` · ${dropped}` : "")
     );
     button.dataset.event = String(i);
     button.addEventListener("click", () => view.actions.select(i));
@@ -2379,7 +2477,7 @@ function hoverText(track, t, unitMs) {
   const k = readingAt(track, t);
   const head = `${track.name} @ ${track.where}`;
   if (k < 0) return `${head}: no reading yet`;
-  return `${head}: ${formatValue(track.value[k])} (since ${formatMs(track.time[k] * unitMs)} ms)`;
+  return `${head}: ${formatValue(track.value[k])} (since ${startText(track.time[k] * unitMs)})`;
 }
 function formatValue(v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
@@ -2787,21 +2885,19 @@ function drawTracks(ctx, tracks, frame) {
 }
 function drawRuler(ctx, { model, state, plotW, xOf }) {
   const [a, b] = state.window;
-  const toMs = (t) => t * model.unitMs;
-  const tick = tickStep(toMs(b - a), plotW / 90);
+  const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
   ctx.font = "10px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText("ms since trace start", 4, 6);
+  ctx.fillText(ruler.caption, 4, 6);
   ctx.strokeStyle = "#999";
   ctx.beginPath();
-  const digits = Math.min(Math.max(0, -Math.floor(Math.log10(tick) + 1e-9)), 6);
-  for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
-    const x = xOf(ms / model.unitMs);
+  for (const tick of ruler.ticks) {
+    const x = xOf(tick.ms / model.unitMs);
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(ms.toFixed(digits), x + 2, 3);
+    ctx.fillText(tick.label, x + 2, 3);
   }
   ctx.stroke();
 }
@@ -2935,7 +3031,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
@@ -2949,7 +3045,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 var SEARCH_SETTLE_MS = 200;
 function toolbarTexts(model, meta) {
   return {
-    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`,
+    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
   };
 }

@@ -2,8 +2,8 @@
 // store's window (Perfetto's model: each track has its own renderer). The first track is the
 // lanes of spans (panes/spans.js); another kind of track plugs in with one line in TRACKS.
 // Wheel zooms, drag pans, hover shows a tooltip, click selects.
-import { tickStep } from "../explorer_core.js";
-import { GUTTER, RULER_H, formatMs, make, measure, sized } from "../explorer_dom.js";
+import { GUTTER, RULER_H, make, measure, sized } from "../explorer_dom.js";
+import { durationText, rulerTicks, startText } from "../explorer_time.js";
 import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
@@ -58,24 +58,25 @@ export function drawTracks(ctx, tracks, frame) {
   });
 }
 
-/** The ruler: "ms since trace start" and a tick with its label every ~90 px. */
+/**
+ * The ruler: a tick with its label about every 90 px, read as people read time at this zoom
+ * (explorer_time.js: h:mm:ss over hours down to µs after a stated anchor); the gutter says which.
+ */
 export function drawRuler(ctx, { model, state, plotW, xOf }) {
   const [a, b] = state.window;
-  const toMs = (t) => t * model.unitMs;
-  const tick = tickStep(toMs(b - a), plotW / 90);
+  const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
   ctx.font = "10px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText("ms since trace start", 4, 6);
+  ctx.fillText(ruler.caption, 4, 6);
   ctx.strokeStyle = "#999";
   ctx.beginPath();
-  const digits = Math.min(Math.max(0, -Math.floor(Math.log10(tick) + 1e-9)), 6);
-  for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
-    const x = xOf(ms / model.unitMs);
+  for (const tick of ruler.ticks) {
+    const x = xOf(tick.ms / model.unitMs);
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(ms.toFixed(digits), x + 2, 3);
+    ctx.fillText(tick.label, x + 2, 3);
   }
   ctx.stroke();
 }
@@ -218,7 +219,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`,
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`,
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
