@@ -1265,7 +1265,7 @@ var NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, fla
 var TRIM_SHARE = 0.25;
 function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
-    meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0 },
+    meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
     trimShare,
     n: 0,
     base: 0,
@@ -1320,6 +1320,7 @@ function appendChunk(live, message, buffers) {
   live.meta.texts.push(...message.texts || []);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
+  if (message.gaps) live.meta.gaps = message.gaps;
   if (live.n === 0) live.base = message.first_id;
   const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS2) {
@@ -2440,6 +2441,68 @@ function hatch(ctx, x, y, w, h, color) {
   ctx.restore();
 }
 
+// rlviz/viz/static/panes/gaps.js
+var MIN_W = 3;
+function gapTitle(gap, unitMs) {
+  const from = gap.from * unitMs, to = gap.to * unitMs;
+  return `${gap.dropped.toLocaleString("en-US")} events of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
+}
+function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
+  const scale = plotW / (b - a), boxes = [];
+  for (const gap of gaps) {
+    if (gap.to < a || gap.from > b) continue;
+    const k = lanes.indexOf(gap.where);
+    const span = k < 0 ? [0, height] : laneSpan(k);
+    if (!span) continue;
+    const x0 = Math.max(0, (gap.from - a) * scale), x1 = Math.min(plotW, (gap.to - a) * scale);
+    const width = Math.max(MIN_W, x1 - x0), left = Math.min(GUTTER + x0, GUTTER + plotW - width);
+    boxes.push({ gap, left, width, top: span[0], height: span[1] - span[0] });
+  }
+  return boxes;
+}
+function createGapMarks(host, view, laneSpan, height) {
+  const box = make("div", "rlviz-gaps", "gaps");
+  Object.assign(box.style, {
+    position: "absolute",
+    left: "0",
+    top: "0",
+    width: "100%",
+    height: "0",
+    overflow: "visible",
+    pointerEvents: "none"
+  });
+  host.appendChild(box);
+  function mark({ gap, left, width, top, height: tall }) {
+    const el = make("div", "rlviz-gap", "gap");
+    el.dataset.rlvizWhere = gap.where;
+    el.dataset.rlvizDropped = String(gap.dropped);
+    el.title = gapTitle(gap, view.model.unitMs);
+    Object.assign(el.style, {
+      position: "absolute",
+      left: `${left}px`,
+      width: `${width}px`,
+      top: `${top}px`,
+      height: `${tall}px`,
+      pointerEvents: "auto",
+      boxSizing: "border-box",
+      borderLeft: "1px solid #d62728",
+      borderRight: "1px solid #d62728",
+      background: "repeating-linear-gradient(135deg, rgba(214,39,40,0.28) 0 3px, rgba(255,255,255,0.55) 3px 7px)"
+    });
+    return el;
+  }
+  function draw() {
+    const gaps = view.meta.gaps || [], state = view.store.get();
+    const lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const plotW = Math.floor(Math.max(50, (state.width || 960) - GUTTER - 8));
+    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, laneSpan, state.window, plotW, height()) : [];
+    box.replaceChildren(...boxes.map(mark));
+  }
+  return { draw, element: box, destroy() {
+    box.remove();
+  } };
+}
+
 // rlviz/viz/static/panes/gauges.js
 var TRACK_H = 30;
 var LINE_COLOR = "#2471a3";
@@ -2624,7 +2687,12 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
-    laneEnd: (lane) => laidOut().laneEnd.get(lane)
+    laneEnd: (lane) => laidOut().laneEnd.get(lane),
+    /** Lane `lane`'s rows as [top, bottom] px from the track's top (undefined if none is shown). */
+    laneSpan(lane) {
+      const l = laidOut(), r = view.model.rows.findIndex((row, k) => row.lane === lane && l.shown[k]);
+      return r < 0 ? void 0 : [l.y[r], l.laneEnd.get(lane)];
+    }
   };
 }
 function drawSpanTrack(ctx, frame, layout, raster) {
@@ -2916,9 +2984,10 @@ function createTimeline(host, view) {
   const tracks = TRACKS.map((create) => create(view));
   const spans = tracks.find((track) => track.name === "spans");
   const gauges = createGaugeTracks(scroll, view, (lane) => lane < 0 ? spans.height(frame()) : spans.laneEnd(lane));
+  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, [canvas, gauges.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -2936,6 +3005,7 @@ function createTimeline(host, view) {
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
     gauges.draw();
+    gaps.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -2947,7 +3017,7 @@ function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -2962,6 +3032,7 @@ function createTimeline(host, view) {
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
       gauges.destroy();
+      gaps.destroy();
       element.remove();
     }
   };

@@ -1,9 +1,11 @@
 // The timeline pane: a ruler over a list of tracks stacked on one canvas, all drawn from the
 // store's window (Perfetto's model: each track has its own renderer). The first track is the
 // lanes of spans (panes/spans.js); another kind of track plugs in with one line in TRACKS.
-// Wheel zooms, drag pans, hover shows a tooltip, click selects.
+// Over the lanes lie the gauge tracks (panes/gauges.js) and the marks of events dropped past a
+// recorder's capacity (panes/gaps.js). Wheel zooms, drag pans, hover shows a tooltip, click selects.
 import { GUTTER, RULER_H, make, measure, sized } from "../explorer_dom.js";
 import { durationText, rulerTicks, startText } from "../explorer_time.js";
+import { createGapMarks } from "./gaps.js";
 import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
@@ -103,9 +105,11 @@ export function createTimeline(host, view) {
   const spans = tracks.find((track) => track.name === "spans");
   // each gauge right under its lane's rows (panes/gauges.js); a lane with no rows has its gauges at the bottom
   const gauges = createGaugeTracks(scroll, view, (lane) => (lane < 0 ? spans.height(frame()) : spans.laneEnd(lane)));
+  // where a process's bounded buffer dropped events, over its lane (panes/gaps.js)
+  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, [canvas, gauges.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -126,6 +130,7 @@ export function createTimeline(host, view) {
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
     gauges.draw();
+    gaps.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -138,7 +143,7 @@ export function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();     // a step draws at once
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -150,6 +155,7 @@ export function createTimeline(host, view) {
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
       gauges.destroy();
+      gaps.destroy();
       element.remove();
     },
   };
