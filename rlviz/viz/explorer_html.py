@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
-from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
 __all__ = ["write_html", "explorer_html", "explorer_js", "embed_json", "encode_blob", "decode_blob", "BUNDLE"]
@@ -93,18 +93,22 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = "
     trace = check_trace(trace, "explorer_html")
     view = _check_view(view)
     payload = encode_trace(trace)
+    blob = b"".join(payload.buffers)
     script = explorer_js() + _BOOT
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
-        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
+        above, f'<div id="rlviz-root">{_OPENING}<noscript>The interactive viewer needs JavaScript; '
         "the static report below does not.</noscript></div>",
-        f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
-        f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
-        f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
+        # the script before the data: a module runs once the page is parsed, so a file cut short in its data
+        # still runs it, and it says the file is damaged (the note above stays if the script itself was cut)
         f'<script type="module">{script}</script>',
+        f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
+        f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
+        f'<script type="application/octet-stream" id="rlviz-data" data-adler32="{zlib.adler32(blob)}">'
+        f"{encode_blob(blob)}</script>",
         below, "</body></html>", ""])
 
 
@@ -154,23 +158,21 @@ def write_html(trace: Trace, path: str | Path, title: str = "rlviz trace explore
 
 _BOOT = """
 {
-  const meta = JSON.parse(document.getElementById("rlviz-meta").textContent);
-  const bytes = base85Bytes(document.getElementById("rlviz-data").textContent.trim());
   const host = document.getElementById("rlviz-root");
   try {
-    const explorer = window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
-    const view = JSON.parse(document.getElementById("rlviz-view").textContent);
-    if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
-    if (view.skip_not_ready) explorer.setSkipNotReady(true);
-    if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-    if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+    window.rlvizExplorer = mountSaved(host, document);
   } catch (error) {
     const box = document.createElement("pre");
+    box.dataset.rlviz = "error";
     box.textContent = "The Explorer failed: " + error.message;
     host.replaceChildren(box);
   }
 }
 """
+
+#: What the page's root says until the viewer replaces it: if it stays, the viewer's script never ran.
+_OPENING = ('<p data-rlviz="opening">Opening the trace… If this stays, the viewer\'s script did not run: the file '
+            "may be cut short (write it again with rlviz.viz.write_html), or JavaScript is off.</p>")
 
 
 _VIEW_KEYS = ("window", "selected", "op", "where", "skip_not_ready")
@@ -208,7 +210,3 @@ def decode_blob(text: str) -> bytes:
 
 
 _TO_PAGE, _FROM_PAGE = str.maketrans("<", "."), str.maketrans(".", "<")
-
-
-def _blob(payload: Payload) -> str:
-    return encode_blob(b"".join(payload.buffers))

@@ -1610,6 +1610,55 @@ function createFeed(view, live, host = {}) {
   };
 }
 
+// rlviz/viz/static/explorer_saved.js
+var DamagedPage = class extends Error {
+};
+function adler32(bytes) {
+  let a = 1, b = 0;
+  for (let at = 0; at < bytes.length; ) {
+    const end = Math.min(at + 5552, bytes.length);
+    for (; at < end; at++) {
+      a += bytes[at];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return (b << 16 | a) >>> 0;
+}
+function savedJson(text, part = "meta") {
+  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  if (text == null) throw new DamagedPage(`${what} is missing`);
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DamagedPage(`${what} does not parse: ${error.message}`);
+  }
+  if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  return value;
+}
+function announcedBytes(meta) {
+  let total = 0;
+  for (const chunk of meta.chunks) for (const spec of chunk.columns || []) for (const size of spec.chunks) total += size;
+  return total;
+}
+function checkSavedBytes(meta, bytes, checksum) {
+  const expected = announcedBytes(meta);
+  if (bytes.length < expected) {
+    throw new DamagedPage(`its trace data stops after ${bytes.length.toLocaleString("en-US")} of the ${expected.toLocaleString("en-US")} bytes it announces: the file was cut short`);
+  }
+  if (bytes.length > expected) {
+    throw new DamagedPage(`its trace data holds ${bytes.length.toLocaleString("en-US")} bytes where it announces ${expected.toLocaleString("en-US")}: the file was changed after it was written`);
+  }
+  if (checksum != null && Number.isFinite(checksum) && adler32(bytes) !== checksum) {
+    throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed after it was written");
+  }
+}
+function damagedText(reason) {
+  return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with rlviz.viz.write_html(trace, path), or open a complete copy of the file.`;
+}
+
 // rlviz/viz/static/explorer_store.js
 function createStore(initial) {
   let state = { ...initial };
@@ -3467,6 +3516,33 @@ function splitChunks(meta, bytes) {
   }
   return buffers;
 }
+function mountSaved(host, doc = document) {
+  let meta, bytes, view;
+  try {
+    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
+    const data = doc.getElementById("rlviz-data");
+    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    try {
+      bytes = base85Bytes(data.textContent.trim());
+    } catch (error) {
+      throw new DamagedPage(error.message);
+    }
+    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+  } catch (error) {
+    if (!(error instanceof DamagedPage)) throw error;
+    const box = make("div", null, "damaged", damagedText(error.message));
+    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+    host.replaceChildren(box);
+    return null;
+  }
+  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
+  if (view.skip_not_ready) explorer.setSkipNotReady(true);
+  if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  return explorer;
+}
 var PICTURE_DELAY_MS = 1e3;
 function showSavedPicture(el, model) {
   const picture = model.get("_picture");
@@ -3598,5 +3674,6 @@ export {
   base85Bytes,
   explorer_default as default,
   mountExplorer,
+  mountSaved,
   splitChunks
 };

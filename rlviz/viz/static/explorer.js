@@ -6,6 +6,7 @@ import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_cor
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
+import { DamagedPage, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
@@ -170,6 +171,39 @@ export function splitChunks(meta, bytes) {
     }
   }
   return buffers;
+}
+
+/**
+ * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view
+ * and #rlviz-data elements, its data checked first (explorer_saved.js). A damaged file (cut short,
+ * changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged]) instead
+ * of the view, and returns null.
+ * @param {HTMLElement} host  the page's root element
+ * @param {Document} doc
+ * @returns {object|null} the mounted Explorer (see mountExplorer), or null
+ */
+export function mountSaved(host, doc = document) {
+  let meta, bytes, view;
+  try {
+    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
+    const data = doc.getElementById("rlviz-data");
+    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    try { bytes = base85Bytes(data.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
+    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+  } catch (error) {
+    if (!(error instanceof DamagedPage)) throw error;
+    const box = make("div", null, "damaged", damagedText(error.message));
+    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+    host.replaceChildren(box);
+    return null;
+  }
+  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
+  if (view.skip_not_ready) explorer.setSkipNotReady(true);
+  if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  return explorer;
 }
 
 /** How long a view waits for its data before it shows the picture saved with the widget instead. */
