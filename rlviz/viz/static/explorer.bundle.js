@@ -1610,6 +1610,54 @@ function createFeed(view, live, host = {}) {
   };
 }
 
+// rlviz/viz/static/explorer_kernel.js
+var PING_MS = 3e3;
+function kernelLostText(events, live) {
+  const kept = `it keeps the ${events.toLocaleString("en-US")} event${events === 1 ? "" : "s"} it shows`;
+  return `The kernel restarted or stopped, so this view lost its connection: ${kept}` + (live ? ", but the watched run ended with the kernel and its buttons do nothing" : "") + ". Run the cell again in the new kernel to record and show a new trace.";
+}
+function createKernelWatch({ ping, lost, found }, timers = globalThis) {
+  let waiting = 0, gone = false;
+  const markLost = () => {
+    waiting = 0;
+    if (!gone) {
+      gone = true;
+      lost();
+    }
+  };
+  return {
+    /** The widget's connection changed: ask the kernel whether it is still there. */
+    disconnected() {
+      if (waiting || gone) return;
+      try {
+        ping();
+      } catch {
+        markLost();
+        return;
+      }
+      waiting = timers.setTimeout(markLost, PING_MS);
+    },
+    /** A message came from the kernel: it is there. */
+    heard() {
+      if (waiting) {
+        timers.clearTimeout(waiting);
+        waiting = 0;
+      }
+      if (gone) {
+        gone = false;
+        found();
+      }
+    },
+    get lost() {
+      return gone;
+    },
+    destroy() {
+      if (waiting) timers.clearTimeout(waiting);
+      waiting = 0;
+    }
+  };
+}
+
 // rlviz/viz/static/explorer_saved.js
 var DamagedPage = class extends Error {
 };
@@ -3474,6 +3522,24 @@ function hostApi(view, feed, destroy) {
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {
     },
+    /**
+     * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
+     * view shows stays, and a live run's bar says it stopped.
+     */
+    setKernelNote(text) {
+      let note = view.root.querySelector(':scope > [data-rlviz="kernel"]');
+      if (!text) {
+        note?.remove();
+        return;
+      }
+      if (!note) {
+        note = make("div", "rlviz-banner", "kernel");
+        view.root.insertBefore(note, view.root.children[1] ?? null);
+      }
+      note.textContent = text;
+      const live = store.get().live;
+      if (live?.running) store.set({ live: { ...live, running: false, paused: false } }, quiet);
+    },
     destroy
   };
 }
@@ -3645,14 +3711,26 @@ function render({ model, el }) {
       else showFailure(message.message);
     }
   };
+  const kernel = createKernelWatch({
+    ping: () => model.send({ type: "ping", view: token }),
+    lost: () => {
+      const text = kernelLostText(view ? view.model.n : 0, Boolean(view?.state.live));
+      if (view) view.setKernelNote(text);
+      else el.append(make("div", "rlviz-banner", "kernel", text));
+    },
+    found: () => view?.setKernelNote("")
+  });
   const onMessage = (message, buffers) => {
+    kernel.heard();
     try {
       handlers[message.type]?.(message, buffers);
     } catch (error) {
       showFailure(error);
     }
   };
+  const onConnection = () => kernel.disconnected();
   model.on("msg:custom", onMessage);
+  model.on("comm_live_update", onConnection);
   const follow = followedTraits(model, () => view);
   for (const [event, handler] of follow) model.on(event, handler);
   model.send({ type: "ready", view: token });
@@ -3661,8 +3739,10 @@ function render({ model, el }) {
   }, PICTURE_DELAY_MS);
   return () => {
     clearTimeout(waiting);
+    kernel.destroy();
     freePicture();
     model.off("msg:custom", onMessage);
+    model.off("comm_live_update", onConnection);
     for (const [event, handler] of follow) model.off(event, handler);
     view?.destroy();
   };

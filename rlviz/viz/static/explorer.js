@@ -6,6 +6,7 @@ import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_cor
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
+import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 import { createStore } from "./explorer_store.js";
@@ -27,7 +28,7 @@ import { createToolbar } from "./panes/toolbar.js";
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop", and
  *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown)
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, destroy,
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote, destroy,
  *   state, model, root, store}
  */
 export function mountExplorer(el, meta, buffers = [], host = {}) {
@@ -125,6 +126,21 @@ function hostApi(view, feed, destroy) {
     setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {},
+    /**
+     * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
+     * view shows stays, and a live run's bar says it stopped.
+     */
+    setKernelNote(text) {
+      let note = view.root.querySelector(':scope > [data-rlviz="kernel"]');
+      if (!text) { note?.remove(); return; }
+      if (!note) {
+        note = make("div", "rlviz-banner", "kernel");
+        view.root.insertBefore(note, view.root.children[1] ?? null);
+      }
+      note.textContent = text;
+      const live = store.get().live;
+      if (live?.running) store.set({ live: { ...live, running: false, paused: false } }, quiet);
+    },
     destroy,
   };
 }
@@ -309,18 +325,32 @@ function render({ model, el }) {
     },
     error(message) { if (view) view.showError(message.message); else showFailure(message.message); },
   };
+  const kernel = createKernelWatch({
+    ping: () => model.send({ type: "ping", view: token }),
+    lost: () => {
+      const text = kernelLostText(view ? view.model.n : 0, Boolean(view?.state.live));
+      if (view) view.setKernelNote(text);
+      else el.append(make("div", "rlviz-banner", "kernel", text));
+    },
+    found: () => view?.setKernelNote(""),
+  });
   const onMessage = (message, buffers) => {
+    kernel.heard();
     try { handlers[message.type]?.(message, buffers); } catch (error) { showFailure(error); }
   };
+  const onConnection = () => kernel.disconnected();     // ipywidgets: the kernel restarted, or died and restarted
   model.on("msg:custom", onMessage);
+  model.on("comm_live_update", onConnection);
   const follow = followedTraits(model, () => view);
   for (const [event, handler] of follow) model.on(event, handler);
   model.send({ type: "ready", view: token });
   const waiting = setTimeout(() => { if (!view) freePicture = showSavedPicture(el, model); }, PICTURE_DELAY_MS);
   return () => {
     clearTimeout(waiting);
+    kernel.destroy();
     freePicture();
     model.off("msg:custom", onMessage);
+    model.off("comm_live_update", onConnection);
     for (const [event, handler] of follow) model.off(event, handler);
     view?.destroy();
   };
