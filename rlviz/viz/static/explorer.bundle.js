@@ -3048,7 +3048,7 @@ function drawTracks(ctx, tracks, frame) {
     ctx.restore();
   });
 }
-function drawRuler(ctx, { model, state, plotW, xOf }) {
+function drawRuler(ctx, { model, state, width, plotW, xOf }) {
   const [a, b] = state.window;
   const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
@@ -3062,7 +3062,7 @@ function drawRuler(ctx, { model, state, plotW, xOf }) {
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(tick.label, x + 2, 3);
+    if (x + 2 + ctx.measureText(tick.label).width <= width) ctx.fillText(tick.label, x + 2, 3);
   }
   ctx.stroke();
 }

@@ -64,7 +64,7 @@ export function drawTracks(ctx, tracks, frame) {
  * The ruler: a tick with its label about every 90 px, read as people read time at this zoom
  * (explorer_time.js: h:mm:ss over hours down to µs after a stated anchor); the gutter says which.
  */
-export function drawRuler(ctx, { model, state, plotW, xOf }) {
+export function drawRuler(ctx, { model, state, width, plotW, xOf }) {
   const [a, b] = state.window;
   const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
@@ -78,7 +78,7 @@ export function drawRuler(ctx, { model, state, plotW, xOf }) {
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(tick.label, x + 2, 3);
+    if (x + 2 + ctx.measureText(tick.label).width <= width) ctx.fillText(tick.label, x + 2, 3);   // whole, or not at all
   }
   ctx.stroke();
 }
