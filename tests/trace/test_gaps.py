@@ -5,7 +5,7 @@ import time
 import pytest
 
 import rlviz
-from rlviz.iter import LocalIterator
+from rlviz.iter import LocalIterator, from_range
 from rlviz.trace import Gap, Node, Recorder, get_recorder
 from rlviz.trace.recorder import DEFAULT_CAPACITY
 from rlviz.trace.rows import ITEM
@@ -89,3 +89,20 @@ def test_record_refuses_a_capacity_that_cannot_bound_anything_before_its_block_r
         with rlviz.record(capacity=bad):
             ran.append(True)
     assert ran == [] and get_recorder().capacity == capacity and not get_recorder().enabled
+
+
+def test_a_shard_actors_gap_lies_on_its_own_lane_on_the_drivers_clock(ray_local):
+    """Each process past its capacity has its own gap, on its lane, within the block (an actor's clock aligned)."""
+    before = time.time_ns()
+    try:
+        with rlviz.record(capacity=2048) as trace:
+            out = from_range(3_000, num_shards=1).gather_sync().take(3_000)
+    finally:
+        get_recorder().set_capacity(DEFAULT_CAPACITY)
+    assert out == list(range(3_000))
+    gaps = {gap.where: gap for gap in trace.gaps}
+    assert set(gaps) == {"driver", "shard-0"}, trace.gaps
+    assert sum(gap.dropped for gap in gaps.values()) == trace.dropped
+    assert gaps["shard-0"].dropped > 0 and gaps["driver"].dropped > 0
+    for gap in gaps.values():
+        assert before <= gap.start_ns <= gap.end_ns <= int(trace.columns["end_ns"].max())
