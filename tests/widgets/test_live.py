@@ -254,7 +254,7 @@ def test_a_watch_output_carries_the_picture_of_the_ended_run():
 
 def test_a_page_asking_whether_the_kernel_is_there_gets_its_answer():
     """The page pings when its connection changed (explorer_kernel.js); a kernel still there answers that view."""
-    live = rlviz.watch(_pipeline(2_000), iterations=100)
+    live = rlviz.watch(_pipeline(10), iterations=1)
     sent = _capture(live)
     live._handle_custom_msg({"type": "ping", "view": "v7"}, [])
     live.join(timeout=60)
