@@ -3,6 +3,7 @@
 Everything here is plain data that can be saved as JSON and read anywhere.
 """
 from rlviz.trace.event import DRIVER, OUTCOMES, Event, Node
+from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Gauge, gauge
 from rlviz.trace.recorder import Recorder, get_recorder
 from rlviz.trace.session import LiveTrace, add_collector, record
@@ -10,4 +11,4 @@ from rlviz.trace.spans import Span, span
 from rlviz.trace.trace import Trace, TraceFormatError
 
 __all__ = ["Event", "Node", "Trace", "TraceFormatError", "Recorder", "LiveTrace",
-           "get_recorder", "record", "gauge", "Gauge", "add_collector", "span", "Span", "OUTCOMES", "DRIVER"]
+           "get_recorder", "record", "gauge", "Gauge", "Gap", "add_collector", "span", "Span", "OUTCOMES", "DRIVER"]

@@ -49,7 +49,7 @@ class RecorderMirror:
             self._chunks.popleft()
         self._open_rows = increment["open_rows"]
         self._texts.extend(increment["texts"])
-        self._head = {key: increment[key] for key in ("tag", "pid", "where", "dropped", "nodes")}
+        self._head = {key: increment.get(key) for key in ("tag", "pid", "where", "dropped", "gap_ns", "nodes")}
         self.cursor = increment["cursor"]
 
     def forget_ended_before(self, end_ns: int) -> int:

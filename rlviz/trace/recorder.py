@@ -141,6 +141,8 @@ class Recorder:
         self.tag = random.getrandbits(22) | (1 << 21)   # nonzero, so ids never collide with -1
         self.dropped = 0
         self.count_from_ns = 0          # ``dropped`` counts evicted events that started at or after this
+        #: Where the ``dropped`` events lay: (earliest start, latest end) in ns, None while nothing was dropped.
+        self.gap_ns: tuple[int, int] | None = None
         self.texts = TextTable()
         self.nodes: list[Node] = []
         self._node_index: dict[str, int] = {}
@@ -268,8 +270,19 @@ class Recorder:
                 evicted = self._full.popleft()
                 self._first_sequence += 1
                 self._full_events -= len(evicted) // FIELDS - 1
-                since = self.count_from_ns      # header and continuation rows start below 0: never counted
-                self.dropped += sum(1 for start in evicted[::FIELDS] if start >= since)
+                self._count_evicted(evicted)
+
+    def _count_evicted(self, evicted: array) -> None:
+        """Count an evicted chunk's events of this block in ``dropped`` and widen ``gap_ns`` to cover them."""
+        since = self.count_from_ns      # header, continuation, decision and gauge rows start below 0: never counted
+        spans = [(start, end) for start, end in zip(evicted[::FIELDS], evicted[1::FIELDS]) if start >= since]
+        if not spans:
+            return
+        self.dropped += len(spans)
+        first, last = min(start for start, _ in spans), max(end for _, end in spans)
+        if self.gap_ns is not None:
+            first, last = min(first, self.gap_ns[0]), max(last, self.gap_ns[1])
+        self.gap_ns = (first, last)
 
     def start_block(self, since_ns: int) -> None:
         """A ``record()`` block starts: count as ``dropped`` only evictions of events from ``since_ns`` on.
@@ -280,6 +293,7 @@ class Recorder:
         with self.lock:
             self.count_from_ns = since_ns
             self.dropped = 0
+            self.gap_ns = None
 
     # -- reading ------------------------------------------------------------
     @property
@@ -296,9 +310,9 @@ class Recorder:
             chunks = [*(c.tobytes() for c in self._full),
                       *(bytes(w.rows) for w in list(self._writers) if len(w.rows) > ROW.size)]
             nodes = list(self.nodes)
-            dropped = self.dropped
+            dropped, gap = self.dropped, self.gap_ns
         data = b"".join(chunks)
-        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped,
+        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped, "gap_ns": gap,
                 "nodes": [n.to_dict() for n in nodes], "texts": list(self.texts.texts),
                 "data": data, "offset_ns": 0}
 
@@ -309,7 +323,7 @@ class Recorder:
         it holds what this recorder holds without copying everything each
         time, and keeps it when this process dies.  ``held_from`` is the
         oldest chunk still held: anything older was evicted (and counted in
-        ``dropped``).
+        ``dropped``, its time span in ``gap_ns``).
         """
         with self.lock:
             first = max(cursor.chunks, self._first_sequence)
@@ -318,10 +332,10 @@ class Recorder:
             next_sequence = self._first_sequence + len(self._full)
             held_from = self._first_sequence
             nodes = list(self.nodes)
-            dropped = self.dropped
+            dropped, gap = self.dropped, self.gap_ns
         texts = self.texts.texts
         read = len(texts)               # after the rows: every text they name is in
-        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped,
+        return {"tag": self.tag, "pid": self.pid, "where": self.where, "dropped": dropped, "gap_ns": gap,
                 "nodes": [n.to_dict() for n in nodes], "texts_from": cursor.texts,
                 "texts": texts[cursor.texts:read], "chunks": chunks, "open_rows": b"".join(open_rows),
                 "held_from": held_from, "cursor": ExportCursor(next_sequence, read)}

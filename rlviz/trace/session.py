@@ -103,6 +103,7 @@ class LiveTrace(Trace):
     columns = property(lambda self: self.snapshot().columns)
     texts = property(lambda self: self.snapshot().texts)
     dropped = property(lambda self: self.snapshot().dropped)
+    gaps = property(lambda self: self.snapshot().gaps)
     event_ids = property(lambda self: self.snapshot().event_ids)
     events = property(lambda self: self.snapshot().events, doc=Trace.events.__doc__)
     start_ns = property(lambda self: self.snapshot().start_ns, doc=Trace.start_ns.__doc__)

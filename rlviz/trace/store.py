@@ -19,6 +19,7 @@ import numpy as np
 
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
+from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns,
@@ -86,7 +87,9 @@ class _Source:
     nodes: list[int] = field(default_factory=list)
     texts: list[int] = field(default_factory=list)
     pid: int = 0
+    where: str = ""
     dropped: int = 0
+    gap_ns: tuple[int, int] | None = None                   # where the dropped events lay (the recorder's clock)
     offset_ns: int = 0
     sequence: dict[int, int] = field(default_factory=dict)   # handed-over chunk -> its sequence number
     open_keys: set[int] = field(default_factory=set)         # chunks still open at the latest increment
@@ -217,6 +220,15 @@ class TraceStore:
         with self.lock:
             return self._decisions_gone + self._decisions["event"].size
 
+    @property
+    def gaps(self) -> tuple[Gap, ...]:
+        """Where each process's dropped events lay, on the driver's clock (from ``since_ns`` on), by lane."""
+        with self.lock:
+            gaps = [Gap(source.where, max(source.gap_ns[0] + source.offset_ns, self.since_ns),
+                        max(source.gap_ns[1] + source.offset_ns, self.since_ns), source.dropped)
+                    for source in self._sources.values() if source.dropped > 0 and source.gap_ns is not None]
+            return tuple(sorted(gaps))
+
     def view(self) -> Trace:
         """A frozen ``Trace`` of every held event, ordered by start (cached until something is added)."""
         with self.lock:
@@ -232,6 +244,7 @@ class TraceStore:
             trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order],
                            self._held_decisions(ids[order]))
             trace.gauges = self._gauges.build(self.window_start_ns)
+            trace.gaps = self.gaps
             self._view = (self._version, trace)
             return trace
 
@@ -332,6 +345,8 @@ class TraceStore:
         if source is None:
             source = self._sources[key] = _Source(pid=int(export["pid"]))
         source.dropped = int(export.get("dropped", 0))
+        source.where = str(export.get("where", ""))
+        source.gap_ns = tuple(export["gap_ns"]) if export.get("gap_ns") else None
         source.offset_ns = int(export.get("offset_ns", 0))
         source.nodes = [self._node(d) for d in export["nodes"]]
         texts = export["texts"]

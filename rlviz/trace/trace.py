@@ -14,6 +14,7 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
 from rlviz.trace.causes import event_causes, with_cause
 from rlviz.trace.decisions import Decisions
+from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Gauge
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
@@ -76,9 +77,13 @@ class Trace:
     event_ids : ndarray or None
         For a view of a growing store (``rlviz.trace.store``), each event's
         stable id there, in this trace's order; None otherwise.
+    gaps : tuple of Gap
+        Where each process's ``dropped`` events lay (``rlviz.trace.gaps``),
+        for a trace taken from recorders that evicted some; empty otherwise.
     """
 
     event_ids: np.ndarray | None = None
+    gaps: tuple[Gap, ...] = ()
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
                  texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -98,8 +99,8 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
     view = _check_view(view)
     payload = encode_trace(trace)
     data = [f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
-            f'<script type="application/octet-stream" id="rlviz-data">{_blob(payload)}</script>',
-            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>']
+            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
+            _data_element("rlviz-data", payload)]
     return _page(title, css, above, data, _BOOT, below)
 
 
@@ -136,7 +137,7 @@ def diff_html(compared: ComparedRuns, title: str | None = None) -> str:
             f'{embed_json([{"name": run.name, "divergence": run.divergence} for run in runs])}</script>']
     for k, run in enumerate(runs):
         data += [f'<script type="application/json" id="rlviz-meta-{k}">{embed_json(run.payload.meta)}</script>',
-                 f'<script type="application/octet-stream" id="rlviz-data-{k}">{_blob(run.payload)}</script>']
+                 _data_element(f"rlviz-data-{k}", run.payload)]
     below = f'<h2>Report</h2><pre class="rlviz-report">{html.escape(repr(compared))}</pre>'
     return _page(title or f"rlviz: {compared.names[0]} vs {compared.names[1]}", _REPORT_CSS, "", data,
                  _DIFF_BOOT, below)
@@ -228,23 +229,21 @@ def write_html(trace: Trace | ComparedRuns, path: str | Path, title: str | None 
 
 _BOOT = """
 {
-  const meta = JSON.parse(document.getElementById("rlviz-meta").textContent);
-  const bytes = base85Bytes(document.getElementById("rlviz-data").textContent.trim());
   const host = document.getElementById("rlviz-root");
   try {
-    const explorer = window.rlvizExplorer = mountExplorer(host, meta, splitChunks(meta, bytes));
-    const view = JSON.parse(document.getElementById("rlviz-view").textContent);
-    if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
-    if (view.skip_not_ready) explorer.setSkipNotReady(true);
-    if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-    if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+    window.rlvizExplorer = mountSaved(host, document);
   } catch (error) {
     const box = document.createElement("pre");
+    box.dataset.rlviz = "error";
     box.textContent = "The Explorer failed: " + error.message;
     host.replaceChildren(box);
   }
 }
 """
+
+#: What the page's root says until the viewer replaces it: if it stays, the viewer's script never ran.
+_OPENING = ('<p data-rlviz="opening">Opening the trace… If this stays, the viewer\'s script did not run: the file '
+            "may be cut short (write it again with rlviz.viz.write_html), or JavaScript is off.</p>")
 
 
 _DIFF_BOOT = """
@@ -271,7 +270,12 @@ _RUN_CHROME_PX, _ROW_PX, _LANE_GAP_PX, _FRAME_EXTRA_PX, _MAX_ROWS_PX = 520, 13, 
 
 
 def _page(title: str, css: str, above: str, data: list[str], boot: str, below: str) -> str:
-    """One standalone page: the viewer's root, the embedded ``data`` elements, the bundle and its ``boot`` script."""
+    """One standalone page: the viewer's root, the bundle and its ``boot`` script, then the embedded ``data``.
+
+    The script comes before the data: a module runs once the page is parsed,
+    so a file cut short in its data still runs it and says the file is
+    damaged (the opening note stays if the script itself was cut).
+    """
     import html
 
     return "\n".join([
@@ -279,9 +283,9 @@ def _page(title: str, css: str, above: str, data: list[str], boot: str, below: s
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}{css}</style></head><body>",
-        above, '<div id="rlviz-root"><noscript>The interactive viewer needs JavaScript; '
+        above, f'<div id="rlviz-root">{_OPENING}<noscript>The interactive viewer needs JavaScript; '
         "the static report below does not.</noscript></div>",
-        *data, f'<script type="module">{explorer_js() + boot}</script>', below, "</body></html>", ""])
+        f'<script type="module">{explorer_js() + boot}</script>', *data, below, "</body></html>", ""])
 
 
 def _check_compared(compared: object, caller: str) -> ComparedRuns:
@@ -334,5 +338,8 @@ def decode_blob(text: str) -> bytes:
 _TO_PAGE, _FROM_PAGE = str.maketrans("<", "."), str.maketrans(".", "<")
 
 
-def _blob(payload: Payload) -> str:
-    return encode_blob(b"".join(payload.buffers))
+def _data_element(element_id: str, payload: Payload) -> str:
+    """The element holding a stream's bytes (base85), with their Adler-32 checksum for the page to check."""
+    blob = b"".join(payload.buffers)
+    return (f'<script type="application/octet-stream" id="{element_id}" data-adler32="{zlib.adler32(blob)}">'
+            f"{encode_blob(blob)}</script>")

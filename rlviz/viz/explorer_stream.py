@@ -26,6 +26,12 @@ What one chunk carries, by event id (a store's ids live, positions saved):
   ``gauge_tracks`` lists the tracks new in this chunk), ``gauge_time`` (units
   since the origin, float64) and ``gauge_value`` (float64).
 
+``dropped`` counts the events the processes' bounded recorders evicted, and
+``gaps`` says where they lay: per process that dropped some, its lane
+(``where``), ``from`` and ``to`` (units since the origin) and ``dropped``;
+every chunk carries the latest, so a saved page (the stream replayed) and a
+live one mark the same gaps.
+
 ``time_range`` (first start, last end, in units since the origin) addresses
 a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
 once and in order, and asks for the stream again when one went missing;
@@ -54,6 +60,7 @@ from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.trace.analysis import order_notes
 from rlviz.trace.event import with_upstream
+from rlviz.trace.gaps import Gap
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
@@ -92,6 +99,7 @@ class _Part:
     dropped_events: int
     huge_texts: dict[int, int] | None = None   # ints beyond float64's exact range -> their text's index
     gauges: tuple = ()                      # readings: name, time_ns, value, where columns (empty: none)
+    gaps: tuple[Gap, ...] = ()              # where each process's dropped events lay
 
 
 class LiveEncoder:
@@ -150,7 +158,8 @@ class LiveEncoder:
             producers = self.store.producers(appended.input_id)
             part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
                          is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
-                         self.store.first_id, appended.dropped, gauges=(name, time_ns, value, where))
+                         self.store.first_id, appended.dropped, gauges=(name, time_ns, value, where),
+                         gaps=self.store.gaps)
             self.next_gauge = next_gauge
             self.texts_sent = len(appended.texts)
             self.next_id, self.next_input = appended.next_id, appended.next_input
@@ -250,7 +259,7 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     """
     check_int("chunk_events", chunk_events, minimum=1)
     c = trace.columns
-    origin = trace.start_ns
+    origin = min([trace.start_ns, *(gap.start_ns for gap in trace.gaps)]) if len(trace) else 0   # gaps in view too
     span = int(c["end_ns"].max() - origin) if len(trace) else 0
     unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
     meta = {**_start_meta(origin, unit, trace.dropped, span / 1e6), "live": False, "count": len(trace),
@@ -284,7 +293,7 @@ def _trace_parts(trace: Trace, chunk_events: int) -> Iterator[_Part]:
         yield _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
                     producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
                     texts if first == 0 else [], 0, trace.dropped, huge_texts,
-                    _gauge_readings(trace) if first == 0 else ())
+                    _gauge_readings(trace) if first == 0 else (), trace.gaps)
 
 
 def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[str, str], int]) -> Payload:
@@ -323,7 +332,7 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[
         specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": [len(data)]})
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
-            "dropped": part.dropped_events, "columns": specs}
+            "dropped": part.dropped_events, "gaps": _gap_marks(part.gaps, origin_ns, unit_ns), "columns": specs}
     if new_tracks:
         meta["gauge_tracks"] = new_tracks
     return Payload(meta, buffers)
@@ -344,6 +353,12 @@ def _gauge_columns(columns: dict, readings: tuple, tracks: dict[tuple[str, str],
     columns["gauge_time"] = ((time_ns - origin_ns) // unit_ns).astype("<f8")   # floored, as event times are
     columns["gauge_value"] = np.asarray(value, "<f8")
     return fresh
+
+
+def _gap_marks(gaps: tuple[Gap, ...], origin_ns: int, unit_ns: int) -> list[dict]:
+    """Each process's gap as the page marks it: its lane, ``from`` and ``to`` (units since the origin), ``dropped``."""
+    return [{"where": gap.where, "from": (gap.start_ns - origin_ns) // unit_ns, "to": (gap.end_ns - origin_ns) // unit_ns,
+             "dropped": gap.dropped} for gap in gaps]
 
 
 def _gauge_readings(trace: Trace) -> tuple:

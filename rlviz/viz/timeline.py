@@ -16,6 +16,7 @@ from rlviz.trace.event import RESTART_OP
 from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_colors, short_text, where_colors
+from rlviz.viz.timeaxis import duration_text, start_text, time_axis
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -217,16 +218,16 @@ def _frame(ax: "Axes", lanes: Lanes, trace: Trace, window: tuple | None, end_ms:
     ax.set_yticks(lanes.ticks, [literal_text(label) for label in lanes.labels], fontsize=8)
     ax.set_ylim(lanes.spans[-1][1] + 0.1 if lanes.spans else 1, -0.6)
     ax.set_xlim(window if window else (0, max(end_ms, 1e-3) * 1.01))
-    ax.set_xlabel("ms since the trace started")
+    time_axis(ax)
     ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
     ax.set_axisbelow(True)
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
     if title is None:
         title = (f"Timeline: {len(trace):,} calls on {len(lanes.names)} processes over "
-                 f"{end_ms:.4g} ms")
+                 f"{duration_text(end_ms)}")
         if window:
-            title += f"  (window {window[0]:g} to {window[1]:g} ms)"
+            title += f"  (window from {start_text(window[0])}, {duration_text(window[1] - window[0])} wide)"
     if trace.dropped:
         title += f"  ·  {trace.dropped:,} events dropped (oldest first)"
     if title:

@@ -523,6 +523,8 @@ class LiveView(anywidget.AnyWidget):
                 if chunk is not None:
                     self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
             self._send_status()
+        elif content.get("type") == "ping":           # the page asks if the kernel is there (explorer_kernel.js)
+            self.send({"type": "pong", "view": content.get("view")})
         elif content.get("type") == "command":
             command = content.get("command")
             if command == "pause":

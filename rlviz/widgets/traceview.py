@@ -154,6 +154,8 @@ class TraceView(anywidget.AnyWidget):
     def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
         if isinstance(content, dict) and content.get("type") == "ready":
             self.send_payload(content.get("view"))
+        elif isinstance(content, dict) and content.get("type") == "ping":     # the page asks if the kernel is there
+            self.send({"type": "pong", "view": content.get("view")})
 
     def send_payload(self, view: str | None = None) -> None:
         """Send the trace's columns to the page (each view asks for them when it is drawn).

@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import {
   aggregateRow, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
-  isDroppedInput, itemText, pollAlpha, searchEvents, searchStep, step, stepList, tickStep, visibleRange, decisionIndex, whyOf, whySentence,
+  isDroppedInput, itemText, pollAlpha, searchEvents, searchStep, step, stepList, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
 import { model, payload } from "./fixtures.mjs";
 
@@ -143,12 +143,6 @@ test("search matches op, label and item text in completion order", () => {
   assert.deepEqual(Array.from(searchEvents(m, "int 42")), [1]);
   assert.deepEqual(Array.from(searchEvents(m, "samplebatch")), [0]);
   assert.deepEqual(Array.from(searchEvents(m, "  ")), []);
-});
-
-test("ruler ticks are 1, 2 or 5 times a power of ten", () => {
-  assert.equal(tickStep(17.6, 10), 2);
-  assert.equal(tickStep(2000, 12), 200);
-  assert.equal(tickStep(0.004, 8), 0.0005);
 });
 
 test("search ranks exact op names first and op: limits it to op names", () => {

@@ -39,7 +39,7 @@ test("a track is a step line: each value holds until the next reading, to the wi
 
 test("hovering says the value at that time, and tracks go in lane order", () => {
   const gauges = held([[0, 10, 812], [0, 20, 1218.5], [1, 5, 3]]);
-  assert.equal(hoverText(gauges.tracks[0], 15, 0.001), "rows @ driver: 812 (since 0.0100 ms)");
+  assert.equal(hoverText(gauges.tracks[0], 15, 0.001), "rows @ driver: 812 (since 0:00:00.000010)");
   assert.equal(hoverText(gauges.tracks[0], 5, 0.001), "rows @ driver: no reading yet");
   assert.equal(formatValue(1218.5), "1219");
   assert.equal(formatValue(4000), "4,000");

@@ -1,6 +1,7 @@
 """write_html: one offline page with the viewer's code inlined and the columns embedded."""
 import json
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -16,7 +17,9 @@ EVIL = "</script><script>alert(1)</script>"
 
 def _embedded(page):
     meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page, re.S).group(1))
-    blob = decode_blob(re.search(r'id="rlviz-data">(.*?)</script>', page, re.S).group(1))
+    data = re.search(r'id="rlviz-data" data-adler32="(\d+)">(.*?)</script>', page, re.S)
+    blob = decode_blob(data.group(2))
+    assert int(data.group(1)) == zlib.adler32(blob)         # what the page checks before it draws (explorer_saved.js)
     chunks, at = [], 0
     for chunk in meta["chunks"]:
         for spec in chunk["columns"]:

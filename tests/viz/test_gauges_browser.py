@@ -56,7 +56,7 @@ def _hover_last_value(page, root, name: str) -> int:
     # there is the latest, however close to the window's end it was taken (a quick run puts it in the last pixel)
     page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
     value = track.locator('[data-rlviz="gauge-value"]')
-    expect(value).to_have_text(re.compile(rf"^{name} @ driver: [\d,]+ \(since [\d.]+ ms\)$"))
+    expect(value).to_have_text(re.compile(rf"^{name} @ driver: [\d,]+ \(since \d+:\d\d:\d\d\.\d{{6}}\)$"))
     return int(value.text_content().split(": ")[1].split(" ")[0].replace(",", ""))
 
 

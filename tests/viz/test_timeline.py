@@ -66,12 +66,12 @@ def test_items_coloured_by_op_not_ready_light_error_red():
     assert to_hex(coll["rlviz-spans-error"].get_facecolors()[0]) == ERROR_COLOR
 
 
-def test_x_axis_is_ms_since_trace_start():
+def test_x_axis_is_time_since_trace_start():
     ax = plot_timeline(_mixed_trace())
     first = ax.collections[0].get_paths()[0].vertices
     assert first[:, 0].min() == pytest.approx(0.0)
     assert first[:, 0].max() == pytest.approx(0.1)      # 100 us
-    assert ax.get_xlabel() == "ms since the trace started"
+    assert ax.get_xlabel() == "time since the trace started"
 
 
 def test_restart_draws_a_vertical_line_at_its_time():
@@ -103,7 +103,7 @@ def test_window_zooms_and_keeps_only_overlapping_spans():
     assert ax.get_xlim() == (0.35, 0.7)
     # the restart mark (400 us) and the last from_range (500-600 us)
     assert len(_collections(ax)["rlviz-spans-item"].get_paths()) == 2
-    assert "window 0.35 to 0.7 ms" in ax.get_title(loc="left")
+    assert "window from 0:00:00.000350, 350 µs wide" in ax.get_title(loc="left")
 
 
 def test_window_outside_the_trace_draws_empty_axes_with_a_note():
@@ -135,7 +135,7 @@ def test_dropped_events_are_shown():
 def test_empty_trace_draws_labelled_axes_with_a_note():
     ax = plot_timeline(Trace.empty())
     assert _notes(ax) == ["empty trace: nothing was recorded"]
-    assert ax.get_xlabel() == "ms since the trace started"
+    assert ax.get_xlabel() == "time since the trace started"
     assert ax.get_title(loc="left").startswith("Timeline: 0 calls")
 
 

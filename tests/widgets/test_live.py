@@ -250,3 +250,12 @@ def test_a_watch_output_carries_the_picture_of_the_ended_run():
     assert shown["data"]["text/plain"] == "LiveView(stopped, 300 iterations, 300 events)", "the ended run's output"
     picture = matplotlib.image.imread(io.BytesIO(base64.b64decode(shown["data"]["image/png"])), format="png")
     assert picture.shape[0] > 100 and picture.std() > 0.05, "a drawn timeline"
+
+
+def test_a_page_asking_whether_the_kernel_is_there_gets_its_answer():
+    """The page pings when its connection changed (explorer_kernel.js); a kernel still there answers that view."""
+    live = rlviz.watch(_pipeline(10), iterations=1)
+    sent = _capture(live)
+    live._handle_custom_msg({"type": "ping", "view": "v7"}, [])
+    live.join(timeout=60)
+    assert ({"type": "pong", "view": "v7"}, []) in sent

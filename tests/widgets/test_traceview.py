@@ -19,6 +19,14 @@ def _sent(view):
     return messages
 
 
+def test_a_page_asking_whether_the_kernel_is_there_gets_its_answer():
+    """The page pings when its connection changed (explorer_kernel.js); a kernel still there answers that view."""
+    view = TraceView(sharded_trace())
+    messages = _sent(view)
+    view._handle_custom_msg({"type": "ping", "view": "v7"}, [])
+    assert messages == [({"type": "pong", "view": "v7"}, None)]
+
+
 def test_page_ready_gets_the_columns_as_binary_buffers():
     trace = sharded_trace()
     view = TraceView(trace)

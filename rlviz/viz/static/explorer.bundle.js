@@ -387,12 +387,6 @@ function whyOf(decisions, index, i) {
   const row = index.get(i);
   return row === void 0 ? null : whySentence(decisions, row);
 }
-function tickStep(span, target) {
-  const raw = span / Math.max(1, target);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
-  return 10 * power;
-}
 function orderEvents(model, strip = model.meta.order) {
   if (!strip) return new Uint32Array(0);
   const group = groupsOf(model, strip);
@@ -1271,7 +1265,7 @@ var NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, fla
 var TRIM_SHARE = 0.25;
 function createLive(meta, trimShare = TRIM_SHARE) {
   const live = {
-    meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0 },
+    meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
     trimShare,
     n: 0,
     base: 0,
@@ -1326,6 +1320,7 @@ function appendChunk(live, message, buffers) {
   live.meta.texts.push(...message.texts || []);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
+  if (message.gaps) live.meta.gaps = message.gaps;
   if (live.n === 0) live.base = message.first_id;
   const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS2) {
@@ -1615,6 +1610,103 @@ function createFeed(view, live, host = {}) {
   };
 }
 
+// rlviz/viz/static/explorer_kernel.js
+var PING_MS = 3e3;
+function kernelLostText(events, live) {
+  const kept = `it keeps the ${events.toLocaleString("en-US")} event${events === 1 ? "" : "s"} it shows`;
+  return `The kernel restarted or stopped, so this view lost its connection: ${kept}` + (live ? ", but the watched run ended with the kernel and its buttons do nothing" : "") + ". Run the cell again in the new kernel to record and show a new trace.";
+}
+function createKernelWatch({ ping, lost, found }, timers = globalThis) {
+  let waiting = 0, gone = false;
+  const markLost = () => {
+    waiting = 0;
+    if (!gone) {
+      gone = true;
+      lost();
+    }
+  };
+  return {
+    /** The widget's connection changed: ask the kernel whether it is still there. */
+    disconnected() {
+      if (waiting || gone) return;
+      try {
+        ping();
+      } catch {
+        markLost();
+        return;
+      }
+      waiting = timers.setTimeout(markLost, PING_MS);
+    },
+    /** A message came from the kernel: it is there. */
+    heard() {
+      if (waiting) {
+        timers.clearTimeout(waiting);
+        waiting = 0;
+      }
+      if (gone) {
+        gone = false;
+        found();
+      }
+    },
+    get lost() {
+      return gone;
+    },
+    destroy() {
+      if (waiting) timers.clearTimeout(waiting);
+      waiting = 0;
+    }
+  };
+}
+
+// rlviz/viz/static/explorer_saved.js
+var DamagedPage = class extends Error {
+};
+function adler32(bytes) {
+  let a = 1, b = 0;
+  for (let at = 0; at < bytes.length; ) {
+    const end = Math.min(at + 5552, bytes.length);
+    for (; at < end; at++) {
+      a += bytes[at];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return (b << 16 | a) >>> 0;
+}
+function savedJson(text, part = "meta") {
+  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  if (text == null) throw new DamagedPage(`${what} is missing`);
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DamagedPage(`${what} does not parse: ${error.message}`);
+  }
+  if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  return value;
+}
+function announcedBytes(meta) {
+  let total = 0;
+  for (const chunk of meta.chunks) for (const spec of chunk.columns || []) for (const size of spec.chunks) total += size;
+  return total;
+}
+function checkSavedBytes(meta, bytes, checksum) {
+  const expected = announcedBytes(meta);
+  if (bytes.length < expected) {
+    throw new DamagedPage(`its trace data stops after ${bytes.length.toLocaleString("en-US")} of the ${expected.toLocaleString("en-US")} bytes it announces: the file was cut short`);
+  }
+  if (bytes.length > expected) {
+    throw new DamagedPage(`its trace data holds ${bytes.length.toLocaleString("en-US")} bytes where it announces ${expected.toLocaleString("en-US")}: the file was changed after it was written`);
+  }
+  if (checksum != null && Number.isFinite(checksum) && adler32(bytes) !== checksum) {
+    throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed after it was written");
+  }
+}
+function damagedText(reason) {
+  return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with rlviz.viz.write_html(trace, path), or open a complete copy of the file.`;
+}
+
 // rlviz/viz/static/explorer_store.js
 function createStore(initial) {
   let state = { ...initial };
@@ -1842,6 +1934,110 @@ function createGraph(host, view) {
   };
 }
 
+// rlviz/viz/static/explorer_time.js
+var SECOND = 1e3;
+var MINUTE = 60 * SECOND;
+var HOUR = 60 * MINUTE;
+var DAY = 24 * HOUR;
+var TICK_STEPS_MS = [
+  1e-3,
+  2e-3,
+  5e-3,
+  0.01,
+  0.02,
+  0.05,
+  0.1,
+  0.2,
+  0.5,
+  1,
+  2,
+  5,
+  10,
+  20,
+  50,
+  100,
+  200,
+  500,
+  SECOND,
+  2 * SECOND,
+  5 * SECOND,
+  10 * SECOND,
+  15 * SECOND,
+  30 * SECOND,
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY
+];
+function timeStep(spanMs, target) {
+  const raw = spanMs / Math.max(1, target);
+  const step2 = TICK_STEPS_MS.find((s) => s >= raw * (1 - 1e-9));
+  if (step2 !== void 0) return step2;
+  const days = raw / DAY, power = 10 ** Math.floor(Math.log10(days));
+  for (const m of [1, 2, 5, 10]) if (m * power >= days * (1 - 1e-9)) return m * power * DAY;
+  return 10 * power * DAY;
+}
+function secondDecimals(stepMs) {
+  if (stepMs >= SECOND) return 0;
+  return Math.min(3, Math.max(0, Math.ceil(-Math.log10(stepMs / SECOND) - 1e-9)));
+}
+function clockText(ms, decimals = 0, hours = false) {
+  const sign = ms < 0 ? "-" : "";
+  const scale = 10 ** decimals;
+  let units = Math.round(Math.abs(ms) / SECOND * scale);
+  const fraction = units % scale;
+  units = (units - fraction) / scale;
+  const s = units % 60, m = Math.floor(units / 60) % 60, h = Math.floor(units / 3600);
+  const secs = String(s).padStart(2, "0") + (decimals ? `.${String(fraction).padStart(decimals, "0")}` : "");
+  return h > 0 || hours ? `${sign}${h}:${String(m).padStart(2, "0")}:${secs}` : `${sign}${m}:${secs}`;
+}
+function grouped2(value) {
+  return value.toLocaleString("en-US");
+}
+function rulerTicks(a, b, width, spacing = 90) {
+  const step2 = timeStep(b - a, width / spacing), ticks = [];
+  const hours = Math.max(Math.abs(a), Math.abs(b)) >= HOUR;
+  const first = Math.ceil(a / step2 - 1e-3), last = Math.floor(b / step2 + 1e-3);
+  if (step2 >= 1) {
+    const decimals = secondDecimals(step2);
+    for (let k = first; k <= last; k++) ticks.push({ ms: k * step2, label: clockText(k * step2, decimals, hours) });
+    const format = (hours ? "h:mm:ss" : "m:ss") + (decimals ? `.${"s".repeat(decimals)}` : "");
+    return { step: step2, caption: `time since start (${format})`, ticks };
+  }
+  const anchor = Math.floor(a);
+  for (let k = first; k <= last; k++) {
+    const us = Math.round((k * step2 - anchor) * 1e3) || 0;
+    ticks.push({ ms: k * step2, label: `+${grouped2(us)} µs` });
+  }
+  return { step: step2, caption: `from ${clockText(anchor, 3, hours)}`, ticks };
+}
+function startText(ms) {
+  return clockText(ms, 6, true);
+}
+function durationText(ms) {
+  const a = Math.abs(ms);
+  const three = (v) => v.toFixed(Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  if (a === 0) return "0 µs";
+  if (a < 1e-3) return `${three(ms * 1e6)} ns`;
+  if (a < 1) return `${three(ms * 1e3)} µs`;
+  if (a < SECOND) return `${three(ms)} ms`;
+  if (a < MINUTE) return `${three(ms / SECOND)} s`;
+  if (a < HOUR) {
+    const m2 = Math.floor(a / MINUTE);
+    return `${ms < 0 ? "-" : ""}${m2} min ${((a - m2 * MINUTE) / SECOND).toFixed(1)} s`;
+  }
+  const h = Math.floor(a / HOUR), m = Math.floor((a - h * HOUR) / MINUTE);
+  return `${ms < 0 ? "-" : ""}${h} h ${String(m).padStart(2, "0")} min`;
+}
+
 // rlviz/viz/static/panes/inspector.js
 function inspectorFields(view, i, whyRows) {
   const { model } = view, d = view.describe(i);
@@ -1854,8 +2050,8 @@ function inspectorFields(view, i, whyRows) {
     ["lane", d.node.where],
     ["outcome", d.outcome],
     ["item", d.item ?? "(none)"],
-    ["start", `${formatMs(d.startMs)} ms`],
-    ["duration", `${formatMs(d.durationMs)} ms`],
+    ["start", startText(d.startMs)],
+    ["duration", durationText(d.durationMs)],
     ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
   ];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);
@@ -1894,7 +2090,7 @@ function createInspector(host, view) {
       "button",
       dropped ? "rlviz-dropped" : null,
       "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms` + (dropped ? ` · ${dropped}` : "")
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}` + (dropped ? ` · ${dropped}` : "")
     );
     button.dataset.event = String(i);
     button.addEventListener("click", () => view.actions.select(i));
@@ -2342,6 +2538,68 @@ function hatch(ctx, x, y, w, h, color) {
   ctx.restore();
 }
 
+// rlviz/viz/static/panes/gaps.js
+var MIN_W = 3;
+function gapTitle(gap, unitMs) {
+  const from = gap.from * unitMs, to = gap.to * unitMs;
+  return `${gap.dropped.toLocaleString("en-US")} events of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
+}
+function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
+  const scale = plotW / (b - a), boxes = [];
+  for (const gap of gaps) {
+    if (gap.to < a || gap.from > b) continue;
+    const k = lanes.indexOf(gap.where);
+    const span = k < 0 ? [0, height] : laneSpan(k);
+    if (!span) continue;
+    const x0 = Math.max(0, (gap.from - a) * scale), x1 = Math.min(plotW, (gap.to - a) * scale);
+    const width = Math.max(MIN_W, x1 - x0), left = Math.min(GUTTER + x0, GUTTER + plotW - width);
+    boxes.push({ gap, left, width, top: span[0], height: span[1] - span[0] });
+  }
+  return boxes;
+}
+function createGapMarks(host, view, laneSpan, height) {
+  const box = make("div", "rlviz-gaps", "gaps");
+  Object.assign(box.style, {
+    position: "absolute",
+    left: "0",
+    top: "0",
+    width: "100%",
+    height: "0",
+    overflow: "visible",
+    pointerEvents: "none"
+  });
+  host.appendChild(box);
+  function mark({ gap, left, width, top, height: tall }) {
+    const el = make("div", "rlviz-gap", "gap");
+    el.dataset.rlvizWhere = gap.where;
+    el.dataset.rlvizDropped = String(gap.dropped);
+    el.title = gapTitle(gap, view.model.unitMs);
+    Object.assign(el.style, {
+      position: "absolute",
+      left: `${left}px`,
+      width: `${width}px`,
+      top: `${top}px`,
+      height: `${tall}px`,
+      pointerEvents: "auto",
+      boxSizing: "border-box",
+      borderLeft: "1px solid #d62728",
+      borderRight: "1px solid #d62728",
+      background: "repeating-linear-gradient(135deg, rgba(214,39,40,0.28) 0 3px, rgba(255,255,255,0.55) 3px 7px)"
+    });
+    return el;
+  }
+  function draw() {
+    const gaps = view.meta.gaps || [], state = view.store.get();
+    const lanes = (view.meta.lanes || []).map((lane) => lane.name);
+    const plotW = Math.floor(Math.max(50, (state.width || 960) - GUTTER - 8));
+    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, laneSpan, state.window, plotW, height()) : [];
+    box.replaceChildren(...boxes.map(mark));
+  }
+  return { draw, element: box, destroy() {
+    box.remove();
+  } };
+}
+
 // rlviz/viz/static/panes/gauges.js
 var TRACK_H = 30;
 var LINE_COLOR = "#2471a3";
@@ -2379,7 +2637,7 @@ function hoverText(track, t, unitMs) {
   const k = readingAt(track, t);
   const head = `${track.name} @ ${track.where}`;
   if (k < 0) return `${head}: no reading yet`;
-  return `${head}: ${formatValue(track.value[k])} (since ${formatMs(track.time[k] * unitMs)} ms)`;
+  return `${head}: ${formatValue(track.value[k])} (since ${startText(track.time[k] * unitMs)})`;
 }
 function formatValue(v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(4)).toString();
@@ -2526,7 +2784,12 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
-    laneEnd: (lane) => laidOut().laneEnd.get(lane)
+    laneEnd: (lane) => laidOut().laneEnd.get(lane),
+    /** Lane `lane`'s rows as [top, bottom] px from the track's top (undefined if none is shown). */
+    laneSpan(lane) {
+      const l = laidOut(), r = view.model.rows.findIndex((row, k) => row.lane === lane && l.shown[k]);
+      return r < 0 ? void 0 : [l.y[r], l.laneEnd.get(lane)];
+    }
   };
 }
 function drawSpanTrack(ctx, frame, layout, raster) {
@@ -2785,23 +3048,21 @@ function drawTracks(ctx, tracks, frame) {
     ctx.restore();
   });
 }
-function drawRuler(ctx, { model, state, plotW, xOf }) {
+function drawRuler(ctx, { model, state, width, plotW, xOf }) {
   const [a, b] = state.window;
-  const toMs = (t) => t * model.unitMs;
-  const tick = tickStep(toMs(b - a), plotW / 90);
+  const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
   ctx.font = "10px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText("ms since trace start", 4, 6);
+  ctx.fillText(ruler.caption, 4, 6);
   ctx.strokeStyle = "#999";
   ctx.beginPath();
-  const digits = Math.min(Math.max(0, -Math.floor(Math.log10(tick) + 1e-9)), 6);
-  for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
-    const x = xOf(ms / model.unitMs);
+  for (const tick of ruler.ticks) {
+    const x = xOf(tick.ms / model.unitMs);
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(ms.toFixed(digits), x + 2, 3);
+    if (x + 2 + ctx.measureText(tick.label).width <= width) ctx.fillText(tick.label, x + 2, 3);
   }
   ctx.stroke();
 }
@@ -2820,9 +3081,10 @@ function createTimeline(host, view) {
   const tracks = TRACKS.map((create) => create(view));
   const spans = tracks.find((track) => track.name === "spans");
   const gauges = createGaugeTracks(scroll, view, (lane) => lane < 0 ? spans.height(frame()) : spans.laneEnd(lane));
+  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, [canvas, gauges.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -2840,6 +3102,7 @@ function createTimeline(host, view) {
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
     gauges.draw();
+    gaps.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -2851,7 +3114,7 @@ function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -2866,6 +3129,7 @@ function createTimeline(host, view) {
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
       gauges.destroy();
+      gaps.destroy();
       element.remove();
     }
   };
@@ -2935,7 +3199,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
@@ -2949,7 +3213,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 var SEARCH_SETTLE_MS = 200;
 function toolbarTexts(model, meta) {
   return {
-    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`,
+    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
   };
 }
@@ -3415,6 +3679,24 @@ function hostApi(view, feed, destroy) {
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {
     },
+    /**
+     * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
+     * view shows stays, and a live run's bar says it stopped.
+     */
+    setKernelNote(text) {
+      let note = view.root.querySelector(':scope > [data-rlviz="kernel"]');
+      if (!text) {
+        note?.remove();
+        return;
+      }
+      if (!note) {
+        note = make("div", "rlviz-banner", "kernel");
+        view.root.insertBefore(note, view.root.children[1] ?? null);
+      }
+      note.textContent = text;
+      const live = store.get().live;
+      if (live?.running) store.set({ live: { ...live, running: false, paused: false } }, quiet);
+    },
     destroy
   };
 }
@@ -3456,6 +3738,33 @@ function splitChunks(meta, bytes) {
     }
   }
   return buffers;
+}
+function mountSaved(host, doc = document) {
+  let meta, bytes, view;
+  try {
+    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
+    const data = doc.getElementById("rlviz-data");
+    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    try {
+      bytes = base85Bytes(data.textContent.trim());
+    } catch (error) {
+      throw new DamagedPage(error.message);
+    }
+    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+  } catch (error) {
+    if (!(error instanceof DamagedPage)) throw error;
+    const box = make("div", null, "damaged", damagedText(error.message));
+    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+    host.replaceChildren(box);
+    return null;
+  }
+  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
+  if (view.skip_not_ready) explorer.setSkipNotReady(true);
+  if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  return explorer;
 }
 var PICTURE_DELAY_MS = 1e3;
 function showSavedPicture(el, model) {
@@ -3569,13 +3878,24 @@ function createShown(model, key) {
       else showFailure(message.message);
     }
   };
+  const kernel = createKernelWatch({
+    ping: () => current.send({ type: "ping", view: token }),
+    lost: () => {
+      const text = kernelLostText(view ? view.model.n : 0, Boolean(view?.state.live));
+      if (view) view.setKernelNote(text);
+      else box.append(make("div", "rlviz-banner", "kernel", text));
+    },
+    found: () => view?.setKernelNote("")
+  });
   const onMessage = (message, buffers) => {
+    kernel.heard();
     try {
       messages[message.type]?.(message, buffers);
     } catch (error) {
       showFailure(error);
     }
   };
+  const onConnection = () => kernel.disconnected();
   const waiting = setTimeout(() => {
     if (!view) freePicture = showSavedPicture(box, current);
   }, PICTURE_DELAY_MS);
@@ -3586,7 +3906,7 @@ function createShown(model, key) {
       const first = handlers.length === 0;
       for (const [event, handler] of handlers) current.off(event, handler);
       current = next;
-      handlers = [["msg:custom", onMessage], ...followedTraits(current, () => view)];
+      handlers = [["msg:custom", onMessage], ["comm_live_update", onConnection], ...followedTraits(current, () => view)];
       for (const [event, handler] of handlers) current.on(event, handler);
       el.replaceChildren(box);
       box.dataset.rlvizRenders = String(++renders);
@@ -3601,6 +3921,7 @@ function createShown(model, key) {
     release(from) {
       if (from !== current) return;
       clearTimeout(waiting);
+      kernel.destroy();
       freePicture();
       for (const [event, handler] of handlers) current.off(event, handler);
       handlers = [];
@@ -3618,5 +3939,6 @@ export {
   explorer_default as default,
   mountDiff,
   mountExplorer,
+  mountSaved,
   splitChunks
 };

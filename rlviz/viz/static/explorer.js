@@ -7,6 +7,8 @@ import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_cor
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
+import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
+import { DamagedPage, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
@@ -28,7 +30,7 @@ import { DIFF_CSS, linkRuns } from "./explorer_diff.js";      // last: the bundl
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop", and
  *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown)
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, destroy,
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote, destroy,
  *   state, model, root, store}
  */
 export function mountExplorer(el, meta, buffers = [], host = {}) {
@@ -158,6 +160,21 @@ function hostApi(view, feed, destroy) {
     setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {},
+    /**
+     * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
+     * view shows stays, and a live run's bar says it stopped.
+     */
+    setKernelNote(text) {
+      let note = view.root.querySelector(':scope > [data-rlviz="kernel"]');
+      if (!text) { note?.remove(); return; }
+      if (!note) {
+        note = make("div", "rlviz-banner", "kernel");
+        view.root.insertBefore(note, view.root.children[1] ?? null);
+      }
+      note.textContent = text;
+      const live = store.get().live;
+      if (live?.running) store.set({ live: { ...live, running: false, paused: false } }, quiet);
+    },
     destroy,
   };
 }
@@ -204,6 +221,39 @@ export function splitChunks(meta, bytes) {
     }
   }
   return buffers;
+}
+
+/**
+ * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view
+ * and #rlviz-data elements, its data checked first (explorer_saved.js). A damaged file (cut short,
+ * changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged]) instead
+ * of the view, and returns null.
+ * @param {HTMLElement} host  the page's root element
+ * @param {Document} doc
+ * @returns {object|null} the mounted Explorer (see mountExplorer), or null
+ */
+export function mountSaved(host, doc = document) {
+  let meta, bytes, view;
+  try {
+    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
+    const data = doc.getElementById("rlviz-data");
+    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    try { bytes = base85Bytes(data.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
+    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+  } catch (error) {
+    if (!(error instanceof DamagedPage)) throw error;
+    const box = make("div", null, "damaged", damagedText(error.message));
+    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+    host.replaceChildren(box);
+    return null;
+  }
+  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
+  if (view.skip_not_ready) explorer.setSkipNotReady(true);
+  if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  return explorer;
 }
 
 /** How long a view waits for its data before it shows the picture saved with the widget instead. */
@@ -331,9 +381,20 @@ function createShown(model, key) {
     },
     error(message) { if (view) view.showError(message.message); else showFailure(message.message); },
   };
+  const kernel = createKernelWatch({
+    ping: () => current.send({ type: "ping", view: token }),
+    lost: () => {
+      const text = kernelLostText(view ? view.model.n : 0, Boolean(view?.state.live));
+      if (view) view.setKernelNote(text);
+      else box.append(make("div", "rlviz-banner", "kernel", text));
+    },
+    found: () => view?.setKernelNote(""),
+  });
   const onMessage = (message, buffers) => {
+    kernel.heard();
     try { messages[message.type]?.(message, buffers); } catch (error) { showFailure(error); }
   };
+  const onConnection = () => kernel.disconnected();     // ipywidgets: the kernel restarted, or died and restarted
   const waiting = setTimeout(() => { if (!view) freePicture = showSavedPicture(box, current); }, PICTURE_DELAY_MS);
   const shown = {
     box,
@@ -342,7 +403,7 @@ function createShown(model, key) {
       const first = handlers.length === 0;
       for (const [event, handler] of handlers) current.off(event, handler);
       current = next;
-      handlers = [["msg:custom", onMessage], ...followedTraits(current, () => view)];
+      handlers = [["msg:custom", onMessage], ["comm_live_update", onConnection], ...followedTraits(current, () => view)];
       for (const [event, handler] of handlers) current.on(event, handler);
       el.replaceChildren(box);
       box.dataset.rlvizRenders = String(++renders);     // outputs that showed it: 2 once an output was re-rendered
@@ -357,6 +418,7 @@ function createShown(model, key) {
     release(from) {
       if (from !== current) return;
       clearTimeout(waiting);
+      kernel.destroy();
       freePicture();
       for (const [event, handler] of handlers) current.off(event, handler);
       handlers = [];

@@ -430,14 +430,6 @@ export function whyOf(decisions, index, i) {
   return row === undefined ? null : whySentence(decisions, row);
 }
 
-/** Round tick spacing (1, 2 or 5 times a power of ten) for about `target` ticks over `span`. */
-export function tickStep(span, target) {
-  const raw = span / Math.max(1, target);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
-  return 10 * power;
-}
-
 /**
  * Events of the order strip's groups (`strip`, the payload's default strip unless given), in completion
  * order. Kept on the model: a grown model (explorer_grow.js) marks from where its completion order

@@ -29,7 +29,8 @@ export const TRIM_SHARE = 0.25;
  * @returns {object} live data: {meta, n, base, columns, pairs, counters, trimShare}
  */
 export function createLive(meta, trimShare = TRIM_SHARE) {
-  const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0 }, trimShare,
+  const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
+    trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
     decisions: createDecisions(), gauges: createGauges(), seq: 0 };
@@ -59,7 +60,7 @@ function zeroCounters(count) {
 }
 
 /**
- * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, seq?, stream?, notes?, structure?,
+ * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, gaps?, seq?, stream?, notes?, structure?,
  * columns}
  * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
  * late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?; meta gauge_tracks?).
@@ -83,6 +84,7 @@ export function appendChunk(live, message, buffers) {
   live.meta.texts.push(...(message.texts || []));
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
+  if (message.gaps) live.meta.gaps = message.gaps;        // each chunk brings the latest (explorer_stream.py)
   if (live.n === 0) live.base = message.first_id;
   const count = message.count, at = live.n, timeBase = message.time_base || 0;
   for (const name of COLUMNS) {

@@ -3,7 +3,8 @@
 // span track leaves the room, laneExtra), on the timeline's time axis. A value holds until the next reading (a step line);
 // hovering a track shows the value at that time ([data-rlviz=gauge-value]). The geometry is plain
 // functions (trackPoints, hoverText), tested alone in tests/js/explorer_gauges.test.mjs.
-import { GUTTER, fitText, formatMs, make, sized } from "../explorer_dom.js";
+import { GUTTER, fitText, make, sized } from "../explorer_dom.js";
+import { startText } from "../explorer_time.js";
 import { readingAt } from "../explorer_gauges.js";
 
 /** Height of one gauge track, in CSS pixels. */
@@ -40,7 +41,7 @@ export function hoverText(track, t, unitMs) {
   const k = readingAt(track, t);
   const head = `${track.name} @ ${track.where}`;
   if (k < 0) return `${head}: no reading yet`;
-  return `${head}: ${formatValue(track.value[k])} (since ${formatMs(track.time[k] * unitMs)} ms)`;
+  return `${head}: ${formatValue(track.value[k])} (since ${startText(track.time[k] * unitMs)})`;
 }
 
 /** A gauge value: ints with thousands separators, others to 4 significant digits. */

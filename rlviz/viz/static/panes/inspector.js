@@ -2,7 +2,8 @@
 // with buttons to the calls that produced its inputs and consumed its output. In a live view of a
 // run with dataflow ops, "Break here" sets a breakpoint on the selected driver op (again: removes it).
 import { completionOrder, decisionIndex, isDroppedInput } from "../explorer_core.js";
-import { MAX_LINKS_LISTED, formatMs, make } from "../explorer_dom.js";
+import { MAX_LINKS_LISTED, make } from "../explorer_dom.js";
+import { durationText, startText } from "../explorer_time.js";
 import { eventWhy } from "../explorer_gauges.js";
 
 /**
@@ -21,7 +22,7 @@ export function inspectorFields(view, i, whyRows) {
   const details = Object.entries(d.node.details || {}).map(([key, value]) =>
     [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
   const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
-    ["item", d.item ?? "(none)"], ["start", `${formatMs(d.startMs)} ms`], ["duration", `${formatMs(d.durationMs)} ms`],
+    ["item", d.item ?? "(none)"], ["start", startText(d.startMs)], ["duration", durationText(d.durationMs)],
     ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);   // the decision, and the cause behind it
   if (why) fields.push(["why", why]);
@@ -68,7 +69,7 @@ export function createInspector(host, view) {
   function eventButton(i, dropped) {
     const d = view.describe(i);
     const button = make("button", dropped ? "rlviz-dropped" : null, "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${formatMs(d.startMs)} ms`
+      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}`
       + (dropped ? ` · ${dropped}` : ""));
     button.dataset.event = String(i);
     button.addEventListener("click", () => view.actions.select(i));

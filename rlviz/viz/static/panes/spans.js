@@ -46,6 +46,11 @@ export function createSpanTrack(view, newCanvas = () => document.createElement("
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
     laneEnd: (lane) => laidOut().laneEnd.get(lane),
+    /** Lane `lane`'s rows as [top, bottom] px from the track's top (undefined if none is shown). */
+    laneSpan(lane) {
+      const l = laidOut(), r = view.model.rows.findIndex((row, k) => row.lane === lane && l.shown[k]);
+      return r < 0 ? undefined : [l.y[r], l.laneEnd.get(lane)];
+    },
   };
 }
 

@@ -1,9 +1,11 @@
 // The timeline pane: a ruler over a list of tracks stacked on one canvas, all drawn from the
 // store's window (Perfetto's model: each track has its own renderer). The first track is the
 // lanes of spans (panes/spans.js); another kind of track plugs in with one line in TRACKS.
-// Wheel zooms, drag pans, hover shows a tooltip, click selects.
-import { tickStep } from "../explorer_core.js";
-import { GUTTER, RULER_H, formatMs, make, measure, sized } from "../explorer_dom.js";
+// Over the lanes lie the gauge tracks (panes/gauges.js) and the marks of events dropped past a
+// recorder's capacity (panes/gaps.js). Wheel zooms, drag pans, hover shows a tooltip, click selects.
+import { GUTTER, RULER_H, make, measure, sized } from "../explorer_dom.js";
+import { durationText, rulerTicks, startText } from "../explorer_time.js";
+import { createGapMarks } from "./gaps.js";
 import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
@@ -58,24 +60,25 @@ export function drawTracks(ctx, tracks, frame) {
   });
 }
 
-/** The ruler: "ms since trace start" and a tick with its label every ~90 px. */
-export function drawRuler(ctx, { model, state, plotW, xOf }) {
+/**
+ * The ruler: a tick with its label about every 90 px, read as people read time at this zoom
+ * (explorer_time.js: h:mm:ss over hours down to µs after a stated anchor); the gutter says which.
+ */
+export function drawRuler(ctx, { model, state, width, plotW, xOf }) {
   const [a, b] = state.window;
-  const toMs = (t) => t * model.unitMs;
-  const tick = tickStep(toMs(b - a), plotW / 90);
+  const ruler = rulerTicks(a * model.unitMs, b * model.unitMs, plotW);
   ctx.fillStyle = "#444";
   ctx.font = "10px system-ui, sans-serif";
   ctx.textBaseline = "top";
-  ctx.fillText("ms since trace start", 4, 6);
+  ctx.fillText(ruler.caption, 4, 6);
   ctx.strokeStyle = "#999";
   ctx.beginPath();
-  const digits = Math.min(Math.max(0, -Math.floor(Math.log10(tick) + 1e-9)), 6);
-  for (let ms = Math.ceil(toMs(a) / tick) * tick; ms <= toMs(b); ms += tick) {
-    const x = xOf(ms / model.unitMs);
+  for (const tick of ruler.ticks) {
+    const x = xOf(tick.ms / model.unitMs);
     if (x < GUTTER) continue;
     ctx.moveTo(x + 0.5, RULER_H - 8);
     ctx.lineTo(x + 0.5, RULER_H);
-    ctx.fillText(ms.toFixed(digits), x + 2, 3);
+    if (x + 2 + ctx.measureText(tick.label).width <= width) ctx.fillText(tick.label, x + 2, 3);   // whole, or not at all
   }
   ctx.stroke();
 }
@@ -102,9 +105,11 @@ export function createTimeline(host, view) {
   const spans = tracks.find((track) => track.name === "spans");
   // each gauge right under its lane's rows (panes/gauges.js); a lane with no rows has its gauges at the bottom
   const gauges = createGaugeTracks(scroll, view, (lane) => (lane < 0 ? spans.height(frame()) : spans.laneEnd(lane)));
+  // where a process's bounded buffer dropped events, over its lane (panes/gaps.js)
+  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get());
-  showEmpty(view, scroll, [canvas, gauges.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -125,6 +130,7 @@ export function createTimeline(host, view) {
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
     }
     gauges.draw();
+    gaps.draw();
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -137,7 +143,7 @@ export function createTimeline(host, view) {
     element,
     update(changed) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       if (changed.has("selected") || changed.has("rows") || hiding) drawNow();     // a step draws at once
       else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
@@ -149,6 +155,7 @@ export function createTimeline(host, view) {
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
       gauges.destroy();
+      gaps.destroy();
       element.remove();
     },
   };
@@ -218,7 +225,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${formatMs(d.startMs)} ms · ${formatMs(d.durationMs)} ms long · #${i}`,
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`,
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;

@@ -2,13 +2,14 @@
 // not-ready", zoom buttons, the filter chip with "hide others" and the status line; the error banner and the dropped-events note under it; the keys
 // (← → Esc) of the whole view; and the data-rlviz-* attributes that announce the state.
 import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
+import { durationText } from "../explorer_time.js";
 
 const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
 
 /** The toolbar's header: calls, processes and span of the trace; and what was dropped ("" if nothing). */
 export function toolbarTexts(model, meta) {
   return {
-    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${formatMs(meta.span_ms)} ms`,
+    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0
       ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
         + "raise rlviz.record(capacity=...) to keep them."

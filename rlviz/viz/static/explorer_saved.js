@@ -1,0 +1,67 @@
+// A saved page's data checked before it is replayed: the trace's description parses, its bytes are
+// as many as the chunks announce and sum to the Adler-32 the file was written with. A file cut short
+// (an interrupted download or copy) or changed after it was written fails one of these, and the page
+// says so in words (DamagedPage) rather than drawing garbage or nothing. Free of the DOM: tested with node.
+
+/** The saved page's data is not what rlviz.viz.write_html wrote: the reason is the message. */
+export class DamagedPage extends Error {}
+
+/** Adler-32 of `bytes` (zlib's, as Python's zlib.adler32), an unsigned 32-bit int. */
+export function adler32(bytes) {
+  let a = 1, b = 0;
+  for (let at = 0; at < bytes.length;) {
+    const end = Math.min(at + 5552, bytes.length);     // zlib's NMAX: the sums stay exact before the modulo
+    for (; at < end; at++) { a += bytes[at]; b += a; }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * One of the page's JSON parts as an object, or a DamagedPage saying why not: the trace's description
+ * (`part` "meta", #rlviz-meta, which lists the chunks) or what the page opens on ("view", #rlviz-view).
+ */
+export function savedJson(text, part = "meta") {
+  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  if (text == null) throw new DamagedPage(`${what} is missing`);
+  let value;
+  try { value = JSON.parse(text); } catch (error) {
+    throw new DamagedPage(`${what} does not parse: ${error.message}`);
+  }
+  if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  return value;
+}
+
+/** How many bytes the chunks of `meta` announce, all columns together. */
+export function announcedBytes(meta) {
+  let total = 0;
+  for (const chunk of meta.chunks) for (const spec of chunk.columns || []) for (const size of spec.chunks) total += size;
+  return total;
+}
+
+/**
+ * Check the decoded `bytes` against `meta` (their count) and `checksum` (the file's Adler-32; NaN or
+ * null skips it, as for a file written before it was recorded); a DamagedPage says what is wrong.
+ */
+export function checkSavedBytes(meta, bytes, checksum) {
+  const expected = announcedBytes(meta);
+  if (bytes.length < expected) {
+    throw new DamagedPage(`its trace data stops after ${bytes.length.toLocaleString("en-US")} of the `
+      + `${expected.toLocaleString("en-US")} bytes it announces: the file was cut short`);
+  }
+  if (bytes.length > expected) {
+    throw new DamagedPage(`its trace data holds ${bytes.length.toLocaleString("en-US")} bytes where it announces `
+      + `${expected.toLocaleString("en-US")}: the file was changed after it was written`);
+  }
+  if (checksum != null && Number.isFinite(checksum) && adler32(bytes) !== checksum) {
+    throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed "
+      + "after it was written");
+  }
+}
+
+/** What a damaged page says: what is wrong and what to do. */
+export function damagedText(reason) {
+  return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with `
+    + "rlviz.viz.write_html(trace, path), or open a complete copy of the file.";
+}
