@@ -12,12 +12,13 @@ Each source lists the ids of the values it received, so traces link shard
 events to driver events, and stops its streams when it is closed or dropped.
 
 Each source also records the gauge ``GATHERS_IN_FLIGHT`` per shard (on the
-shard's lane) when it changes: the calls the driver has outstanding to that
-shard.  The barrier's rise to one per shard at each round and fall to none
-when the round is in; ``num_async`` plain calls stay that many until the
-shard ends; a stream counts its back-pressure bound (the items the shard may
-run ahead) while it is open, since how far it really runs ahead is Ray's
-inside knowledge.
+shard's lane): the calls the driver keeps out to that shard, from the
+gather's start until the shard ends or the gather is closed (then 0).  The
+barrier keeps at most one per shard (each round's call is its own span on the
+shard's lane, so the gauge does not repeat it round by round); ``num_async``
+plain calls stay that many; a stream counts its back-pressure bound (the items
+the shard may run ahead), since how far it really runs ahead is Ray's inside
+knowledge.
 """
 from __future__ import annotations
 
@@ -152,7 +153,8 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
     """Rounds of ``par_iter_next``: one call per live shard, all awaited; each round's ``(id, item)`` pairs."""
     actors = shards.start(serving=serving)
     lanes = list(shards.labels)
-    futures = _barrier_round(actors, lanes)
+    futures = [a.rlviz_next.remote() for a in actors]
+    _gauge_in_flight(lanes, 1)                            # at most one call out per shard, round after round
     try:
         while actors:
             if timeout is not None:
@@ -170,31 +172,20 @@ def _barrier(shards: ShardSet, serving: Serving, timeout) -> Iterator:
                     except StopIteration:
                         lanes.pop(actors.index(actor))
                         actors.remove(actor)
-                        gauge(GATHERS_IN_FLIGHT, 0, where=lane)
-            futures = _round_done(lanes)
+                        _gauge_in_flight([lane], 0)
             if pairs:
                 yield pairs
             if timeout is not None:
                 yield NOT_READY
-            futures = _barrier_round(actors, lanes)
+            futures = [a.rlviz_next.remote() for a in actors]
     finally:
-        if futures:                                       # closed mid-round: the driver awaits those calls no more
-            _round_done(lanes)
+        _gauge_in_flight(lanes, 0)                        # ended or closed: the driver keeps no call out any more
 
 
-def _barrier_round(actors: list, lanes: list[str]) -> list:
-    """One ``par_iter_next`` call per live shard, each shard's calls in flight gauged."""
-    futures = [a.rlviz_next.remote() for a in actors]
+def _gauge_in_flight(lanes: list[str], calls: int) -> None:
+    """Record ``GATHERS_IN_FLIGHT`` = ``calls`` on each of ``lanes``."""
     for lane in lanes:
-        gauge(GATHERS_IN_FLIGHT, 1, where=lane)
-    return futures
-
-
-def _round_done(lanes: list[str]) -> list:
-    """The round's calls are in (or given up): none in flight to any shard; returns no futures."""
-    for lane in lanes:
-        gauge(GATHERS_IN_FLIGHT, 0, where=lane)
-    return []
+        gauge(GATHERS_IN_FLIGHT, calls, where=lane)
 
 
 def _get(ref, lane: str):
@@ -292,7 +283,7 @@ class _Feed:
             ).remote(self.request, self._token)
         else:
             self._pending.extend(self.actor.rlviz_next_batch.remote(self.request) for _ in range(self.in_flight))
-        gauge(GATHERS_IN_FLIGHT, self.in_flight, where=self.lane)
+        _gauge_in_flight([self.lane], self.in_flight)
 
     def waitable(self):
         """What ``ray.wait`` should watch for this feed's next batch."""
@@ -328,7 +319,7 @@ class _Feed:
         self._pending.clear()
         if not self._closed:
             self._closed = True
-            gauge(GATHERS_IN_FLIGHT, 0, where=self.lane)
+            _gauge_in_flight([self.lane], 0)
 
     def close(self) -> None:
         """Stop the shard's stream (so an abandoned gather does not keep it working).

@@ -189,12 +189,12 @@ def _in_flight(trace) -> dict[str, list[float]]:
     return {lane: readings.value[readings.where == lane].tolist() for lane in lanes}
 
 
-def test_the_barrier_gauges_one_call_in_flight_per_shard_rising_and_falling_each_round():
+def test_the_barrier_gauges_at_most_one_call_in_flight_per_shard_until_its_shards_end():
     with rlviz.record() as trace:
-        assert from_range(12, num_shards=3).gather_sync().take(12) == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+        assert sorted(from_range(12, num_shards=3).gather_sync()) == list(range(12))
     in_flight = _in_flight(trace)
     assert set(in_flight) == {e.where for e in _serving_events(trace)}, "one track per shard, on the shard's lane"
-    assert all(values == [1, 0] * 4 for values in in_flight.values()), in_flight
+    assert all(values == [1, 0] for values in in_flight.values()), in_flight
 
 
 def test_gather_async_gauges_num_async_calls_in_flight_per_shard_until_it_ends():
