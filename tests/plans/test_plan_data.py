@@ -1,4 +1,7 @@
 """What other layers read about the plans without Ray: the Ape-X graph snapshot, DQN's sampling defaults."""
+import dataclasses
+import re
+
 import pytest
 
 from rlviz.ops.weights import DQN_SAMPLING, native_ratio
@@ -12,8 +15,13 @@ from rlviz.viz.examples import apex_nodes
 def test_dataflow_snapshot_is_the_real_plans_graph(plan, ray_local):
     assert plan in PLANS
     stored = {"apex": apex_nodes}[plan]()
-    assert plan_dataflow(plan) == stored, (f"{snapshot_path(plan).name} no longer matches the real {plan} plan; "
-                                           f"rewrite it with `python -m rlviz.plans.dataflows`")
+    assert _unmarked(plan_dataflow(plan)) == stored, (f"{snapshot_path(plan).name} no longer matches the real {plan} "
+                                                      f"plan; rewrite it with `python -m rlviz.plans.dataflows`")
+
+
+def _unmarked(nodes):
+    """The nodes with lanes' copy marks dropped: an actor of an earlier test still alive makes ``ReplayActor-0#2``."""
+    return [dataclasses.replace(node, where=re.sub(r"#\d+$", "", node.where)) for node in nodes]
 
 
 def test_dqn_sampling_is_what_a_default_dqn_trainer_samples():
