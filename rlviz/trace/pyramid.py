@@ -22,7 +22,7 @@ import numpy as np
 
 from rlviz.trace.rows import ERROR, NOT_READY
 
-__all__ = ["Pyramid", "Buckets", "BlockIndex", "BLOCK", "BASE_WIDTH_NS", "FACTOR", "LEVELS"]
+__all__ = ["Pyramid", "Buckets", "BlockIndex", "BLOCK", "BLOCK_SHIFT", "BASE_WIDTH_NS", "FACTOR", "LEVELS"]
 
 #: The finest bucket width (about 537 ms), the width ratio between levels, and the number of levels.
 BASE_SHIFT, FACTOR_SHIFT, LEVELS = 29, 2, 6
@@ -31,6 +31,9 @@ _TOP_SHIFT = BASE_SHIFT + FACTOR_SHIFT * (LEVELS - 1)     # every level's bucket
 #: Store ids per index block.
 BLOCK_SHIFT = 14
 BLOCK = 1 << BLOCK_SHIFT
+#: Most cells (rows x buckets) one level's table may need; a level that would need more is let go (its finer
+#: neighbours first), so events stamped years apart (clocks mixed up) cannot fill the memory.
+MAX_CELLS = 1 << 22
 _GROW = 1.25
 
 
@@ -74,6 +77,8 @@ class Pyramid:
 
     Bucket ``b`` of level ``k`` covers ``origin_ns + b * width(k)`` on; the
     origin is a multiple of the top level's width, so buckets of all levels nest.
+    Levels below ``first_level`` are not kept: their tables would pass
+    ``MAX_CELLS`` (a run of months, or clocks mixed up); ``kept`` is False if no level is.
 
     Examples
     --------
@@ -86,6 +91,7 @@ class Pyramid:
 
     def __init__(self) -> None:
         self.origin_ns: int | None = None
+        self.first_level = 0
         self._counts = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]      # node x bucket
         self._errors = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]      # lane x bucket
         self._waiting = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]     # lane x bucket: not-ready calls
@@ -95,9 +101,14 @@ class Pyramid:
         """The bucket width of ``level`` in nanoseconds."""
         return BASE_WIDTH_NS << (FACTOR_SHIFT * level)
 
+    @property
+    def kept(self) -> bool:
+        """True while at least one level is kept."""
+        return self.first_level < LEVELS
+
     def level_for(self, width_ns: float) -> int:
-        """The coarsest level whose buckets are no wider than ``width_ns`` (level 0 if all are)."""
-        level = 0
+        """The coarsest kept level whose buckets are no wider than ``width_ns`` (the finest kept if all are)."""
+        level = self.first_level
         while level + 1 < LEVELS and self.width(level + 1) <= width_ns:
             level += 1
         return level
@@ -105,7 +116,7 @@ class Pyramid:
     @property
     def nbytes(self) -> int:
         """Bytes the pyramid's arrays hold."""
-        return sum(a.nbytes for a in (*self._counts, *self._errors, *self._waiting))
+        return sum(a.nbytes for a in (*self._counts, *self._errors, *self._waiting) if a is not None)
 
     def add(self, start_ns: np.ndarray, node: np.ndarray, lane: np.ndarray, outcome: np.ndarray,
             sign: int = 1) -> None:
@@ -118,10 +129,19 @@ class Pyramid:
         outcome = np.asarray(outcome)
         for tables, rows, kept in ((self._counts, node, slice(None)), (self._errors, lane, outcome == ERROR),
                                    (self._waiting, lane, outcome == NOT_READY)):
-            _add_levels(tables, np.asarray(rows, np.int64)[kept], base[kept], sign)
+            _add_levels(tables[self.first_level:], self.first_level, np.asarray(rows, np.int64)[kept], base[kept],
+                        sign)
 
     def buckets(self, level: int, start_ns: int, end_ns: int, nodes: np.ndarray, lane: int) -> Buckets:
-        """Lane ``lane``'s buckets of ``level`` that meet ``[start_ns, end_ns)``; ``nodes`` are the lane's nodes."""
+        """Lane ``lane``'s buckets of ``level`` that meet ``[start_ns, end_ns)``; ``nodes`` are the lane's nodes.
+
+        Raises
+        ------
+        ValueError
+            If ``level`` is not kept (below ``first_level``).
+        """
+        if not self.first_level <= level < LEVELS:
+            raise ValueError(f"level {level} is not kept; levels {self.first_level}..{LEVELS - 1} are")
         first, stop = self._span(level, start_ns, end_ns)
         width = self.width(level)
         starts = (self.origin_ns or 0) + np.arange(first, stop, dtype=np.int64) * width
@@ -133,17 +153,6 @@ class Pyramid:
         errors, waiting = (_window(marks[lane:lane + 1], first, stop)[0].astype(np.int64)
                            for marks in (self._errors[level], self._waiting[level]))
         return Buckets(width, starts, total, busiest.astype(np.int64), errors, waiting)
-
-    def lane_counts(self, level: int, start_ns: int, end_ns: int, node_lane: np.ndarray, lanes: int) -> np.ndarray:
-        """Per lane, the events starting in the buckets of ``level`` that meet the window (an upper bound of
-        the events starting inside it); ``node_lane`` maps each node to its lane."""
-        first, stop = self._span(level, start_ns, end_ns)
-        counts = self._counts[level]
-        per_node = _window(counts, first, stop).sum(axis=1, dtype=np.int64)
-        out = np.zeros(lanes, np.int64)
-        known = min(len(per_node), len(node_lane))
-        np.add.at(out, node_lane[:known], per_node[:known])
-        return out
 
     def _span(self, level: int, start_ns: int, end_ns: int) -> tuple[int, int]:
         """The bucket numbers of ``level`` meeting ``[start_ns, end_ns)``: ``(first, stop)``, possibly outside the arrays."""
@@ -158,23 +167,28 @@ class Pyramid:
             self.origin_ns = (low_ns // top) * top
         left_tops = max(0, -((low_ns - self.origin_ns) // top))
         self.origin_ns -= left_tops * top
-        for level in range(LEVELS):
+        for level in range(self.first_level, LEVELS):
             shift = FACTOR_SHIFT * (LEVELS - 1 - level)
             left = left_tops << shift
             columns = ((high_ns - self.origin_ns) >> (BASE_SHIFT + FACTOR_SHIFT * level)) + 1
+            if columns * max(nodes, lanes, self._counts[level].shape[0]) > MAX_CELLS:
+                self._counts[level] = self._errors[level] = self._waiting[level] = None
+                self.first_level = level + 1
+                continue
             self._counts[level] = _grown(self._counts[level], nodes, columns, left)
             self._errors[level] = _grown(self._errors[level], lanes, columns, left)
             self._waiting[level] = _grown(self._waiting[level], lanes, columns, left)
 
 
-def _add_levels(tables: list[np.ndarray], rows: np.ndarray, base: np.ndarray, sign: int) -> None:
-    """Add ``sign`` to each level's table once per (row, level-0 bucket) pair, in time proportional to the pairs."""
+def _add_levels(tables: list[np.ndarray], first_level: int, rows: np.ndarray, base: np.ndarray, sign: int) -> None:
+    """Add ``sign`` to the tables of levels ``first_level, first_level + 1, ...`` once per (row, level-0 bucket)
+    pair, in time proportional to the pairs."""
     if not len(rows):
         return
     width = int(base.max()) + 1
     cells, counts = np.unique(rows * width + base, return_counts=True)
     rows, base, counts = cells // width, cells % width, (sign * counts).astype(np.int32)
-    for level, table in enumerate(tables):
+    for level, table in enumerate(tables, first_level):
         np.add.at(table.reshape(-1), rows * table.shape[1] + (base >> (FACTOR_SHIFT * level)), counts)
 
 

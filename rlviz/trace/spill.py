@@ -192,6 +192,11 @@ class LazyColumns(MutableMapping):
         raise TypeError("a loaded trace's columns cannot be deleted")
 
     @property
+    def loaded(self) -> list[str]:
+        """The columns read (or assigned) so far."""
+        return list(self._held)
+
+    @property
     def events(self) -> int:
         """How many events the file holds (from the headers: nothing is read)."""
         return sum(header["events"] for _, header in self._segments)

@@ -456,7 +456,7 @@ class TraceStore:
         chosen: set[int] = set()
         for lane in np.argsort(reads, kind="stable").tolist():
             blocks = np.union1d(covered, self._index.blocks(np.array([lane]), start_ns, end_ns, first_block))
-            if len(blocks) * BLOCK > budget and reads[lane]:
+            if len(blocks) * BLOCK > budget and reads[lane] and self.pyramid.kept:     # else no other answer
                 break
             covered = blocks
             chosen.add(lane)
@@ -473,7 +473,7 @@ class TraceStore:
         positions = np.concatenate(ranges)
         start = self._columns["start_ns"][positions]
         positions = positions[self._alive[positions] & (start < end_ns)]
-        positions = positions[self._standard(positions)["end_ns"] >= start_ns]
+        positions = positions[self._ends(positions) >= start_ns]
         wanted = np.zeros(max(len(self._lane_names), 1), bool)
         wanted[list(lanes)] = True
         positions = positions[wanted[self._node_lane[self._columns["node"][positions].astype(np.int64)]]]
@@ -601,8 +601,9 @@ class TraceStore:
         for at, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             key = int(rows[at, 2])
             seen.append(key)
-            if key in self._dead_chunks:
-                continue
+            body = rows[at + 1:end]
+            if key in self._dead_chunks or (len(body) and body[0, 0] == RELEASED):
+                continue                # a released chunk's rows live in the store that took them
             chunk = self._chunks.get(key)
             if chunk is None:
                 chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
@@ -611,9 +612,6 @@ class TraceStore:
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
-            body = rows[at + 1:end]
-            if len(body) and body[0, 0] == RELEASED:     # a released chunk: its rows live in the store that took them
-                continue
             if len(body) > chunk.rows:
                 added += self._take(source, chunk, key, int(rows[at, 1]), body[chunk.rows:])
                 chunk.rows = len(body)
@@ -750,18 +748,22 @@ class TraceStore:
         """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
         stored = {name: self._columns[name][positions] for name in _STORED}
         start = stored["start_ns"]
-        duration = stored["duration"].astype(np.int64)
+        chunk = stored["chunk"].astype(np.int64)
+        rank = stored["rank"].astype(np.int64)
+        return {"node": stored["node"].astype(np.int32), "pid": self._chunk_pid.values()[chunk],
+                "start_ns": start, "end_ns": self._ends(positions),
+                "outcome": outcome_of(stored["code"]).astype(np.uint8),
+                "item_kind": (stored["code"] >> OUTCOME_BITS).astype(np.uint8), "item_num": stored["item_num"],
+                "item_id": np.where(rank != _NO_ITEM, self._chunk_key.values()[chunk] + rank, -1)}
+
+    def _ends(self, positions: np.ndarray) -> np.ndarray:
+        """The end (ns) of each held event at ``positions``: its start plus its duration, long ones from the side table."""
+        duration = self._columns["duration"][positions].astype(np.int64)
         long = np.flatnonzero(duration == _LONG)
         if len(long):
             at = np.searchsorted(self._long_ids.values(), positions[long] + self._first)
             duration[long] = self._long_ns.values()[at]
-        chunk = stored["chunk"].astype(np.int64)
-        rank = stored["rank"].astype(np.int64)
-        return {"node": stored["node"].astype(np.int32), "pid": self._chunk_pid.values()[chunk],
-                "start_ns": start, "end_ns": start + duration,
-                "outcome": outcome_of(stored["code"]).astype(np.uint8),
-                "item_kind": (stored["code"] >> OUTCOME_BITS).astype(np.uint8), "item_num": stored["item_num"],
-                "item_id": np.where(rank != _NO_ITEM, self._chunk_key.values()[chunk] + rank, -1)}
+        return self._columns["start_ns"][positions] + duration
 
     def _spill(self, positions: np.ndarray) -> None:
         """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs."""
@@ -811,7 +813,7 @@ class TraceStore:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
         held = self._next - self._first
-        old = self._standard(np.arange(held))["end_ns"] < self._latest_end - self.window_ns
+        old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
