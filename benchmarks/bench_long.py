@@ -51,7 +51,10 @@ def feed(events: int, lanes: int, span_s: float, seed: int = 0) -> tuple[TraceSt
     trace = pipeline_trace(events, lanes, span_s, seed)
     columns = {name: values for name, values in trace.columns.items()}
     wheres = sorted({node.where for node in trace.nodes}, key=lambda w: (w != "driver", w))
-    tracemalloc.start()
+    real_ids = np.full(len(columns["node"]) + 2, -1, np.int64)     # synthetic item id -> recorded item id
+    by_end = np.argsort(columns["end_ns"], kind="stable")
+    rounds = np.searchsorted(columns["end_ns"][by_end], np.arange(0, int(span_s * 1e9) + 2 * _ROUND_NS, _ROUND_NS))
+    tracemalloc.start()                 # the replay's own arrays above are not the driver's memory
     recorders = {where: Recorder(capacity=max(4 * events, 4096), where=where) for where in wheres}
     local = [recorders[node.where].register(node) for node in trace.nodes]
     where_of = [node.where for node in trace.nodes]
@@ -60,9 +63,6 @@ def feed(events: int, lanes: int, span_s: float, seed: int = 0) -> tuple[TraceSt
     cursor = ExportCursor()
     for recorder in recorders.values():
         recorder.enabled = True
-    real_ids = np.full(len(columns["node"]) + 2, -1, np.int64)     # synthetic item id -> recorded item id
-    by_end = np.argsort(columns["end_ns"], kind="stable")
-    rounds = np.searchsorted(columns["end_ns"][by_end], np.arange(0, int(span_s * 1e9) + 2 * _ROUND_NS, _ROUND_NS))
     for lo, hi in zip(rounds[:-1].tolist(), rounds[1:].tolist()):
         _record(by_end[lo:hi], columns, recorders, local, where_of, real_ids)
         cursor = _pull(store, recorders, mirrors, cursor)

@@ -379,7 +379,7 @@ class TraceStore:
         the store recognises the stub as the chunk, and holds its events.
         """
         with self.lock:
-            return self._taken_whole(bytes(chunk), [])
+            return self._taken_whole(chunk, [])
 
     @property
     def nbytes(self) -> int:
