@@ -31,9 +31,9 @@ _TOP_SHIFT = BASE_SHIFT + FACTOR_SHIFT * (LEVELS - 1)     # every level's bucket
 #: Store ids per index block.
 BLOCK_SHIFT = 14
 BLOCK = 1 << BLOCK_SHIFT
-#: Most cells (rows x buckets) one level's table may need; a level that would need more is let go (its finer
-#: neighbours first), so events stamped years apart (clocks mixed up) cannot fill the memory.
-MAX_CELLS = 1 << 22
+#: Most cells (buckets x (nodes + 2 x lanes)) one level's tables may need; a level that would need more is let go
+#: (the finest first), so a run of days or events stamped years apart (clocks mixed up) cannot fill the memory.
+MAX_CELLS = 1 << 23
 _GROW = 1.25
 
 
@@ -171,7 +171,8 @@ class Pyramid:
             shift = FACTOR_SHIFT * (LEVELS - 1 - level)
             left = left_tops << shift
             columns = ((high_ns - self.origin_ns) >> (BASE_SHIFT + FACTOR_SHIFT * level)) + 1
-            if columns * max(nodes, lanes, self._counts[level].shape[0]) > MAX_CELLS:
+            rows = max(nodes, self._counts[level].shape[0]) + 2 * max(lanes, self._errors[level].shape[0])
+            if columns * rows > MAX_CELLS:
                 self._counts[level] = self._errors[level] = self._waiting[level] = None
                 self.first_level = level + 1
                 continue
