@@ -41,7 +41,7 @@ def test_evicted_events_go_to_the_spill_file_and_load_back_lazily(recorder, tmp_
     assert np.all(np.diff(back.columns["start_ns"]) >= 0)
     producers, consumers = back.links()
     assert len(producers) == len(back) - 1                            # the chain's links inside the file
-    assert back.nodes[0].op_id == "spill-test" and back.events[0].item == "int 0"
+    assert back.events[0].op_id == "spill-test" and back.events[0].item == "int 0"
 
 
 def test_loading_reads_only_the_headers_until_a_column_is_asked_for(recorder, tmp_path):
