@@ -435,15 +435,16 @@ class TraceStore:
             first_block = self._first >> BLOCK_SHIFT
             scanned = self._scan_lanes(start_ns, end_ns, scan_budget, first_block)
             positions = self._scan(scanned, start_ns, end_ns, first_block)
-            lane_of = self._node_lane[self._columns["node"][positions].astype(np.int64)] if len(positions) \
-                else np.zeros(0, np.int64)
+            lane_of = self._node_lane[self._columns["node"][positions].astype(np.int64)]
+            by_lane = np.argsort(lane_of, kind="stable")          # each lane's positions stay by start
+            bounds = np.searchsorted(lane_of[by_lane], np.arange(lanes + 1))
             level = self.pyramid.level_for((end_ns - start_ns) / pixels)
             answers = []
             for lane in range(lanes):
                 nodes = np.flatnonzero(self._node_lane == lane)
                 if lane in scanned:
-                    answers.append(self._lane_from_events(lane, positions[lane_of == lane], start_ns, end_ns,
-                                                          pixels, exact_per_pixel))
+                    mine = positions[by_lane[bounds[lane]:bounds[lane + 1]]]
+                    answers.append(self._lane_from_events(lane, mine, start_ns, end_ns, pixels, exact_per_pixel))
                 else:
                     buckets = self.pyramid.buckets(level, start_ns, end_ns, nodes, lane)
                     answers.append(LaneWindow(self._lane_names[lane], int(buckets.count.sum()), buckets=buckets))
