@@ -225,6 +225,12 @@ class ActorCollector:
                 del self.handles[label]
             self.pinned = [pinned for pinned in self.pinned if pinned is not handle]
 
+    def release_taken(self, taken) -> None:
+        """The running block's store holds every chunk ``taken`` says it took: the mirrors keep stubs of them."""
+        with self.lock:
+            for mirror in self.mirrors.values():
+                mirror.release_taken(taken)
+
     def forget_ended_before(self, end_ns: int) -> None:
         """The running block keeps no event that ended before ``end_ns`` (driver clock): the mirrors let go of them."""
         with self.lock:

@@ -292,6 +292,9 @@ class HubCollector:
         if hub is not None:
             hub.forget_ended_before.remote(end_ns - self.offset_ns)
 
+    def release_taken(self, taken) -> None:
+        """Nothing to release here: the mirrors live in the hub's process, not the driver's."""
+
     def end(self) -> None:
         """Switch every reporter's recording off."""
         self.cached, self.fresh_until = [], 0.0

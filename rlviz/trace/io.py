@@ -16,6 +16,7 @@ from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gauges import gauges_from_json, gauges_to_json
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
+from rlviz.trace.spill import is_binary_trace, read_binary_trace
 
 if TYPE_CHECKING:
     from rlviz.trace.trace import Trace
@@ -40,7 +41,9 @@ def save_trace(trace: "Trace", path: str | Path) -> None:
 
 
 def read_trace(path: str | Path) -> dict:
-    """Read a trace written by ``save_trace``: ``Trace(**read_trace(path))`` is the trace.
+    """Read a trace written by ``save_trace`` (or a binary one, ``rlviz.trace.spill``): ``Trace(**read_trace(path))``.
+
+    A binary trace's columns are read lazily, each the first time it is asked for.
 
     Returns
     -------
@@ -54,6 +57,8 @@ def read_trace(path: str | Path) -> dict:
     TraceFormatError
         If the file is not JSON, not an rlviz trace, or inconsistent.
     """
+    if is_binary_trace(path):
+        return {**read_binary_trace(path), "decisions": Decisions(), "gauges": {}}
     try:
         document = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:

@@ -9,9 +9,10 @@ is new.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from rlviz.trace.recorder import ExportCursor
-from rlviz.trace.rows import last_end_ns
+from rlviz.trace.rows import last_end_ns, released_stub, stub_events
 
 __all__ = ["RecorderMirror"]
 
@@ -30,6 +31,7 @@ class RecorderMirror:
         self._open_rows = b""
         self._texts: list[str] = []
         self._head: dict = {}
+        self._unreleased = 0            # sequence number of the first chunk not yet released
 
     def update(self, increment: dict) -> None:
         """Apply one ``Recorder.export_since(self.cursor)`` answer.
@@ -63,6 +65,21 @@ class RecorderMirror:
             self._chunks.popleft()
             forgotten += 1
         return forgotten
+
+    def release_taken(self, taken: Callable[[memoryview], bool]) -> int:
+        """Keep only a stub of each mirrored chunk ``taken`` says a reader holds whole (``Recorder.release_taken``
+        does the same for this process's buffer); return how many were released."""
+        released = 0
+        first = self._chunks[0][0] if self._chunks else 0
+        for at in range(max(self._unreleased - first, 0), len(self._chunks)):
+            sequence, chunk = self._chunks[at]
+            if stub_events(chunk) is None:
+                if not taken(memoryview(chunk).cast("B")):
+                    break
+                self._chunks[at] = (sequence, released_stub(chunk))
+                released += 1
+            self._unreleased = sequence + 1
+        return released
 
     @property
     def chunks_held(self) -> int:

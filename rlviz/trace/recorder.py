@@ -16,13 +16,15 @@ import weakref
 from array import array
 from numbers import Real
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple
 
 from rlviz.checks import check_int
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
-                              append_continuations, decision_row, header_row, last_end_ns, outcome_of, pack_code)
+                              append_continuations, decision_row, header_row, last_end_ns, outcome_of, pack_code,
+                              body_rows, released_stub, stub_events, stub_span)
 
 __all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
 
@@ -152,6 +154,7 @@ class Recorder:
         self._full: deque[array] = deque()
         self._first_sequence = 0        # the sequence number of ``_full[0]``; each adopted chunk takes the next
         self._full_events = 0
+        self._unreleased = 0            # sequence number of the first handed-over chunk not yet released
         self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
         self._thread = threading.local()   # each thread's writer per node (``record``): writers are single-thread
         self.lock = threading.RLock()    # export may run on another thread; __del__ may re-enter
@@ -269,17 +272,25 @@ class Recorder:
             while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
                 evicted = self._full.popleft()
                 self._first_sequence += 1
-                self._full_events -= len(evicted) // FIELDS - 1
+                self._full_events -= body_rows(evicted)
                 self._count_evicted(evicted)
 
     def _count_evicted(self, evicted: array) -> None:
         """Count an evicted chunk's events of this block in ``dropped`` and widen ``gap_ns`` to cover them."""
         since = self.count_from_ns      # header, continuation, decision and gauge rows start below 0: never counted
-        spans = [(start, end) for start, end in zip(evicted[::FIELDS], evicted[1::FIELDS]) if start >= since]
-        if not spans:
+        stub = stub_events(evicted)
+        if stub is None:
+            spans = [(start, end) for start, end in zip(evicted[::FIELDS], evicted[1::FIELDS]) if start >= since]
+            count = len(spans)
+            span = (min(start for start, _ in spans), max(end for _, end in spans)) if spans else None
+        elif stub[1] >= since:          # released in this block: it counted the events from ``since``
+            count, span = stub[0], stub_span(evicted)
+        else:
             return
-        self.dropped += len(spans)
-        first, last = min(start for start, _ in spans), max(end for _, end in spans)
+        if not count:
+            return
+        self.dropped += count
+        first, last = span
         if self.gap_ns is not None:
             first, last = min(first, self.gap_ns[0]), max(last, self.gap_ns[1])
         self.gap_ns = (first, last)
@@ -353,9 +364,32 @@ class Recorder:
             while self._full and last_end_ns(self._full[0]) < end_ns:
                 chunk = self._full.popleft()
                 self._first_sequence += 1
-                self._full_events -= len(chunk) // FIELDS - 1
+                self._full_events -= body_rows(chunk)
                 forgotten += 1
             return forgotten
+
+    def release_taken(self, taken: Callable[[memoryview], bool]) -> int:
+        """Keep only a stub (``rlviz.trace.rows.released_stub``) of each handed-over chunk ``taken`` says a
+        reader holds whole; return how many were released.
+
+        The one reader (a ``record()`` block's ``TraceStore``) then holds each
+        event once.  The stub keeps the chunk's place, event count and end, so
+        ``capacity`` and ``forget_ended_before`` act as before; a reader that
+        had not taken the chunk finds no events in it.
+        """
+        with self.lock:
+            released = 0
+            start = max(self._unreleased, self._first_sequence)
+            for at in range(start - self._first_sequence, len(self._full)):
+                chunk = self._full[at]
+                if stub_events(chunk) is not None:
+                    continue
+                if not taken(memoryview(chunk).cast("B")):
+                    break
+                self._full[at] = array("q", released_stub(chunk, self.count_from_ns))
+                released += 1
+            self._unreleased = start + released
+            return released
 
     def set_capacity(self, capacity: int) -> None:
         """Change the bound (the oldest chunks go at the next hand-over)."""

@@ -13,7 +13,7 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES
 
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
-           "CONTINUATION", "HEADER", "DECISION", "DECISION_ROW_FIELDS", "GAUGE", "GAUGE_ROW", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
+           "CONTINUATION", "HEADER", "DECISION", "RELEASED", "released_stub", "stub_events", "stub_span", "body_rows", "DECISION_ROW_FIELDS", "GAUGE", "GAUGE_ROW", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
            "CHUNK_BYTES", "OUTCOME_BITS",
            "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "decision_row",
            "decision_columns", "split_decisions", "split_gauges", "AFTER_PREVIOUS", "ORPHAN", "mark_dropped", "input_id", "is_dropped", "last_end_ns"]
@@ -31,7 +31,8 @@ ROW = struct.Struct(f"{FIELDS}q")
 TWO_ROWS = struct.Struct(f"{2 * FIELDS}q")
 #: First field of a row that carries more input ids of the event row just before it, FIELDS - 1 per row.
 CONTINUATION = -1
-#: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0, 0.
+#: First field of a chunk's header row: HEADER, node, id of the chunk's first item, 0 (a released stub: its events' earliest
+#: start), 0.
 HEADER = -2
 #: First field of a row that carries the scheduling decision behind the event row just before it (after
 #: that event's continuation rows): DECISION, the union's node, round, child | pull << 24, allowed | flags << 32.
@@ -44,6 +45,11 @@ DECISION = -3
 GAUGE = -4
 #: One gauge row, packed with its value as a native float64 (``numpy`` reads it back with ``view``).
 GAUGE_ROW = struct.Struct("qqdqq")
+#: First field of the one row that follows a released chunk's header: RELEASED, the latest end among its
+#: events and gauge readings, the latest start among its events, how many events it had, how many body rows.
+#: A reader that took a chunk whole (``rlviz.trace.store.TraceStore``) lets its buffer keep only this stub, so
+#: each event is held once; a reader that did not take it finds no events in it.
+RELEASED = -5
 #: What a decision row holds, in the order ``decision_columns`` returns them.
 DECISION_ROW_FIELDS = ("union", "round", "child", "pull", "allowed", "flags")
 #: The input id that means "none" (also pads continuation rows).
@@ -168,5 +174,53 @@ def is_dropped(value):
 def last_end_ns(chunk: bytes | bytearray | memoryview) -> int:
     """The latest end time among a chunk's event rows and gauge readings (-1 if it has none)."""
     values = memoryview(chunk).cast("B").cast("q")
-    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS]) if start >= 0 or start == GAUGE]
+    ends = [end for start, end in zip(values[0::FIELDS], values[1::FIELDS])
+            if start >= 0 or start == GAUGE or start == RELEASED]
     return max(ends, default=-1)
+
+
+def released_stub(chunk: bytes | bytearray | memoryview, since_ns: int = 0) -> bytes:
+    """The two rows a buffer keeps of a handed-over ``chunk`` once a reader took every row of it.
+
+    The event count in it counts the events that started at or after ``since_ns``.
+
+    >>> rows = header_row(3, 100) + ROW.pack(5, 9, ITEM, 0, NO_INPUT) + ROW.pack(7, 8, ITEM, 1, NO_INPUT)
+    >>> stub_events(released_stub(rows)), last_end_ns(released_stub(rows))
+    ((2, 7), 9)
+    """
+    values = np.frombuffer(chunk, np.int64).reshape(-1, FIELDS)
+    starts = values[1:, 0]
+    events = starts[starts >= 0]
+    header = values[0].copy()
+    header[3] = events.min() if len(events) else -1     # the header's free field: the earliest start (stub_span)
+    return bytes(header.tobytes()) + ROW.pack(RELEASED, last_end_ns(chunk), int(events.max(initial=-1)),
+                                              int((events >= since_ns).sum()), len(values) - 1)
+
+
+def body_rows(chunk: bytes | bytearray | memoryview) -> int:
+    """How many rows follow a chunk's header (for a released chunk's stub: how many followed it before)."""
+    values = memoryview(chunk).cast("B").cast("q")
+    if len(values) == 2 * FIELDS and values[FIELDS] == RELEASED:
+        return values[2 * FIELDS - 1]
+    return len(values) // FIELDS - 1
+
+
+def stub_span(chunk: bytes | bytearray | memoryview) -> tuple[int, int] | None:
+    """``(earliest start, latest end)`` of the events a released chunk's stub stands for; None if not a stub.
+
+    >>> rows = header_row(3, 100) + ROW.pack(5, 9, ITEM, 0, NO_INPUT) + ROW.pack(7, 8, ITEM, 1, NO_INPUT)
+    >>> stub_span(released_stub(rows)), stub_span(rows)
+    ((5, 9), None)
+    """
+    if stub_events(chunk) is None:
+        return None
+    values = memoryview(chunk).cast("B").cast("q")
+    return values[3], values[FIELDS + 1]
+
+
+def stub_events(chunk: bytes | bytearray | memoryview) -> tuple[int, int] | None:
+    """``(events, latest start)`` of a released chunk's stub; None if ``chunk`` is not one."""
+    values = memoryview(chunk).cast("B").cast("q")
+    if len(values) != 2 * FIELDS or values[FIELDS] != RELEASED:
+        return None
+    return values[FIELDS + 3], values[FIELDS + 2]

@@ -5,14 +5,16 @@ Ray actors), so this module stays free of Ray and matplotlib.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
 from rlviz.checks import check_int, check_positive_number
 from rlviz.trace.recorder import CHUNK_EVENTS, DEFAULT_CAPACITY, ExportCursor, get_recorder
+from rlviz.trace.spill import SpillWriter
 from rlviz.trace.store import TraceStore
 from rlviz.trace.trace import Trace
 
@@ -42,6 +44,10 @@ class Collector(Protocol):
 
     def forget_ended_before(self, end_ns: int) -> None:
         """The block keeps no event that ended before ``end_ns`` (driver clock): drop held copies of older ones."""
+
+    def release_taken(self, taken: Callable[[memoryview], bool]) -> None:
+        """The block's store holds each chunk ``taken(chunk)`` is true of: copies of it held in this process
+        may shrink to ``rlviz.trace.rows.released_stub`` (a collector whose copies live elsewhere does nothing)."""
 
 
 _COLLECTORS: list[Collector] = []
@@ -127,19 +133,39 @@ for _name in ("event", "to_records", "item_summary", "why", "causes", "inputs_of
 
 
 class _Session:
-    def __init__(self, capacity: int | None) -> None:
+    def __init__(self, capacity: int | None, spill: SpillWriter | None = None) -> None:
         self.capacity = capacity
+        self.spill = spill
         self.active = False
         self.dropped_before = 0
         self.start_ns = time.time_ns()
         self.store = TraceStore()
         self.cursor = ExportCursor()
         self.lock = threading.Lock()
+        self._stop_pulling = threading.Event()
+        self._puller: threading.Thread | None = None
+
+    def pull_every(self, every_s: float) -> None:
+        """Pull in a background thread every ``every_s`` seconds until ``stop_pulling``: what a spill needs,
+        since only events the store took can be written out when their buffer evicts them."""
+        def loop() -> None:
+            while not self._stop_pulling.wait(every_s):
+                self.pull()
+
+        self._puller = threading.Thread(target=loop, name="rlviz-spill-pull", daemon=True)
+        self._puller.start()
+
+    def stop_pulling(self) -> None:
+        """Stop the background pulls (if any) and wait for the one under way."""
+        self._stop_pulling.set()
+        if self._puller is not None:
+            self._puller.join()
 
     def begin(self, window_s: float | None = None) -> None:
         """Recording starts now: the store leaves out older events (and, with ``window_s``, events that old)."""
         self.start_ns = time.time_ns()
-        self.store = TraceStore(since_ns=self.start_ns, window_ns=None if window_s is None else int(window_s * 1e9))
+        self.store = TraceStore(since_ns=self.start_ns, window_ns=None if window_s is None else int(window_s * 1e9),
+                                spill=self.spill)
         self.cursor = ExportCursor()
 
     def pull(self, final: bool = False) -> int:
@@ -156,6 +182,7 @@ class _Session:
                 for export in collector.collect(final):
                     added += self.store.add_export(export)
             self._forget_outside_window()
+            self._release_taken()
             return added
 
     def _forget_outside_window(self) -> None:
@@ -170,6 +197,17 @@ class _Session:
         for collector in _COLLECTORS:
             collector.forget_ended_before(cutoff)
 
+    def _release_taken(self) -> None:
+        """The buffers in this process keep stubs of the chunks the store took whole: each event is held once.
+
+        Only while this is the one open block (another block reads the same buffers and may need their rows).
+        """
+        if _OPEN_SESSIONS != [self]:
+            return
+        get_recorder().release_taken(self.store.taken)
+        for collector in _COLLECTORS:
+            collector.release_taken(self.store.taken)
+
     def collect(self, final: bool = False) -> Trace:
         """``pull`` (``final`` at the block's exit), then a frozen view of the store."""
         self.pull(final)
@@ -178,7 +216,7 @@ class _Session:
 
 @contextmanager
 def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_EVERY_S,
-           window_s: float | None = None) -> Iterator[Trace]:
+           window_s: float | None = None, spill: str | os.PathLike | None = None) -> Iterator[Trace]:
     """Record every ``next()`` call made while the block runs.
 
     Parameters
@@ -196,6 +234,11 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
         Keep only events that ended within the last ``window_s`` seconds
         (of the newest event): the trace stays a fixed size however long the
         block runs.  None keeps everything.
+    spill : str or path, optional
+        A new file that receives, instead of losing them, the events the
+        buffers evict past ``capacity`` (a binary trace, docs/design.md);
+        ``Trace.load(spill)`` reads them back lazily.  They still count in
+        ``trace.dropped`` (they are not in the trace in memory).
 
     Yields
     ------
@@ -209,6 +252,8 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     ValueError
         If ``collect_every_s`` or ``window_s`` is not a positive number, or if a nested block (one inside another ``record()``) gives a
         ``capacity``: nested blocks share the enclosing block's buffers.
+    FileExistsError, FileNotFoundError
+        If ``spill`` exists already, or its folder does not.
 
     Notes
     -----
@@ -238,7 +283,7 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
                               hint="seconds between pulls of actors' events, or None to pull only at the end")
     if window_s is not None:
         check_positive_number("window_s", window_s, hint="seconds of events to keep, or None to keep every event")
-    session = _Session(capacity)
+    session = _Session(capacity, SpillWriter(spill) if spill is not None else None)
     trace = LiveTrace(session)
     session.begin(window_s)
     if outermost:
@@ -250,10 +295,13 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
     was_enabled = recorder.enabled
     recorder.enabled = True
     session.active = True
+    if spill is not None:
+        session.pull_every(collect_every_s or COLLECT_EVERY_S)
     _OPEN_SESSIONS.append(session)
     try:
         yield trace
     finally:
+        session.stop_pulling()
         _OPEN_SESSIONS.remove(session)
         if outermost:
             recorder.enabled = was_enabled

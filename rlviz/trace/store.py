@@ -22,15 +22,32 @@ from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
-from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, FIELDS, HEADER, ITEM, NO_INPUT, decision_columns,
-                              input_id, kind_of, outcome_of, split_decisions, split_gauges)
+from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
+from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, ERROR, FIELDS, HEADER, ITEM, NO_INPUT,
+                              NOT_READY,
+                              OUTCOME_BITS, RELEASED, decision_columns, input_id, kind_of, outcome_of, split_decisions,
+                              split_gauges)
 from rlviz.trace.schema import COLUMNS
+from rlviz.trace.spill import SpillWriter
 from rlviz.trace.trace import Trace
 
-__all__ = ["TraceStore", "Appended", "merge_exports"]
+__all__ = ["TraceStore", "Appended", "Window", "LaneWindow", "merge_exports", "EXACT_PER_PIXEL", "SCAN_BUDGET"]
 
 _ROW_BYTES = FIELDS * 8
-_STORED = {**COLUMNS, "chunk": np.int64}
+#: What the store keeps per event, narrower than a ``Trace``'s columns (docs/design.md, "Long runs"): ``code`` packs
+#: the outcome and the summary kind as a row's code field does; ``duration`` is in ns, ``_LONG`` marking one kept
+#: apart; ``chunk`` numbers the chunk (its key and pid are kept per chunk); ``rank`` is the item's number in its
+#: chunk (``_NO_ITEM``: none), so the item id is the chunk's key plus the rank.
+_STORED = {"start_ns": np.int64, "duration": np.uint32, "node": np.uint16, "code": np.uint8, "item_num": np.int64,
+           "chunk": np.uint32, "rank": np.uint16}
+_LONG = np.iinfo(np.uint32).max
+_NO_ITEM = np.iinfo(np.uint16).max
+_MAX_ID = np.iinfo(np.uint32).max - 1
+_GROW = 1.125
+#: A window query answers a lane with its exact events when it holds at most this many per pixel.
+EXACT_PER_PIXEL = 4
+#: At most this many held events a window query reads one by one; lanes beyond it are answered from the pyramid.
+SCAN_BUDGET = 1 << 19
 
 
 @dataclass
@@ -63,6 +80,60 @@ class Appended:
 
 
 @dataclass
+class LaneWindow:
+    """One lane's answer to ``TraceStore.window``: its exact events, or aggregates per time bucket.
+
+    ``events`` (when the lane holds few events in the window) has a
+    ``Trace``'s columns plus ``event_id`` (store ids), ordered by start, the
+    ``node`` column indexing the store's node table; ``buckets`` otherwise
+    (``rlviz.trace.pyramid.Buckets``: per bucket its count, busiest node,
+    errors and not-ready calls).  ``count`` is the events the answer stands
+    for: exact for ``events`` and for buckets counted from the events
+    themselves, the pyramid's count of events starting in the buckets otherwise.
+    """
+
+    lane: str
+    count: int
+    events: dict[str, np.ndarray] | None = None
+    buckets: Buckets | None = None
+
+    def to_json(self) -> dict:
+        """The lane's answer as JSON-ready lists (what a page asks the kernel for)."""
+        out: dict = {"lane": self.lane, "count": self.count}
+        if self.events is not None:
+            out["events"] = {name: values.tolist() for name, values in self.events.items()}
+        if self.buckets is not None:
+            b = self.buckets
+            out["buckets"] = {"width_ns": b.width_ns, "start_ns": b.start_ns.tolist(), "count": b.count.tolist(),
+                              "busiest": b.busiest.tolist(), "errors": b.errors.tolist(),
+                              "not_ready": b.not_ready.tolist()}
+        return out
+
+
+@dataclass
+class Window:
+    """What ``TraceStore.window`` answers: per lane (in the store's lane order) exact events or buckets."""
+
+    start_ns: int
+    end_ns: int
+    pixels: int
+    lanes: list[LaneWindow]
+    nodes: list[Node]
+
+    def lane(self, name: str) -> LaneWindow:
+        """The answer for lane ``name`` (``KeyError`` if the store has no such lane)."""
+        for lane in self.lanes:
+            if lane.lane == name:
+                return lane
+        raise KeyError(f"no lane {name!r} in this window; lanes: {[lane.lane for lane in self.lanes]}")
+
+    def to_json(self) -> dict:
+        """The whole answer as JSON-ready data: nodes as ``Node.to_dict``, lanes as ``LaneWindow.to_json``."""
+        return {"start_ns": self.start_ns, "end_ns": self.end_ns, "pixels": self.pixels,
+                "nodes": [node.to_dict() for node in self.nodes], "lanes": [lane.to_json() for lane in self.lanes]}
+
+
+@dataclass
 class _Chunk:
     """What the store took of one chunk: body rows read, items numbered, the event its next continuation extends."""
 
@@ -70,14 +141,14 @@ class _Chunk:
     rows: int = 0
     items: int = 0
     last_event: int = -1
-    item_events: list = field(default_factory=list)   # arrays: the store id of each item, in rank order (-1: left out)
+    first_kept: int = -1        # the lowest and highest store ids of its events the store kept (-1: none yet)
+    last_kept: int = -1
 
-    def item_event(self, rank: int) -> int:
-        """The store id of this chunk's item number ``rank`` (-1 if not taken)."""
-        if len(self.item_events) > 1:
-            self.item_events = [np.concatenate(self.item_events)]
-        events = self.item_events[0] if self.item_events else ()
-        return int(events[rank]) if 0 <= rank < len(events) else -1
+    def keep(self, ids: np.ndarray) -> None:
+        """The store kept events of this chunk with these ids (ascending)."""
+        if len(ids):
+            self.first_kept = int(ids[0]) if self.first_kept < 0 else self.first_kept
+            self.last_kept = int(ids[-1])
 
 
 @dataclass
@@ -107,6 +178,10 @@ class TraceStore:
         Keep only events that ended within this many nanoseconds of the
         latest end seen; older ones leave from the front (lowest ids first).
         None keeps everything.
+    spill : SpillWriter, optional
+        Where events go when their recorder evicts them past its capacity:
+        appended to this binary trace file (``rlviz.trace.spill``) instead of lost.
+
     Notes
     -----
     Safe to feed from one thread while another reads: every method takes
@@ -114,8 +189,9 @@ class TraceStore:
     increments never change.
     """
 
-    def __init__(self, since_ns: int = 0, window_ns: int | None = None) -> None:
+    def __init__(self, since_ns: int = 0, window_ns: int | None = None, spill: SpillWriter | None = None) -> None:
         self.since_ns = int(since_ns)
+        self.spill = spill
         self.window_ns = window_ns
         self.lock = threading.RLock()
         self._node_table = NodeTable()
@@ -128,9 +204,17 @@ class TraceStore:
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
         self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
         self._alive = np.ones(1024, bool)
+        self._chunk_key = _Growing()               # per chunk index: its key (the first item id), and its pid
+        self._chunk_pid = _Growing()
+        self._long_ids = _Growing()                # events whose duration does not fit the column: id, duration
+        self._long_ns = _Growing()
+        self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
+        self._node_lane = np.zeros(0, np.int64)    # per node: its lane
+        self.pyramid = Pyramid()
+        self._index = BlockIndex()
         self._first = 0                            # id of the first event held
         self._next = 0                             # id the next event gets
-        self._inputs_owner = _Growing()
+        self._inputs_owner = _Growing(np.uint32)
         self._inputs_value = _Growing()
         self._inputs_gone = 0                      # input pairs that left with their owners (window)
         self._latest_end = 0
@@ -236,7 +320,7 @@ class TraceStore:
                 return self._view[1]
             held = self._next - self._first
             alive = np.flatnonzero(self._alive[:held])
-            columns = {name: self._columns[name][alive] for name in COLUMNS}
+            columns = self._standard(alive)
             ids = alive + self._first
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
@@ -260,7 +344,7 @@ class TraceStore:
             held = events >= self._first
             ids = np.unique(events[held])
             ids = ids[self._alive[ids - self._first]]
-            columns = {name: self._columns[name][ids - self._first] for name in COLUMNS}
+            columns = self._standard(ids - self._first)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
             columns["input_offsets"] = np.zeros(len(ids) + 1, np.int64)
@@ -298,17 +382,147 @@ class TraceStore:
                                  f"input pairs this store took (pass the previous Appended.next_input)")
             start = max(event_id, self._first) - self._first
             stop = self._next - self._first
-            columns = {name: self._columns[name][start:stop].copy() for name in COLUMNS}
+            columns = self._standard(np.arange(start, stop))
             fresh = max(input_from - self._inputs_gone, 0)
             decided = max(decision_from - self._decisions_gone, 0)
             return Appended(first_id=start + self._first, columns=columns,
-                            input_owner=self._inputs_owner.values()[fresh:].copy(),
+                            input_owner=self._inputs_owner.values()[fresh:].astype(np.int64),
                             input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
                             next_input=self._inputs_gone + self._inputs_owner.size,
                             decisions={name: column.values()[decided:].copy()
                                        for name, column in self._decisions.items()},
                             next_decision=self._decisions_gone + self._decisions["event"].size)
+
+    def taken(self, chunk: bytes | bytearray | memoryview) -> bool:
+        """True if the store took every row of ``chunk`` (one handed-over chunk, opened by its header).
+
+        A buffer may then keep only ``rlviz.trace.rows.released_stub(chunk)``:
+        the store recognises the stub as the chunk, and holds its events.
+        """
+        with self.lock:
+            return self._taken_whole(chunk, [])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the store's arrays: events, links, decisions, the pyramid and the index (not the texts)."""
+        with self.lock:
+            arrays = [*self._columns.values(), self._alive]
+            growing = [self._inputs_owner, self._inputs_value, self._chunk_key, self._chunk_pid, self._long_ids,
+                       self._long_ns, *self._decisions.values()]
+            return sum(a.nbytes for a in arrays) + sum(g.nbytes for g in growing) + self.pyramid.nbytes \
+                + self._index.nbytes
+
+    @property
+    def lanes(self) -> list[str]:
+        """The lanes (the nodes' ``where``) that hold events, in order of first sight."""
+        with self.lock:
+            return list(self._lane_names)
+
+    def window(self, start_ns: int, end_ns: int, pixels: int, exact_per_pixel: int = EXACT_PER_PIXEL,
+               scan_budget: int = SCAN_BUDGET) -> Window:
+        """What lies in ``[start_ns, end_ns]`` drawn ``pixels`` wide: per lane, its exact events or its buckets.
+
+        A lane with at most ``exact_per_pixel * pixels`` events that meet the
+        window (start before its end, end at or after its start) gets them
+        exactly.  A lane with more gets one bucket per pixel counted from its
+        events, as long as the events read stay within ``scan_budget``;
+        beyond that the pyramid's level whose buckets are nearest one pixel
+        (no wider, or its finest) answers.  Time grows with what lies in the
+        window and with ``pixels``, not with what the store holds.
+
+        Parameters
+        ----------
+        start_ns, end_ns : int
+            The window, on the driver's clock (epoch ns), ``end_ns > start_ns``.
+        pixels : int
+            Its width on screen, at least 1.
+        exact_per_pixel : int, default EXACT_PER_PIXEL
+            Events per pixel up to which a lane is answered exactly.
+        scan_budget : int, default SCAN_BUDGET
+            Most held events read one by one.
+
+        Returns
+        -------
+        Window
+
+        Raises
+        ------
+        ValueError
+            If the window is empty or reversed, or ``pixels``, ``exact_per_pixel`` or ``scan_budget`` is below 1.
+        """
+        _check_window(start_ns, end_ns, pixels, exact_per_pixel, scan_budget)
+        with self.lock:
+            lanes = len(self._lane_names)
+            first_block = self._first >> BLOCK_SHIFT
+            scanned = self._scan_lanes(start_ns, end_ns, scan_budget, first_block)
+            positions = self._scan(scanned, start_ns, end_ns, first_block)
+            lane_of = self._node_lane[self._columns["node"][positions].astype(np.int64)]
+            by_lane = np.argsort(lane_of, kind="stable")          # each lane's positions stay by start
+            bounds = np.searchsorted(lane_of[by_lane], np.arange(lanes + 1))
+            level = self.pyramid.level_for((end_ns - start_ns) / pixels)
+            answers = []
+            for lane in range(lanes):
+                nodes = np.flatnonzero(self._node_lane == lane)
+                if lane in scanned:
+                    mine = positions[by_lane[bounds[lane]:bounds[lane + 1]]]
+                    answers.append(self._lane_from_events(lane, mine, start_ns, end_ns, pixels, exact_per_pixel))
+                else:
+                    buckets = self.pyramid.buckets(level, start_ns, end_ns, nodes, lane)
+                    answers.append(LaneWindow(self._lane_names[lane], int(buckets.count.sum()), buckets=buckets))
+            return Window(int(start_ns), int(end_ns), int(pixels), answers, list(self.nodes))
+
+    def _scan_lanes(self, start_ns: int, end_ns: int, budget: int, first_block: int) -> set[int]:
+        """The lanes answered from their events: the cheapest first, while the blocks to read stay within ``budget``."""
+        reads = self._index.estimate(start_ns, end_ns, first_block)[:len(self._lane_names)]
+        covered = np.zeros(0, np.int64)
+        chosen: set[int] = set()
+        for lane in np.argsort(reads, kind="stable").tolist():
+            blocks = np.union1d(covered, self._index.blocks(np.array([lane]), start_ns, end_ns, first_block))
+            if len(blocks) * BLOCK > budget and reads[lane] and self.pyramid.kept:     # else no other answer
+                break
+            covered = blocks
+            chosen.add(lane)
+        return chosen
+
+    def _scan(self, lanes: set[int], start_ns: int, end_ns: int, first_block: int) -> np.ndarray:
+        """Positions of the held events of ``lanes`` that meet the window, by start."""
+        blocks = self._index.blocks(np.array(sorted(lanes), np.int64), start_ns, end_ns, first_block)
+        if not len(blocks):
+            return np.zeros(0, np.int64)
+        held = self._next - self._first
+        ranges = [np.arange(max(b * BLOCK - self._first, 0), min((b + 1) * BLOCK - self._first, held))
+                  for b in blocks.tolist()]
+        positions = np.concatenate(ranges)
+        start = self._columns["start_ns"][positions]
+        positions = positions[self._alive[positions] & (start < end_ns)]
+        positions = positions[self._ends(positions) >= start_ns]
+        wanted = np.zeros(max(len(self._lane_names), 1), bool)
+        wanted[list(lanes)] = True
+        positions = positions[wanted[self._node_lane[self._columns["node"][positions].astype(np.int64)]]]
+        return positions[np.argsort(self._columns["start_ns"][positions], kind="stable")]
+
+    def _lane_from_events(self, lane: int, positions: np.ndarray, start_ns: int, end_ns: int, pixels: int,
+                          exact_per_pixel: int) -> LaneWindow:
+        """One lane's answer from its events in the window (``positions``, by start): them, or a bucket per pixel."""
+        name = self._lane_names[lane]
+        if len(positions) <= exact_per_pixel * pixels:
+            events = self._standard(positions)
+            events["event_id"] = positions + self._first
+            return LaneWindow(name, len(positions), events=events)
+        span = end_ns - start_ns
+        start = self._columns["start_ns"][positions]
+        pixel = np.clip((start - start_ns) * pixels // span, 0, pixels - 1)
+        node = self._columns["node"][positions].astype(np.int64)
+        outcome = outcome_of(self._columns["code"][positions])
+        per_node = np.bincount(pixel * len(self.nodes) + node, minlength=pixels * len(self.nodes))
+        per_node = per_node.reshape(pixels, len(self.nodes))
+        count = per_node.sum(axis=1)
+        buckets = Buckets(span // pixels, start_ns + np.arange(pixels, dtype=np.int64) * span // pixels, count,
+                          np.where(count > 0, per_node.argmax(axis=1), -1),
+                          np.bincount(pixel[outcome == ERROR], minlength=pixels),
+                          np.bincount(pixel[outcome == NOT_READY], minlength=pixels))
+        return LaneWindow(name, len(positions), buckets=buckets)
 
     def gauges_since(self, reading: int = 0) -> tuple[tuple[np.ndarray, ...], int]:
         """The gauge readings from number ``reading`` on, in arrival order (name, time_ns, value, pid, where
@@ -328,12 +542,27 @@ class TraceStore:
             item_ids = input_id(np.asarray(item_ids, np.int64))
             slots = np.searchsorted(self._keys, item_ids, side="right") - 1
             found = np.full(len(item_ids), -1, np.int64)
-            for j, (value, slot) in enumerate(zip(item_ids.tolist(), slots.tolist())):
-                if slot >= 0:
-                    key = int(self._keys[slot])
-                    found[j] = self._chunks[key].item_event(value - key)
+            for slot in np.unique(slots[slots >= 0]).tolist():
+                key = int(self._keys[slot])
+                asked = np.flatnonzero(slots == slot)
+                by_rank = self._items_of(self._chunks[key])
+                rank = item_ids[asked] - key
+                inside = rank < len(by_rank)
+                found[asked[inside]] = by_rank[rank[inside]]
             found[found < self._first] = -1
             return found
+
+    def _items_of(self, chunk: _Chunk) -> np.ndarray:
+        """The store id of each item of ``chunk``, by its rank in the chunk (-1: not held)."""
+        lo, hi = max(chunk.first_kept, self._first) - self._first, chunk.last_kept + 1 - self._first
+        if chunk.first_kept < 0 or hi <= lo:
+            return np.zeros(0, np.int64)
+        at = lo + np.flatnonzero(self._columns["chunk"][lo:hi] == chunk.index)
+        rank = self._columns["rank"][at].astype(np.int64)
+        is_item = rank != _NO_ITEM
+        by_rank = np.full(int(rank[is_item].max(initial=-1)) + 1, -1, np.int64)
+        by_rank[rank[is_item]] = at[is_item] + self._first
+        return by_rank
 
     # -- helpers ---------------------------------------------------------------
     def _source_key(self, export: dict) -> tuple:
@@ -363,11 +592,12 @@ class TraceStore:
 
         Returns how many events were added and the keys of the chunks listed, in order.
         """
-        seen, added = [], 0
+        seen, added, first_new = [], 0, self._next
         for data in parts:
             if not self._taken_whole(data, seen):
                 added += self._add_chunks(source, data, seen)
         if added:
+            self._count_in(first_new)
             self._apply_window()
         self._version += 1
         return added, seen
@@ -379,9 +609,10 @@ class TraceStore:
         """
         if len(data) < _ROW_BYTES:
             return not data
-        head = np.frombuffer(data, dtype=np.int64, count=FIELDS)
+        head = np.frombuffer(data, dtype=np.int64, count=len(data) // 8)
         chunk = self._chunks.get(int(head[2]))
-        if head[0] != HEADER or chunk is None or chunk.rows != len(data) // _ROW_BYTES - 1:
+        rows = head[2 * FIELDS - 1] if len(head) == 2 * FIELDS and head[FIELDS] == RELEASED else len(head) // FIELDS - 1
+        if head[0] != HEADER or chunk is None or chunk.rows != rows:
             return False
         seen.append(int(head[2]))
         return True
@@ -395,15 +626,17 @@ class TraceStore:
         for at, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             key = int(rows[at, 2])
             seen.append(key)
-            if key in self._dead_chunks:
-                continue
+            body = rows[at + 1:end]
+            if key in self._dead_chunks or (len(body) and body[0, 0] == RELEASED):
+                continue                # a released chunk's rows live in the store that took them
             chunk = self._chunks.get(key)
             if chunk is None:
                 chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
+                self._chunk_key.extend(np.array([key]))
+                self._chunk_pid.extend(np.array([source.pid]))
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
-            body = rows[at + 1:end]
             if len(body) > chunk.rows:
                 added += self._take(source, chunk, key, int(rows[at, 1]), body[chunk.rows:])
                 chunk.rows = len(body)
@@ -418,7 +651,7 @@ class TraceStore:
         is_event = rows[:, 0] >= 0
         events = rows[is_event]
         is_item = outcome_of(events[:, 2]) == ITEM
-        item_id = np.where(is_item, key + chunk.items + np.cumsum(is_item) - 1, -1)
+        rank = np.where(is_item, chunk.items + np.cumsum(is_item) - 1, _NO_ITEM)
         chunk.items += int(is_item.sum())
         start = events[:, 0] + source.offset_ns
         keep = start >= self.since_ns
@@ -435,10 +668,10 @@ class TraceStore:
         self._add_decisions(source, decided, decision_rows)
         if len(events):
             chunk.last_event = int(ids[-1])
-            chunk.item_events.append(ids[is_item])
+            chunk.keep(ids[keep])
         self._add_inputs(rows, is_event, row_owner)
         if n_kept:
-            self._append_events(source, events[keep], item_id[keep], node, chunk.index)
+            self._append_events(source, events[keep], rank[keep], node, chunk.index)
         return n_kept
 
     def _add_gauges(self, source: _Source, rows: np.ndarray) -> None:
@@ -480,10 +713,13 @@ class TraceStore:
         self._inputs_owner.extend(owners[real])
         self._inputs_value.extend(values[real])
 
-    def _append_events(self, source: _Source, events: np.ndarray, item_id: np.ndarray, node: int,
+    def _append_events(self, source: _Source, events: np.ndarray, rank: np.ndarray, node: int,
                        chunk_index: int) -> None:
         n = len(events)
-        kind = kind_of(events[:, 2]).astype(np.uint8)
+        if self._next + n > _MAX_ID:
+            raise OverflowError(f"a TraceStore gives at most {_MAX_ID:,} event ids; start a new record() block "
+                                f"(or pass window_s) to record longer")
+        kind = kind_of(events[:, 2])
         number = events[:, 3].copy()
         text_map = np.asarray(source.texts or [0], np.int64)
         is_text = kind == KIND_TEXT
@@ -491,24 +727,89 @@ class TraceStore:
         is_sized = kind == KIND_SIZED
         names = np.minimum(number[is_sized] & SIZED_NAME_MASK, len(text_map) - 1)
         number[is_sized] = (number[is_sized] & ~SIZED_NAME_MASK) | text_map[names]
-        values = {"node": np.full(n, source.nodes[node] if node < len(source.nodes) else 0),
-                  "pid": np.full(n, source.pid), "start_ns": events[:, 0] + source.offset_ns,
-                  "end_ns": events[:, 1] + source.offset_ns, "outcome": outcome_of(events[:, 2]),
-                  "item_kind": kind, "item_num": number, "item_id": item_id, "chunk": np.full(n, chunk_index)}
+        start = events[:, 0] + source.offset_ns
+        duration = events[:, 1] - events[:, 0]
+        node_index = source.nodes[node] if node < len(source.nodes) else 0
+        if node_index >= _NO_ITEM:
+            raise OverflowError(f"a TraceStore holds at most {_NO_ITEM:,} dataflow nodes; this run made more")
+        values = {"start_ns": start, "duration": np.minimum(duration, _LONG), "node": node_index,
+                  "code": events[:, 2], "item_num": number, "chunk": chunk_index, "rank": rank}
+        long = np.flatnonzero((duration >= _LONG) | (duration < 0))
+        if len(long):
+            self._long_ids.extend(self._next + long)
+            self._long_ns.extend(duration[long])
         at = self._next - self._first
         self._reserve(at + n)
         for name, column in values.items():
             self._columns[name][at:at + n] = column
         self._alive[at:at + n] = True
         self._next += n
-        self._latest_end = max(self._latest_end, int(values["end_ns"].max()))
+        self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
+
+    def _count_in(self, first_id: int) -> None:
+        """Note the events with ids from ``first_id`` on (the ones just added) in the pyramid and the block index."""
+        positions = np.arange(first_id - self._first, self._next - self._first)
+        if not len(positions):
+            return
+        columns = self._standard(positions)
+        node = columns["node"].astype(np.int64)
+        lane = self._lanes_of(node)
+        self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"])
+        self._index.add(first_id, lane, columns["start_ns"], columns["end_ns"])
+
+    def _lanes_of(self, node: np.ndarray) -> np.ndarray:
+        """The lane of each node index in ``node`` (lanes are named by the nodes' ``where``)."""
+        if len(self._node_lane) < len(self.nodes):
+            known = len(self._node_lane)
+            lanes = []
+            for added in self.nodes[known:]:
+                if added.where not in self._lane_names:
+                    self._lane_names.append(added.where)
+                lanes.append(self._lane_names.index(added.where))
+            self._node_lane = np.append(self._node_lane, np.asarray(lanes, np.int64))
+        return self._node_lane[np.asarray(node, np.int64)]
+
+    def _standard(self, positions: np.ndarray) -> dict[str, np.ndarray]:
+        """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
+        stored = {name: self._columns[name][positions] for name in _STORED}
+        start = stored["start_ns"]
+        chunk = stored["chunk"].astype(np.int64)
+        rank = stored["rank"].astype(np.int64)
+        return {"node": stored["node"].astype(np.int32), "pid": self._chunk_pid.values()[chunk],
+                "start_ns": start, "end_ns": self._ends(positions),
+                "outcome": outcome_of(stored["code"]).astype(np.uint8),
+                "item_kind": (stored["code"] >> OUTCOME_BITS).astype(np.uint8), "item_num": stored["item_num"],
+                "item_id": np.where(rank != _NO_ITEM, self._chunk_key.values()[chunk] + rank, -1)}
+
+    def _ends(self, positions: np.ndarray) -> np.ndarray:
+        """The end (ns) of each held event at ``positions``: its start plus its duration, long ones from the side table."""
+        duration = self._columns["duration"][positions].astype(np.int64)
+        long = np.flatnonzero(duration == _LONG)
+        if len(long):
+            at = np.searchsorted(self._long_ids.values(), positions[long] + self._first)
+            duration[long] = self._long_ns.values()[at]
+        return self._columns["start_ns"][positions] + duration
+
+    def _spill(self, positions: np.ndarray) -> None:
+        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs."""
+        if not len(positions):
+            return
+        columns = self._standard(positions)
+        columns["input_offsets"], columns["input_ids"] = self._csr(positions + self._first)
+        self.spill.write(columns, self.nodes, self.texts.texts, self.dropped)
+
+    def _count_out(self, positions: np.ndarray) -> None:
+        """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
+        if len(positions):
+            node = self._columns["node"][positions].astype(np.int64)
+            self.pyramid.add(self._columns["start_ns"][positions], node, self._lanes_of(node),
+                             outcome_of(self._columns["code"][positions]), sign=-1)
 
     def _reserve(self, size: int) -> None:
         capacity = len(self._alive)
         if size <= capacity:
             return
-        while capacity < size:
-            capacity *= 2
+        capacity = max(size, int(capacity * _GROW) + 1)
         for name, column in self._columns.items():
             grown = np.zeros(capacity, column.dtype)
             grown[:len(column)] = column
@@ -524,7 +825,11 @@ class TraceStore:
         self._dead_chunks.add(key)
         self._keys = None
         held = self._next - self._first
-        self._alive[:held] &= self._columns["chunk"][:held] != chunk.index
+        leaving = self._alive[:held] & (self._columns["chunk"][:held] == chunk.index)
+        if self.spill is not None:
+            self._spill(np.flatnonzero(leaving))
+        self._count_out(np.flatnonzero(leaving))
+        self._alive[:held] &= ~leaving
         self._version += 1
 
     def _apply_window(self) -> None:
@@ -533,16 +838,16 @@ class TraceStore:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
         held = self._next - self._first
-        old = self._columns["end_ns"][:held] < self._latest_end - self.window_ns
+        old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
+        self._count_out(np.flatnonzero(self._alive[:cut]))
         for name, column in self._columns.items():
             column[:held - cut] = column[cut:held]
         self._alive[:held - cut] = self._alive[cut:held]
         self._first += cut
-        owner = self._inputs_owner.values()
-        kept = owner >= self._first
+        kept = self._inputs_owner.values() >= self._first
         self._inputs_gone += int((~kept).sum())
         self._inputs_owner.keep(kept)
         self._inputs_value.keep(kept)
@@ -553,7 +858,7 @@ class TraceStore:
 
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
-        owner, value = self._inputs_owner.values(), self._inputs_value.values()
+        owner, value = self._inputs_owner.values().astype(np.int64), self._inputs_value.values()
         position = np.full(self._next - self._first + 1, -1, np.int64)
         position[ids - self._first] = np.arange(len(ids))
         at = position[np.maximum(owner - self._first, -1)]     # owners that left map to the -1 slot
@@ -562,6 +867,15 @@ class TraceStore:
         by_owner = np.argsort(at, kind="stable")
         counts = np.bincount(at, minlength=len(ids))
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
+
+
+def _check_window(start_ns: int, end_ns: int, pixels: int, exact_per_pixel: int, scan_budget: int) -> None:
+    """Refuse a window query's bad arguments, naming the one at fault."""
+    if not end_ns > start_ns:
+        raise ValueError(f"window end_ns={end_ns} must be after start_ns={start_ns} (epoch ns, driver clock)")
+    for name, value in (("pixels", pixels), ("exact_per_pixel", exact_per_pixel), ("scan_budget", scan_budget)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
 
 
 def merge_exports(exports: Iterable[dict], since_ns: int = 0) -> Trace:
@@ -584,15 +898,19 @@ def merge_exports(exports: Iterable[dict], since_ns: int = 0) -> Trace:
 
 
 class _Growing:
-    """An int64 array that grows by doubling."""
+    """A 1-d array that grows by a quarter when full (int64 unless told)."""
 
-    def __init__(self) -> None:
-        self._data = np.zeros(1024, np.int64)
+    def __init__(self, dtype: type = np.int64) -> None:
+        self._data = np.zeros(1024, dtype)
         self._size = 0
 
     @property
     def size(self) -> int:
         return self._size
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
 
     def values(self) -> np.ndarray:
         return self._data[:self._size]
@@ -600,7 +918,7 @@ class _Growing:
     def extend(self, values: np.ndarray) -> None:
         end = self._size + len(values)
         if end > len(self._data):
-            grown = np.zeros(max(end, 2 * len(self._data)), np.int64)
+            grown = np.zeros(max(end, int(len(self._data) * _GROW) + 1), self._data.dtype)
             grown[:self._size] = self._data[:self._size]
             self._data = grown
         self._data[self._size:end] = values

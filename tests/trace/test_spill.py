@@ -1,0 +1,83 @@
+"""record(spill=path): what the buffers evict goes to a binary trace file, read back lazily; bad files fail clearly."""
+import json
+import struct
+import time
+
+import numpy as np
+import pytest
+
+from rlviz.trace import Node, Trace, TraceFormatError, get_recorder, record
+from rlviz.trace.rows import ITEM
+from rlviz.trace.spill import MAGIC, LazyColumns, SpillWriter
+
+
+@pytest.fixture
+def recorder():
+    get_recorder().clear()
+    yield get_recorder()
+    get_recorder().clear()
+
+
+def _run(recorder, path, n=12_000):
+    """``n`` chained items through one node, with capacity for about two chunks, spilling to ``path``."""
+    with record(capacity=2048, spill=path, collect_every_s=0.05) as trace:
+        node = recorder.register(Node("spill-test", "for_each", "x.for_each()"))
+        start, previous = time.time_ns(), None
+        for i in range(n):
+            previous = recorder.record(node, start + i * 1000, start + i * 1000 + 500, ITEM, i,
+                                       inputs=previous if previous is not None and previous >= 0 else None)
+            if i % 500 == 0:
+                trace.pull()
+    return trace
+
+
+def test_evicted_events_go_to_the_spill_file_and_load_back_lazily(recorder, tmp_path):
+    path = tmp_path / "run.rlviz"
+    trace = _run(recorder, path)
+    back = Trace.load(path)
+    assert isinstance(back.columns, LazyColumns) and back.columns.events == trace.dropped > 0
+    items = np.concatenate([trace.columns["item_num"], back.columns["item_num"]])
+    assert sorted(items.tolist()) == list(range(12_000))              # nothing lost, nothing twice
+    assert np.all(np.diff(back.columns["start_ns"]) >= 0)
+    producers, consumers = back.links()
+    assert len(producers) == len(back) - 1                            # the chain's links inside the file
+    assert back.events[0].op_id == "spill-test" and back.events[0].item == "int 0"
+
+
+def test_loading_reads_only_the_headers_until_a_column_is_asked_for(recorder, tmp_path):
+    path = tmp_path / "run.rlviz"
+    _run(recorder, path, n=5_000)
+    back = Trace.load(path)
+    assert back.columns.loaded == []                  # nothing read yet
+    assert len(back) == back.columns.events
+    assert back.columns.loaded == ["node"]           # the length read one column
+
+
+def test_a_spill_never_overwrites_and_needs_an_existing_folder(tmp_path):
+    (tmp_path / "taken.rlviz").write_text("x")
+    with pytest.raises(FileExistsError, match="never overwrites"):
+        with record(spill=tmp_path / "taken.rlviz"):
+            pass
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        SpillWriter(tmp_path / "missing" / "run.rlviz")
+
+
+def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(recorder, tmp_path):
+    newer = tmp_path / "newer.rlviz"
+    newer.write_bytes(MAGIC + struct.pack("<I", 3))
+    with pytest.raises(TraceFormatError, match="version 3 is not supported.*save it again"):
+        Trace.load(newer)
+    path = tmp_path / "run.rlviz"
+    _run(recorder, path, n=5_000)
+    cut = tmp_path / "cut.rlviz"
+    cut.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(TraceFormatError, match="cut short"):
+        Trace.load(cut)
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps({"hello": 1}))
+    with pytest.raises(TraceFormatError, match="not an rlviz trace"):
+        Trace.load(foreign)
+    garbled = tmp_path / "garbled.rlviz"
+    garbled.write_bytes(MAGIC + struct.pack("<I", 2) + struct.pack("<Q", 4) + b"\xff{x}")
+    with pytest.raises(TraceFormatError, match="not JSON"):
+        Trace.load(garbled)
