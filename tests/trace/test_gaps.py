@@ -101,8 +101,9 @@ def test_a_shard_actors_gap_lies_on_its_own_lane_on_the_drivers_clock(ray_local)
         get_recorder().set_capacity(DEFAULT_CAPACITY)
     assert out == list(range(3_000))
     gaps = {gap.where: gap for gap in trace.gaps}
-    assert set(gaps) == {"driver", "shard-0"}, trace.gaps
+    (shard,) = {e.where for e in trace.events if e.where != "driver"}    # shard-0, or shard-0#2 beside an older one
+    assert set(gaps) == {"driver", shard}, trace.gaps
     assert sum(gap.dropped for gap in gaps.values()) == trace.dropped
-    assert gaps["shard-0"].dropped > 0 and gaps["driver"].dropped > 0
+    assert gaps[shard].dropped > 0 and gaps["driver"].dropped > 0
     for gap in gaps.values():
         assert before <= gap.start_ns <= gap.end_ns <= int(trace.columns["end_ns"].max())

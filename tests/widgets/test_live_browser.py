@@ -157,10 +157,14 @@ def _grows_while_busy(page, count, shot, root):
 
 def _state_after(page, index):
     """Run cell ``index`` (it prints "state ..."); its fields: running, thread alive, iterations, events loaded, error."""
-    run_cell(page, index, timeout_ms=240_000)
-    text = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output").last.inner_text()
-    found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", text)
-    assert found, f"the cell printed {text!r}"
+    cell = run_cell(page, index, timeout_ms=240_000)
+    line = cell.locator(".jp-OutputArea-output", has_text=re.compile(r"state \w+"))
+    try:                                    # the cell has ended; its output can be drawn a moment later
+        expect(line).to_have_count(1, timeout=30_000)
+    except AssertionError:
+        raise AssertionError(f"the cell printed {cell.locator('.jp-OutputArea').inner_text()!r}") from None
+    found = re.search(r"state (\w+) (\w+) (\d+) (\d+) (\S+)", line.inner_text())
+    assert found, f"the cell printed {line.inner_text()!r}"
     return found.groups()
 
 
