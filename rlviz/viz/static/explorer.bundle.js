@@ -677,11 +677,27 @@ var DARK = rgbOf(STOP_COLOR);
 function pack([r, g, b], alpha) {
   return (Math.round(alpha * 255) << 24 | b << 16 | g << 8 | r) >>> 0;
 }
+var FITTED = /* @__PURE__ */ new Map();
+var FITTED_MAX = 4096;
 function fitText(ctx, text, room) {
+  const key = `${ctx.font}|${room}|${text}`;
+  let fitted = FITTED.get(key);
+  if (fitted === void 0) {
+    if (FITTED.size >= FITTED_MAX) FITTED.clear();
+    fitted = cutToFit(ctx, text, room);
+    FITTED.set(key, fitted);
+  }
+  return fitted;
+}
+function cutToFit(ctx, text, room) {
   if (ctx.measureText(text).width <= room) return text;
-  let keep = text.length;
-  while (keep > 1 && ctx.measureText(`${text.slice(0, keep)}…`).width > room) keep--;
-  return `${text.slice(0, keep)}…`;
+  let lo = 1, hi = text.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >>> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}…`;
 }
 function make(tag, className, part, text) {
   const node = document.createElement(tag);
@@ -699,8 +715,9 @@ function formatMs(value) {
   const a = Math.abs(value);
   return a >= 1e3 ? value.toFixed(1) : a >= 1 ? value.toFixed(3) : value.toFixed(4);
 }
+var WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 function formatBusy(ms) {
-  return ms >= 1e3 ? Math.round(ms).toLocaleString("en-US") : ms.toPrecision(3);
+  return ms >= 1e3 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
 }
 function compact(value) {
   if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
@@ -1772,11 +1789,15 @@ function graphMarks(model, selected, filter, nodes) {
   const filtered = filter.op != null || filter.where != null;
   return new Map(nodes.map((k) => [k, { role: role.get(k) ?? null, dim: filtered && !nodeMatches(model, k, filter) }]));
 }
+function sameLook(a, b) {
+  return Boolean(a) && a.width === b.width && a.fill === b.fill && a.stroke === b.stroke && a.opacity === b.opacity && a.selected === b.selected;
+}
 var ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected: "#000" };
 function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
   let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = false;
+  let measurer = null, family = null;
   build();
   function header() {
     const title = make("h4", null, null, "Dataflow graph (click a node to filter the timeline) ");
@@ -1884,42 +1905,64 @@ function createGraph(host, view) {
     path.appendChild(title);
     return path;
   }
+  function textWidth(text) {
+    const canvas = measurer || (measurer = document.createElement("canvas").getContext?.("2d"));
+    if (!canvas) return text.getComputedTextLength ? text.getComputedTextLength() : 0;
+    family ?? (family = getComputedStyle(pane).fontFamily || "sans-serif");
+    canvas.font = `${text.getAttribute("font-weight") || 400} ${text.getAttribute("font-size")}px ${family}`;
+    return canvas.measureText(text.textContent).width;
+  }
   function squeeze(text, width) {
-    text.removeAttribute("textLength");
-    text.removeAttribute("lengthAdjust");
-    const room = width - 2 * TEXT_PAD;
-    if (text.getComputedTextLength && text.getComputedTextLength() > room) {
-      text.setAttribute("textLength", room);
+    const wide = textWidth(text) > width - 2 * TEXT_PAD;
+    if (wide) {
+      text.setAttribute("textLength", width - 2 * TEXT_PAD);
       text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    } else if (text.hasAttribute("textLength")) {
+      text.removeAttribute("textLength");
+      text.removeAttribute("lengthAdjust");
     }
   }
   function counters() {
     view.meta.nodes.forEach((n, k) => {
       const box = boxes.get(k);
       if (!box) return;
-      [box.stats.textContent, box.more.textContent] = nodeCounterLines(n);
-      squeeze(box.stats, box.width);
-      squeeze(box.more, box.width);
+      const [stats, more] = nodeCounterLines(n);
+      if (box.stats.textContent !== stats) {
+        box.stats.textContent = stats;
+        squeeze(box.stats, box.width);
+      }
+      if (box.more.textContent !== more) {
+        box.more.textContent = more;
+        squeeze(box.more, box.width);
+      }
     });
   }
   function mark(reveal = false) {
     if (!drawing) return;
     const { model, meta } = view, { selected, filter } = view.store.get();
     const marks = graphMarks(model, selected, filter, [...boxes.keys()]);
-    for (const [k, { g, rect }] of boxes) {
+    for (const [k, box] of boxes) {
       const { role, dim } = marks.get(k), color = role && ROLE_COLOR[role];
-      rect.setAttribute("stroke-width", color ? 3.2 : 1.6);
-      rect.setAttribute("fill", color === "#000" ? "#fff6d5" : "#fff");
-      if (color && color !== "#000") rect.setAttribute("stroke", color);
-      else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
-      if (color === "#000") rect.setAttribute("stroke", "#000");
-      g.setAttribute("opacity", dim ? 0.35 : 1);
-      if (color !== "#000") delete g.dataset.selected;
-      else {
-        g.dataset.selected = "1";
-        if (reveal) revealInPane(pane, g, pane.firstElementChild);
-      }
+      const laneColor = (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770";
+      const look = {
+        width: color ? 3.2 : 1.6,
+        fill: color === "#000" ? "#fff6d5" : "#fff",
+        stroke: color || laneColor,
+        opacity: dim ? 0.35 : 1,
+        selected: color === "#000"
+      };
+      if (!sameLook(box.look, look)) paintBox(box, look);
+      if (look.selected && reveal) revealInPane(pane, box.g, pane.firstElementChild);
     }
+  }
+  function paintBox(box, look) {
+    box.rect.setAttribute("stroke-width", look.width);
+    box.rect.setAttribute("fill", look.fill);
+    box.rect.setAttribute("stroke", look.stroke);
+    box.g.setAttribute("opacity", look.opacity);
+    if (look.selected) box.g.dataset.selected = "1";
+    else delete box.g.dataset.selected;
+    box.look = look;
   }
   return {
     update(changed, info = {}) {
@@ -2293,6 +2336,7 @@ function createLiveBar(host, before, view) {
 
 // rlviz/viz/static/panes/order.js
 var WINDOW_SETTLE_MS = 120;
+var RUNNING_DRAW_MS = 1e3;
 var MAX_ROUNDS = 24;
 var ROUND_GUTTER = 34;
 var ROW_CELL = 11;
@@ -2329,16 +2373,28 @@ function createOrder(host, view) {
     else drawItems(pane, view, strip, colors, items, cache);
     pane.appendChild(notesList(meta.notes || []));
   }
+  function drawIn(ms, restart = false) {
+    if (timer && !restart) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      draw();
+    }, ms);
+  }
+  function drawNow() {
+    clearTimeout(timer);
+    timer = null;
+    draw();
+  }
   return {
     update(changed, info = {}) {
-      if (["selected", "order", "orderWidth", "rows", "data"].some((key) => changed.has(key))) {
-        clearTimeout(timer);
-        draw();
-      } else if (changed.has("window")) {
-        clearTimeout(timer);
-        if (info.gesture) timer = setTimeout(draw, WINDOW_SETTLE_MS);
-        else draw();
-      }
+      const running = Boolean(view.store.get().live?.running);
+      const appended = changed.has("data") || changed.has("order");
+      if (["selected", "orderWidth", "rows"].some((key) => changed.has(key))) drawNow();
+      else if (appended && running) drawIn(RUNNING_DRAW_MS);
+      else if (appended) drawNow();
+      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS, true);
+      else if (changed.has("window")) drawNow();
     },
     destroy() {
       clearTimeout(timer);

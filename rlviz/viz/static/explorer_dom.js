@@ -62,12 +62,31 @@ export function pack([r, g, b], alpha) {
   return ((Math.round(alpha * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
-/** `text` cut with an ellipsis to fit `room` pixels in the context's current font. */
+const FITTED = new Map();            // (font, room, text) -> the text fitText drew: labels repeat at every frame
+const FITTED_MAX = 4096;
+
+/** `text` cut with an ellipsis to fit `room` pixels in the context's current font (remembered, as each
+ * frame draws the same labels again). */
 export function fitText(ctx, text, room) {
+  const key = `${ctx.font}|${room}|${text}`;
+  let fitted = FITTED.get(key);
+  if (fitted === undefined) {
+    if (FITTED.size >= FITTED_MAX) FITTED.clear();
+    fitted = cutToFit(ctx, text, room);
+    FITTED.set(key, fitted);
+  }
+  return fitted;
+}
+
+/** The longest start of `text` that fits `room` with an ellipsis (binary search on its length). */
+function cutToFit(ctx, text, room) {
   if (ctx.measureText(text).width <= room) return text;
-  let keep = text.length;
-  while (keep > 1 && ctx.measureText(`${text.slice(0, keep)}…`).width > room) keep--;
-  return `${text.slice(0, keep)}…`;
+  let lo = 1, hi = text.length - 1;               // the answer keeps between lo and hi characters
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= room) lo = mid; else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}…`;
 }
 
 /** Create an element with a class, optional data-rlviz part name and text. */
@@ -91,8 +110,10 @@ export function formatMs(value) {
   return a >= 1000 ? value.toFixed(1) : a >= 1 ? value.toFixed(3) : value.toFixed(4);
 }
 
+const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });   // made once: toLocaleString makes one per call
+
 export function formatBusy(ms) {
-  return ms >= 1000 ? Math.round(ms).toLocaleString("en-US") : ms.toPrecision(3);
+  return ms >= 1000 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
 }
 
 export function compact(value) {

@@ -44,6 +44,12 @@ export function graphMarks(model, selected, filter, nodes) {
   return new Map(nodes.map((k) => [k, { role: role.get(k) ?? null, dim: filtered && !nodeMatches(model, k, filter) }]));
 }
 
+/** Whether two looks of a box (see createGraph's mark) are the same. */
+function sameLook(a, b) {
+  return Boolean(a) && a.width === b.width && a.fill === b.fill && a.stroke === b.stroke
+    && a.opacity === b.opacity && a.selected === b.selected;
+}
+
 const ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected: "#000" };
 
 /**
@@ -56,6 +62,7 @@ export function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
   let drawing = null, boxes = new Map(), fit = false;
+  let measurer = null, family = null;     // a canvas that measures text without a layout of the page
   build();
 
   function header() {
@@ -166,48 +173,64 @@ export function createGraph(host, view) {
     return path;
   }
 
+  /** `text`'s width in px in its own font (size and weight from its attributes, family from the pane's style). */
+  function textWidth(text) {
+    const canvas = measurer || (measurer = document.createElement("canvas").getContext?.("2d"));
+    if (!canvas) return text.getComputedTextLength ? text.getComputedTextLength() : 0;
+    family ??= getComputedStyle(pane).fontFamily || "sans-serif";
+    canvas.font = `${text.getAttribute("font-weight") || 400} ${text.getAttribute("font-size")}px ${family}`;
+    return canvas.measureText(text.textContent).width;
+  }
+
   /** Keep `text` inside a box `width` wide: Python sized the box for the op name in DejaVu Sans, a
-   * browser's font may be wider, and the counters grow during a live run. */
+   * browser's font may be wider, and the counters grow during a live run. The width is measured on a
+   * canvas in the text's own font, so a live run's counters cost no layout of the page per append. */
   function squeeze(text, width) {
-    text.removeAttribute("textLength");
-    text.removeAttribute("lengthAdjust");
-    const room = width - 2 * TEXT_PAD;
-    if (text.getComputedTextLength && text.getComputedTextLength() > room) {
-      text.setAttribute("textLength", room);
+    const wide = textWidth(text) > width - 2 * TEXT_PAD;
+    if (wide) {
+      text.setAttribute("textLength", width - 2 * TEXT_PAD);
       text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    } else if (text.hasAttribute("textLength")) {
+      text.removeAttribute("textLength");
+      text.removeAttribute("lengthAdjust");
     }
   }
 
-  /** Each node's calls, items, busy time, not-ready and errors, as the meta counts them now. */
+  /** Each node's calls, items, busy time, not-ready and errors, as the meta counts them now; only lines
+   * that changed are written. */
   function counters() {
     view.meta.nodes.forEach((n, k) => {
       const box = boxes.get(k);
       if (!box) return;
-      [box.stats.textContent, box.more.textContent] = nodeCounterLines(n);
-      squeeze(box.stats, box.width);
-      squeeze(box.more, box.width);
+      const [stats, more] = nodeCounterLines(n);
+      if (box.stats.textContent !== stats) { box.stats.textContent = stats; squeeze(box.stats, box.width); }
+      if (box.more.textContent !== more) { box.more.textContent = more; squeeze(box.more, box.width); }
     });
   }
 
-  /** Outline the selection and its producers and consumers; scroll to the selection only when `reveal`. */
+  /** Outline the selection and its producers and consumers; scroll to the selection only when `reveal`.
+   * A box is written only when its look changed (a live run marks at every append). */
   function mark(reveal = false) {
     if (!drawing) return;
     const { model, meta } = view, { selected, filter } = view.store.get();
     const marks = graphMarks(model, selected, filter, [...boxes.keys()]);
-    for (const [k, { g, rect }] of boxes) {
+    for (const [k, box] of boxes) {
       const { role, dim } = marks.get(k), color = role && ROLE_COLOR[role];
-      rect.setAttribute("stroke-width", color ? 3.2 : 1.6);
-      rect.setAttribute("fill", color === "#000" ? "#fff6d5" : "#fff");
-      if (color && color !== "#000") rect.setAttribute("stroke", color);
-      else rect.setAttribute("stroke", (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770");
-      if (color === "#000") rect.setAttribute("stroke", "#000");
-      g.setAttribute("opacity", dim ? 0.35 : 1);
-      if (color !== "#000") delete g.dataset.selected;
-      else {
-        g.dataset.selected = "1";
-        if (reveal) revealInPane(pane, g, pane.firstElementChild);   // a step or Play moves on: follow it
-      }
+      const laneColor = (meta.lanes.find((l) => l.name === model.nodes[k].where) || {}).color || "#5b6770";
+      const look = { width: color ? 3.2 : 1.6, fill: color === "#000" ? "#fff6d5" : "#fff",
+        stroke: color || laneColor, opacity: dim ? 0.35 : 1, selected: color === "#000" };
+      if (!sameLook(box.look, look)) paintBox(box, look);
+      if (look.selected && reveal) revealInPane(pane, box.g, pane.firstElementChild);   // a step or Play moves on: follow it
     }
+  }
+
+  function paintBox(box, look) {
+    box.rect.setAttribute("stroke-width", look.width);
+    box.rect.setAttribute("fill", look.fill);
+    box.rect.setAttribute("stroke", look.stroke);
+    box.g.setAttribute("opacity", look.opacity);
+    if (look.selected) box.g.dataset.selected = "1"; else delete box.g.dataset.selected;
+    box.look = look;
   }
 
   return {

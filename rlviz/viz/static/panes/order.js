@@ -9,6 +9,7 @@ import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_c
 import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
 
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
+const RUNNING_DRAW_MS = 1000;       // while a live run appends, the strip is drawn again at most once a second
 const MAX_ROUNDS = 24;              // round rows drawn at most (zoom in for the rest)
 const ROUND_GUTTER = 34;            // room for the round number left of its row
 const ROW_CELL = 11;                // a round's row height and its cells' widest width
@@ -51,16 +52,29 @@ export function createOrder(host, view) {
     pane.appendChild(notesList(meta.notes || []));
   }
 
+  /** Draw after `ms`, unless a draw is already due sooner; `restart` moves a due draw to `ms` from now. */
+  function drawIn(ms, restart = false) {
+    if (timer && !restart) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => { timer = null; draw(); }, ms);
+  }
+
+  function drawNow() {
+    clearTimeout(timer);
+    timer = null;
+    draw();
+  }
+
   return {
     update(changed, info = {}) {
-      if (["selected", "order", "orderWidth", "rows", "data"].some((key) => changed.has(key))) {
-        clearTimeout(timer);
-        draw();
-      } else if (changed.has("window")) {
-        clearTimeout(timer);
-        if (info.gesture) timer = setTimeout(draw, WINDOW_SETTLE_MS);
-        else draw();
-      }
+      const running = Boolean(view.store.get().live?.running);
+      const appended = changed.has("data") || changed.has("order");
+      if (["selected", "orderWidth", "rows"].some((key) => changed.has(key))) drawNow();
+      // a running view's appends: the pane is rebuilt (DOM and canvas) at a pace a reader follows, not per append
+      else if (appended && running) drawIn(RUNNING_DRAW_MS);
+      else if (appended) drawNow();
+      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS, true);
+      else if (changed.has("window")) drawNow();
     },
     destroy() { clearTimeout(timer); pane.remove(); },
   };
