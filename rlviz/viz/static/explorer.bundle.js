@@ -2344,10 +2344,11 @@ var ITEM_ROWS = 8;
 function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
-  let timer = null, picked = null;
+  let timer = null, picked = null, drawnAt = -Infinity;
   const cache = { strip: null, order: null, events: null };
   draw();
   function draw() {
+    drawnAt = performance.now();
     const { meta, model } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
     announce(pane, []);
@@ -2373,13 +2374,20 @@ function createOrder(host, view) {
     else drawItems(pane, view, strip, colors, items, cache);
     pane.appendChild(notesList(meta.notes || []));
   }
-  function drawIn(ms, restart = false) {
-    if (timer && !restart) return;
+  function drawIn(ms) {
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
       draw();
     }, ms);
+  }
+  function drawAtMostEvery(ms) {
+    const due = drawnAt + ms - performance.now();
+    if (due <= 0) drawNow();
+    else if (!timer) timer = setTimeout(() => {
+      timer = null;
+      draw();
+    }, due + ms / 2);
   }
   function drawNow() {
     clearTimeout(timer);
@@ -2391,9 +2399,9 @@ function createOrder(host, view) {
       const running = Boolean(view.store.get().live?.running);
       const appended = changed.has("data") || changed.has("order");
       if (["selected", "orderWidth", "rows"].some((key) => changed.has(key))) drawNow();
-      else if (appended && running) drawIn(RUNNING_DRAW_MS);
+      else if (appended && running) drawAtMostEvery(RUNNING_DRAW_MS);
       else if (appended) drawNow();
-      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS, true);
+      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS);
       else if (changed.has("window")) drawNow();
     },
     destroy() {
@@ -3168,12 +3176,16 @@ function createTimeline(host, view) {
   }
   return {
     element,
-    update(changed) {
+    update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
       if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
-      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();
-      else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
+      const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
+      if (changed.has("selected") || changed.has("rows") || hiding || now) {
+        if (painter.frame) cancelAnimationFrame(painter.frame);
+        painter.frame = 0;
+        drawNow();
+      } else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
         painter.frame = requestAnimationFrame(() => {
           painter.frame = 0;
           drawNow();

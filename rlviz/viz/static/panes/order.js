@@ -9,7 +9,7 @@ import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_c
 import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
 
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
-const RUNNING_DRAW_MS = 1000;       // while a live run appends, the strip is drawn again at most once a second
+const RUNNING_DRAW_MS = 1000;       // while a live run appends, the pane is drawn again at most once a second
 const MAX_ROUNDS = 24;              // round rows drawn at most (zoom in for the rest)
 const ROUND_GUTTER = 34;            // room for the round number left of its row
 const ROW_CELL = 11;                // a round's row height and its cells' widest width
@@ -24,11 +24,12 @@ const ITEM_ROWS = 8;                // rows of item cells drawn at most
 export function createOrder(host, view) {
   const pane = make("div", "rlviz-pane rlviz-order", "order");
   host.appendChild(pane);
-  let timer = null, picked = null;
+  let timer = null, picked = null, drawnAt = -Infinity;
   const cache = { strip: null, order: null, events: null };
   draw();
 
   function draw() {
+    drawnAt = performance.now();
     const { meta, model } = view;
     pane.replaceChildren(make("h4", null, null, "Completion order"));
     announce(pane, []);
@@ -52,11 +53,18 @@ export function createOrder(host, view) {
     pane.appendChild(notesList(meta.notes || []));
   }
 
-  /** Draw after `ms`, unless a draw is already due sooner; `restart` moves a due draw to `ms` from now. */
-  function drawIn(ms, restart = false) {
-    if (timer && !restart) return;
+  /** Draw `ms` from now (a draw already due waits with it). */
+  function drawIn(ms) {
     clearTimeout(timer);
     timer = setTimeout(() => { timer = null; draw(); }, ms);
+  }
+
+  /** A running view's append: drawn now (in the append's frame) when the last draw is `ms` old, else by a
+   * later append, or a timer if none comes. */
+  function drawAtMostEvery(ms) {
+    const due = drawnAt + ms - performance.now();
+    if (due <= 0) drawNow();
+    else if (!timer) timer = setTimeout(() => { timer = null; draw(); }, due + ms / 2);
   }
 
   function drawNow() {
@@ -71,9 +79,9 @@ export function createOrder(host, view) {
       const appended = changed.has("data") || changed.has("order");
       if (["selected", "orderWidth", "rows"].some((key) => changed.has(key))) drawNow();
       // a running view's appends: the pane is rebuilt (DOM and canvas) at a pace a reader follows, not per append
-      else if (appended && running) drawIn(RUNNING_DRAW_MS);
+      else if (appended && running) drawAtMostEvery(RUNNING_DRAW_MS);
       else if (appended) drawNow();
-      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS, true);
+      else if (changed.has("window") && info.gesture) drawIn(WINDOW_SETTLE_MS);
       else if (changed.has("window")) drawNow();
     },
     destroy() { clearTimeout(timer); pane.remove(); },

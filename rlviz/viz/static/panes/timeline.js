@@ -141,12 +141,18 @@ export function createTimeline(host, view) {
 
   return {
     element,
-    update(changed) {
+    update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
       if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
-      if (changed.has("selected") || changed.has("rows") || hiding) drawNow();     // a step draws at once
-      else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
+      // a step draws at once; so does a live append, which the feed already draws inside an animation
+      // frame (one frame per refresh, not one for the feed and one more for the timeline)
+      const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
+      if (changed.has("selected") || changed.has("rows") || hiding || now) {
+        if (painter.frame) cancelAnimationFrame(painter.frame);
+        painter.frame = 0;
+        drawNow();
+      } else if (DRAWN_BY.some((key) => changed.has(key)) && !painter.frame) {
         painter.frame = requestAnimationFrame(() => { painter.frame = 0; drawNow(); });
       }
     },
