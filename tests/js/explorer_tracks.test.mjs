@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { clampWindow, selectionWindow } from "../../rlviz/viz/static/explorer_actions.js";
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GREY, GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
-import { createFeed } from "../../rlviz/viz/static/explorer_feed.js";
+import { DRAW_EVERY_MS, changesState, createFeed } from "../../rlviz/viz/static/explorer_feed.js";
 import { createLive, liveModel } from "../../rlviz/viz/static/explorer_live.js";
 import { createStore } from "../../rlviz/viz/static/explorer_store.js";
 import { createSpanTrack, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
@@ -129,6 +129,46 @@ test("a feed draws what was appended in one pass, and leaves out the chunks of a
   assert.deepEqual(view.model.meta.notes, ["Store was not ready in 3 of 4 polls"]);
   assert.deepEqual(view.store.get().window, [0, 14], "following: the window grew to the end");
   feed.destroy();
+});
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+test("a live feed draws chunks at most once every DRAW_EVERY_MS, and a status that changes the run's state at once", async () => {
+  const { view, feed } = liveView();
+  const passes = [];
+  view.store.subscribe((changed) => passes.push([...changed].sort()));
+  const status = (extra) => ({ running: true, paused: false, error: null, events: 0, ...extra });
+  feed.append(...chunk(0, [[0, 0, 5]], { seq: 0 }));
+  await sleep(60);
+  assert.equal(passes.length, 1, "the first chunk is drawn at the next frame");
+  feed.append(...chunk(1, [[0, 6, 2]], { seq: 1 }));
+  feed.setLive(status({ events: 2 }));                  // the first status: drawn at once, with the chunk queued
+  await sleep(60);
+  assert.equal(passes.length, 2);
+  assert.equal(view.model.n, 2);
+  feed.append(...chunk(2, [[0, 9, 5]], { seq: 2 }));
+  feed.setLive(status({ events: 3 }));                  // only counters: it waits with the chunk
+  await sleep(60);
+  assert.equal(passes.length, 2, "a chunk within a second of the last draw waits");
+  await sleep(DRAW_EVERY_MS);
+  assert.equal(passes.length, 3, "and is drawn once the second is over");
+  assert.equal(view.model.n, 3);
+  assert.equal(view.store.get().live.events, 3);
+  feed.append(...chunk(3, [[0, 20, 5]], { seq: 3 }));
+  feed.setLive(status({ events: 4, paused: true }));    // the run paused: shown at once, the chunk with it
+  await sleep(60);
+  assert.equal(passes.length, 4);
+  assert.equal(view.store.get().live.paused, true);
+  assert.equal(view.model.n, 4);
+  feed.destroy();
+});
+
+test("changesState: the fields a person acts on, not the counters", () => {
+  const shown = { running: true, paused: false, events: 10, curve: [1], paused_at: null };
+  assert.equal(changesState({ ...shown, events: 20, curve: [1, 2] }, shown), false);
+  assert.equal(changesState({ ...shown, running: false }, shown), true);
+  assert.equal(changesState({ ...shown, paused_at: { op: "train", end_unit: 5 } }, shown), true);
+  assert.equal(changesState(shown, null), true);
 });
 
 test("a chunk that skips one goes to a host that can ask for the stream again, else it is shown; nothing is drawn half", () => {

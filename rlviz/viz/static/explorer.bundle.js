@@ -1541,6 +1541,11 @@ function keptSelection(selected, trimmed) {
 // rlviz/viz/static/explorer_feed.js
 var FOLLOW_MS = 3e4;
 var MAX_QUEUED = 8;
+var DRAW_EVERY_MS = 1e3;
+var STATE_FIELDS = ["running", "paused", "error", "gated", "paused_at", "break_on", "break_error", "break_op"];
+function changesState(next, shown) {
+  return !shown || STATE_FIELDS.some((key) => JSON.stringify(next[key]) !== JSON.stringify(shown[key]));
+}
 function grownPatch(view, live, changes) {
   view.model = liveModel(live);
   view.meta = view.model.meta;
@@ -1559,7 +1564,7 @@ function grownPatch(view, live, changes) {
 }
 function createFeed(view, live, host = {}) {
   const { store } = view;
-  let queued = [], taken = null, status = null, frame = 0;
+  let queued = [], taken = null, status = null, shown = null, frame = 0, pacing = 0, drawnAt = -Infinity;
   const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
   const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
   const drawSoon = () => {
@@ -1568,6 +1573,20 @@ function createFeed(view, live, host = {}) {
       drawQueued();
     });
   };
+  function drawPaced() {
+    if (frame || pacing) return;
+    const due = drawnAt + DRAW_EVERY_MS - performance.now();
+    if (due <= 0) drawSoon();
+    else pacing = setTimeout(() => {
+      pacing = 0;
+      drawSoon();
+    }, due);
+  }
+  function cancel() {
+    cancelFrame(frame);
+    clearTimeout(pacing);
+    frame = pacing = 0;
+  }
   function take() {
     const chunks = queued;
     queued = [];
@@ -1589,13 +1608,18 @@ function createFeed(view, live, host = {}) {
   }
   function drawQueued() {
     const started = performance.now();
+    clearTimeout(pacing);
+    pacing = 0;
     try {
       takeOrAsk();
       const patch = taken ? grownPatch(view, live, taken) : {};
-      if (status) patch.live = status;
+      if (status) patch.live = shown = status;
       status = null;
       store.set(patch, { from: "append" });
-      if (taken) measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
+      if (taken) {
+        drawnAt = started;
+        measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
+      }
     } catch (error) {
       store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
     } finally {
@@ -1603,26 +1627,28 @@ function createFeed(view, live, host = {}) {
     }
   }
   return {
-    /** Queue one appended chunk (see rlviz.viz.explorer_stream); it is drawn at the next frame. */
+    /** Queue one appended chunk (see rlviz.viz.explorer_stream); it is drawn at the next frame, or a
+     * second after the last drawn chunk. */
     append(message, buffers) {
       queued.push([message, buffers]);
       if (queued.length >= MAX_QUEUED) takeOrAsk();
-      drawSoon();
+      drawPaced();
     },
-    /** Queue the run's status; it is drawn at the next frame, with any chunks queued. */
+    /** Queue the run's status; drawn at the next frame (with any chunks queued) when it changes the
+     * run's state, else with the next chunks. */
     setLive(next) {
+      const now = changesState(next, shown);
       status = next;
-      drawSoon();
+      if (now) drawSoon();
+      else drawPaced();
     },
     /** Draw what was appended (and the status) now rather than at the next frame. */
     drawNow() {
-      cancelFrame(frame);
-      frame = 0;
+      cancel();
       drawQueued();
     },
     destroy() {
-      cancelFrame(frame);
-      frame = 0;
+      cancel();
     }
   };
 }
