@@ -96,6 +96,8 @@ def test_chunks_and_status_arriving_together_are_drawn_in_one_pass_and_none_is_l
 
         rest = chunks[3:]                          # more than a page queues undrawn: taken in before the frame
         page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [rest, _status(total)])
+        # within a second of the last draw, and the run's state unchanged: drawn once that second is over
+        page.wait_for_function("() => window.passes >= 2", timeout=5_000)
         page.evaluate("() => window.rlvizLive.frames(3)")
         assert page.evaluate("() => window.passes") == 2
         assert page.evaluate("() => window.view.model.n") == total
@@ -127,9 +129,12 @@ def test_a_live_page_draws_rounds_that_follow_the_run_and_says_why_each_pull_hap
         page.wait_for_function("typeof window.rlvizLive === 'object'")
         page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
         order = page.locator('[data-rlviz="order"]')
-        last_rounds = []
+        last_rounds, held = [], 0
         for chunk in chunks:
             page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunk], None])
+            held += chunk["meta"]["count"]
+            # chunks are drawn at most once a second (explorer_feed.js DRAW_EVERY_MS): wait for this one's draw
+            page.wait_for_function("(n) => window.view.model.n === n", arg=held, timeout=5_000)
             page.evaluate("() => window.rlvizLive.frames(3)")
             assert int(order.get_attribute("data-rlviz-rounds")) > 0
             last_rounds.append(int(order.get_attribute("data-rlviz-last-round")))
