@@ -69,8 +69,9 @@ def read_trace(path: str | Path) -> dict:
     """
     if is_binary_trace(path):
         arguments = read_binary_trace(path)
+        extras = arguments.pop("extras")
         try:
-            return {**arguments, **_parse_extras(arguments.pop("extras"), arguments["columns"].events)}
+            return {**arguments, **_parse_extras(extras, arguments["columns"].events)}
         except TraceFormatError as err:
             raise TraceFormatError(f"{path}: {err}") from None
     try:

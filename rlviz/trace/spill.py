@@ -18,6 +18,7 @@ Node indices and text numbers count across segments: each segment only adds
 to the tables.  Nothing in it is code (no pickle).  Loading reads the
 headers only; a column is read from every segment the first time it is
 asked for.  Version 2 files (spills written before ``EXTRAS``) still load.
+"""
 from __future__ import annotations
 
 import json
