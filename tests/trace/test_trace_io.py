@@ -119,7 +119,7 @@ def test_json_files_of_version_1_still_load(tmp_path):
 @pytest.mark.parametrize("change, match", [
     (lambda h: h.update(gaps=[["driver", 5, 1, 3]]), "\"gaps\" has .*start_ns <= end_ns"),
     (lambda h: h.update(gaps={"driver": 3}), "\"gaps\" must be a list of"),
-    (lambda h: h["columns"][0].__setitem__(1, "|O"), "column 'node' as '|O'.*damaged or not an rlviz trace"),
+    (lambda h: h["columns"][0].__setitem__(1, "|O"), "column 'node' as '\\|O'.*damaged or not an rlviz trace"),
     (lambda h: h["columns"][2].__setitem__(2, 8), "column 'start_ns' as '<i8', 8 bytes; 3 events need"),
     (lambda h: h.update(decisions={"specs": []}), "\"decisions\" must be an object"),
 ])
