@@ -9,6 +9,7 @@ import pytest
 import rlviz
 from rlviz.ops import Concurrently
 from rlviz.trace import Gap, Node, Trace, TraceFormatError, get_recorder
+from rlviz.trace.recorder import DEFAULT_CAPACITY
 from rlviz.trace.spill import MAGIC, LazyColumns
 from rlviz.trace.store import merge_exports
 from rlviz.viz.explorer_stream import encode_trace
@@ -84,12 +85,14 @@ def test_a_loaded_trace_saves_back_over_its_own_file(tmp_path):
 
 
 def test_save_and_load_keep_the_gaps_the_gauges_the_decisions_and_the_clock(tmp_path):
-    get_recorder().clear()
     plan = Concurrently([_op(name) for name in ("Store", "Train")], round_robin_weights=[2, 1])
-    with rlviz.record(capacity=2048) as recorded:
-        for _ in range(30):
-            plan.take(200)
-            rlviz.gauge("rows", 7)
+    try:
+        with rlviz.record(capacity=2048) as recorded:
+            for _ in range(30):
+                plan.take(200)
+                rlviz.gauge("rows", 7)
+    finally:
+        get_recorder().set_capacity(DEFAULT_CAPACITY)
     trace = recorded.snapshot()
     assert trace.gaps and trace.dropped and len(trace.decisions) and trace.gauges, "the run went past capacity"
     path = tmp_path / "run.rlviz"
