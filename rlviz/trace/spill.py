@@ -158,7 +158,7 @@ def read_binary_trace(path: str | Path) -> dict:
             header = _segment_header(source, path, at, size)
             nodes.extend(_node(raw_node, path, at) for raw_node in header["nodes"])
             texts.extend(header["texts"])
-            dropped = max(dropped, header["dropped"])
+            dropped = header["dropped"]                  # the last segment's count is the file's
             extras.update((key, header[key]) for key in EXTRAS if key in header)
             segments.append((source.tell(), header))
             source.seek(sum(nbytes for _, _, nbytes in header["columns"]), 1)

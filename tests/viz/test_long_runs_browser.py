@@ -23,14 +23,17 @@ from rlviz.viz import write_html
 pytestmark = pytest.mark.browser
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
-ITEMS = 6_000
+ITEMS = 12_000
 
 
 def _spilled_run(folder: Path) -> tuple[Trace, Path]:
-    """A driver pipeline of ``ITEMS`` items with room for 2,048 events, spilling; its saved trace and spill file."""
+    """A driver pipeline of ``ITEMS`` items with room for 4,096 events, spilling; its saved trace and spill file.
+
+    Room for two chunks (2,048) would be too little to spill everything: with two nodes' chunks open, a chunk
+    is evicted as soon as it is handed over, and what it got since the last pull never reaches the store."""
     spill = folder / "run.spill.rlviz"
     try:
-        with rlviz.record(capacity=2048, spill=spill) as trace:
+        with rlviz.record(capacity=4096, spill=spill) as trace:
             for i, _ in enumerate(LocalIterator(lambda timeout: range(ITEMS)).for_each(str)):
                 if i % 500 == 0:
                     trace.pull()                  # the store takes events before the buffer evicts them
