@@ -6,7 +6,7 @@ quick look; ``--no-docs`` leaves docs/performance.md alone).  The trace is
 ``write_html`` and opened from file:// in Debian's /usr/bin/chromium through
 playwright (never ``playwright install``).  The same run re-renders the
 matplotlib timeline per zoom step for comparison, and sizes the standalone
-file of a real DQN trace (``--demo-trace``, else ``rlviz-out/dqn.trace.json``,
+file of a real DQN trace (``--demo-trace``, else ``rlviz-out/dqn.rlviz``,
 else a 60-second DQN run recorded here, as `make demo` runs it; that needs Ray).
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ LANES = 16
 RUNS = 5
 VIEWPORT = {"width": 1400, "height": 900}
 REPO = Path(__file__).resolve().parent.parent
-DEMO_TRACE = REPO / "rlviz-out" / "dqn.trace.json"
+DEMO_TRACE = REPO / "rlviz-out" / "dqn.rlviz"
 SHOTS = REPO / "benchmarks" / "results"          # screenshots of the last run (not committed)
 WHEEL_NOTCHES = 30          # in, then as many out: from 300 s down to about 40 ms and back
 WHEEL_DELTA = 120           # one mouse-wheel notch

@@ -1,7 +1,7 @@
 """Benchmark of the Chrome/Perfetto export: bytes per event on disk for a real DQN trace.
 
 Run ``python -m benchmarks.bench_export [--demo-trace PATH] [--seconds S]``.  The
-trace is ``make demo``'s (``rlviz-out/dqn.trace.json``) if there is one, else a
+trace is ``make demo``'s (``rlviz-out/dqn.rlviz``) if there is one, else a
 DQN run recorded here.  The baseline, written in the same run, is the format
 the export had before (every event repeating its node's label, absolute
 timestamps, default JSON separators), so the ratio says what the change bought.
@@ -26,7 +26,7 @@ from rlviz.trace.chrome import chrome_events, write_chrome
 __all__ = ["run", "main"]
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO_TRACE = REPO / "rlviz-out" / "dqn.trace.json"
+DEMO_TRACE = REPO / "rlviz-out" / "dqn.rlviz"
 TARGET_BYTES_PER_EVENT = 100
 
 

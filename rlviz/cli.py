@@ -1,4 +1,4 @@
-"""The ``rlviz`` command: ``rlviz demo`` (DQN, the main job), ``rlviz demo --pipeline`` and ``rlviz report TRACE.json``."""
+"""The ``rlviz`` command: ``rlviz demo`` (DQN, the main job), ``rlviz demo --pipeline`` and ``rlviz report TRACE``."""
 from __future__ import annotations
 
 import argparse
@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--shards", type=int, default=None, help="pipeline demo: shards per source (default 2)")
     demo.add_argument("--out", default="rlviz-out", help="output folder (default rlviz-out)")
     demo.add_argument("--address", default=None, help="Ray cluster address (default: local Ray)")
-    commands.add_parser("report", help="rlviz report TRACE.json -o report.html")
+    commands.add_parser("report", help="rlviz report TRACE -o report.html (a file Trace.save wrote)")
     return parser
 
 

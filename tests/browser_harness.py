@@ -117,12 +117,20 @@ def write_notebook(path: Path, cells: Sequence[str]) -> None:
 
 
 def open_notebook(page, url: str, name: str) -> None:
-    """Open notebook ``name`` in JupyterLab at ``url`` and wait until its kernel is idle."""
-    from playwright.sync_api import expect
+    """Open notebook ``name`` in JupyterLab at ``url`` and wait until its kernel is idle.
 
+    The notebook's execution indicator reads "idle" once before any kernel
+    is there ("No Kernel"), then "initializing", "connecting", ... and "idle"
+    again: a Shift+Enter in between is dropped (``run_cell`` would wait 15 s
+    to send it again), so this waits for the idle of a named kernel.
+    """
     page.goto(f"{url}/lab/tree/{name}")
-    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first).to_be_attached(
-        timeout=180_000)                                               # the kernel is up (~5 s when quiet)
+    page.wait_for_function("""() => {
+        const status = document.querySelector(".jp-Notebook-ExecutionIndicator");
+        const kernel = document.querySelector(".jp-Toolbar-kernelName, .jp-KernelName");
+        const named = kernel ? kernel.textContent.trim() : "";
+        return status?.dataset.status === "idle" && named !== "" && named !== "No Kernel";
+    }""", timeout=180_000)                                             # the kernel is up (~5 s when quiet)
 
 
 def run_cell(page, index: int, timeout_ms: float = 180_000, attempts: int = 8):

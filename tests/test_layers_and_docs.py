@@ -109,12 +109,12 @@ def test_readme_examples_run_as_written(ray_local, tmp_path, monkeypatch):
 
     blocks = _python_blocks(README.read_text())
     assert len(blocks) >= 2, "the README lost its examples"
-    monkeypatch.chdir(tmp_path)                 # the first block saves run.trace.json
+    monkeypatch.chdir(tmp_path)                 # the first block saves run.rlviz
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(README), "exec"), namespace)
     plt.close("all")
-    assert (tmp_path / "run.trace.json").exists()
+    assert (tmp_path / "run.rlviz").exists()
     assert len(namespace["items"]) == 10 and namespace["result"]["counters"]
 
 

@@ -19,16 +19,24 @@ def wait_for(condition, what: str, timeout_s: float = 60.0, every_s: float = 0.0
         time.sleep(every_s)
 
 
-def mirrored_events(label: str) -> list:
-    """The events the driver's mirror of actor ``label`` holds now (what survives if the actor dies now).
+def mirrored_events(label: str, trace) -> list:
+    """The events of actor ``label`` the driver holds now in ``trace``'s block (what survives if the actor dies now).
 
-    Reads the mirror as the background pulls left it, without pulling: a live
+    Those are the events the block's store took of that lane, plus the rows
+    the driver's mirror of the actor holds that the store has not taken yet.
+    Once the store took a chunk whole the mirror keeps only a stub of it
+    (``rlviz.trace.rows.released_stub``), so the mirror alone under-counts.
+    Reads both as the background pulls left them, without pulling: a live
     read of the trace would pull once more and hide whether the pulls happened.
     """
     with COLLECTOR.lock:
         mirror = COLLECTOR.mirrors.get(label)
         export = mirror.export() if mirror is not None and mirror.has_data else None
-    return merge_exports([export]).events if export is not None else []
+        offset_ns = COLLECTOR.offsets.get(label, 0)         # the store put the mirror's rows on the driver's clock
+    taken = [event for event in trace.store.view().events if event.where == label]
+    held = {(e.op_id, e.start_ns, e.end_ns) for e in taken}
+    mirrored = merge_exports([{**export, "offset_ns": offset_ns}]).events if export is not None else []
+    return taken + [e for e in mirrored if (e.op_id, e.start_ns, e.end_ns) not in held]
 
 
 def wait_until_dead(handle, timeout_s: float = 60.0) -> None:

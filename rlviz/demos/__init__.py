@@ -24,10 +24,10 @@ def wrote_list(out_dir: Path, files: Sequence[tuple[Path, str]]) -> str:
 
     Examples
     --------
-    >>> print(wrote_list(Path("/tmp/out"), [(Path("a.trace.json"), "rlviz trace"),
+    >>> print(wrote_list(Path("/tmp/out"), [(Path("a.rlviz"), "rlviz trace"),
     ...                                     (Path("a.chrome.json.gz"), "Chrome trace")]))
     wrote /tmp/out/
-      a.trace.json      rlviz trace
+      a.rlviz           rlviz trace
       a.chrome.json.gz  Chrome trace
     """
     width = max((len(path.name) for path, _ in files), default=0)

@@ -107,7 +107,7 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig, run_facts:
     out_dir = Path(config.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = config.plan
-    paths = {"curve_png": out_dir / f"{stem}.return.png", "trace_json": out_dir / f"{stem}.trace.json",
+    paths = {"curve_png": out_dir / f"{stem}.return.png", "trace_file": out_dir / f"{stem}.rlviz",
              "chrome_json": out_dir / f"{stem}.chrome.json.gz", "report_html": out_dir / f"{stem}.report.html"}
     fig, ax = plt.subplots(figsize=(6, 3.5))
     xs = [r["timesteps_total"] for r in results if not math.isnan(r["episode_reward_mean"])]
@@ -120,13 +120,13 @@ def _write_outputs(trace, results: list[dict], config: DQNDemoConfig, run_facts:
     fig.tight_layout()
     fig.savefig(paths["curve_png"], dpi=100)
     plt.close(fig)
-    trace.save(paths["trace_json"])
+    trace.save(paths["trace_file"])
     trace.to_chrome(paths["chrome_json"])
     write_report(trace, paths["report_html"], title=f"rlviz {config.plan} demo", run=run_facts,
                  returns=list(zip(xs, ys)))
     print("\n" + wrote_list(out_dir, [
         (paths["curve_png"], "return curve"),
-        (paths["trace_json"], "rlviz trace (rlviz.Trace.load)"),
+        (paths["trace_file"], "rlviz trace (rlviz.Trace.load)"),
         (paths["chrome_json"], "open in https://ui.perfetto.dev or chrome://tracing"),
         (paths["report_html"], "self-contained HTML report: the interactive Explorer, then the printable views")]))
     return paths

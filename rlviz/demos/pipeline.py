@@ -59,13 +59,13 @@ def _write_outputs(trace, out_dir: Path) -> dict:
     from rlviz.viz.report import write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"trace_json": out_dir / "pipeline.trace.json", "chrome_json": out_dir / "pipeline.chrome.json.gz",
+    paths = {"trace_file": out_dir / "pipeline.rlviz", "chrome_json": out_dir / "pipeline.chrome.json.gz",
              "report_html": out_dir / "pipeline.report.html"}
-    trace.save(paths["trace_json"])
+    trace.save(paths["trace_file"])
     trace.to_chrome(paths["chrome_json"])
     write_report(trace, paths["report_html"], title="rlviz pipeline demo")
     print("\n" + wrote_list(out_dir, [
-        (paths["trace_json"], "rlviz trace (rlviz.Trace.load)"),
+        (paths["trace_file"], "rlviz trace (rlviz.Trace.load)"),
         (paths["chrome_json"], "open in https://ui.perfetto.dev or chrome://tracing"),
         (paths["report_html"], "self-contained HTML report: the interactive Explorer, then the printable views")]))
     return paths

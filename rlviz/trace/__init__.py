@@ -1,6 +1,6 @@
 """Recording: plain event records, bounded per-process buffers, and the Trace they make.
 
-Everything here is plain data that can be saved as JSON and read anywhere.
+Everything here is plain data: a trace is saved as columns behind JSON headers (never pickle) and read anywhere.
 """
 from rlviz.trace.event import DRIVER, OUTCOMES, Event, Node
 from rlviz.trace.gaps import Gap

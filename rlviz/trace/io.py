@@ -1,7 +1,11 @@
-"""Saving and loading traces as JSON: data only, never code (no pickle).
+"""Saving and loading traces: data only, never code (no pickle).
 
-Loading checks every field, so a corrupt or foreign file fails with a
-``TraceFormatError`` naming the file and what is wrong.
+``save_trace`` writes the rlviz trace format (``rlviz.trace.spill``, the one
+a ``record(spill=...)`` file has): events as binary columns behind a JSON
+header that also carries the gaps, decisions and gauges.  ``read_trace``
+reads that format and the JSON files of version 1 (what ``Trace.save`` wrote
+before).  Loading checks every field, so an old, corrupt or foreign file
+fails with a ``TraceFormatError`` naming the file, what is wrong and what to do.
 """
 from __future__ import annotations
 
@@ -13,69 +17,113 @@ import numpy as np
 
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import OUTCOMES, Node
+from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import gauges_from_json, gauges_to_json
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.spill import is_binary_trace, read_binary_trace
+from rlviz.trace.spill import MAGIC, is_binary_trace, read_binary_trace, write_binary_trace
 
 if TYPE_CHECKING:
     from rlviz.trace.trace import Trace
 
-__all__ = ["save_trace", "read_trace", "FORMAT", "VERSION"]
+__all__ = ["save_trace", "read_trace", "FORMAT", "JSON_VERSION"]
 
+#: The ``"format"`` field of a JSON trace (version ``JSON_VERSION``, read only: nothing writes it any more).
 FORMAT = "rlviz-trace"
-VERSION = 1
+JSON_VERSION = 1
 
 
 def save_trace(trace: "Trace", path: str | Path) -> None:
-    """Write ``trace`` to ``path`` as columnar JSON."""
-    columns = {name: trace.columns[name].tolist() for name in (*COLUMNS, "input_offsets", "input_ids")}
-    document = {"format": FORMAT, "version": VERSION, "dropped": trace.dropped,
-                "nodes": [node.to_dict() for node in trace.nodes], "texts": trace.texts,
-                "columns": columns}
+    """Write ``trace`` to ``path`` in the rlviz trace format: its events, gaps, decisions and gauges.
+
+    Every column is read before the file is written, so a trace loaded
+    lazily from ``path`` can be saved back over it.
+    """
+    columns = {name: np.asarray(trace.columns[name]) for name in (*COLUMNS, "input_offsets", "input_ids")}
+    extras = {}
+    if trace.gaps:
+        extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in trace.gaps]
     if len(trace.decisions):
-        document["decisions"] = trace.decisions.to_json()
+        extras["decisions"] = trace.decisions.to_json()
     if trace.gauges:
-        document["gauges"] = gauges_to_json(trace.gauges)
-    Path(path).write_text(json.dumps(document, separators=(",", ":")))
+        extras["gauges"] = gauges_to_json(trace.gauges)
+    write_binary_trace(path, columns, trace.nodes, trace.texts, trace.dropped, extras)
 
 
 def read_trace(path: str | Path) -> dict:
-    """Read a trace written by ``save_trace`` (or a binary one, ``rlviz.trace.spill``): ``Trace(**read_trace(path))``.
+    """Read a trace written by ``save_trace`` or ``record(spill=...)``, or a JSON one: ``Trace(**read_trace(path))``.
 
-    A binary trace's columns are read lazily, each the first time it is asked for.
+    A file in the trace format has its columns read lazily, each the first time it is asked for.
 
     Returns
     -------
     dict
         The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``,
         ``decisions`` (the unions' scheduling decisions, empty in files that have none),
-        ``gauges`` (``{name: Gauge}``, empty in files that have none).
+        ``gauges`` (``{name: Gauge}``, empty in files that have none), ``gaps`` (``Gap``s).
 
     Raises
     ------
     TraceFormatError
-        If the file is not JSON, not an rlviz trace, or inconsistent.
+        If the file is of another format or version, or inconsistent.
     """
     if is_binary_trace(path):
-        return {**read_binary_trace(path), "decisions": Decisions(), "gauges": {}}
+        arguments = read_binary_trace(path)
+        extras = arguments.pop("extras")
+        try:
+            return {**arguments, **_parse_extras(extras, arguments["columns"].events)}
+        except TraceFormatError as err:
+            raise TraceFormatError(f"{path}: {err}") from None
     try:
         document = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise TraceFormatError(f"{path}: cannot read as JSON ({err}); "
-                               f"expected a file written by Trace.save") from err
+        raise TraceFormatError(f"{path}: not an rlviz trace: it neither opens with {MAGIC.decode()} (the trace "
+                               f"format) nor can be read as JSON ({err}); expected a file written by Trace.save "
+                               f"or record(spill=...)") from err
     try:
         return _parse(document)
     except TraceFormatError as err:
         raise TraceFormatError(f"{path}: {err}") from None
 
 
+def _parse_extras(extras: dict, n_events: int) -> dict:
+    """The decisions, gauges and gaps of a file in the trace format, from its headers' JSON."""
+    decisions = _decisions(extras["decisions"], n_events) if "decisions" in extras else Decisions()
+    try:
+        gauges = gauges_from_json(extras.get("gauges", {}))
+    except ValueError as err:
+        raise TraceFormatError(str(err)) from None
+    return {"decisions": decisions, "gauges": gauges, "gaps": _gaps(extras.get("gaps", []))}
+
+
+def _gaps(raw: object) -> tuple[Gap, ...]:
+    shape = "a list of [where, start_ns, end_ns, dropped] lists (a str, then ints, dropped > 0)"
+    if not isinstance(raw, list):
+        raise TraceFormatError(f"\"gaps\" must be {shape}")
+    for gap in raw:
+        if not (isinstance(gap, list) and len(gap) == 4 and isinstance(gap[0], str)
+                and all(type(v) is int for v in gap[1:]) and gap[1] <= gap[2] and gap[3] > 0):
+            raise TraceFormatError(f"\"gaps\" has {gap!r}; it must be {shape}, start_ns <= end_ns")
+    return tuple(Gap(*gap) for gap in raw)
+
+
+def _decisions(raw: object, n_events: int) -> Decisions:
+    try:
+        decisions = Decisions.from_json(raw)
+    except ValueError as err:
+        raise TraceFormatError(str(err)) from None
+    if len(decisions) and max(decisions.columns["event"].max(), decisions.columns["union_event"].max()) >= n_events:
+        raise TraceFormatError("a decision refers to an event outside the trace")
+    return decisions
+
+
 def _parse(document: object) -> dict:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise TraceFormatError(f"not an rlviz trace (no \"format\": \"{FORMAT}\" field)")
-    if document.get("version") != VERSION:
-        raise TraceFormatError(f"trace format version {document.get('version')!r} is not "
-                               f"supported; this rlviz reads version {VERSION}")
+    if document.get("version") != JSON_VERSION:
+        raise TraceFormatError(f"JSON trace version {document.get('version')!r} is not supported; this rlviz "
+                               f"reads the JSON of version {JSON_VERSION} and the trace format ({MAGIC.decode()}): "
+                               f"open it with the rlviz that wrote it, or save it again with this one")
     nodes = [_parse_node(raw, i) for i, raw in enumerate(_field(document, "nodes", list))]
     texts = _field(document, "texts", list)
     if not all(isinstance(t, str) for t in texts):
@@ -88,14 +136,7 @@ def _parse(document: object) -> dict:
     dropped = document.get("dropped", 0)
     if not isinstance(dropped, int) or dropped < 0:
         raise TraceFormatError(f"\"dropped\" must be a non-negative int, got {dropped!r}")
-    decisions = Decisions()
-    if "decisions" in document:
-        try:
-            decisions = Decisions.from_json(document["decisions"])
-        except ValueError as err:
-            raise TraceFormatError(str(err)) from None
-        if len(decisions) and max(decisions.columns["event"].max(), decisions.columns["union_event"].max()) >= n_events:
-            raise TraceFormatError("a decision refers to an event outside the trace")
+    decisions = _decisions(document["decisions"], n_events) if "decisions" in document else Decisions()
     try:
         gauges = gauges_from_json(document.get("gauges", {}))
     except ValueError as err:

@@ -1,24 +1,28 @@
-"""The binary trace format (version 2): segments of columns, each behind a JSON header; read lazily.
+"""The rlviz trace format (version 3): segments of columns, each behind a JSON header; read lazily.
 
-A ``record(spill=path)`` block appends to such a file what its bounded
-buffers evict, instead of losing it, and ``Trace.load`` reads one back.  The
-layout (docs/design.md, "The binary trace format"):
+One format for every trace file: ``Trace.save`` writes it (one segment), and a
+``record(spill=path)`` block appends to such a file what its bounded buffers
+evict, instead of losing it; ``Trace.load`` reads either back.  The layout
+(docs/design.md, "The trace format"):
 
 * the file opens with ``MAGIC`` (8 bytes) and the version as a little-endian
   uint32;
 * then segments, each an 8-byte little-endian length, that many bytes of
   UTF-8 JSON (``events``, the ``nodes`` and ``texts`` added since the segment
   before, ``dropped``, and ``columns``: ``[name, numpy dtype string, nbytes]``
-  in the order their bytes follow), then the column bytes.
+  in the order their bytes follow), then the column bytes;
+* a header may also carry ``EXTRAS`` (version 3): ``gaps``, ``decisions``
+  and ``gauges``, as JSON; the last segment that carries one gives it.
 
 Node indices and text numbers count across segments: each segment only adds
 to the tables.  Nothing in it is code (no pickle).  Loading reads the
 headers only; a column is read from every segment the first time it is
-asked for.
+asked for.  Version 2 files (spills written before ``EXTRAS``) still load.
 """
 from __future__ import annotations
 
 import json
+import os
 import struct
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
@@ -28,13 +32,19 @@ import numpy as np
 from rlviz.trace.event import Node
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 
-__all__ = ["MAGIC", "VERSION", "SpillWriter", "is_binary_trace", "read_binary_trace", "LazyColumns"]
+__all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "SpillWriter", "write_binary_trace", "is_binary_trace",
+           "read_binary_trace", "LazyColumns"]
 
 MAGIC = b"RLVIZTRC"
-VERSION = 2
+#: The version this rlviz writes, and the versions it reads.
+VERSION = 3
+READS = (2, 3)
+#: What a segment header may carry beside its events (the last segment that carries one gives it).
+EXTRAS = ("gaps", "decisions", "gauges")
 _LENGTH = struct.Struct("<Q")
 _HEAD = struct.Struct("<I")
 _CSR = ("input_offsets", "input_ids")
+_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()}, **dict.fromkeys(_CSR, np.dtype("<i8").str)}
 
 
 class SpillWriter:
@@ -66,13 +76,26 @@ class SpillWriter:
         self._nodes = 0
         self._texts = 0
 
-    def write(self, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str], dropped: int = 0) -> None:
-        """Append one segment: ``columns`` (a ``Trace``'s, CSR input pair included) and the tables' new entries."""
+    def write(self, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str], dropped: int = 0,
+              extras: dict | None = None) -> None:
+        """Append one segment: ``columns`` (a ``Trace``'s, CSR input pair included) and the tables' new entries.
+
+        ``extras`` maps names in ``EXTRAS`` to JSON-ready data that the header carries as is.
+
+        Raises
+        ------
+        ValueError
+            If ``extras`` names something not in ``EXTRAS``.
+        """
+        unknown = sorted(set(extras or {}).difference(EXTRAS))
+        if unknown:
+            raise ValueError(f"extras {unknown} are not part of the trace format; a header carries only {EXTRAS}")
         names = [*COLUMNS, *_CSR]
-        blobs = [np.ascontiguousarray(columns[name]) for name in names]
+        blobs = [np.ascontiguousarray(columns[name], dtype=_DTYPES[name]) for name in names]
         header = {"events": len(columns["node"]), "nodes": [node.to_dict() for node in nodes[self._nodes:]],
                   "texts": list(texts[self._texts:]), "dropped": int(dropped),
-                  "columns": [[name, blob.dtype.str, blob.nbytes] for name, blob in zip(names, blobs)]}
+                  "columns": [[name, blob.dtype.str, blob.nbytes] for name, blob in zip(names, blobs)],
+                  **(extras or {})}
         encoded = json.dumps(header, separators=(",", ":")).encode()
         with self.path.open("ab") as out:
             out.write(_LENGTH.pack(len(encoded)) + encoded)
@@ -80,6 +103,21 @@ class SpillWriter:
                 out.write(blob.tobytes())
         self.events += header["events"]
         self._nodes, self._texts = len(nodes), len(texts)
+
+
+def write_binary_trace(path: str | Path, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str],
+                       dropped: int = 0, extras: dict | None = None) -> None:
+    """Write a whole trace to ``path`` as one segment, replacing any file there only once it is complete.
+
+    The arguments are ``SpillWriter.write``'s.  The file is written beside
+    ``path`` first (``<name>.partial``), so an interrupted save leaves the
+    old file whole.
+    """
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    SpillWriter(partial).write(columns, nodes, texts, dropped, extras)
+    os.replace(partial, path)
 
 
 def is_binary_trace(path: str | Path) -> bool:
@@ -92,34 +130,40 @@ def is_binary_trace(path: str | Path) -> bool:
 
 
 def read_binary_trace(path: str | Path) -> dict:
-    """The ``Trace`` constructor's arguments for a binary trace, its columns read lazily (``LazyColumns``).
+    """A binary trace's ``nodes``, ``texts``, ``dropped``, ``columns`` (read lazily, ``LazyColumns``) and ``extras``.
+
+    ``extras`` holds what the headers carry of ``EXTRAS`` as read (JSON data,
+    unchecked: the caller parses it), each from the last segment that has it.
 
     Raises
     ------
     TraceFormatError
-        If the version is not ``VERSION``, a header is not valid JSON, or the
-        file is cut short; the message names the file, the byte and the fix.
+        If the version is not one of ``READS``, a header is not valid JSON, or
+        the file is cut short; the message names the file, the byte and the fix.
     """
     path = Path(path)
-    segments, nodes, texts, dropped = [], [], [], 0
+    segments, nodes, texts, dropped, extras = [], [], [], 0, {}
     with path.open("rb") as source:
         source.seek(len(MAGIC))
         raw = source.read(_HEAD.size)
         version = _HEAD.unpack(raw)[0] if len(raw) == _HEAD.size else None
-        if version != VERSION:
-            raise TraceFormatError(f"{path}: binary trace version {version} is not supported; this rlviz reads "
-                                   f"version {VERSION} (and JSON version 1): open it with the rlviz that wrote it, "
-                                   f"or save it again with this one")
+        if version not in READS:
+            raise TraceFormatError(f"{path}: rlviz trace format version {version} is not supported; this rlviz "
+                                   f"reads versions {', '.join(map(str, READS))} (and the JSON of version 1): open "
+                                   f"it with the rlviz that wrote it (a newer one, if the version is higher), or "
+                                   f"save it again with this one")
         size = path.stat().st_size
         while source.tell() < size:
             at = source.tell()
             header = _segment_header(source, path, at, size)
             nodes.extend(_node(raw_node, path, at) for raw_node in header["nodes"])
             texts.extend(header["texts"])
-            dropped = max(dropped, header["dropped"])
+            dropped = header["dropped"]                  # the last segment's count is the file's
+            extras.update((key, header[key]) for key in EXTRAS if key in header)
             segments.append((source.tell(), header))
             source.seek(sum(nbytes for _, _, nbytes in header["columns"]), 1)
-    return {"nodes": nodes, "texts": texts, "dropped": dropped, "columns": LazyColumns(path, segments)}
+    return {"nodes": nodes, "texts": texts, "dropped": dropped, "columns": LazyColumns(path, segments),
+            "extras": extras}
 
 
 def _segment_header(source, path: Path, at: int, size: int) -> dict:
@@ -142,6 +186,14 @@ def _segment_header(source, path: Path, at: int, size: int) -> dict:
     if names != [*COLUMNS, *_CSR]:
         raise TraceFormatError(f"{path}: the segment at byte {at} has columns {names}, expected "
                                f"{[*COLUMNS, *_CSR]}; save the trace again with this rlviz")
+    for name, dtype, nbytes in header["columns"]:
+        rows = header["events"] + (name == "input_offsets")
+        if dtype != _DTYPES[name] or not isinstance(nbytes, int) or nbytes < 0 or (
+                name != "input_ids" and nbytes != rows * np.dtype(_DTYPES[name]).itemsize):
+            raise TraceFormatError(f"{path}: the segment at byte {at} gives column {name!r} as {dtype!r}, "
+                                   f"{nbytes!r} bytes; {header['events']} events need {_DTYPES[name]!r}, "
+                                   f"{rows * np.dtype(_DTYPES[name]).itemsize} bytes: the file is damaged or "
+                                   f"not an rlviz trace")
     end = source.tell() + sum(nbytes for _, _, nbytes in header["columns"])
     if end > size:
         raise TraceFormatError(f"{path}: the segment at byte {at} needs {end - size} bytes more than the file "

@@ -791,12 +791,18 @@ class TraceStore:
         return self._columns["start_ns"][positions] + duration
 
     def _spill(self, positions: np.ndarray) -> None:
-        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs."""
+        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs.
+
+        The segment's ``dropped`` counts the evicted events the file does not
+        hold (those evicted before the store took them), so a loaded spill
+        file reports only what was really lost.
+        """
         if not len(positions):
             return
         columns = self._standard(positions)
         columns["input_offsets"], columns["input_ids"] = self._csr(positions + self._first)
-        self.spill.write(columns, self.nodes, self.texts.texts, self.dropped)
+        lost = max(self.dropped - self.spill.events - len(positions), 0)
+        self.spill.write(columns, self.nodes, self.texts.texts, lost)
 
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""

@@ -71,29 +71,29 @@ class Trace:
     gauges : dict of str to Gauge, optional
         The gauges read during the run (``rlviz.trace.gauges``): per name,
         arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time.
+    gaps : sequence of Gap, optional
+        Where each process's ``dropped`` events lay (``rlviz.trace.gaps``),
+        for a trace taken from recorders that evicted some; empty otherwise.
 
     Attributes
     ----------
     event_ids : ndarray or None
         For a view of a growing store (``rlviz.trace.store``), each event's
         stable id there, in this trace's order; None otherwise.
-    gaps : tuple of Gap
-        Where each process's ``dropped`` events lay (``rlviz.trace.gaps``),
-        for a trace taken from recorders that evicted some; empty otherwise.
     """
 
     event_ids: np.ndarray | None = None
-    gaps: tuple[Gap, ...] = ()
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
                  texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None,
-                 gauges: dict[str, Gauge] | None = None) -> None:
+                 gauges: dict[str, Gauge] | None = None, gaps: Sequence[Gap] = ()) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
         self.decisions = decisions if decisions is not None else Decisions()
         self.gauges = dict(gauges or {})
+        self.gaps: tuple[Gap, ...] = tuple(gaps)
         self._events: list[Event] | None = None
         self._causes: dict[int, tuple[str, bool]] | None = None
 
@@ -238,12 +238,21 @@ class Trace:
 
     # -- views and exports (each lives in its own module) ------------------
     def save(self, path: str) -> None:
-        """Write the trace as JSON (never pickle)."""
+        """Write the trace in the rlviz trace format (``rlviz.trace.spill``; data only, never pickle).
+
+        Events, gaps, decisions and gauges are kept; ``load`` reads them back.
+        """
         save_trace(self, path)
 
     @classmethod
     def load(cls, path: str) -> "Trace":
-        """Read a trace written by ``save``; raises ``TraceFormatError`` if it is not one."""
+        """Read a trace written by ``save`` or ``record(spill=...)`` (or a JSON one of version 1), columns lazily.
+
+        Raises
+        ------
+        TraceFormatError
+            If the file is not one, is of a version this rlviz does not read, or is damaged.
+        """
         return cls(**read_trace(path))
 
     def to_chrome(self, path: str) -> None:

@@ -91,7 +91,7 @@ def test_a_killed_shard_keeps_what_the_periodic_pull_saw_without_any_read():
     it = pi.gather_sync()
     with rlviz.record(collect_every_s=0.1) as trace:
         assert len(it.take(40)) == 40
-        wait_for(lambda: len(_served(mirrored_events(doomed_label))) == 20,
+        wait_for(lambda: len(_served(mirrored_events(doomed_label, trace))) == 20,
                  "the periodic pulls to mirror the 20 items the doomed shard served")   # no read of the trace
         ray.kill(doomed_actor)
         wait_until_dead(doomed_actor)                        # it is gone before the block ends

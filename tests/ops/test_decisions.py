@@ -129,7 +129,7 @@ def test_decisions_survive_save_and_load(tmp_path):
     plan = Concurrently([_op("Store"), _op("Train", ready_from=1), _op("Log")], round_robin_weights=[2, 1, "*"])
     with rlviz.record() as trace:
         plan.take(110)
-    path = tmp_path / "run.trace.json"
+    path = tmp_path / "run.rlviz"
     trace.save(path)
     loaded = Trace.load(path)
     assert len(loaded.decisions) == len(trace.decisions) > 100

@@ -117,7 +117,7 @@ def test_a_worker_killed_inside_a_recorded_block_keeps_its_lane(ray_local):
         dead_lane = actor_label(dead)
         with rlviz.record(collect_every_s=0.2) as trace:
             trainer.train()
-            wait_for(lambda: any(e.op == "sample" for e in mirrored_events(dead_lane)),
+            wait_for(lambda: any(e.op == "sample" for e in mirrored_events(dead_lane, trace)),
                      "the periodic pulls to mirror the doomed worker's sampling")
             ray.kill(dead, no_restart=True)
             wait_until_dead(dead)            # ray.kill is asynchronous

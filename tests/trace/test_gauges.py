@@ -4,6 +4,7 @@ The last test runs the small DQN plan with 2 remote workers: the built-in
 gauges (replay rows, weights versions) reach the driver through the mirrors.
 """
 import json
+import struct
 import threading
 import time
 
@@ -15,6 +16,7 @@ from rlviz.trace import Node, Recorder, Trace
 from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.spill import MAGIC
 from rlviz.trace.store import TraceStore, merge_exports
 
 
@@ -81,8 +83,8 @@ def test_save_load_and_chrome_keep_the_gauges(tmp_path):
             rlviz.gauge("rows", 100 * i)
         rlviz.gauge("version", 2, where="RolloutWorker-1")
     trace = recorded.snapshot()
-    trace.save(tmp_path / "t.json")
-    loaded = Trace.load(tmp_path / "t.json")
+    trace.save(tmp_path / "t.rlviz")
+    loaded = Trace.load(tmp_path / "t.rlviz")
     for name in ("rows", "version"):
         for column in ("time_ns", "value", "pid", "where"):
             assert getattr(loaded.gauges[name], column).tolist() == getattr(trace.gauges[name], column).tolist()
@@ -96,12 +98,17 @@ def test_save_load_and_chrome_keep_the_gauges(tmp_path):
 def test_a_file_with_a_bad_gauge_is_refused_by_name(tmp_path):
     with rlviz.record() as recorded:
         rlviz.gauge("rows", 1)
-    recorded.snapshot().save(tmp_path / "t.json")
-    document = json.loads((tmp_path / "t.json").read_text())
-    document["gauges"]["rows"]["value"] = ["many"]
-    (tmp_path / "t.json").write_text(json.dumps(document))
-    with pytest.raises(rlviz.trace.TraceFormatError, match="gauge 'rows': time_ns and pid must be ints"):
-        Trace.load(tmp_path / "t.json")
+    path = tmp_path / "t.rlviz"
+    recorded.snapshot().save(path)
+    data = path.read_bytes()
+    at = len(MAGIC) + 4                          # the first segment's header length, then the header
+    length = struct.unpack("<Q", data[at:at + 8])[0]
+    header = json.loads(data[at + 8:at + 8 + length])
+    header["gauges"]["rows"]["value"] = ["many"]
+    encoded = json.dumps(header).encode()
+    path.write_bytes(data[:at] + struct.pack("<Q", len(encoded)) + encoded + data[at + 8 + length:])
+    with pytest.raises(rlviz.trace.TraceFormatError, match="t.rlviz: gauge 'rows': time_ns and pid must be ints"):
+        Trace.load(path)
 
 
 @pytest.mark.usefixtures("ray_local")
@@ -132,8 +139,8 @@ def test_a_dqn_run_records_replay_rows_and_weights_versions_and_the_causes_of_no
     assert len(sampled) == 2 and sampled[0] >= 40 and sampled[1] > sampled[0]
     early = [e for e in trace.events if e.op == "Replay" and e.outcome == "not_ready"]
     assert early and early[0].why == "not ready: replay buffer has 8 of the 16 rows learning_starts needs"
-    trace.save(tmp_path / "dqn.json")
-    assert Trace.load(tmp_path / "dqn.json").gauges[WEIGHTS_VERSION].value.tolist() == versions.value.tolist()
+    trace.save(tmp_path / "dqn.rlviz")
+    assert Trace.load(tmp_path / "dqn.rlviz").gauges[WEIGHTS_VERSION].value.tolist() == versions.value.tolist()
     trace.to_chrome(tmp_path / "dqn.chrome.json")
     names = {e["name"] for e in json.loads((tmp_path / "dqn.chrome.json").read_text())["traceEvents"] if e["ph"] == "C"}
     assert {"replay rows added @ driver", "weights version @ RolloutWorker-1", "weights version @ RolloutWorker-2"} <= names

@@ -64,8 +64,8 @@ def test_a_spill_never_overwrites_and_needs_an_existing_folder(tmp_path):
 
 def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(recorder, tmp_path):
     newer = tmp_path / "newer.rlviz"
-    newer.write_bytes(MAGIC + struct.pack("<I", 3))
-    with pytest.raises(TraceFormatError, match="version 3 is not supported.*save it again"):
+    newer.write_bytes(MAGIC + struct.pack("<I", 4))
+    with pytest.raises(TraceFormatError, match="version 4 is not supported.*save it again"):
         Trace.load(newer)
     path = tmp_path / "run.rlviz"
     _run(recorder, path, n=5_000)
@@ -78,6 +78,6 @@ def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(reco
     with pytest.raises(TraceFormatError, match="not an rlviz trace"):
         Trace.load(foreign)
     garbled = tmp_path / "garbled.rlviz"
-    garbled.write_bytes(MAGIC + struct.pack("<I", 2) + struct.pack("<Q", 4) + b"\xff{x}")
+    garbled.write_bytes(MAGIC + struct.pack("<I", 3) + struct.pack("<Q", 4) + b"\xff{x}")
     with pytest.raises(TraceFormatError, match="not JSON"):
         Trace.load(garbled)

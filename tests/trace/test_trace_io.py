@@ -1,10 +1,18 @@
-"""Traces as data: records, JSON files (never pickle), Chrome export, analysis."""
+"""Traces as data: records, files (the trace format; JSON of version 1 still read; never pickle), Chrome export,
+analysis."""
 import json
+import struct
 
+import numpy as np
 import pytest
 
-from rlviz.trace import Node, Trace, TraceFormatError
+import rlviz
+from rlviz.ops import Concurrently
+from rlviz.trace import Gap, Node, Trace, TraceFormatError, get_recorder
+from rlviz.trace.recorder import DEFAULT_CAPACITY
+from rlviz.trace.spill import MAGIC, LazyColumns
 from rlviz.trace.store import merge_exports
+from rlviz.viz.explorer_stream import encode_trace
 
 
 def _records():
@@ -23,11 +31,126 @@ def test_records_round_trip():
     assert trace.to_records() == _records()
 
 
+def _json_v1(trace: Trace) -> dict:
+    """``trace`` as the JSON of version 1 (what ``Trace.save`` wrote before the trace format): still read."""
+    names = ("node", "pid", "start_ns", "end_ns", "outcome", "item_kind", "item_num", "item_id", "input_offsets",
+             "input_ids")
+    document = {"format": "rlviz-trace", "version": 1, "dropped": trace.dropped,
+                "nodes": [node.to_dict() for node in trace.nodes], "texts": trace.texts,
+                "columns": {name: np.asarray(trace.columns[name]).tolist() for name in names}}
+    if len(trace.decisions):
+        document["decisions"] = trace.decisions.to_json()
+    return document
+
+
+def _header(path) -> tuple[dict, int]:
+    """The JSON header of the first segment of a file in the trace format, and the byte its length sits at."""
+    data = path.read_bytes()
+    at = len(MAGIC) + 4
+    length = struct.unpack("<Q", data[at:at + 8])[0]
+    return json.loads(data[at + 8:at + 8 + length]), at
+
+
+def _rewrite_header(path, header: dict) -> None:
+    """Put ``header`` in place of the first segment's header (its column bytes stay)."""
+    data = path.read_bytes()
+    at = len(MAGIC) + 4
+    length = struct.unpack("<Q", data[at:at + 8])[0]
+    encoded = json.dumps(header).encode()
+    path.write_bytes(data[:at] + struct.pack("<Q", len(encoded)) + encoded + data[at + 8 + length:])
+
+
 def test_save_and_load_round_trip(tmp_path):
     trace = Trace.from_records(_records())
-    path = tmp_path / "t.json"
+    path = tmp_path / "t.rlviz"
     trace.save(path)
     assert Trace.load(path).to_records() == _records()
+
+
+def test_save_writes_the_trace_format_a_spill_has_and_load_reads_it_lazily(tmp_path):
+    path = tmp_path / "t.rlviz"
+    Trace.from_records(_records()).save(path)
+    assert path.read_bytes()[:12] == MAGIC + struct.pack("<I", 3)
+    loaded = Trace.load(path)
+    assert isinstance(loaded.columns, LazyColumns) and loaded.columns.loaded == []
+    assert loaded.to_records() == _records()
+    assert not list(tmp_path.glob("*.partial")), "the file is written beside, then renamed"
+
+
+def test_a_loaded_trace_saves_back_over_its_own_file(tmp_path):
+    path = tmp_path / "t.rlviz"
+    Trace.from_records(_records()).save(path)
+    Trace.load(path).save(path)                  # every column is read before the file is replaced
+    assert Trace.load(path).to_records() == _records()
+
+
+def test_save_and_load_keep_the_gaps_the_gauges_the_decisions_and_the_clock(tmp_path):
+    plan = Concurrently([_op(name) for name in ("Store", "Train")], round_robin_weights=[2, 1])
+    try:
+        with rlviz.record(capacity=2048) as recorded:
+            for _ in range(30):
+                plan.take(200)
+                rlviz.gauge("rows", 7)
+    finally:
+        get_recorder().set_capacity(DEFAULT_CAPACITY)
+    trace = recorded.snapshot()
+    assert trace.gaps and trace.dropped and len(trace.decisions) and trace.gauges, "the run went past capacity"
+    path = tmp_path / "run.rlviz"
+    trace.save(path)
+    loaded = Trace.load(path)
+    assert loaded.gaps == trace.gaps and all(isinstance(gap, Gap) for gap in loaded.gaps)
+    assert loaded.dropped == trace.dropped and loaded.to_records() == trace.to_records()
+    assert loaded.gauges["rows"].time_ns.tolist() == trace.gauges["rows"].time_ns.tolist()
+    assert [loaded.why(i) for i in range(len(loaded))] == [trace.why(i) for i in range(len(trace))]
+    saved, original = encode_trace(loaded).meta, encode_trace(trace).meta
+    assert saved["origin_ns"] == original["origin_ns"] == str(min(gap.start_ns for gap in trace.gaps))
+    assert [chunk["gaps"] for chunk in saved["chunks"]] == [chunk["gaps"] for chunk in original["chunks"]]
+
+
+def _op(name):
+    from rlviz.iter import LocalIterator
+
+    return LocalIterator(lambda timeout: (f"{name}{i}" for i in range(10**6)), name=name).named(name)
+
+
+def test_json_files_of_version_1_still_load(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_json_v1(Trace.from_records(_records()))))
+    assert Trace.load(path).to_records() == _records()
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda h: h.update(gaps=[["driver", 5, 1, 3]]), "\"gaps\" has .*start_ns <= end_ns"),
+    (lambda h: h.update(gaps={"driver": 3}), "\"gaps\" must be a list of"),
+    (lambda h: h["columns"][0].__setitem__(1, "|O"), "column 'node' as '\\|O'.*damaged or not an rlviz trace"),
+    (lambda h: h["columns"][2].__setitem__(2, 8), "column 'start_ns' as '<i8', 8 bytes; 3 events need"),
+    (lambda h: h.update(decisions={"specs": []}), "\"decisions\" must be an object"),
+])
+def test_a_damaged_header_is_refused_naming_the_file_and_the_field(tmp_path, change, match):
+    path = tmp_path / "bad.rlviz"
+    Trace.from_records(_records()).save(path)
+    header, _ = _header(path)
+    change(header)
+    _rewrite_header(path, header)
+    with pytest.raises(TraceFormatError, match=match) as info:
+        Trace.load(path)
+    assert "bad.rlviz" in str(info.value)
+
+
+def test_a_file_of_another_version_or_format_names_the_problem_and_the_fix(tmp_path):
+    newer = tmp_path / "newer.rlviz"
+    newer.write_bytes(MAGIC + struct.pack("<I", 4))
+    with pytest.raises(TraceFormatError, match="version 4 is not supported; this rlviz reads versions 2, 3.*newer"):
+        Trace.load(newer)
+    older = tmp_path / "older.rlviz"             # version 2: a spill from before the headers carried gaps
+    Trace.from_records(_records()).save(older)
+    older.write_bytes(MAGIC + struct.pack("<I", 2) + older.read_bytes()[12:])
+    assert Trace.load(older).to_records() == _records()
+    picture = tmp_path / "picture.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    with pytest.raises(TraceFormatError, match="picture.png: not an rlviz trace: it neither opens with RLVIZTRC"
+                                               ".*written by Trace.save"):
+        Trace.load(picture)
 
 
 def test_node_details_survive_save_and_load_and_older_files_load_without_them(tmp_path):
@@ -36,12 +159,14 @@ def test_node_details_survive_save_and_load_and_older_files_load_without_them(tm
     nodes = [Node("a", "a", "LocalIterator[a]"), Node("b", "b", "LocalIterator[b]"), union]
     records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": "driver", "pid": 1, "start_ns": i,
                 "end_ns": i + 1, "outcome": "item"} for i, n in enumerate(nodes)]
-    path = tmp_path / "t.json"
-    Trace.from_records(records, nodes).save(path)
+    path = tmp_path / "t.rlviz"
+    trace = Trace.from_records(records, nodes)
+    trace.save(path)
     loaded = Trace.load(path)
     assert loaded.nodes == nodes and loaded.nodes[2].weights == (1, "*")
-    saved = json.loads(path.read_text())
-    assert saved["nodes"][2]["details"] == {"round_robin_weights": [1, "*"], "deterministic": False}
+    assert _header(path)[0]["nodes"][2]["details"] == {"round_robin_weights": [1, "*"], "deterministic": False}
+    path = tmp_path / "t.json"
+    saved = _json_v1(trace)
     for node in saved["nodes"]:        # as written before nodes had details
         node.pop("details", None)
     path.write_text(json.dumps(saved))
@@ -53,7 +178,7 @@ def test_node_details_survive_save_and_load_and_older_files_load_without_them(tm
 
 
 @pytest.mark.parametrize("content, match", [
-    ("not json at all", "cannot read as JSON"),
+    ("not json at all", "not an rlviz trace.*nor can be read as JSON"),
     (json.dumps({"traceEvents": []}), "not an rlviz trace"),
     (json.dumps({"format": "rlviz-trace", "version": 99}), "version 99"),
     (json.dumps({"format": "rlviz-trace", "version": 1, "nodes": [], "texts": [],
@@ -70,8 +195,7 @@ def test_corrupt_or_foreign_files_name_file_and_problem(tmp_path, content, match
 def test_node_index_out_of_range_is_caught(tmp_path):
     trace = Trace.from_records(_records())
     path = tmp_path / "t.json"
-    trace.save(path)
-    document = json.loads(path.read_text())
+    document = _json_v1(trace)
     document["columns"]["node"][0] = 42
     path.write_text(json.dumps(document))
     with pytest.raises(TraceFormatError, match="node"):
@@ -89,8 +213,7 @@ def test_node_index_out_of_range_is_caught(tmp_path):
 ])
 def test_values_that_overflow_a_column_are_rejected_not_wrapped(tmp_path, column, position, value):
     path = tmp_path / "wraps.json"
-    Trace.from_records(_records()).save(path)
-    document = json.loads(path.read_text())
+    document = _json_v1(Trace.from_records(_records()))
     document["columns"][column][position] = value
     path.write_text(json.dumps(document))
     with pytest.raises(TraceFormatError, match=rf'wraps.json: column "{column}" record {position} is {value}, '

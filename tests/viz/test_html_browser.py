@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def recorded(ray_local, tmp_path_factory):
     """The trace of a real two-shard run, saved and read back as a file would be."""
-    return record_sharded_trace(tmp_path_factory.mktemp("recorded") / "trace.json")
+    return record_sharded_trace(tmp_path_factory.mktemp("recorded") / "trace.rlviz")
 
 
 def test_standalone_file_zooms_hovers_selects_and_steps_offline(recorded, tmp_path):

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 CELL = """from rlviz.trace import Trace
 from rlviz.widgets import TraceStepper
-TraceStepper(Trace.load("trace.json"))"""
+TraceStepper(Trace.load("trace.rlviz"))"""
 
 
 def _records():
@@ -27,10 +27,10 @@ def _records():
 
 @pytest.fixture
 def lab(tmp_path):
-    """A JupyterLab server on 127.0.0.1 serving a root with ``trace.json`` and ``stepper.ipynb``."""
+    """A JupyterLab server on 127.0.0.1 serving a root with ``trace.rlviz`` and ``stepper.ipynb``."""
     root = tmp_path / "root"
     root.mkdir()
-    Trace.from_records(_records()).save(str(root / "trace.json"))
+    Trace.from_records(_records()).save(str(root / "trace.rlviz"))
     write_notebook(root / "stepper.ipynb", [CELL])
     with jupyter_lab(root, tmp_path) as url:
         yield url

@@ -16,21 +16,21 @@ pytestmark = pytest.mark.browser
 
 SHOW = """from rlviz.trace import Trace
 from rlviz.widgets import TraceView
-view = TraceView(Trace.load("trace.json"))
+view = TraceView(Trace.load("trace.rlviz"))
 view"""
 STATE = 'print("state", view.selected, *view.window)'
 
 
 @pytest.fixture
 def notebook(ray_local, tmp_path):
-    """A JupyterLab serving ``trace.json`` (a real two-shard run) and ``view.ipynb``; yields (url, Expected, K).
+    """A JupyterLab serving ``trace.rlviz`` (a real two-shard run) and ``view.ipynb``; yields (url, Expected, K).
 
     The notebook's cells: show the view; ``view.selected = K`` for a shard
     event K; print the view's selected index and window.
     """
     root = tmp_path / "root"
     root.mkdir()
-    trace = record_sharded_trace(root / "trace.json")
+    trace = record_sharded_trace(root / "trace.rlviz")
     target = next(i for i, e in enumerate(trace.events) if e.op == "for_each" and e.outcome == "item")
     write_notebook(root / "view.ipynb", [SHOW, f"view.selected = {target}", STATE])
     with jupyter_lab(root, tmp_path) as url:

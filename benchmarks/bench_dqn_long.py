@@ -1,0 +1,205 @@
+"""Benchmark of a real long run: DQN trained for ``--minutes`` (default 30), recorded with ``record(spill=...)``.
+
+Run ``python -m benchmarks.bench_dqn_long [--minutes M] [--capacity N] [--out DIR] [--no-docs]``, or
+``--trace FILE`` to measure again a trace recorded earlier (with a newer writer, say) without training again.
+
+The run is ``make demo``'s: DQN on CartPole-v1 with two remote rollout
+workers on an embedded Ray, ``train()`` called until the time is up, inside
+``record(spill=...)``.  The trace in memory at the end is saved
+(``Trace.save``) beside the spill file, with the run's own figures in
+``<trace>.run.json``.  Reported:
+
+* events: in memory, in the spill file, and lost (evicted but not spilled);
+  events per second of recording;
+* kernel memory per event: the driver's peak RSS during the block (sampled
+  every 0.2 s) minus its RSS when the block started, over every event
+  recorded.  RSS counts every copy (recorder, mirrors, store, links,
+  indexes) but also what training itself grows in the driver (the replay
+  buffer fills in its first minutes), so it is an upper bound;
+* the store's own arrays per event (``TraceStore.nbytes``);
+* bytes per event of the saved trace, of the spill file, and of the saved
+  HTML page (``rlviz.viz.write_html`` of the saved trace, with the writer of
+  the rlviz that runs this; the time it took too).
+
+Re-measuring with ``--trace`` reads ``<trace>.run.json`` for the run's
+figures and measures the files again.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from benchmarks.docs_table import DOCS, write_table
+
+__all__ = ["record_run", "measure_files", "main", "TARGET_HTML_BYTES_PER_EVENT", "TARGET_KERNEL_BYTES_PER_EVENT"]
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "dqn_long"
+#: Issue 30's targets: saved HTML size, and the driver's memory for the events it holds.
+TARGET_HTML_BYTES_PER_EVENT = 15
+TARGET_KERNEL_BYTES_PER_EVENT = 60
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class _PeakRss:
+    """Samples this process's resident set size in a thread; ``peak`` is the highest seen since ``start``."""
+
+    def __init__(self, every_s: float = 0.2) -> None:
+        self.every_s = every_s
+        self.start_bytes = self.peak = _rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="bench-rss", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.peak = max(self.peak, _rss())
+
+    def stop(self) -> int:
+        """Stop sampling (one last sample first); the peak growth in bytes."""
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss())
+        return self.peak - self.start_bytes
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * _PAGE
+
+
+def record_run(minutes: float, out: Path, capacity: int | None = None, workers: int = 2) -> Path:
+    """Train DQN for ``minutes`` inside ``record(spill=...)``; save the trace; return its path.
+
+    Writes ``out/dqn_long.rlviz`` (the trace in memory at the end),
+    ``out/dqn_long.spill.rlviz`` (what the buffers evicted) and
+    ``out/dqn_long.rlviz.run.json`` (the run's figures).  Earlier files of
+    those names are replaced.
+    """
+    import rlviz
+    from rlviz.plans import Trainer
+
+    out.mkdir(parents=True, exist_ok=True)
+    trace_path, spill_path = out / "dqn_long.rlviz", out / "dqn_long.spill.rlviz"
+    spill_path.unlink(missing_ok=True)                 # a spill never overwrites
+    rlviz.init()
+    trainer = Trainer("dqn", env="CartPole-v1", num_workers=workers,
+                      config={"seed": 0, "timesteps_per_iteration": 1000})
+    calls, last = 0, {}
+    try:
+        memory = _PeakRss()
+        started = time.perf_counter()
+        with rlviz.record(capacity=capacity, spill=spill_path) as recorded:
+            while time.perf_counter() - started < minutes * 60:
+                last = trainer.train()
+                calls += 1
+        seconds = time.perf_counter() - started
+        growth = memory.stop()
+    finally:
+        trainer.stop()
+    trace = recorded.snapshot()
+    store_bytes = recorded.store.nbytes
+    trace.save(trace_path)
+    from rlviz.trace import Trace
+    spilled = Trace.load(spill_path).columns.events
+    run = {"minutes": minutes, "seconds": round(seconds, 1), "train_calls": calls, "workers": workers,
+           "capacity": capacity, "in_memory": len(trace), "spilled": spilled,
+           "dropped": trace.dropped, "lost": max(trace.dropped - spilled, 0),
+           "rss_start_bytes": memory.start_bytes, "rss_peak_growth_bytes": growth, "store_bytes": store_bytes,
+           "sampled_steps": last.get("timesteps_total"), "trained_steps": last.get("num_steps_trained"),
+           "return": last.get("episode_reward_mean"), "spill": spill_path.name,
+           "ended": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "load_average": list(os.getloadavg())}
+    Path(f"{trace_path}.run.json").write_text(json.dumps(run, indent=1))
+    return trace_path
+
+
+def measure_files(trace_path: Path) -> dict:
+    """The run's figures (``<trace>.run.json``) plus the files' sizes per event and a fresh saved HTML page.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``trace_path`` or its ``.run.json`` is missing (record a run first, without ``--trace``).
+    """
+    from rlviz.trace import Trace
+    from rlviz.viz import write_html
+
+    run_file = Path(f"{trace_path}.run.json")
+    if not trace_path.exists() or not run_file.exists():
+        raise FileNotFoundError(f"{trace_path} or {run_file.name} is missing: record a run first "
+                                f"(python -m benchmarks.bench_dqn_long without --trace)")
+    run = json.loads(run_file.read_text())
+    spill_path = trace_path.parent / run["spill"]
+    trace = Trace.load(trace_path)
+    html_path = trace_path.with_suffix(".html")
+    started = time.perf_counter()
+    write_html(trace, html_path)
+    html_s = time.perf_counter() - started
+    total = run["in_memory"] + run["spilled"] + run["lost"]
+    return {**run, "events": total, "events_per_s": total / run["seconds"],
+            "kernel_bytes_per_event": run["rss_peak_growth_bytes"] / max(total, 1),
+            "store_bytes_per_event": run["store_bytes"] / max(run["in_memory"], 1),
+            "trace_bytes_per_event": trace_path.stat().st_size / max(len(trace), 1),
+            "spill_bytes_per_event": (spill_path.stat().st_size / run["spilled"]) if run["spilled"] else None,
+            "html_bytes_per_event": html_path.stat().st_size / max(len(trace), 1), "html_s": html_s,
+            "html_bytes": html_path.stat().st_size}
+
+
+def _table(result: dict, remeasured: bool) -> str:
+    load = os.getloadavg()
+    run_load = result["load_average"]
+    when = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}"
+    lines = [f"Run of {result['minutes']:g} min ended {result['ended'][:16].replace('T', ' ')} UTC "
+             f"(load average then {run_load[0]:.2f} / {run_load[1]:.2f} / {run_load[2]:.2f}); files measured "
+             f"{when} UTC{' again, with this writer' if remeasured else ''} on {os.cpu_count()} CPUs, load average "
+             f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min). {result['train_calls']} train() "
+             f"calls, {result['sampled_steps']:,} steps sampled, {result['trained_steps']:,} trained, mean return "
+             f"{result['return']:.1f}; capacity {result['capacity'] or 'default'}.", "",
+             "| measure | value | target |", "|---|---|---|",
+             f"| events recorded: in memory / spilled / lost | {result['in_memory']:,} / {result['spilled']:,} / "
+             f"{result['lost']:,} | |",
+             f"| events per second of recording | {result['events_per_s']:,.0f} | |",
+             f"| driver peak RSS growth per event (upper bound: training grows too) | "
+             f"{result['kernel_bytes_per_event']:.1f} | ≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
+             f"| the store's arrays per event held | {result['store_bytes_per_event']:.1f} | |",
+             f"| saved trace (`Trace.save`), bytes per event | {result['trace_bytes_per_event']:.1f} | |"]
+    spill = result["spill_bytes_per_event"]
+    lines.append(f"| spill file, bytes per event | {'n/a (nothing spilled)' if spill is None else f'{spill:.1f}'} | |")
+    lines.append(f"| saved HTML (`write_html` of the saved trace), bytes per event; written in "
+                 f"{result['html_s']:.1f} s | {result['html_bytes_per_event']:.1f} | "
+                 f"≤ {TARGET_HTML_BYTES_PER_EVENT} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Record (or, with ``--trace``, re-measure), print the figures, write the table into docs/performance.md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0, help="how long to train and record (default 30)")
+    parser.add_argument("--capacity", type=int, default=None, help="record()'s capacity (default: its default)")
+    parser.add_argument("--workers", type=int, default=2, help="remote rollout workers (default 2)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"folder for the files (default {OUT})")
+    parser.add_argument("--trace", type=Path, default=None,
+                        help="measure this saved trace (and its .run.json) again instead of recording")
+    parser.add_argument("--no-docs", action="store_true", help="do not write the table into docs/performance.md")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.minutes <= 0:
+        parser.error(f"--minutes must be positive, got {args.minutes}")
+    trace_path = args.trace or record_run(args.minutes, args.out, args.capacity, args.workers)
+    result = measure_files(trace_path)
+    print(json.dumps(result, indent=1))
+    table = _table(result, remeasured=args.trace is not None)
+    print(table)
+    if not args.no_docs:
+        write_table(DOCS / "performance.md", table, "dqn_long")
+    return result
+
+
+if __name__ == "__main__":
+    main()
