@@ -2294,7 +2294,7 @@ function createInspector(host, view) {
     drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
-      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
+      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
       return;
     }
     if (whyFor !== view.meta.decisions) {
