@@ -96,6 +96,7 @@ class Trace:
         self.gauges = dict(gauges or {})
         self._events: list[Event] | None = None
         self._causes: dict[int, tuple[str, bool]] | None = None
+        self._links: Links | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -222,7 +223,13 @@ class Trace:
         A value is linked when both the event that produced it and an event
         that consumed it are in the trace.  ``links().dropped`` marks the
         links whose consumer dropped the value; ``links().kept`` leaves them out.
+        Worked out once (an argsort of every item id: seconds at 10M events), as ``events`` are.
         """
+        if self._links is None:
+            self._links = self._find_links()
+        return self._links
+
+    def _find_links(self) -> Links:
         c = self.columns
         counts = np.diff(c["input_offsets"])
         consumers = np.repeat(np.arange(len(self)), counts)
