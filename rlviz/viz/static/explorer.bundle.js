@@ -3039,15 +3039,21 @@ function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
     return fromLevels.get(lane);
   };
   const drawn = { exact: /* @__PURE__ */ new Set(), levels: /* @__PURE__ */ new Set() };
+  let painted = "";
   model.rows.forEach((row, r) => {
     if (!layout.shown[r]) return;
     const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
     const levels = laneLevels(row.lane);
-    if (levels === false) rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
-    else if (levels) levelScanlines(model, levels, dim, upper, lower);
-    else {
-      upper.fill(0);
-      lower.fill(0);
+    if (levels === false) {
+      rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+      painted = "";
+    } else if (painted !== `${row.lane}:${dim}`) {
+      if (levels) levelScanlines(model, levels, dim, upper, lower);
+      else {
+        upper.fill(0);
+        lower.fill(0);
+      }
+      painted = `${row.lane}:${dim}`;
     }
     (levels === false ? drawn.exact : drawn.levels).add(row.lane);
     const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
@@ -3940,9 +3946,12 @@ function hostApi(view, feed, destroy) {
         data: state.data + 1,
         rows: state.rows + 1,
         hover: -1,
-        order: orderEvents(model),
+        order: null,
         selected: selected >= 0 && selected < model.n ? selected : -1
       }, { from: "append" });
+      setTimeout(() => {
+        if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" });
+      }, 0);
     },
     /**
      * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the

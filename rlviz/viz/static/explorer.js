@@ -180,8 +180,10 @@ function hostApi(view, feed, destroy) {
       const selected = state.selected < 0 ? -1 : state.selected + baseOf(view.model) - baseOf(model);
       view.model = model;
       view.meta = model.meta;
-      store.set({ data: state.data + 1, rows: state.rows + 1, hover: -1, order: orderEvents(model),
+      store.set({ data: state.data + 1, rows: state.rows + 1, hover: -1, order: null,
         selected: selected >= 0 && selected < model.n ? selected : -1 }, { from: "append" });
+      // completion order (a sort of every end time) a moment after the frame, as at mount
+      setTimeout(() => { if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" }); }, 0);
     },
     /**
      * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the

@@ -116,13 +116,19 @@ export function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
     return fromLevels.get(lane);
   };
   const drawn = { exact: new Set(), levels: new Set() };
+  let painted = "";                      // the lane and dim the scanlines hold from its levels (its rows share them)
   model.rows.forEach((row, r) => {
     if (!layout.shown[r]) return;
     const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
     const levels = laneLevels(row.lane);
-    if (levels === false) rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
-    else if (levels) levelScanlines(model, levels, dim, upper, lower);
-    else { upper.fill(0); lower.fill(0); }            // its levels have not arrived yet
+    if (levels === false) {
+      rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+      painted = "";
+    } else if (painted !== `${row.lane}:${dim}`) {
+      if (levels) levelScanlines(model, levels, dim, upper, lower);
+      else { upper.fill(0); lower.fill(0); }          // its levels have not arrived yet
+      painted = `${row.lane}:${dim}`;
+    }
     (levels === false ? drawn.exact : drawn.levels).add(row.lane);
     const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
     const bottom = Math.round(layout.y[r]) + ROW_H - 1;
