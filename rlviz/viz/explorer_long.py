@@ -41,15 +41,16 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
 
 __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
-           "LONG_EVENTS",
+           "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL",
            "DELTA_COLUMNS", "DEFLATE_LEVEL"]
 
 #: Traces of more events than this are saved as a long trace (the 1M-event page keeps its one blob).
 LONG_EVENTS = 1_000_000
 #: The columns of a detail chunk stored as differences (when they are uint32).
 DELTA_COLUMNS = ("start", "inputs")
-#: zlib's compression level for the packed parts.
-DEFLATE_LEVEL = 6
+#: zlib's compression level for the packed detail chunks, and for the overview (worked out while a notebook's page
+#: waits for its first frame: level 1 is ten times quicker there, for twice the bytes, under a megabyte at 10M events).
+DEFLATE_LEVEL, OVERVIEW_DEFLATE_LEVEL = 6, 1
 
 
 @dataclass
@@ -99,7 +100,7 @@ def long_start(chunks: TraceChunks) -> tuple[dict, bytes]:
               for k in range(len(ranges))]
     overview, tables = overview_tables(trace, [lane["name"] for lane in meta["lanes"]],
                                        [lane["nodes"] for lane in meta["lanes"]], chunks.origin_ns, chunks.unit_ns)
-    packed = zlib.compress(tables, DEFLATE_LEVEL)
+    packed = zlib.compress(tables, OVERVIEW_DEFLATE_LEVEL)
     meta.update(long=True, events=len(trace), texts=chunks.texts, notes=order_notes(trace), chunks=[], detail=detail,
                 overview={**overview, "packed": len(packed)})
     return meta, packed
