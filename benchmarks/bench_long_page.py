@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks.docs_table import DOCS, write_table
 from benchmarks.synthetic import pipeline_trace
 from rlviz.viz.explorer_html import explorer_html
-from rlviz.viz.explorer_long import detail_chunk, long_start
+from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
 from rlviz.viz.explorer_stream import TraceChunks
 
 __all__ = ["run", "main"]
@@ -75,19 +75,22 @@ _FRAMES = """async ([notches, delta]) => {
 def run(events: int = 10_000_000, lanes: int = 64, hours: float = 3.0, runs: int = 3, notebook: bool = True) -> dict:
     """Write the long trace's page, open it ``runs`` times, show it once in JupyterLab (``notebook``), and return the
     figures (medians over runs and places)."""
+    if events <= LONG_EVENTS:
+        raise ValueError(f"events must be above {LONG_EVENTS:,} (a page of fewer is one blob, not a long trace's: "
+                         f"benchmarks.bench_explorer measures it), got {events:,}")
     trace = pipeline_trace(events, lanes, hours * 3600)
     started = time.perf_counter()
     page = explorer_html(trace)
     write_s = time.perf_counter() - started
-    folder = Path(tempfile.mkdtemp(prefix="rlviz-long-page-"))
-    html = folder / "long.html"
-    html.write_text(page, encoding="utf-8")
-    size = html.stat().st_size
     c = trace.columns
     span_ms = (int(c["end_ns"].max()) - trace.start_ns) / 1e6
     places = np.linspace(0.05, 0.95, PLACES) * span_ms
     kernel = _kernel_figures(trace)
-    per_run = [_browser_run(html, places) for _ in range(runs)]
+    with tempfile.TemporaryDirectory(prefix="rlviz-long-page-") as folder:      # 72 MB at 10M events: not left behind
+        html = Path(folder) / "long.html"
+        html.write_text(page, encoding="utf-8")
+        size = html.stat().st_size
+        per_run = [_browser_run(html, places) for _ in range(runs)]
     del trace, page, c                              # the notebook's kernel builds its own
     kernel.update(_notebook_figures(events, lanes, hours) if notebook else {})
     exact = [place["ms"] for one in per_run for place in one["exact"]]
