@@ -29,6 +29,18 @@ def ray_local():
     ray.shutdown()
 
 
+#: The long trace of the browser tests and the page benchmark: 10M events on 64 lanes over 3 hours.
+LONG_TRACE = (10_000_000, 64, 3 * 3600.0)
+
+
+@pytest.fixture(scope="session")
+def long_trace():
+    """``benchmarks.synthetic.pipeline_trace(*LONG_TRACE)``, built once per session (about 0.7 GB)."""
+    from benchmarks.synthetic import pipeline_trace
+
+    return pipeline_trace(*LONG_TRACE)
+
+
 @pytest.fixture
 def ctrl_c():
     """Python's own Ctrl-C handler for the test, so ``_thread.interrupt_main()`` raises KeyboardInterrupt.

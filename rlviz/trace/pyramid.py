@@ -183,14 +183,26 @@ class Pyramid:
 
 def _add_levels(tables: list[np.ndarray], first_level: int, rows: np.ndarray, base: np.ndarray, sign: int) -> None:
     """Add ``sign`` to the tables of levels ``first_level, first_level + 1, ...`` once per (row, level-0 bucket)
-    pair, in time proportional to the pairs."""
+    pair, in time proportional to the pairs (the pairs counted by ``bincount`` when there are few cells for the
+    events, else by a sort)."""
     if not len(rows):
         return
     width = int(base.max()) + 1
-    cells, counts = np.unique(rows * width + base, return_counts=True)
+    keys = rows * width + base
+    span = int(keys.max()) + 1
+    if span <= max(4 * len(keys), 1 << 16):           # few cells for the events: count them without a sort
+        counts = np.bincount(keys, minlength=span)
+        cells = np.flatnonzero(counts)
+        counts = counts[cells]
+    else:
+        cells, counts = np.unique(keys, return_counts=True)
     rows, base, counts = cells // width, cells % width, (sign * counts).astype(np.int32)
     for level, table in enumerate(tables, first_level):
-        np.add.at(table.reshape(-1), rows * table.shape[1] + (base >> (FACTOR_SHIFT * level)), counts)
+        flat, cells = table.reshape(-1), rows * table.shape[1] + (base >> (FACTOR_SHIFT * level))
+        if 8 * len(cells) >= len(flat):                 # many cells for the table: one bincount beats add.at
+            flat += np.bincount(cells, weights=counts, minlength=len(flat)).astype(np.int32)
+        else:
+            np.add.at(flat, cells, counts)
 
 
 def _window(array: np.ndarray, first: int, stop: int) -> np.ndarray:

@@ -96,6 +96,7 @@ class Trace:
         self.gaps: tuple[Gap, ...] = tuple(gaps)
         self._events: list[Event] | None = None
         self._causes: dict[int, tuple[str, bool]] | None = None
+        self._links: Links | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -222,19 +223,20 @@ class Trace:
         A value is linked when both the event that produced it and an event
         that consumed it are in the trace.  ``links().dropped`` marks the
         links whose consumer dropped the value; ``links().kept`` leaves them out.
+        Worked out once (seconds at 10M events), as ``events`` are.
         """
+        if self._links is None:
+            self._links = self._find_links()
+        return self._links
+
+    def _find_links(self) -> Links:
         c = self.columns
         counts = np.diff(c["input_offsets"])
         consumers = np.repeat(np.arange(len(self)), counts)
         marked = c["input_ids"]
-        wanted = input_id(marked)
-        ids = c["item_id"]
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        slots = np.searchsorted(sorted_ids, wanted)
-        slots = np.clip(slots, 0, max(len(sorted_ids) - 1, 0))
-        found = (sorted_ids[slots] == wanted) if len(sorted_ids) else np.zeros(len(wanted), bool)
-        return Links(order[slots[found]], consumers[found], is_dropped(marked[found]))
+        producers = _producers(c["item_id"], input_id(marked))
+        found = producers >= 0
+        return Links(producers[found], consumers[found], is_dropped(marked[found]))
 
     # -- views and exports (each lives in its own module) ------------------
     def save(self, path: str) -> None:
@@ -376,6 +378,26 @@ class _Builder:
     def _append(self, **values) -> None:
         for name, value in values.items():
             self.parts[name].append(np.asarray(value))
+
+
+def _producers(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Per wanted item id, the first event (lowest index) whose item has that id; -1 where none has.
+
+    A recorder's ids are few for the events (each chunk reserves a run of
+    them), so a table indexed by id answers without sorting; ids spread
+    wider than that are found by a sort.
+    """
+    top = int(ids.max(initial=-1))
+    if top < 4 * len(ids) + 1024 and int(wanted.min(initial=0)) >= 0:
+        table = np.full(top + 2, -1, np.int64)              # the last slot answers every id past the top
+        made = np.flatnonzero(ids >= 0)
+        table[ids[made][::-1]] = made[::-1]                 # assigned last, the first event of an id wins
+        return table[np.minimum(wanted, top + 1)]
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    slots = np.clip(np.searchsorted(sorted_ids, wanted), 0, max(len(sorted_ids) - 1, 0))
+    found = (sorted_ids[slots] == wanted) if len(sorted_ids) else np.zeros(len(wanted), bool)
+    return np.where(found, order[slots] if len(sorted_ids) else -1, -1)
 
 
 def _check_record(record: object, position: int) -> None:

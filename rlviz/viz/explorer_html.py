@@ -15,9 +15,11 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_diff import ComparedRuns, diff_payloads
+from rlviz.viz.explorer_long import LONG_EVENTS, LongPayload, encode_long
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
@@ -65,8 +67,13 @@ def embed_json(value: object) -> str:
 
 
 def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _TITLE,
-                  css: str = "", view: dict | None = None) -> str:
+                  css: str = "", view: dict | None = None, long_from: int = LONG_EVENTS) -> str:
     """The standalone page as a string (see ``write_html``).
+
+    A trace of more than ``long_from`` events is saved as a long trace
+    (``rlviz.viz.explorer_long``): an overview the page draws at once, and
+    detail chunks, each in its own element, that it inflates when its window
+    needs them.
 
     Parameters
     ----------
@@ -83,6 +90,9 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
         What the page shows first, as ``TraceView``'s traits: ``window``
         (ms since the trace start), ``selected``, ``op``, ``where``,
         ``skip_not_ready``; missing keys keep the defaults (everything).
+        A long trace's page keeps no selection (its indices are a part's).
+    long_from : int, default LONG_EVENTS
+        Events past which the trace is saved as a long trace.
 
     Returns
     -------
@@ -97,6 +107,9 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
     """
     trace = check_trace(trace, "explorer_html")
     view = _check_view(view)
+    check_int("long_from", long_from, minimum=0)
+    if len(trace) > long_from:
+        return _page(title, css, above, _long_elements(encode_long(trace), view), _BOOT, below)
     payload = encode_trace(trace)
     data = [f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
             f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
@@ -336,6 +349,20 @@ def decode_blob(text: str) -> bytes:
 
 
 _TO_PAGE, _FROM_PAGE = str.maketrans("<", "."), str.maketrans(".", "<")
+
+
+def _long_elements(long: LongPayload, view: dict) -> list[str]:
+    """A long trace's elements: its meta, the view, the packed overview and each packed detail chunk in its own."""
+    return [f'<script type="application/json" id="rlviz-meta">{embed_json(long.meta)}</script>',
+            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
+            _packed_element("rlviz-overview", long.overview),
+            *(_packed_element(f"rlviz-detail-{k}", chunk) for k, chunk in enumerate(long.detail))]
+
+
+def _packed_element(element_id: str, data: bytes) -> str:
+    """An element holding packed bytes (base85) with their Adler-32 checksum for the page to check."""
+    return (f'<script type="application/octet-stream" id="{element_id}" data-adler32="{zlib.adler32(data)}">'
+            f"{encode_blob(data)}</script>")
 
 
 def _data_element(element_id: str, payload: Payload) -> str:

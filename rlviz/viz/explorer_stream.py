@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +65,7 @@ from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 
-__all__ = ["LiveEncoder", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S", "NOTES_COST_SHARE"]
+__all__ = ["LiveEncoder", "TraceChunks", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S", "NOTES_COST_SHARE"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
@@ -227,12 +226,108 @@ class LiveEncoder:
         return _in_store_order(structure, shown, nodes)
 
 
+class TraceChunks:
+    """A finished trace as the chunks of its stream, each encoded when asked for.
+
+    ``encode_trace`` encodes every chunk; a long trace's page
+    (``rlviz.viz.explorer_long``) gets only those its window needs.  Chunk
+    ``k`` holds the events at positions ``k * chunk_events`` on (a trace is
+    in start order, so each chunk covers one time range; ids are positions).
+
+    Parameters
+    ----------
+    trace : Trace
+        The finished trace.
+    chunk_events : int, default SAVED_CHUNK_EVENTS
+        Events per chunk.
+
+    Attributes
+    ----------
+    meta : dict
+        The stream's start meta (structure, origin, unit; ``chunks`` empty).
+    origin_ns, unit_ns : int
+        The page's time origin (the first start, or an earlier gap's) and unit.
+
+    Raises
+    ------
+    ValueError
+        If ``chunk_events`` is below 1.
+    """
+
+    def __init__(self, trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> None:
+        check_int("chunk_events", chunk_events, minimum=1)
+        self.trace, self.chunk_events = trace, chunk_events
+        c = trace.columns
+        self.origin_ns = min([trace.start_ns, *(gap.start_ns for gap in trace.gaps)]) if len(trace) else 0
+        span = int(c["end_ns"].max() - self.origin_ns) if len(trace) else 0
+        self.unit_ns = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
+        self.meta = {**_start_meta(self.origin_ns, self.unit_ns, trace.dropped, span / 1e6), "live": False,
+                     "count": len(trace), **trace_structure(trace), "chunks": []}
+        self._shared: tuple | None = None           # links and decisions: worked out when a chunk is first asked for
+        self._text_table: tuple | None = None       # huge ints' texts and every text: worked out when first asked for
+        self._tracks: dict[tuple[str, str], int] = {}
+
+    def __len__(self) -> int:
+        return len(range(0, len(self.trace) or (1 if self.trace.gauges else 0), self.chunk_events))   # gauges alone: one
+
+    @property
+    def texts(self) -> list[str]:
+        """Every text the chunks' items name (the first chunk brings them), ints past float64's exact range included."""
+        return self._texts()[1]
+
+    def time_ranges(self) -> np.ndarray:
+        """Per chunk, its first start and last end in units since the origin (its meta's ``time_range``), as k x 2."""
+        c = self.trace.columns
+        firsts = np.arange(0, len(self.trace), self.chunk_events)
+        if not len(firsts):
+            return np.zeros((len(self), 2), np.int64)
+        start = np.maximum((c["start_ns"][firsts] - self.origin_ns) // self.unit_ns, 0)
+        ends = np.maximum(np.maximum.reduceat(c["end_ns"], firsts), np.maximum.reduceat(c["start_ns"], firsts))
+        return np.stack([start, np.maximum((ends - self.origin_ns) // self.unit_ns, start)], axis=1)
+
+    def chunk(self, k: int) -> Payload:
+        """Chunk ``k`` encoded (``seq`` = ``k``); the first brings every text and the gauge readings."""
+        first = k * self.chunk_events
+        if not 0 <= k < len(self):
+            raise IndexError(f"chunk {k} is not in this stream of {len(self)} chunks")
+        c = self.trace.columns
+        links, decisions = self._links()
+        huge_texts, texts = self._texts()
+        producers, consumers = links
+        last = min(first + self.chunk_events, len(self.trace))
+        lo, hi = np.searchsorted(consumers, [first, last])
+        mine = slice(*np.searchsorted(decisions["event"], [first, last]))
+        part = _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
+                     producers[lo:hi], links.dropped[lo:hi], {key: v[mine] for key, v in decisions.items()},
+                     texts if first == 0 else [], 0, self.trace.dropped, huge_texts,
+                     _gauge_readings(self.trace) if first == 0 else (), self.trace.gaps)
+        chunk = _encode_chunk(part, self.origin_ns, self.unit_ns, self._tracks)
+        chunk.meta["seq"] = k
+        return chunk
+
+    def _links(self) -> tuple:
+        """The trace's links and decisions, which every chunk reads from: worked out once, when first needed."""
+        if self._shared is None:
+            self._shared = (self.trace.links(), _trace_decisions(self.trace))
+        return self._shared
+
+    def _texts(self) -> tuple[dict[int, int], list[str]]:
+        """Ints past float64's exact range -> the index of their text, and every text (the trace's, then theirs)."""
+        if self._text_table is None:
+            c = self.trace.columns
+            huge = sorted(set(c["item_num"][_huge_ints(c)].tolist()))
+            self._text_table = ({value: len(self.trace.texts) + k for k, value in enumerate(huge)},
+                                [*self.trace.texts, *(f"int {value}" for value in huge)])
+        return self._text_table
+
+
 def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payload:
     """Encode a finished ``trace`` as the stream a page replays: the start meta, then its chunks.
 
     The chunks are the live format's, cut every ``chunk_events`` events (in
-    start order, so each covers one time range); ``meta["chunks"]`` lists
-    their metas and ``buffers`` holds their buffers, chunk after chunk.
+    start order, so each covers one time range: ``TraceChunks``);
+    ``meta["chunks"]`` lists their metas and ``buffers`` holds their buffers,
+    chunk after chunk.
 
     Parameters
     ----------
@@ -257,43 +352,17 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     >>> payload.meta["count"], payload.meta["unit_ns"], len(payload.meta["chunks"])
     (81, 1, 1)
     """
-    check_int("chunk_events", chunk_events, minimum=1)
-    c = trace.columns
-    origin = min([trace.start_ns, *(gap.start_ns for gap in trace.gaps)]) if len(trace) else 0   # gaps in view too
-    span = int(c["end_ns"].max() - origin) if len(trace) else 0
-    unit = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
-    meta = {**_start_meta(origin, unit, trace.dropped, span / 1e6), "live": False, "count": len(trace),
-            **trace_structure(trace), "chunks": []}
+    chunks = TraceChunks(trace, chunk_events)
+    meta = {**chunks.meta, "chunks": []}
     buffers: list[bytes] = []
-    tracks: dict[tuple[str, str], int] = {}
-    for part in _trace_parts(trace, chunk_events):
-        chunk = _encode_chunk(part, origin, unit, tracks)
-        chunk.meta["seq"] = len(meta["chunks"])
+    for k in range(len(chunks)):
+        chunk = chunks.chunk(k)
         meta["chunks"].append(chunk.meta)
         buffers.extend(chunk.buffers)
     notes = order_notes(trace)
     if notes and meta["chunks"]:
         meta["chunks"][-1]["notes"] = notes            # as of the trace's end, as a live page gets them last
     return Payload(meta, buffers)
-
-
-def _trace_parts(trace: Trace, chunk_events: int) -> Iterator[_Part]:
-    """A finished trace cut into what its chunks carry: events in start order, their links and decisions (ids are
-    positions); the first chunk brings every text, ints past float64's exact range included as ``"int N"``."""
-    c = trace.columns
-    producers, consumers = links = trace.links()
-    decisions = _trace_decisions(trace)
-    huge = sorted(set(c["item_num"][_huge_ints(c)].tolist()))
-    huge_texts = {value: len(trace.texts) + k for k, value in enumerate(huge)}
-    texts = [*trace.texts, *(f"int {value}" for value in huge)]
-    for first in range(0, len(trace) or (1 if trace.gauges else 0), chunk_events):   # gauges alone: one chunk
-        last = min(first + chunk_events, len(trace))
-        lo, hi = np.searchsorted(consumers, [first, last])
-        mine = slice(*np.searchsorted(decisions["event"], [first, last]))
-        yield _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
-                    producers[lo:hi], links.dropped[lo:hi], {k: v[mine] for k, v in decisions.items()},
-                    texts if first == 0 else [], 0, trace.dropped, huge_texts,
-                    _gauge_readings(trace) if first == 0 else (), trace.gaps)
 
 
 def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[str, str], int]) -> Payload:

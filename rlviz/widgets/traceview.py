@@ -3,7 +3,10 @@
 The trace travels once, as binary column buffers of a custom message (the
 format of ``rlviz.viz.explorer_payload``); zoom, hover, click and step need
 no kernel round trip.  Selection, window and filters are traits mirrored
-both ways.
+both ways.  A trace of more than ``rlviz.viz.explorer_long.LONG_EVENTS``
+events never travels whole: the page gets its overview of levels
+(``long_start``) and asks for the chunks its window needs, which the
+kernel encodes when asked (``detail_chunk``).
 """
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ import traitlets
 
 from rlviz.trace import Event, Trace
 from rlviz.viz.explorer_html import explorer_html, explorer_js
-from rlviz.viz.explorer_stream import encode_trace
+from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
+from rlviz.viz.explorer_payload import Payload
+from rlviz.viz.explorer_stream import TraceChunks, encode_trace
 from rlviz.widgets.picture import timeline_png
 
 __all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
@@ -102,6 +107,7 @@ class TraceView(anywidget.AnyWidget):
         self._ops = sorted({n.op for n in trace.nodes})
         self._wheres = sorted({n.where for n in trace.nodes})
         self._payload = None
+        self._chunks: TraceChunks | None = None       # a long trace's stream, chunk by chunk
         super().__init__(_esm=explorer_js())
         for name, value in kwargs.items():
             setattr(self, name, value)
@@ -154,6 +160,8 @@ class TraceView(anywidget.AnyWidget):
     def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
         if isinstance(content, dict) and content.get("type") == "ready":
             self.send_payload(content.get("view"))
+        elif isinstance(content, dict) and content.get("type") == "detail":      # a long trace's page needs a chunk
+            self.send_detail(content.get("chunk"), content.get("view"))
         elif isinstance(content, dict) and content.get("type") == "ping":     # the page asks if the kernel is there
             self.send({"type": "pong", "view": content.get("view")})
 
@@ -166,12 +174,34 @@ class TraceView(anywidget.AnyWidget):
             The asking view's token; other views of this widget ignore the answer.
         """
         try:
-            if self._payload is None:
+            if self._payload is None and len(self._trace) > LONG_EVENTS:
+                self._chunks = TraceChunks(self._trace)
+                meta, overview = long_start(self._chunks)
+                self._payload = Payload(meta, [overview])
+            elif self._payload is None:
                 self._payload = encode_trace(self._trace)
         except Exception as err:          # shown in the widget, not lost in a log
             self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
             raise
         self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
+
+    def send_detail(self, chunk: object, view: str | None = None) -> None:
+        """Send chunk ``chunk`` of a long trace's stream to the page that asked (its window meets it).
+
+        Parameters
+        ----------
+        chunk : int
+            The chunk's number, as the page's start meta lists it (``detail``).
+        view : str, optional
+            The asking view's token; other views of this widget ignore the answer.
+        """
+        if self._chunks is None or not isinstance(chunk, int) or not 0 <= chunk < len(self._chunks):
+            count = len(self._chunks) if self._chunks is not None else 0
+            self.send({"type": "error", "message": f"the page asked for chunk {chunk!r} of a trace that has {count} "
+                                                   f"(only a long trace's page asks): reload the view"})
+            return
+        payload = detail_chunk(self._chunks, chunk)
+        self.send({"type": "detail", "view": view, "chunk": chunk, "meta": payload.meta}, payload.buffers)
 
     # -- static fallback ---------------------------------------------------
     def standalone_html(self) -> str:

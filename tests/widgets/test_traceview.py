@@ -173,3 +173,28 @@ def test_the_kernel_free_page_rides_along_only_when_asked_and_opens_where_the_vi
     opened = json.loads(re.search(r'id="rlviz-view">([^<]*)</script>', page).group(1))
     assert opened == {"window": [1.0, 3.0], "selected": 4, "op": None, "where": None, "skip_not_ready": True}
     assert "mountExplorer" in page and "image/png" in data
+
+
+def test_a_long_trace_sends_its_overview_only_and_each_chunk_the_page_asks_for(monkeypatch):
+    """Past LONG_EVENTS the page gets the start meta and the packed overview; a chunk travels when the page asks."""
+    import rlviz.widgets.traceview as traceview
+    from rlviz.viz.examples import large_trace
+    from rlviz.viz.explorer_stream import encode_trace
+
+    monkeypatch.setattr(traceview, "LONG_EVENTS", 1_000)
+    trace = large_trace(5_000)
+    view = TraceView(trace)
+    messages = _sent(view)
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    (content, buffers), = messages
+    meta = content["meta"]
+    assert meta["long"] and meta["events"] == len(trace) and len(buffers) == 1, "the overview, no event"
+    assert [chunk["count"] for chunk in meta["detail"]] == [len(trace)], "one chunk of 65,536 events at most"
+    view._handle_custom_msg({"type": "detail", "view": "v1", "chunk": 0}, [])
+    detail, chunk_buffers = messages[-1]
+    assert detail["type"] == "detail" and detail["chunk"] == 0 and detail["view"] == "v1"
+    whole = encode_trace(trace)
+    assert chunk_buffers == whole.buffers, "the stream's own chunk, unpacked"
+    assert detail["meta"]["time_range"] == meta["detail"][0]["time_range"] == whole.meta["chunks"][0]["time_range"]
+    view._handle_custom_msg({"type": "detail", "view": "v1", "chunk": 5}, [])
+    assert messages[-1][0]["type"] == "error" and "chunk 5" in messages[-1][0]["message"]

@@ -1469,6 +1469,7 @@ function trimFront(live, heldFrom) {
   return cut;
 }
 function liveMeta(live) {
+  if (live.meta.long) return { ...live.meta, count: live.n, item_mode: "f64" };
   const c = live.counters;
   const nodes = live.meta.nodes.map((node, k) => ({
     ...node,
@@ -1746,8 +1747,200 @@ function checkSavedBytes(meta, bytes, checksum) {
     throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed after it was written");
   }
 }
+function checkPacked(bytes, size, checksum, what) {
+  if (bytes.length !== size) {
+    throw new DamagedPage(`${what} holds ${bytes.length.toLocaleString("en-US")} bytes where it announces ${size.toLocaleString("en-US")}: the file was ${bytes.length < size ? "cut short" : "changed after it was written"}`);
+  }
+  if (Number.isFinite(checksum) && adler32(bytes) !== checksum) {
+    throw new DamagedPage(`${what} does not match the checksum it was written with: the file was changed after it was written`);
+  }
+}
 function damagedText(reason) {
   return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with rlviz.viz.write_html(trace, path), or open a complete copy of the file.`;
+}
+
+// rlviz/viz/static/explorer_levels.js
+var MAX_DETAIL_CHUNKS = 4;
+var NO_NODE = -1;
+function levelsFromOverview(overview, bytes) {
+  const lanes = overview.lanes;
+  const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  let at = 0;
+  const take = (size) => {
+    const part = words.subarray(at, at + size);
+    at += size;
+    return part;
+  };
+  const sets = overview.levels.map(({ width, start, n }) => {
+    const size = lanes * n;
+    const count = take(size), busiestPlusOne = take(size), errors = take(size), notReady = take(size);
+    const busiest = new Int32Array(size);
+    for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
+    return { width, start, n, count, busiest, errors, notReady };
+  });
+  if (at !== words.length) {
+    throw new Error(`the overview holds ${words.length} values where its levels announce ${at}`);
+  }
+  return { lanes, sets: sets.sort((p, q) => p.width - q.width) };
+}
+function pickLevel(levels, a, b, plotW) {
+  if (!levels || levels.sets.length === 0) return null;
+  const pixel = (b - a) / plotW;
+  let best = levels.sets[0];
+  for (const set of levels.sets) if (set.width <= pixel) best = set;
+  return best;
+}
+function lanePixels(set, lane, a, b, plotW) {
+  const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
+  const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
+  const scale = plotW / (b - a), row = lane * set.n;
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  let top = 0;
+  for (let k = first; k < last; k++) {
+    const c = set.count[row + k];
+    if (c === 0) continue;
+    const s = set.start + k * set.width;
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    for (let x = x0; x < x1; x++) {
+      count[x] += c;
+      if (c > fullest[x]) {
+        fullest[x] = c;
+        busiest[x] = set.busiest[row + k];
+      }
+      errors[x] += set.errors[row + k];
+      notReady[x] += set.notReady[row + k];
+      if (count[x] > top) top = count[x];
+    }
+  }
+  return { count, busiest, errors, notReady, top };
+}
+function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
+  let first = -1, last = -1;
+  for (let k = 0; k < detail.length; k++) {
+    const [from, to] = detail[k].time_range;
+    if (from > b || to < a) continue;
+    if (first < 0) first = k;
+    last = k;
+  }
+  if (first < 0 || last - first + 1 > most) return null;
+  return [first, last];
+}
+function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
+  const need = loaded && chunksFor(detail, a, b, most);
+  return Boolean(need) && need[0] >= loaded[0] && need[1] <= loaded[1];
+}
+function undoDelta(columns, names) {
+  for (const name of names) {
+    const values = columns[name];
+    if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
+    for (let k = 1; k < values.length; k++) values[k] += values[k - 1];
+  }
+}
+
+// rlviz/viz/static/explorer_long.js
+var KEPT_CHUNKS = 8;
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+function widthOf(dtype) {
+  return Number(dtype.slice(2));
+}
+function unshuffle(planes, width) {
+  const n = planes.length / width, out = new Uint8Array(planes.length);
+  for (let b = 0; b < width; b++) {
+    const plane = planes.subarray(b * n, (b + 1) * n);
+    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
+  }
+  return out;
+}
+function unpackChunk(chunk, bytes) {
+  const delta = new Set(chunk.packed?.delta ?? []);
+  const buffers = [];
+  let at = 0;
+  for (const spec of chunk.columns) {
+    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
+    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
+    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
+    at += size;
+    if (delta.has(spec.name)) {
+      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
+      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
+      undoDelta(values, [spec.name]);
+    }
+    buffers.push(own);
+  }
+  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
+  return buffers;
+}
+function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
+  const detail = meta.detail;
+  const kept = /* @__PURE__ */ new Map();
+  let asked = 0;
+  const lod = {
+    levels: null,
+    loaded: null,
+    // [first, last] chunks in the model, or null
+    pending: null,
+    // the promise of the latest load (tests and benchmarks await it)
+    /** Whether lane `lane`'s events in window [a, b] are all in the model. */
+    exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
+    /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
+    pixels(lane, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
+    },
+    setLevels(levels) {
+      lod.levels = levels;
+    },
+    /**
+     * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or
+     * it needs more than `most`. Resolves to true when a new model was handed to the host.
+     */
+    request([a, b]) {
+      const need = chunksFor(detail, a, b, most);
+      if (!need || covers(detail, lod.loaded, a, b, most)) return Promise.resolve(false);
+      const mine = ++asked;
+      const load = Promise.all(range(need).map(chunk)).then((parts) => {
+        if (mine !== asked) return false;
+        lod.loaded = need;
+        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        return true;
+      }, (error) => {
+        if (mine === asked) host.onError(error);
+        return false;
+      });
+      lod.pending = load;
+      return load;
+    }
+  };
+  function chunk(k) {
+    if (kept.has(k)) {
+      const known = kept.get(k);
+      kept.delete(k);
+      kept.set(k, known);
+      return known;
+    }
+    const loading = source.chunk(k);
+    kept.set(k, loading);
+    loading.catch(() => kept.delete(k));
+    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    return loading;
+  }
+  return lod;
+}
+function range([first, last]) {
+  return Array.from({ length: last - first + 1 }, (_, k) => first + k);
+}
+function modelOf(meta, chunks, buffers) {
+  const { detail, overview, ...start } = meta;
+  const metas = chunks.map(({ seq, packed, ...chunk }) => chunk);
+  const data = openStream({ ...start, chunks: metas }, buffers.flat());
+  const model = liveModel(data);
+  settle(data);
+  return model;
 }
 
 // rlviz/viz/static/explorer_store.js
@@ -2170,7 +2363,7 @@ function createInspector(host, view) {
     drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
-      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : "Nothing to inspect: the trace is empty."));
+      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
       return;
     }
     if (whyFor !== view.meta.decisions) {
@@ -2865,11 +3058,13 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     update(changed, state) {
       if (changed.has("rows") || changed.has("hideOthers") || changed.has("filter") && state.hideOthers) layout = null;
     },
-    height: (frame) => frame.model.n > 0 ? laidOut().y[frame.model.rows.length] : 0,
+    height: (frame) => frame.model.n > 0 || frame.lod ? laidOut().y[frame.model.rows.length] : 0,
     draw(ctx, frame) {
       raster ?? (raster = { canvas: newCanvas() });
-      drawSpanTrack(ctx, frame, laidOut(), raster);
+      this.drawn = drawSpanTrack(ctx, frame, laidOut(), raster);
     },
+    /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
+    drawn: { exact: 0, levels: 0 },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
@@ -2894,7 +3089,9 @@ function drawSpanTrack(ctx, frame, layout, raster) {
     state.filter.op,
     state.filter.where,
     state.hideOthers,
-    state.data
+    state.data,
+    frame.lod?.levels ? 1 : 0,
+    frame.lod?.loaded ?? ""
   ].join("|");
   if (raster.key !== key) {
     paintRaster(raster, frame, layout, height);
@@ -2908,6 +3105,7 @@ function drawSpanTrack(ctx, frame, layout, raster) {
   ctx.clip();
   drawOverlays(ctx, frame, layout, height);
   ctx.restore();
+  return raster.drawn;
 }
 function paintRaster(raster, frame, layout, height) {
   const { plotW } = frame;
@@ -2918,20 +3116,60 @@ function paintRaster(raster, frame, layout, height) {
     raster.image = raster.ctx.createImageData(plotW, height);
     raster.pixels = new Uint32Array(raster.image.data.buffer);
   }
-  rasterizeSpans(raster.pixels, frame, layout);
+  raster.drawn = rasterizeSpans(raster.pixels, frame, layout);
   raster.ctx.putImageData(raster.image, 0, 0);
 }
-function rasterizeSpans(pixels, { model, state, plotW }, layout) {
+function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
   pixels.fill(0);
   const upper = new Uint32Array(plotW), lower = new Uint32Array(plotW);
+  const [a, b] = state.window;
+  const fromLevels = /* @__PURE__ */ new Map();
+  const laneLevels = (lane) => {
+    if (!fromLevels.has(lane)) fromLevels.set(lane, lod && !lod.exact(lane, a, b) ? lod.pixels(lane, a, b, plotW) : false);
+    return fromLevels.get(lane);
+  };
+  const drawn = { exact: /* @__PURE__ */ new Set(), levels: /* @__PURE__ */ new Set() };
+  let painted = "";
   model.rows.forEach((row, r) => {
     if (!layout.shown[r]) return;
     const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
-    rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+    const levels = laneLevels(row.lane);
+    if (levels === false) {
+      rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+      painted = "";
+    } else if (painted !== `${row.lane}:${dim}`) {
+      if (levels) levelScanlines(model, levels, dim, upper, lower);
+      else {
+        upper.fill(0);
+        lower.fill(0);
+      }
+      painted = `${row.lane}:${dim}`;
+    }
+    (levels === false ? drawn.exact : drawn.levels).add(row.lane);
     const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
     const bottom = Math.round(layout.y[r]) + ROW_H - 1;
     for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+    if (levels && layout.first[r]) markErrors(pixels, levels.errors, top, plotW, dim);
   });
+  return { exact: drawn.exact.size, levels: drawn.levels.size };
+}
+function levelScanlines(model, { count, busiest, notReady, top }, dim, upper, lower) {
+  upper.fill(0);
+  lower.fill(0);
+  const colors = /* @__PURE__ */ new Map();
+  for (let x = 0; x < upper.length; x++) {
+    if (count[x] > 0 && busiest[x] >= 0) {
+      if (!colors.has(busiest[x])) colors.set(busiest[x], rgbOf(model.nodes[busiest[x]].color));
+      upper[x] = pack(colors.get(busiest[x]), dim * (0.3 + 0.7 * Math.sqrt(count[x] / top)));
+    }
+    lower[x] = notReady[x] > 0 ? pack(GREY, dim * pollAlpha(notReady[x])) : upper[x];
+  }
+}
+function markErrors(pixels, errors, top, plotW, dim) {
+  const red = pack(rgbOf(ERROR_COLOR), dim);
+  for (let x = 0; x < plotW; x++) {
+    if (errors[x] > 0) for (let y = top; y < top + 2; y++) pixels[y * plotW + x] = red;
+  }
 }
 function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, lower) {
   upper.fill(0);
@@ -3089,20 +3327,21 @@ function drawSelection(ctx, frame, layout, i, shown) {
   }
   outline(ctx, [x, y, w, h], "#000", 2);
 }
-function spanAt({ model, state, plotW, tOf }, layout, x, y) {
+function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   if (x < GUTTER) return -1;
   let row = -1;
   for (let r = 0; r < model.rows.length && row < 0; r++) {
     if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) row = r;
   }
   const [a, b] = state.window;
+  if (row >= 0 && lod && !lod.exact(model.rows[row].lane, a, b)) return -1;
   return hitTest(model, row, tOf(x), 3 / plotW * (b - a));
 }
 
 // rlviz/viz/static/panes/timeline.js
 var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
 var TRACKS = [createSpanTrack];
-function frameOf(model, meta, state) {
+function frameOf(model, meta, state, lod = null) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
   const [a, b] = state.window;
   return {
@@ -3111,6 +3350,7 @@ function frameOf(model, meta, state) {
     state,
     width: state.width,
     plotW,
+    lod,
     xOf: (t) => GUTTER + (t - a) / (b - a) * plotW,
     tOf: (x) => a + (x - GUTTER) / plotW * (b - a)
   };
@@ -3173,7 +3413,7 @@ function createTimeline(host, view) {
   const gauges = createGaugeTracks(scroll, view, (lane) => lane < 0 ? spans.height(frame()) : spans.laneEnd(lane));
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
-  const frame = () => frameOf(view.model, view.meta, store.get());
+  const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
   showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
@@ -3187,9 +3427,10 @@ function createTimeline(host, view) {
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
     const rulerCtx = sized(ruler, f.width, RULER_H);
-    if (f.model.n > 0) {
+    if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
+      element.dataset.rlvizLevel = levelName(spans.drawn);
     }
     gauges.draw();
     gaps.draw();
@@ -3228,8 +3469,11 @@ function createTimeline(host, view) {
     }
   };
 }
+function levelName({ exact, levels }) {
+  return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
+}
 function showEmpty(view, scroll, [canvas, ...overlays]) {
-  if (view.model.n > 0) {
+  if (view.model.n > 0 || view.lod) {
     if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
     return;
   }
@@ -3293,7 +3537,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${d.index ?? i}`
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
@@ -3307,7 +3551,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 var SEARCH_SETTLE_MS = 200;
 function toolbarTexts(model, meta) {
   return {
-    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
+    title: `${(meta.events ?? model.n).toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
   };
 }
@@ -3624,13 +3868,15 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
   el.appendChild(root);
+  const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;
   const view = {
     meta: model.meta,
     model,
     root,
-    full: [0, Math.max(model.end, 1)],
-    describe: (i) => describe(view.model, i),
-    command: (name, extra) => host.onCommand?.(name, extra)
+    full: [0, Math.max(model.end, end, 1)],
+    describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
+    command: (name, extra) => host.onCommand?.(name, extra),
+    lod: host.lod ?? null
   };
   view.store = createStore({
     window: view.full.slice(),
@@ -3722,14 +3968,18 @@ function watchWidths(store, timeline, lower) {
   resize.observe(timeline);
   return resize;
 }
-function describe(m, i) {
+function describe(m, i, base = 0) {
   return {
     node: m.nodes[m.node[i]],
     outcome: OUTCOMES[m.flags[i] & 3],
     item: itemText(m, i),
+    index: base + i,
     startMs: m.start[i] * m.unitMs,
     durationMs: m.duration[i] * m.unitMs
   };
+}
+function baseOf(model) {
+  return model.droppedInputs?.base ?? 0;
 }
 function hostApi(view, feed, destroy) {
   const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
@@ -3772,6 +4022,30 @@ function hostApi(view, feed, destroy) {
     setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {
+    },
+    /**
+     * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
+     * event when the new part holds it. Without a model, draw again what is there (new levels came).
+     */
+    showModel(model = null) {
+      const state = store.get();
+      if (!model) {
+        store.set({ data: state.data + 1 }, { from: "append" });
+        return;
+      }
+      const selected = state.selected < 0 ? -1 : state.selected + baseOf(view.model) - baseOf(model);
+      view.model = model;
+      view.meta = model.meta;
+      store.set({
+        data: state.data + 1,
+        rows: state.rows + 1,
+        hover: -1,
+        order: null,
+        selected: selected >= 0 && selected < model.n ? selected : -1
+      }, { from: "append" });
+      setTimeout(() => {
+        if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" });
+      }, 0);
     },
     /**
      * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
@@ -3834,18 +4108,21 @@ function splitChunks(meta, bytes) {
   return buffers;
 }
 function mountSaved(host, doc = document) {
-  let meta, bytes, view;
+  let meta, bytes, view, overview = null;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    const data = doc.getElementById("rlviz-data");
-    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    try {
-      bytes = base85Bytes(data.textContent.trim());
-    } catch (error) {
-      throw new DamagedPage(error.message);
+    if (meta.long) overview = packedOverview(meta, doc);
+    const data = meta.long ? null : doc.getElementById("rlviz-data");
+    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    if (data) {
+      try {
+        bytes = base85Bytes(data.textContent.trim());
+      } catch (error) {
+        throw new DamagedPage(error.message);
+      }
+      checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
     }
-    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
   } catch (error) {
     if (!(error instanceof DamagedPage)) throw error;
     const box = make("div", null, "damaged", damagedText(error.message));
@@ -3853,11 +4130,69 @@ function mountSaved(host, doc = document) {
     host.replaceChildren(box);
     return null;
   }
-  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc)) : mountExplorer(host, meta, splitChunks(meta, bytes));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  if (!meta.long && view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  return explorer;
+}
+function packedOverview(meta, doc) {
+  const last = meta.detail.length - 1;
+  if (last >= 0) {
+    const element = doc.getElementById(`rlviz-detail-${last}`);
+    if (!element) throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) is missing: the file was cut short`);
+    const length = element.textContent.trim().length, expected = base85Length(meta.detail[last].packed.bytes);
+    if (length !== expected) {
+      throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) holds ${length.toLocaleString("en-US")} characters where ${expected.toLocaleString("en-US")} were written: the file was ${length < expected ? "cut short" : "changed after it was written"}`);
+    }
+  }
+  return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+}
+function base85Length(bytes) {
+  return 5 * Math.floor(bytes / 4) + (bytes % 4 ? bytes % 4 + 1 : 0);
+}
+function packedBytes(doc, id, size, what) {
+  const element = doc.getElementById(id);
+  if (!element) throw new DamagedPage(`${what} (#${id}) is missing: the file was cut short`);
+  let bytes;
+  try {
+    bytes = base85Bytes(element.textContent.trim());
+  } catch (error) {
+    throw new DamagedPage(`${what}: ${error.message}`);
+  }
+  checkPacked(bytes, size, Number(element.dataset.adler32), what);
+  return bytes;
+}
+function savedChunks(meta, doc) {
+  return {
+    async chunk(k) {
+      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
+    }
+  };
+}
+function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
+  let explorer = null, waiting = 0;
+  const lod = createLod(meta, source, {
+    onModel: (model) => explorer.showModel(model),
+    onError: (error) => explorer.showError(error instanceof DamagedPage ? damagedText(error.message) : `The Explorer failed: ${error && error.message ? error.message : error}`)
+  });
+  explorer = mountExplorer(el, meta, [], { ...host, lod });
+  explorer.lod = lod;
+  explorer.store.subscribe((changed, state) => {
+    if (!changed.has("window")) return;
+    if (!delayMs) {
+      lod.request(state.window);
+      return;
+    }
+    clearTimeout(waiting);
+    waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
+  });
+  explorer.levelsReady = inflate(overview).then((bytes) => {
+    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    explorer.showModel();
+  }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
   return explorer;
 }
 var PICTURE_DELAY_MS = 1e3;
@@ -3909,7 +4244,7 @@ function startFromTraits(view, model, meta) {
   }
   view.setFilter({ op: model.get("op"), where: model.get("where") });
   view.setSkipNotReady(model.get("skip_not_ready"));
-  if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
+  if (!meta.long && model.get("selected") >= 0) view.setSelected(model.get("selected"));
 }
 function kernelHost(currentModel, token, meta, asking) {
   return {
@@ -3919,7 +4254,7 @@ function kernelHost(currentModel, token, meta, asking) {
     onChange(state) {
       if (meta.live) return;
       const model = currentModel();
-      model.set("selected", state.selected);
+      if (!meta.long) model.set("selected", state.selected);
       model.set("window", state.window);
       model.set("op", state.op);
       model.set("where", state.where);
@@ -3930,6 +4265,28 @@ function kernelHost(currentModel, token, meta, asking) {
       if (asking.now) return;
       asking.now = true;
       currentModel().send({ type: "ready", view: token });
+    }
+  };
+}
+var KERNEL_DELAY_MS = 60;
+function bytesOf2(buffer) {
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+function askKernel(currentModel, token) {
+  const waiting = /* @__PURE__ */ new Map();
+  return {
+    chunk(k) {
+      return new Promise((resolve) => {
+        if (!waiting.has(k)) {
+          waiting.set(k, []);
+          currentModel().send({ type: "detail", view: token, chunk: k });
+        }
+        waiting.get(k).push(resolve);
+      });
+    },
+    answer(message, buffers) {
+      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(message.chunk);
     }
   };
 }
@@ -3952,13 +4309,18 @@ function createShown(model, key) {
     if (view) view.showError(banner.textContent);
     else box.replaceChildren(banner);
   };
+  const kernelChunks = askKernel(() => current, token);
   const messages = {
     payload(message, buffers) {
       if (message.view !== token) return;
       view?.destroy();
       asking.now = false;
-      view = mountExplorer(box, message.meta, buffers, kernelHost(() => current, token, message.meta, asking));
+      const host = kernelHost(() => current, token, message.meta, asking);
+      view = message.meta.long ? mountLong(box, message.meta, bytesOf2(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS) : mountExplorer(box, message.meta, buffers, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);
+    },
+    detail(message, buffers) {
+      if (message.view === token) kernelChunks.answer(message, buffers);
     },
     append(message, buffers) {
       if (message.view === token && view) view.append(message.meta, buffers);
@@ -4030,9 +4392,11 @@ export {
   PICTURE_DELAY_MS,
   base64Bytes,
   base85Bytes,
+  base85Length,
   explorer_default as default,
   mountDiff,
   mountExplorer,
+  mountLong,
   mountSaved,
   splitChunks
 };

@@ -8,8 +8,10 @@ import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
-import { DamagedPage, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
+import { DamagedPage, checkPacked, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
+import { levelsFromOverview } from "./explorer_levels.js";
+import { createLod, inflate, unpackChunk } from "./explorer_long.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
 import { createInspector } from "./panes/inspector.js";
@@ -29,9 +31,11 @@ import { DIFF_CSS, linkRuns } from "./explorer_diff.js";      // last: the bundl
  * @param {Array} buffers   the saved chunks' buffers, chunk after chunk (ArrayBuffer / DataView / typed arrays)
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop", and
- *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown)
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote, destroy,
- *   state, model, root, store}
+ *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown);
+ *   for a long trace (meta.long), {lod}: its level of detail (explorer_long.js), which the timeline draws
+ *   from where the model does not hold the window
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote,
+ *   showModel, destroy, state, model, root, store}
  */
 export function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
@@ -43,8 +47,9 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
   el.appendChild(root);
-  const view = { meta: model.meta, model, root, full: [0, Math.max(model.end, 1)], describe: (i) => describe(view.model, i),
-    command: (name, extra) => host.onCommand?.(name, extra) };
+  const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;       // a long trace's model holds a part of it
+  const view = { meta: model.meta, model, root, full: [0, Math.max(model.end, end, 1)], describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
+    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null };
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
     rows: 0, follow: Boolean(live), followSpan: null, live: null });
@@ -128,10 +133,15 @@ function watchWidths(store, timeline, lower) {
   return resize;
 }
 
-/** What the tooltip and the inspector say of event `i`. */
-function describe(m, i) {
-  return { node: m.nodes[m.node[i]], outcome: OUTCOMES[m.flags[i] & 3], item: itemText(m, i),
+/** What the tooltip and the inspector say of event `i`; `base` is the trace position of the model's first event. */
+function describe(m, i, base = 0) {
+  return { node: m.nodes[m.node[i]], outcome: OUTCOMES[m.flags[i] & 3], item: itemText(m, i), index: base + i,
     startMs: m.start[i] * m.unitMs, durationMs: m.duration[i] * m.unitMs };
+}
+
+/** The trace position of a model's first event (a long trace's part starts past 0). */
+function baseOf(model) {
+  return model.droppedInputs?.base ?? 0;
 }
 
 /** What the host (the widget, a page's script) holds of a mounted view; its changes are not reported back to it. */
@@ -160,6 +170,21 @@ function hostApi(view, feed, destroy) {
     setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
     /** Live views: draw what was appended (and the status) now rather than at the next frame. */
     drawNow: feed ? feed.drawNow : () => {},
+    /**
+     * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
+     * event when the new part holds it. Without a model, draw again what is there (new levels came).
+     */
+    showModel(model = null) {
+      const state = store.get();
+      if (!model) { store.set({ data: state.data + 1 }, { from: "append" }); return; }
+      const selected = state.selected < 0 ? -1 : state.selected + baseOf(view.model) - baseOf(model);
+      view.model = model;
+      view.meta = model.meta;
+      store.set({ data: state.data + 1, rows: state.rows + 1, hover: -1, order: null,
+        selected: selected >= 0 && selected < model.n ? selected : -1 }, { from: "append" });
+      // completion order (a sort of every end time) a moment after the frame, as at mount
+      setTimeout(() => { if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" }); }, 0);
+    },
     /**
      * Say the kernel is gone ([data-rlviz=kernel], over the toolbar), empty to take it back; what the
      * view shows stays, and a live run's bar says it stopped.
@@ -233,14 +258,17 @@ export function splitChunks(meta, bytes) {
  * @returns {object|null} the mounted Explorer (see mountExplorer), or null
  */
 export function mountSaved(host, doc = document) {
-  let meta, bytes, view;
+  let meta, bytes, view, overview = null;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    const data = doc.getElementById("rlviz-data");
-    if (!data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    try { bytes = base85Bytes(data.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
-    checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+    if (meta.long) overview = packedOverview(meta, doc);
+    const data = meta.long ? null : doc.getElementById("rlviz-data");
+    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
+    if (data) {
+      try { bytes = base85Bytes(data.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
+      checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
+    }
   } catch (error) {
     if (!(error instanceof DamagedPage)) throw error;
     const box = make("div", null, "damaged", damagedText(error.message));
@@ -248,11 +276,92 @@ export function mountSaved(host, doc = document) {
     host.replaceChildren(box);
     return null;
   }
-  const explorer = mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc))
+    : mountExplorer(host, meta, splitChunks(meta, bytes));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  if (!meta.long && view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);  // long: a part's index
+  return explorer;
+}
+
+/**
+ * A long trace's overview, checked: its element's bytes (base85 of deflate) are as many as the meta
+ * announces and match their Adler-32; the last detail chunk's element is there (a file cut short
+ * lacks it). Each detail chunk is checked the same way when the page first needs it.
+ */
+function packedOverview(meta, doc) {
+  const last = meta.detail.length - 1;
+  if (last >= 0) {
+    const element = doc.getElementById(`rlviz-detail-${last}`);
+    if (!element) throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) is missing: the file was cut short`);
+    const length = element.textContent.trim().length, expected = base85Length(meta.detail[last].packed.bytes);
+    if (length !== expected) {
+      throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) holds ${length.toLocaleString("en-US")} `
+        + `characters where ${expected.toLocaleString("en-US")} were written: the file was `
+        + `${length < expected ? "cut short" : "changed after it was written"}`);
+    }
+  }
+  return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+}
+
+/** Characters of the base85 text of `bytes` bytes (five per four, a last partial group one more than its bytes). */
+export function base85Length(bytes) {
+  return 5 * Math.floor(bytes / 4) + (bytes % 4 ? (bytes % 4) + 1 : 0);
+}
+
+/** The packed bytes of element `id`, checked against their announced size and Adler-32 (a DamagedPage if not). */
+function packedBytes(doc, id, size, what) {
+  const element = doc.getElementById(id);
+  if (!element) throw new DamagedPage(`${what} (#${id}) is missing: the file was cut short`);
+  let bytes;
+  try { bytes = base85Bytes(element.textContent.trim()); } catch (error) { throw new DamagedPage(`${what}: ${error.message}`); }
+  checkPacked(bytes, size, Number(element.dataset.adler32), what);
+  return bytes;
+}
+
+/** A long trace's saved chunks: chunk k decoded from its own element when first needed, checked, inflated. */
+function savedChunks(meta, doc) {
+  return {
+    async chunk(k) {
+      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
+    },
+  };
+}
+
+/**
+ * Mount a long trace (meta.long): the Explorer over no events yet, its levels once the packed
+ * `overview` is inflated, and the detail chunks its window needs, asked of `source` (a saved page's
+ * elements, or a notebook's kernel) after the window rests `delayMs` (explorer_long.js). A chunk
+ * that cannot be had says so in the view.
+ * @param {HTMLElement} el  container (emptied)
+ * @param {object} meta  the start meta (detail, overview)
+ * @param {Uint8Array} overview  the packed overview
+ * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}
+ * @param {object} host  as mountExplorer's
+ * @param {number} delayMs  how long the window rests before its chunks are asked for
+ * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn)
+ */
+export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
+  let explorer = null, waiting = 0;
+  const lod = createLod(meta, source, {
+    onModel: (model) => explorer.showModel(model),
+    onError: (error) => explorer.showError(error instanceof DamagedPage ? damagedText(error.message)
+      : `The Explorer failed: ${error && error.message ? error.message : error}`),
+  });
+  explorer = mountExplorer(el, meta, [], { ...host, lod });
+  explorer.lod = lod;
+  explorer.store.subscribe((changed, state) => {
+    if (!changed.has("window")) return;
+    if (!delayMs) { lod.request(state.window); return; }
+    clearTimeout(waiting);
+    waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
+  });
+  explorer.levelsReady = inflate(overview).then((bytes) => {
+    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    explorer.showModel();
+  }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
   return explorer;
 }
 
@@ -308,7 +417,7 @@ function startFromTraits(view, model, meta) {
   }
   view.setFilter({ op: model.get("op"), where: model.get("where") });
   view.setSkipNotReady(model.get("skip_not_ready"));
-  if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
+  if (!meta.long && model.get("selected") >= 0) view.setSelected(model.get("selected"));
 }
 
 /**
@@ -321,7 +430,7 @@ function kernelHost(currentModel, token, meta, asking) {
     onChange(state) {
       if (meta.live) return;        // a live view's selection stays in the page
       const model = currentModel();
-      model.set("selected", state.selected);
+      if (!meta.long) model.set("selected", state.selected);       // a long trace's page holds a part: its index
       model.set("window", state.window);
       model.set("op", state.op);
       model.set("where", state.where);
@@ -332,6 +441,37 @@ function kernelHost(currentModel, token, meta, asking) {
       if (asking.now) return;
       asking.now = true;
       currentModel().send({ type: "ready", view: token });
+    },
+  };
+}
+
+/** A long trace's view asks its kernel for the chunks its window needs once the window rests this long. */
+const KERNEL_DELAY_MS = 60;
+
+/** The bytes of a message buffer (a DataView or ArrayBuffer) as a Uint8Array. */
+function bytesOf(buffer) {
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/**
+ * A long trace's chunks asked of the kernel (a "detail" message naming the chunk), each answered by a
+ * "detail" message with its meta and buffers (rlviz.widgets.TraceView).
+ */
+function askKernel(currentModel, token) {
+  const waiting = new Map();         // chunk -> the resolve functions of those who asked
+  return {
+    chunk(k) {
+      return new Promise((resolve) => {
+        if (!waiting.has(k)) {
+          waiting.set(k, []);
+          currentModel().send({ type: "detail", view: token, chunk: k });
+        }
+        waiting.get(k).push(resolve);
+      });
+    },
+    answer(message, buffers) {
+      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(message.chunk);
     },
   };
 }
@@ -366,14 +506,19 @@ function createShown(model, key) {
     const banner = make("div", "rlviz-banner", "error", `The Explorer failed: ${error && error.message ? error.message : error}`);
     if (view) view.showError(banner.textContent); else box.replaceChildren(banner);
   };
+  const kernelChunks = askKernel(() => current, token);
   const messages = {
     payload(message, buffers) {
       if (message.view !== token) return;       // the answer to another view of the same widget
       view?.destroy();
       asking.now = false;
-      view = mountExplorer(box, message.meta, buffers, kernelHost(() => current, token, message.meta, asking));
+      const host = kernelHost(() => current, token, message.meta, asking);
+      view = message.meta.long
+        ? mountLong(box, message.meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS)
+        : mountExplorer(box, message.meta, buffers, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
     },
+    detail(message, buffers) { if (message.view === token) kernelChunks.answer(message, buffers); },
     append(message, buffers) { if (message.view === token && view) view.append(message.meta, buffers); },
     status(message) {
       view?.setLive(message.status);

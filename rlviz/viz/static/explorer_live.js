@@ -248,8 +248,12 @@ export function trimFront(live, heldFrom) {
   return cut;
 }
 
-/** The meta the panes read: the structure with each node's counters as the live data counts them. */
+/**
+ * The meta the panes read: the structure with each node's counters as the live data counts them (a
+ * long trace's page holds a part of the run: its meta's counters, of the whole run, stay).
+ */
 export function liveMeta(live) {
+  if (live.meta.long) return { ...live.meta, count: live.n, item_mode: "f64" };   // counts of the whole run, not of a part
   const c = live.counters;
   const nodes = live.meta.nodes.map((node, k) => ({ ...node, calls: c.calls[k], items: c.items[k],
     not_ready: c.notReady[k], errors: c.errors[k], busy_ms: c.busy[k] }));

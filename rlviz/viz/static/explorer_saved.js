@@ -60,6 +60,20 @@ export function checkSavedBytes(meta, bytes, checksum) {
   }
 }
 
+/**
+ * Check one packed part of a long trace's page (its overview, a detail chunk: `what`) against the
+ * size the meta announces and the Adler-32 its element carries; a DamagedPage says what is wrong.
+ */
+export function checkPacked(bytes, size, checksum, what) {
+  if (bytes.length !== size) {
+    throw new DamagedPage(`${what} holds ${bytes.length.toLocaleString("en-US")} bytes where it announces `
+      + `${size.toLocaleString("en-US")}: the file was ${bytes.length < size ? "cut short" : "changed after it was written"}`);
+  }
+  if (Number.isFinite(checksum) && adler32(bytes) !== checksum) {
+    throw new DamagedPage(`${what} does not match the checksum it was written with: the file was changed after it was written`);
+  }
+}
+
 /** What a damaged page says: what is wrong and what to do. */
 export function damagedText(reason) {
   return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with `

@@ -83,7 +83,8 @@ export function createInspector(host, view) {
     if (i < 0) {
       pane.appendChild(make("p", null, null, model.n
         ? "Click a span, or press → (or Play) to step through the calls in the order they completed."
-        : "Nothing to inspect: the trace is empty."));
+        : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
+          : "Nothing to inspect: the trace is empty."));
       return;
     }
     if (whyFor !== view.meta.decisions) {         // a live page's decisions grow: index them again

@@ -36,11 +36,13 @@ export function createSpanTrack(view, newCanvas = () => document.createElement("
     update(changed, state) {
       if (changed.has("rows") || changed.has("hideOthers") || (changed.has("filter") && state.hideOthers)) layout = null;
     },
-    height: (frame) => (frame.model.n > 0 ? laidOut().y[frame.model.rows.length] : 0),
+    height: (frame) => (frame.model.n > 0 || frame.lod ? laidOut().y[frame.model.rows.length] : 0),
     draw(ctx, frame) {
       raster ??= { canvas: newCanvas() };
-      drawSpanTrack(ctx, frame, laidOut(), raster);
+      this.drawn = drawSpanTrack(ctx, frame, laidOut(), raster);
     },
+    /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
+    drawn: { exact: 0, levels: 0 },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
@@ -54,13 +56,16 @@ export function createSpanTrack(view, newCanvas = () => document.createElement("
   };
 }
 
-/** Draw the span track: row labels, the rasterized spans (cached until what they show changes), the overlays. */
+/**
+ * Draw the span track: row labels, the rasterized spans (cached until what they show changes), the overlays.
+ * Returns how many lanes were drawn from the model (`exact`) and from a long trace's levels (`levels`).
+ */
 export function drawSpanTrack(ctx, frame, layout, raster) {
   const { model, state, plotW } = frame;
   const height = layout.y[model.rows.length];
   drawRowLabels(ctx, frame, layout);
   const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.hideOthers,
-    state.data].join("|");
+    state.data, frame.lod?.levels ? 1 : 0, frame.lod?.loaded ?? ""].join("|");
   if (raster.key !== key) {                   // a step or a hover keeps the spans: only overlays change
     paintRaster(raster, frame, layout, height);
     raster.key = key;
@@ -73,6 +78,7 @@ export function drawSpanTrack(ctx, frame, layout, raster) {
   ctx.clip();
   drawOverlays(ctx, frame, layout, height);
   ctx.restore();
+  return raster.drawn;
 }
 
 function paintRaster(raster, frame, layout, height) {
@@ -84,7 +90,7 @@ function paintRaster(raster, frame, layout, height) {
     raster.image = raster.ctx.createImageData(plotW, height);
     raster.pixels = new Uint32Array(raster.image.data.buffer);
   }
-  rasterizeSpans(raster.pixels, frame, layout);
+  raster.drawn = rasterizeSpans(raster.pixels, frame, layout);
   raster.ctx.putImageData(raster.image, 0, 0);
 }
 
@@ -92,22 +98,70 @@ function paintRaster(raster, frame, layout, height) {
  * Draw every shown row's spans into `pixels` (RGBA, `frame.plotW` wide, one CSS pixel each): exact
  * spans when a row has few events in the window, per-pixel aggregates otherwise. A row is built as
  * two scanlines (upper band: items and stops; lower band: not-ready polls) copied to its pixel rows,
- * so a frame costs O(rows x width) plus the exact spans drawn.
+ * so a frame costs O(rows x width) plus the exact spans drawn. A long trace's page (`frame.lod`,
+ * explorer_long.js) draws a lane whose events in the window the model does not hold from its levels
+ * instead (`levelScanlines`).
  * @param {Uint32Array} pixels  plotW x height, filled here
- * @param {object} frame  {model, state: {window, filter}, plotW}
+ * @param {object} frame  {model, state: {window, filter}, plotW, lod?}
  * @param {object} layout  rowLayout's answer
+ * @returns {{exact: number, levels: number}} the lanes drawn from the model and from the levels
  */
-export function rasterizeSpans(pixels, { model, state, plotW }, layout) {
+export function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
   pixels.fill(0);
   const upper = new Uint32Array(plotW), lower = new Uint32Array(plotW);
+  const [a, b] = state.window;
+  const fromLevels = new Map();          // lane -> its levels over the window (null: none yet; false: from the model)
+  const laneLevels = (lane) => {
+    if (!fromLevels.has(lane)) fromLevels.set(lane, lod && !lod.exact(lane, a, b) ? lod.pixels(lane, a, b, plotW) : false);
+    return fromLevels.get(lane);
+  };
+  const drawn = { exact: new Set(), levels: new Set() };
+  let painted = "";                      // the lane and dim the scanlines hold from its levels (its rows share them)
   model.rows.forEach((row, r) => {
     if (!layout.shown[r]) return;
     const dim = nodeMatches(model, row.node, state.filter) ? 1 : DIMMED;
-    rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+    const levels = laneLevels(row.lane);
+    if (levels === false) {
+      rowScanlines(model, r, state.window, plotW, { color: rgbOf(model.nodes[row.node].color), dim }, upper, lower);
+      painted = "";
+    } else if (painted !== `${row.lane}:${dim}`) {
+      if (levels) levelScanlines(model, levels, dim, upper, lower);
+      else { upper.fill(0); lower.fill(0); }          // its levels have not arrived yet
+      painted = `${row.lane}:${dim}`;
+    }
+    (levels === false ? drawn.exact : drawn.levels).add(row.lane);
     const top = Math.round(layout.y[r]) + 1, split = Math.round(layout.y[r] + ROW_H * POLL_BAND);
     const bottom = Math.round(layout.y[r]) + ROW_H - 1;
     for (let y = top; y < bottom; y++) pixels.set(y < split ? upper : lower, y * plotW);
+    if (levels && layout.first[r]) markErrors(pixels, levels.errors, top, plotW, dim);
   });
+  return { exact: drawn.exact.size, levels: drawn.levels.size };
+}
+
+/**
+ * A row's two scanlines from its lane's levels (lanePixels): the upper band in the colour of each
+ * pixel's busiest node, more opaque the more events it counts (square root of its share of the
+ * lane's fullest pixel), the lower band grey where it counts not-ready calls.
+ */
+export function levelScanlines(model, { count, busiest, notReady, top }, dim, upper, lower) {
+  upper.fill(0);
+  lower.fill(0);
+  const colors = new Map();
+  for (let x = 0; x < upper.length; x++) {
+    if (count[x] > 0 && busiest[x] >= 0) {
+      if (!colors.has(busiest[x])) colors.set(busiest[x], rgbOf(model.nodes[busiest[x]].color));
+      upper[x] = pack(colors.get(busiest[x]), dim * (0.3 + 0.7 * Math.sqrt(count[x] / top)));
+    }
+    lower[x] = notReady[x] > 0 ? pack(GREY, dim * pollAlpha(notReady[x])) : upper[x];
+  }
+}
+
+/** Errors counted in a lane's levels: two red scanlines over the top of its first row where a pixel counts one. */
+function markErrors(pixels, errors, top, plotW, dim) {
+  const red = pack(rgbOf(ERROR_COLOR), dim);
+  for (let x = 0; x < plotW; x++) {
+    if (errors[x] > 0) for (let y = top; y < top + 2; y++) pixels[y * plotW + x] = red;
+  }
 }
 
 /** Row `r`'s two scanlines over window [a, b] at `plotW` pixels; where it has no poll, the lower band shows the upper. */
@@ -280,13 +334,14 @@ function drawSelection(ctx, frame, layout, i, shown) {
   outline(ctx, [x, y, w, h], "#000", 2);
 }
 
-/** The event under (x, y) of the track (-1 for none): on the row at y, within 3 pixels of x. */
-export function spanAt({ model, state, plotW, tOf }, layout, x, y) {
+/** The event under (x, y) of the track (-1 for none): on the row at y, within 3 pixels of x; none where a lane is drawn from its levels. */
+export function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   if (x < GUTTER) return -1;
   let row = -1;
   for (let r = 0; r < model.rows.length && row < 0; r++) {
     if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) row = r;
   }
   const [a, b] = state.window;
+  if (row >= 0 && lod && !lod.exact(model.rows[row].lane, a, b)) return -1;     // drawn from the levels: no event
   return hitTest(model, row, tOf(x), (3 / plotW) * (b - a));
 }

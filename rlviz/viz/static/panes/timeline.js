@@ -3,6 +3,7 @@
 // lanes of spans (panes/spans.js); another kind of track plugs in with one line in TRACKS.
 // Over the lanes lie the gauge tracks (panes/gauges.js) and the marks of events dropped past a
 // recorder's capacity (panes/gaps.js). Wheel zooms, drag pans, hover shows a tooltip, click selects.
+// The element's data-rlviz-level says whether the lanes drew exact events or a long trace's levels.
 import { GUTTER, RULER_H, make, measure, sized } from "../explorer_dom.js";
 import { durationText, rulerTicks, startText } from "../explorer_time.js";
 import { createGapMarks } from "./gaps.js";
@@ -25,12 +26,13 @@ export const TRACKS = [createSpanTrack];
  * @param {object} model  the model the panes draw
  * @param {object} meta   the stream's meta (lanes, nodes)
  * @param {object} state  the store's state (window, width, filter, ...)
+ * @param {object} lod  a long trace's level of detail (explorer_long.js), or null
  * @returns {object} the frame
  */
-export function frameOf(model, meta, state) {
+export function frameOf(model, meta, state, lod = null) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
   const [a, b] = state.window;
-  return { model, meta, state, width: state.width, plotW,
+  return { model, meta, state, width: state.width, plotW, lod,
     xOf: (t) => GUTTER + ((t - a) / (b - a)) * plotW, tOf: (x) => a + ((x - GUTTER) / plotW) * (b - a) };
 }
 
@@ -108,7 +110,7 @@ export function createTimeline(host, view) {
   // where a process's bounded buffer dropped events, over its lane (panes/gaps.js)
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
-  const frame = () => frameOf(view.model, view.meta, store.get());
+  const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
   showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
@@ -125,9 +127,10 @@ export function createTimeline(host, view) {
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
     const rulerCtx = sized(ruler, f.width, RULER_H);
-    if (f.model.n > 0) {
+    if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
       drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
+      element.dataset.rlvizLevel = levelName(spans.drawn);
     }
     gauges.draw();
     gaps.draw();
@@ -167,9 +170,17 @@ export function createTimeline(host, view) {
   };
 }
 
+/**
+ * What the lanes drew, as the timeline's `data-rlviz-level` says it: "exact" (every lane from the
+ * model's events), "levels" (every lane from a long trace's levels), "mixed".
+ */
+export function levelName({ exact, levels }) {
+  return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
+}
+
 /** The lanes canvas and what lies over it (the gauge tracks), or a note saying why there is nothing to draw. */
 function showEmpty(view, scroll, [canvas, ...overlays]) {
-  if (view.model.n > 0) {
+  if (view.model.n > 0 || view.lod) {
     if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
     return;
   }
@@ -231,7 +242,7 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
-    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${i}`,
+    `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${d.index ?? i}`,
   ].join("\n");
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;

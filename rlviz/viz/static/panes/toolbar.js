@@ -6,10 +6,13 @@ import { durationText } from "../explorer_time.js";
 
 const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
 
-/** The toolbar's header: calls, processes and span of the trace; and what was dropped ("" if nothing). */
+/**
+ * The toolbar's header: calls, processes and span of the trace (a long trace's page counts the whole
+ * run, `meta.events`, not the part it holds); and what was dropped ("" if nothing).
+ */
 export function toolbarTexts(model, meta) {
   return {
-    title: `${model.n.toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
+    title: `${(meta.events ?? model.n).toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0
       ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
         + "raise rlviz.record(capacity=...) to keep them."

@@ -1,0 +1,242 @@
+"""A long trace's saved page: an overview of per-lane levels, and detail chunks the page inflates when it needs them.
+
+A page cannot hold ten million events and stay quick, and a file of them
+written as one blob makes the page decode all of it before the first frame.
+So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
+
+* the **overview**: per lane (the page's lanes, in its order) and per level of
+  ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
+  4**level), four tables of lanes x buckets: events counted, the busiest
+  node + 1 (0 where the bucket is empty), errors and not-ready calls, all
+  uint32, deflated together.  The page draws the whole run, and any window
+  that needs more than a few detail chunks, from these.
+* the **detail chunks**: the stream's own chunks (``encode_trace``: the one
+  wire format, cut every ``SAVED_CHUNK_EVENTS`` events by start, each with its
+  ``time_range`` and own time base), each deflated alone after its
+  ``DELTA_COLUMNS`` are delta-coded (each uint32 value minus the one before,
+  modulo 2**32: starts and producer ids grow, so their differences are
+  small) and every column wider than a byte is laid out byte plane by byte
+  plane (the zero high bytes of small numbers become long runs); both make
+  deflate's work far easier.  The page inflates a chunk with the browser's
+  ``DecompressionStream`` when its window meets it, and feeds it through the
+  same decoder into the same model as any chunk.
+
+The texts a page needs (the first chunk's) and the notes move into the start
+meta, since the page may never load those chunks.  ``rlviz.viz.explorer_html``
+writes each part into its own element, so the page decodes only what it
+shows; a notebook's ``TraceView`` sends the start (``long_start``) and
+answers the page's requests for chunks (``detail_chunk``), unpacked.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlviz.trace import Trace
+from rlviz.trace.analysis import order_notes
+from rlviz.trace.pyramid import LEVELS, Pyramid
+from rlviz.viz.explorer_payload import Payload
+from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
+
+__all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
+           "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL",
+           "DELTA_COLUMNS", "DEFLATE_LEVEL"]
+
+#: Traces of more events than this are saved as a long trace (the 1M-event page keeps its one blob).
+LONG_EVENTS = 1_000_000
+#: The columns of a detail chunk stored as differences (when they are uint32).
+DELTA_COLUMNS = ("start", "inputs")
+#: zlib's compression level for the packed detail chunks, and for the overview (worked out while a notebook's page
+#: waits for its first frame: level 1 is ten times quicker there, for twice the bytes, under a megabyte at 10M events).
+DEFLATE_LEVEL, OVERVIEW_DEFLATE_LEVEL = 6, 1
+
+
+@dataclass
+class LongPayload:
+    """A long trace encoded for its saved page: the start meta, the packed overview, the packed detail chunks.
+
+    ``meta`` is ``long_start``'s, its ``detail`` holding each chunk's whole
+    meta with ``packed`` (its packed ``bytes`` and its ``delta`` columns);
+    ``overview`` holds ``lanes``, ``levels`` (per level its bucket ``width``
+    and first bucket's ``start`` in time units since the origin, and its
+    bucket count ``n``) and ``packed`` (the packed size).
+    """
+
+    meta: dict
+    overview: bytes
+    detail: list[bytes]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the packed parts."""
+        return len(self.overview) + sum(len(chunk) for chunk in self.detail)
+
+
+def long_start(chunks: TraceChunks) -> tuple[dict, bytes]:
+    """The start meta of a long trace's page and its packed overview, without encoding any chunk.
+
+    The meta is the stream's start meta with ``long: True``, ``events`` (the
+    trace's length: the page holds a part), every text and the notes,
+    ``overview`` (see ``LongPayload``) and ``detail``: per chunk its
+    ``first_id``, ``count`` and ``time_range`` (what a page needs to know
+    which chunks a window meets).  A notebook's page asks its kernel for the chunks
+    themselves; a saved page finds them in the file (``encode_long``).
+
+    Parameters
+    ----------
+    chunks : TraceChunks
+        The trace's stream, chunk by chunk.
+
+    Returns
+    -------
+    tuple of (dict, bytes)
+    """
+    trace, meta = chunks.trace, dict(chunks.meta)
+    ranges = chunks.time_ranges().tolist()
+    size = chunks.chunk_events
+    detail = [{"first_id": k * size, "count": min(size, len(trace) - k * size), "time_range": ranges[k]}
+              for k in range(len(ranges))]
+    overview, tables = overview_tables(trace, [lane["name"] for lane in meta["lanes"]],
+                                       [lane["nodes"] for lane in meta["lanes"]], chunks.origin_ns, chunks.unit_ns)
+    packed = zlib.compress(tables, OVERVIEW_DEFLATE_LEVEL)
+    meta.update(long=True, events=len(trace), texts=chunks.texts, notes=order_notes(trace), chunks=[], detail=detail,
+                overview={**overview, "packed": len(packed)})
+    return meta, packed
+
+
+def detail_chunk(chunks: TraceChunks, k: int) -> Payload:
+    """Chunk ``k`` as a long trace's page takes it: the stream's chunk, its texts left to the start meta, no ``seq``
+    (a part of the stream, not its start)."""
+    chunk = chunks.chunk(k)
+    meta = {key: value for key, value in chunk.meta.items() if key != "seq"}
+    meta["texts"] = []
+    return Payload(meta, chunk.buffers)
+
+
+def encode_long(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> LongPayload:
+    """Encode ``trace`` as a long trace's saved page carries it: an overview of levels and packed detail chunks.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace, of any length (``explorer_html`` uses this past ``LONG_EVENTS``).
+    chunk_events : int, default SAVED_CHUNK_EVENTS
+        Events per detail chunk.
+
+    Returns
+    -------
+    LongPayload
+
+    Raises
+    ------
+    ValueError
+        If ``chunk_events`` is below 1.
+
+    Examples
+    --------
+    >>> from rlviz.viz.examples import sharded_trace
+    >>> long = encode_long(sharded_trace(), chunk_events=32)
+    >>> long.meta["long"], len(long.meta["detail"]), long.meta["overview"]["lanes"]
+    (True, 3, 3)
+    """
+    chunks = TraceChunks(trace, chunk_events)
+    meta, overview = long_start(chunks)
+    detail, packed = [], []
+    for k in range(len(chunks)):
+        chunk = detail_chunk(chunks, k)
+        data, delta = pack_chunk(chunk.meta, chunk.buffers)
+        detail.append({**chunk.meta, "packed": {"bytes": len(data), "delta": delta}})
+        packed.append(data)
+    meta["detail"] = detail
+    return LongPayload(meta, overview, packed)
+
+
+def pack_chunk(chunk: dict, buffers: list[bytes]) -> tuple[bytes, list[str]]:
+    """One chunk's buffers (one per column, in ``chunk["columns"]`` order) deflated, ``DELTA_COLUMNS`` delta-coded.
+
+    Before deflate, each column of values wider than a byte is stored byte
+    plane by byte plane (all first bytes, then all second bytes, ...): the
+    high bytes of small numbers are runs of zeros, which deflate packs to
+    almost nothing.
+
+    Returns
+    -------
+    tuple of (bytes, list of str)
+        The packed bytes and the columns delta-coded (only uint32 ones are).
+    """
+    parts, delta = [], []
+    for spec, data in zip(chunk["columns"], buffers):
+        if spec["name"] in DELTA_COLUMNS and spec["dtype"] == "<u4":
+            values = np.frombuffer(data, "<u4").astype(np.int64)
+            data = (np.diff(values, prepend=0) & 0xFFFFFFFF).astype("<u4").tobytes()
+            delta.append(spec["name"])
+        size = np.dtype(spec["dtype"]).itemsize
+        parts.append(np.frombuffer(data, np.uint8).reshape(-1, size).T.tobytes() if size > 1 else bytes(data))
+    return zlib.compress(b"".join(parts), DEFLATE_LEVEL), delta
+
+
+def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
+    """What the page does with a packed chunk, in Python: inflate, split by column, bytes back in place, deltas undone.
+
+    Raises
+    ------
+    ValueError
+        If the inflated bytes are not as many as the chunk's columns announce.
+    """
+    raw = zlib.decompress(data)
+    sizes = [sum(spec["chunks"]) for spec in chunk["columns"]]
+    if sum(sizes) != len(raw):
+        raise ValueError(f"a packed chunk inflates to {len(raw)} bytes where its columns announce {sum(sizes)}")
+    buffers, at = [], 0
+    for spec, size in zip(chunk["columns"], sizes):
+        data = raw[at:at + size]
+        at += size
+        width = np.dtype(spec["dtype"]).itemsize
+        if width > 1:
+            data = np.frombuffer(data, np.uint8).reshape(width, -1).T.tobytes()
+        if spec["name"] in chunk["packed"]["delta"]:
+            data = np.cumsum(np.frombuffer(data, "<u4"), dtype=np.uint64).astype("<u4").tobytes()
+        buffers.append(data)
+    return buffers
+
+
+def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,
+                    unit_ns: int) -> tuple[dict, bytes]:
+    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets.
+
+    Parameters
+    ----------
+    trace : Trace
+    lanes : list of str
+        The page's lanes, in its order.
+    lane_nodes : list of list of int
+        Each lane's nodes (indices into ``trace.nodes``).
+    origin_ns, unit_ns : int
+        The page's time origin and unit: levels' widths and starts are in units since the origin.
+
+    Returns
+    -------
+    tuple of (dict, bytes)
+        ``{"lanes": len(lanes), "levels": [{"width", "start", "n"}, ...]}`` and the tables, level after
+        level: count, busiest node + 1 (0: empty), errors, not-ready calls, each lanes x n, uint32.
+    """
+    c = trace.columns
+    if not len(trace):
+        return {"lanes": len(lanes), "levels": []}, b""
+    lane_of = {name: k for k, name in enumerate(lanes)}
+    node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
+    node = c["node"].astype(np.int64)
+    pyramid = Pyramid()
+    pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"])
+    first, last = int(c["start_ns"].min()), int(c["start_ns"].max()) + 1
+    nodes = [np.asarray(row, np.int64) for row in lane_nodes]
+    levels, tables = [], []
+    for level in range(pyramid.first_level, LEVELS):
+        buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
+        tables += [np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
+                   for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))]
+        levels.append({"width": Pyramid.width(level) / unit_ns, "start": (int(buckets[0].start_ns[0]) - origin_ns) / unit_ns,
+                       "n": len(buckets[0])})
+    return {"lanes": len(lanes), "levels": levels}, b"".join(table.tobytes() for table in tables)

@@ -1,0 +1,143 @@
+// A long trace on the page: its levels (explorer_levels.js) for the whole run, and the detail
+// chunks its window needs, loaded when it moves there and fed through the one decoder into the one
+// model (openStream, liveModel), so every pane draws them as it draws any trace. A saved chunk
+// arrives packed (deflate over byte planes, two columns delta-coded: rlviz.viz.explorer_long) and
+// is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
+// left is dropped. Free of the DOM: tested with node.
+import { MAX_DETAIL_CHUNKS, chunksFor, covers, lanePixels, pickLevel, undoDelta } from "./explorer_levels.js";
+import { liveModel, openStream, settle } from "./explorer_live.js";
+
+/** Decoded chunks kept for a pan back (each about a megabyte). */
+const KEPT_CHUNKS = 8;
+
+/** `bytes` inflated (zlib's deflate format, as Python's zlib.compress writes it) by the browser's DecompressionStream. */
+export async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Bytes per value of a column's dtype ("<u4" -> 4, "|u1" -> 1). */
+function widthOf(dtype) {
+  return Number(dtype.slice(2));
+}
+
+/**
+ * A column's bytes from its byte planes (all first bytes, then all second bytes, ...: how the writer
+ * laid out a column of values `width` bytes wide, rlviz.viz.explorer_long.pack_chunk), in a buffer of its own.
+ */
+export function unshuffle(planes, width) {
+  const n = planes.length / width, out = new Uint8Array(planes.length);
+  for (let b = 0; b < width; b++) {
+    const plane = planes.subarray(b * n, (b + 1) * n);
+    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
+  }
+  return out;
+}
+
+/**
+ * One inflated detail chunk as the buffers appendChunk takes: each column's bytes in its own buffer
+ * (aligned for its type), laid out value by value again (columns wider than a byte travel byte plane
+ * by byte plane), its delta-coded columns (`chunk.packed.delta`) restored.
+ * @param {object} chunk  the chunk's meta (columns, packed)
+ * @param {Uint8Array} bytes  the inflated bytes, column after column
+ * @returns {Uint8Array[]}
+ */
+export function unpackChunk(chunk, bytes) {
+  const delta = new Set(chunk.packed?.delta ?? []);
+  const buffers = [];
+  let at = 0;
+  for (const spec of chunk.columns) {
+    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
+    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
+    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
+    at += size;
+    if (delta.has(spec.name)) {
+      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
+      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
+      undoDelta(values, [spec.name]);
+    }
+    buffers.push(own);
+  }
+  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
+  return buffers;
+}
+
+/**
+ * The level of detail of a long trace's page: what the span track asks per lane (`exact`, `pixels`)
+ * and what the window's moves ask for (`request`).
+ * @param {object} meta  the stream's start meta, with `detail` (per chunk at least its `time_range`) and `overview`
+ * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}: chunk k's meta (first_id, count, time_base,
+ *   columns, ...) and its buffers, unpacked
+ * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
+ *   loaded for the latest window, or why they could not be
+ * @param {number} most  chunks a window may need at most to be drawn exactly
+ * @returns {object} {exact, pixels, request, setLevels, levels, loaded, pending}
+ */
+export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
+  const detail = meta.detail;
+  const kept = new Map();                // k -> Promise of its buffers, the most recent last
+  let asked = 0;                         // the latest request's number: older answers are dropped
+  const lod = {
+    levels: null,
+    loaded: null,                        // [first, last] chunks in the model, or null
+    pending: null,                       // the promise of the latest load (tests and benchmarks await it)
+    /** Whether lane `lane`'s events in window [a, b] are all in the model. */
+    exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
+    /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
+    pixels(lane, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
+    },
+    setLevels(levels) { lod.levels = levels; },
+    /**
+     * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or
+     * it needs more than `most`. Resolves to true when a new model was handed to the host.
+     */
+    request([a, b]) {
+      const need = chunksFor(detail, a, b, most);
+      if (!need || covers(detail, lod.loaded, a, b, most)) return Promise.resolve(false);
+      const mine = ++asked;
+      const load = Promise.all(range(need).map(chunk)).then((parts) => {
+        if (mine !== asked) return false;                      // the window moved on meanwhile
+        lod.loaded = need;
+        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        return true;
+      }, (error) => {
+        if (mine === asked) host.onError(error);
+        return false;
+      });
+      lod.pending = load;
+      return load;
+    },
+  };
+
+  function chunk(k) {
+    if (kept.has(k)) {
+      const known = kept.get(k);
+      kept.delete(k);
+      kept.set(k, known);
+      return known;
+    }
+    const loading = source.chunk(k);
+    kept.set(k, loading);
+    loading.catch(() => kept.delete(k));
+    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    return loading;
+  }
+  return lod;
+}
+
+/** [first, ..., last] of a pair. */
+function range([first, last]) {
+  return Array.from({ length: last - first + 1 }, (_, k) => first + k);
+}
+
+/** The model of consecutive detail chunks: their stream replayed (explorer_live.js), settled. */
+export function modelOf(meta, chunks, buffers) {
+  const { detail, overview, ...start } = meta;
+  const metas = chunks.map(({ seq, packed, ...chunk }) => chunk);     // a part of the stream, not its start: no seq
+  const data = openStream({ ...start, chunks: metas }, buffers.flat());
+  const model = liveModel(data);
+  settle(data);
+  return model;
+}

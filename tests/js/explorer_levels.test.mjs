@@ -1,0 +1,200 @@
+// Unit tests of a long trace's level of detail on the page: the levels read from an overview, the
+// level picked for a window, a lane's buckets as pixels, the detail chunks a window needs, the span
+// track drawing a lane from its levels, and the loader (chunks inflated, fed into one model, the
+// latest window winning). Run with `node --test tests/js`.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
+import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
+import { chunksFor, covers, lanePixels, levelsFromOverview, pickLevel, undoDelta } from "../../rlviz/viz/static/explorer_levels.js";
+import { createLod, inflate, modelOf, unpackChunk, unshuffle } from "../../rlviz/viz/static/explorer_long.js";
+import { rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
+import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
+import { model as modelOf_, payload } from "./fixtures.mjs";
+
+const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
+
+/** An overview's bytes: per level, count, busiest + 1, errors, not-ready as lanes x n uint32 tables. */
+function overviewBytes(levels) {
+  const words = levels.flatMap(({ count, busiest, errors, notReady }) => [...count, ...busiest.map((b) => b + 1), ...errors, ...notReady]);
+  return new Uint8Array(Uint32Array.from(words).buffer);
+}
+
+/** Two lanes, two levels: 10 buckets of 10 units and 2 of 50 units from 0. */
+function twoLevels() {
+  const fine = { count: [3, 0, 1, 0, 0, 0, 0, 0, 0, 2, /* lane 1 */ 0, 0, 0, 0, 5, 0, 0, 0, 0, 0],
+    busiest: [0, -1, 0, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1],
+    errors: Array(20).fill(0).map((_, k) => (k === 2 ? 1 : 0)), notReady: Array(20).fill(0).map((_, k) => (k === 14 ? 2 : 0)) };
+  const coarse = { count: [4, 2, 5, 0], busiest: [0, 0, 1, -1], errors: [1, 0, 0, 0], notReady: [0, 0, 2, 0] };
+  const overview = { lanes: 2, levels: [{ width: 50, start: 0, n: 2 }, { width: 10, start: 0, n: 10 }] };
+  return levelsFromOverview(overview, overviewBytes([coarse, fine]));
+}
+
+test("an overview's levels: finest first, tables per lane, busiest -1 where a bucket is empty", () => {
+  const levels = twoLevels();
+  assert.equal(levels.lanes, 2);
+  assert.deepEqual(levels.sets.map((set) => set.width), [10, 50]);
+  const [fine] = levels.sets;
+  assert.deepEqual([...fine.count.subarray(0, 3)], [3, 0, 1]);
+  assert.deepEqual([...fine.busiest.subarray(0, 3)], [0, -1, 0]);
+  assert.throws(() => levelsFromOverview({ lanes: 2, levels: [{ width: 10, start: 0, n: 11 }] }, overviewBytes([])),
+    /announce/, "tables shorter than the levels announce");
+});
+
+test("the level drawn: the coarsest no wider than a pixel, else the finest", () => {
+  const levels = twoLevels();
+  assert.equal(pickLevel(levels, 0, 100, 10).width, 10, "10 units a pixel: the 10-unit buckets");
+  assert.equal(pickLevel(levels, 0, 1000, 10).width, 50, "100 units a pixel: the 50-unit buckets");
+  assert.equal(pickLevel(levels, 0, 10, 10).width, 10, "1 unit a pixel: none is that narrow, the finest");
+  assert.equal(pickLevel(null, 0, 10, 10), null);
+});
+
+test("a lane's buckets as pixels: narrow buckets add up in a pixel, a wide one covers every pixel it meets", () => {
+  const [fine, coarse] = twoLevels().sets;
+  const narrow = lanePixels(fine, 0, 0, 100, 5);              // 20 units a pixel: two buckets each
+  assert.deepEqual([...narrow.count], [3, 1, 0, 0, 2]);
+  assert.deepEqual([...narrow.busiest], [0, 0, -1, -1, 0]);
+  assert.deepEqual([...narrow.errors], [0, 1, 0, 0, 0]);
+  assert.equal(narrow.top, 3);
+  const wide = lanePixels(coarse, 1, 0, 100, 4);              // 25 units a pixel: lane 1's first bucket is 2 pixels
+  assert.deepEqual([...wide.count], [5, 5, 0, 0]);
+  assert.deepEqual([...wide.notReady], [2, 2, 0, 0]);
+  assert.deepEqual([...lanePixels(fine, 1, 30, 60, 3).busiest], [-1, 1, -1], "a window inside the run");
+});
+
+test("the detail chunks a window meets, and whether the loaded ones hold it", () => {
+  const detail = [[0, 120], [100, 220], [200, 320], [300, 400]].map((time_range) => ({ time_range }));
+  assert.deepEqual(chunksFor(detail, 110, 115), [0, 1], "a long call of chunk 0 still runs there");
+  assert.deepEqual(chunksFor(detail, 330, 350), [3, 3]);
+  assert.equal(chunksFor(detail, 0, 400, 3), null, "more than it may load");
+  assert.equal(chunksFor(detail, 500, 600), null, "none");
+  assert.equal(covers(detail, [0, 1], 110, 115), true);
+  assert.equal(covers(detail, [1, 2], 110, 115), false);
+  assert.equal(covers(detail, null, 110, 115), false);
+});
+
+test("a column's byte planes come back value by value", () => {
+  assert.deepEqual([...unshuffle(Uint8Array.from([1, 2, 3, 10, 20, 30]), 2)], [1, 10, 2, 20, 3, 30]);
+  assert.deepEqual([...unshuffle(shuffle(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 4), 4)], [1, 2, 3, 4, 5, 6, 7, 8]);
+});
+
+test("delta-coded columns come back modulo 2**32", () => {
+  const columns = { start: Uint32Array.from([5, 2, 3, 0xffffffff]) };
+  undoDelta(columns, ["start"]);
+  assert.deepEqual([...columns.start], [5, 7, 10, 9]);
+  assert.throws(() => undoDelta({ start: new Float64Array(2) }, ["start"]), /not uint32/);
+});
+
+/** A long trace's lod over a model that holds nothing, drawing from twoLevels. */
+function levelsOnly() {
+  const levels = twoLevels();
+  return { levels, exact: () => false, pixels: (lane, a, b, w) => lanePixels(pickLevel(levels, a, b, w), lane, a, b, w) };
+}
+
+test("the span track draws a lane from its levels where the model does not hold the window", () => {
+  const m = modelOf_(NODES, [[0, 5, 2, 0, 0, 0, []]]);
+  const layout = rowLayout(m, { op: null, where: null }, false, { rowHeight: ROW_H, laneGap: LANE_GAP });
+  const state = { window: [0, 100], width: GUTTER + 8 + 100, filter: { op: null, where: null }, hideOthers: false };
+  const frame = frameOf(m, m.meta, state, levelsOnly());
+  const pixels = new Uint32Array(frame.plotW * layout.y[m.rows.length]);
+  const drawn = rasterizeSpans(pixels, frame, layout);
+  assert.deepEqual(drawn, { exact: 0, levels: 2 });
+  assert.equal(levelName(drawn), "levels");
+  const at = (x, y) => pixels[y * frame.plotW + x];
+  const shard = Math.round(layout.y[m.nodeRow[0]]), driver = Math.round(layout.y[m.nodeRow[1]]);
+  assert.equal(at(4, shard + 5), pack(rgbOf("#ff0000"), 1), "the fullest bucket at full strength in its busiest op's colour");
+  assert.equal(at(95, shard + 5), pack(rgbOf("#ff0000"), 0.3 + 0.7 * Math.sqrt(2 / 3)), "a bucket of 2 paler");
+  assert.equal(at(25, shard + 1), pack(rgbOf("#d62728"), 1), "an error marks the lane's top");
+  assert.equal(at(45, driver + 5), pack(rgbOf("#0000ff"), 1), "the driver's bucket in train's colour");
+  assert.notEqual(at(45, driver + ROW_H - 2), at(45, driver + 5), "its not-ready calls grey the lower band");
+  assert.equal(spanAt({ ...frame, tOf: () => 6 }, layout, GUTTER + 6, shard + 3), -1, "no event to hover there");
+  const exact = rasterizeSpans(pixels, frameOf(m, m.meta, state, null), layout);
+  assert.deepEqual(exact, { exact: 2, levels: 0 }, "a page without levels draws every lane from its model");
+  assert.equal(spanAt({ ...frameOf(m, m.meta, state, null), tOf: () => 6 }, layout, GUTTER + 6, shard + 3), 0);
+});
+
+/** A long trace's start meta and its detail chunks, from events [node, start, duration, outcome, kind, item, inputs] in start order. */
+function longTrace(events, perChunk) {
+  const detail = [], buffers = [];
+  for (let first = 0; first < events.length; first += perChunk) {
+    const part = events.slice(first, first + perChunk);
+    const { meta, buffers: own } = payload(NODES, part);
+    const ends = part.map((e) => e[1] + e[2]);
+    detail.push({ first_id: first, count: part.length, time_base: 0, time_range: [part[0][1], Math.max(...ends)],
+      texts: [], held_from: 0, columns: meta.columns, seq: detail.length, packed: { bytes: 0, delta: [] } });
+    buffers.push(own);
+  }
+  const { meta } = payload(NODES, []);
+  return { meta: { ...meta, count: 0, long: true, span_ms: 1, unit_ns: 1000, detail, overview: { lanes: 2, levels: [] },
+    chunks: [] }, buffers };
+}
+
+test("a part of the run is fed through the one decoder into one model, links across its chunks kept", () => {
+  const events = [[0, 0, 5, 0, 1, 7, []], [1, 10, 5, 0, 1, 8, [0]], [0, 20, 5, 0, 1, 9, []], [1, 30, 5, 0, 1, 10, [2]]];
+  const { meta, buffers } = longTrace(events, 2);
+  const model = modelOf(meta, meta.detail, buffers);
+  assert.equal(model.n, 4);
+  assert.deepEqual([...model.start.subarray(0, 4)], [0, 10, 20, 30]);
+  assert.deepEqual([...model.inputs], [0, 2], "each consumer's producer");
+  const later = modelOf(meta, meta.detail.slice(1), buffers.slice(1));
+  assert.equal(later.n, 2);
+  assert.equal(later.droppedInputs.base, 2, "the part starts at trace position 2");
+  assert.deepEqual([...later.inputs], [0], "the link inside the part, by the part's indices");
+});
+
+test("the loader: chunks the window needs, once; none when the model holds the window; the latest window wins", async () => {
+  const events = Array.from({ length: 8 }, (_, k) => [k % 2, k * 10, 5, 0, 1, k, []]);
+  const { meta, buffers } = longTrace(events, 2);        // chunks [0,15] [20,35] [40,55] [60,75]
+  const asked = [], shown = [], gates = new Map();
+  const source = { chunk(k) {
+    asked.push(k);
+    return new Promise((resolve) => gates.set(k, () => resolve({ chunk: meta.detail[k], buffers: buffers[k] })));
+  } };
+  const lod = createLod(meta, source, { onModel: (model, loaded) => shown.push([model.n, loaded]), onError: assert.fail }, 2);
+  const first = lod.request([22, 30]);
+  gates.get(1)();
+  assert.equal(await first, true);
+  assert.deepEqual(shown, [[2, [1, 1]]]);
+  assert.equal(lod.exact(0, 21, 34), true);
+  assert.equal(await lod.request([24, 26]), false, "the model holds it: nothing asked");
+  assert.deepEqual(asked, [1]);
+  const stale = lod.request([45, 50]);                 // chunk 2 ...
+  const latest = lod.request([62, 70]);                // ... but the window moved to chunk 3 meanwhile
+  gates.get(3)();
+  gates.get(2)();
+  assert.deepEqual([await stale, await latest], [false, true], "the answer for the window left is dropped");
+  assert.deepEqual(shown.at(-1), [2, [3, 3]]);
+  assert.equal(await lod.request([0, 75]), false, "four chunks: more than it may load, drawn from the levels");
+  await lod.request([22, 30]);
+  assert.equal(asked.filter((k) => k === 1).length, 1, "a chunk decoded before is kept");
+});
+
+/** A column's bytes as byte planes (what the writer stores). */
+function shuffle(bytes, width) {
+  const n = bytes.length / width, out = new Uint8Array(bytes.length);
+  for (let i = 0; i < n; i++) for (let b = 0; b < width; b++) out[b * n + i] = bytes[i * width + b];
+  return out;
+}
+
+test("a packed chunk: deflated by the writer, inflated by the page's DecompressionStream, byte planes and deltas undone", async () => {
+  const events = [[0, 100, 5, 0, 1, 7, []], [1, 110, 5, 0, 1, 8, [0]], [0, 125, 5, 0, 1, 9, []]];
+  const { meta, buffers } = payload(NODES, events);
+  const raw = [], columns = [];
+  meta.columns.forEach((spec, k) => {
+    let bytes = buffers[k];
+    if (spec.name === "start") {
+      const values = new Uint32Array(bytes.buffer.slice(0)), delta = values.map((v, i) => v - (i ? values[i - 1] : 0));
+      bytes = new Uint8Array(delta.buffer);
+    }
+    raw.push(...shuffle(bytes, Number(spec.dtype.slice(2))));
+    columns.push(spec);
+  });
+  const packed = new Uint8Array(await new Response(new Blob([Uint8Array.from(raw)]).stream()
+    .pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
+  const chunk = { first_id: 0, columns, packed: { bytes: packed.length, delta: ["start"] } };
+  const unpacked = unpackChunk(chunk, await inflate(packed));
+  assert.deepEqual([...new Uint32Array(unpacked[0].buffer)], [100, 110, 125]);
+  assert.deepEqual(unpacked.slice(1).map((b) => [...b]), buffers.slice(1).map((b) => [...b]));
+  assert.throws(() => unpackChunk(chunk, Uint8Array.from(raw).subarray(0, 5)), /stop inside column/);
+});

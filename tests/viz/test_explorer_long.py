@@ -1,0 +1,94 @@
+"""A long trace's saved page (``rlviz.viz.explorer_long``): its packed detail chunks are the stream's own chunks, its
+overview counts every event once, and ``explorer_html`` writes each part in its own checksummed element."""
+import json
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from benchmarks.synthetic import pipeline_trace
+from rlviz.trace.rows import ERROR
+from rlviz.viz.explorer_html import decode_blob, explorer_html
+from rlviz.viz.explorer_long import encode_long, unpack_chunk
+from rlviz.viz.explorer_stream import encode_trace
+
+
+@pytest.fixture(scope="module")
+def trace():
+    """20,000 events over 10 minutes on 8 lanes, drawn like the DQN demo's (errors and not-ready polls too)."""
+    return pipeline_trace(20_000, 8, 600.0)
+
+
+def test_detail_chunks_unpack_to_the_streams_own_chunks(trace):
+    long = encode_long(trace, chunk_events=4096)
+    stream = encode_trace(trace, chunk_events=4096)
+    buffers = iter(stream.buffers)
+    assert len(long.meta["detail"]) == len(stream.meta["chunks"]) == 5
+    for chunk, packed, original in zip(long.meta["detail"], long.detail, stream.meta["chunks"]):
+        own = [next(buffers) for spec in original["columns"] for _ in spec["chunks"]]
+        assert chunk["packed"]["bytes"] == len(packed)
+        assert chunk["packed"]["delta"] == ["start", "inputs"]
+        assert unpack_chunk(chunk, packed) == own
+        assert {k: v for k, v in chunk.items() if k not in ("packed", "texts")} == \
+            {k: v for k, v in original.items() if k not in ("texts", "notes", "seq")}
+    assert long.meta["texts"] == stream.meta["chunks"][0]["texts"], "every text in the start meta"
+    assert long.meta["notes"] == stream.meta["chunks"][-1].get("notes", [])
+    assert long.meta["chunks"] == [] and long.meta["long"] is True
+
+
+def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_errors_and_polls(trace):
+    long = encode_long(trace)
+    overview = long.meta["overview"]
+    lanes = [lane["name"] for lane in long.meta["lanes"]]
+    tables = np.frombuffer(zlib.decompress(long.overview), "<u4")
+    assert len(tables) == sum(4 * overview["lanes"] * level["n"] for level in overview["levels"])
+    c = trace.columns
+    lane_of = np.array([lanes.index(node.where) for node in trace.nodes])[c["node"]]
+    at = 0
+    for level in overview["levels"]:
+        size = overview["lanes"] * level["n"]
+        count, busiest, errors, polls = (tables[at + k * size:at + (k + 1) * size].reshape(overview["lanes"], -1)
+                                         for k in range(4))
+        at += 4 * size
+        assert count.sum(axis=1).tolist() == np.bincount(lane_of, minlength=len(lanes)).tolist()
+        assert errors.sum(axis=1).tolist() == np.bincount(lane_of[c["outcome"] == ERROR], minlength=len(lanes)).tolist()
+        assert polls.sum() == int((c["outcome"] == 1).sum())
+        assert ((busiest == 0) == (count == 0)).all(), "busiest + 1 is 0 exactly where a bucket is empty"
+    finest = overview["levels"][0]
+    driver = lanes.index("driver")
+    bucket = ((c["start_ns"] - int(long.meta["origin_ns"])) / long.meta["unit_ns"] - finest["start"]) // finest["width"]
+    on_driver = lane_of == driver
+    k = int(np.bincount(bucket[on_driver].astype(int)).argmax())          # the driver's fullest bucket
+    nodes = c["node"][on_driver & (bucket == k)]
+    size = overview["lanes"] * finest["n"]
+    assert tables[size + driver * finest["n"] + k] - 1 == np.bincount(nodes).argmax()
+
+
+def test_a_long_trace_is_written_as_an_overview_and_one_checksummed_element_per_detail_chunk(trace):
+    page = explorer_html(trace, long_from=10_000)
+    meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page).group(1))
+    assert meta["long"] and 'id="rlviz-data"' not in page
+    parts = dict((name, (int(adler), text)) for name, adler, text in
+                 re.findall(r'id="(rlviz-overview|rlviz-detail-\d+)" data-adler32="(\d+)">([^<]*)</script>', page))
+    assert len(parts) == 1 + len(meta["detail"])
+    for name, (adler, text) in parts.items():
+        data = decode_blob(text)
+        assert zlib.adler32(data) == adler
+        expected = meta["overview"]["packed"] if name == "rlviz-overview" else \
+            meta["detail"][int(name.rsplit("-", 1)[1])]["packed"]["bytes"]
+        assert len(data) == expected
+    assert page.index("mountSaved") < page.index('id="rlviz-overview"'), "the script before the data"
+    assert 'id="rlviz-data"' in explorer_html(trace), "up to a million events: one blob, as before"
+
+
+def test_long_from_is_checked(trace):
+    with pytest.raises(ValueError, match="long_from"):
+        explorer_html(trace, long_from=-1)
+
+
+def test_a_long_page_takes_fewer_bytes_per_event_than_the_target(trace):
+    """200,000 events over 216 s on 64 lanes, as dense as 10M events over 3 hours: at most 15 bytes per event."""
+    dense = pipeline_trace(200_000, 64, 216.0)
+    page = explorer_html(dense, long_from=0)
+    assert len(page.encode()) / len(dense) <= 15

@@ -1,0 +1,108 @@
+"""A long trace's saved page in headless chromium: 10M events open on their overview, and a 1 ms window shows its
+exact events with their tooltips; a damaged long file says so.
+
+The 10M-event trace (``benchmarks.synthetic.pipeline_trace``: 64 lanes over 3 hours, drawn like the DQN demo's;
+the ``long_trace`` fixture) and its file are built once per session.  The timeline's ``data-rlviz-level`` says what its lanes drew: ``levels``
+(the overview's buckets), ``exact`` (the events of the detail chunks loaded for the window) or ``mixed``.
+"""
+import time
+
+import numpy as np
+import pytest
+from browser_harness import chromium
+from explorer_checks import Expected, hover_a_span, shot, wait_ready
+
+from benchmarks.synthetic import pipeline_trace
+from rlviz.viz.explorer_html import explorer_html
+
+pytestmark = pytest.mark.browser
+
+EVENTS = 10_000_000
+
+
+@pytest.fixture(scope="session")
+def long_page(long_trace, tmp_path_factory):
+    """The 10M-event trace (tests/conftest.py) and its saved page, written once per session."""
+    path = tmp_path_factory.mktemp("long") / "long.html"
+    path.write_text(explorer_html(long_trace), encoding="utf-8")
+    return long_trace, path
+
+
+def _open(browser, path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(120_000)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(path.as_uri(), timeout=120_000)
+    return page, errors
+
+
+def test_ten_million_events_open_on_their_overview_and_a_millisecond_shows_exact_events(long_page, tmp_path):
+    from playwright.sync_api import expect
+
+    trace, path = long_page
+    artifacts = tmp_path / "artifacts"
+    print(f"{path.stat().st_size / EVENTS:.1f} bytes per event; screenshots in {artifacts}")
+    assert path.stat().st_size / EVENTS <= 15
+    with chromium() as browser:
+        page, errors = _open(browser, path)
+        root = wait_ready(page)
+        page.evaluate("window.rlvizExplorer.levelsReady")
+        timeline = root.locator('[data-rlviz="timeline"]')
+        expect(timeline).to_have_attribute("data-rlviz-level", "levels")
+        assert page.evaluate("window.rlvizExplorer.model.n") == 0, "no event decoded for the overview"
+        shot(root, artifacts, "1-overview")
+
+        c = trace.columns
+        middle = int(np.searchsorted(c["start_ns"], c["start_ns"][0] + (c["end_ns"].max() - c["start_ns"][0]) // 2))
+        at_ms = (int(c["start_ns"][middle]) - trace.start_ns) / 1e6
+        started = time.monotonic()
+        page.evaluate(f"window.rlvizExplorer.setWindow([{at_ms - 0.5}, {at_ms + 0.5}])")
+        assert page.evaluate("window.rlvizExplorer.lod.pending") is True
+        expect(timeline).to_have_attribute("data-rlviz-level", "exact")
+        print(f"1 ms window drawn exactly after {time.monotonic() - started:.2f} s")
+        loaded = page.evaluate("window.rlvizExplorer.model.n")
+        assert 0 < loaded <= 4 * 65_536, "only the chunks the window needs"
+
+        colors = page.evaluate("window.rlvizExplorer.model.meta.nodes.map((node) => node.color)")
+        index, _ = hover_a_span(page, root, Expected(trace, colors, np.zeros(0, np.int64)), "for_each")
+        event = trace.event(index)
+        assert event.start_ns <= trace.start_ns + (at_ms + 0.5) * 1e6 and event.end_ns >= trace.start_ns + (at_ms - 0.5) * 1e6
+        shot(root, artifacts, "2-millisecond")
+
+        page.evaluate("window.rlvizExplorer.setWindow([0, 10800000])")
+        expect(timeline).to_have_attribute("data-rlviz-level", "levels")
+    assert errors == [], f"the page raised or logged errors: {errors}"
+
+
+@pytest.fixture(scope="module")
+def small_long_page(tmp_path_factory):
+    """20,000 events saved as a long trace (detail chunks of 65,536 events would be one: the page is cut at 0)."""
+    trace = pipeline_trace(20_000, 8, 600.0)
+    path = tmp_path_factory.mktemp("small-long") / "long.html"
+    path.write_text(explorer_html(trace, long_from=0), encoding="utf-8")
+    return trace, path
+
+
+def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tmp_path):
+    from playwright.sync_api import expect
+
+    trace, path = small_long_page
+    text = path.read_text(encoding="utf-8")
+    cut = tmp_path / "cut.html"
+    cut.write_text(text[:text.index('id="rlviz-detail-0"') + 200], encoding="utf-8")
+    start = text.index('id="rlviz-detail-0"')
+    body = text.index(">", start) + 1
+    changed = tmp_path / "changed.html"
+    flipped = "1" if text[body + 50] != "1" else "2"
+    changed.write_text(text[:body + 50] + flipped + text[body + 51:], encoding="utf-8")
+    with chromium() as browser:
+        page, _ = _open(browser, cut)
+        expect(page.locator('[data-rlviz="damaged"]')).to_contain_text("cut short")
+        page, _ = _open(browser, changed)
+        root = wait_ready(page)
+        page.evaluate("window.rlvizExplorer.levelsReady")
+        end_ms = (int(trace.columns["end_ns"].max()) - trace.start_ns) / 1e6
+        page.evaluate(f"window.rlvizExplorer.setWindow([{end_ms / 2 - 1}, {end_ms / 2 + 1}])")
+        expect(root.locator('[data-rlviz="error"]')).to_contain_text("checksum")
