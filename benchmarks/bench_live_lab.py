@@ -142,6 +142,7 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
             page_task_s.append(_page_task_s(cdp) - tasks_before)
             page_script_s.append(page.evaluate(SCRIPT_S))
             lags.extend(_lags(page.evaluate(APPENDS), np.load(events_file)))
+        figures["load_after"] = os.getloadavg()[0]                 # the throughput runs' end, before the memory run
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "watched.png"))
         figures["memory"] = _memory_run(page, cdp, kernel_pid, memory_s)
@@ -150,7 +151,7 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
     figures.update({"hidden_steps_s": hidden, "shown_steps_s": shown,
                     "shown_over_hidden": statistics.median(shown) / statistics.median(hidden),
                     "latency_median_s": float(np.median(lags)), "latency_p95_s": float(np.percentile(lags, 95)),
-                    "latency_events": len(lags), "load_after": os.getloadavg()[0],
+                    "latency_events": len(lags),
                     "cpu_s_hidden": _median_by_group(cpu_hidden), "cpu_s_shown": _median_by_group(cpu_shown),
                     **{f"page_{name}_s": float(np.median([run[k] for run in page_task_s]))
                        for k, name in enumerate(PAGE_METRICS)},
