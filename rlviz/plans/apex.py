@@ -21,6 +21,7 @@ from rlviz.ops.names import LEARNER_INFO, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_C
     STEPS_TRAINED_THIS_ITER_COUNTER
 from rlviz.rollout.dqn_policy import DQNPolicy
 from rlviz.rollout.sample_batch import SampleBatch
+from rlviz.rollout.threads import torch_threads
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan", "LearnerThread", "stop"]
 
@@ -61,7 +62,7 @@ def execution_plan(workers: Any, config: dict) -> LocalIterator:
                      for _ in range(config["num_replay_shards"])]
     for i, actor in enumerate(replay_actors):
         track_actor(actor, f"ReplayActor-{i}", control_group=True)
-    learner = LearnerThread(workers.local_worker(), config["learner_queue_size"])
+    learner = LearnerThread(workers.local_worker(), config["learner_queue_size"], config["num_cpus_for_driver"])
     learner.start()
     _RUNNING[id(workers)] = (learner, replay_actors)
 
@@ -109,9 +110,10 @@ class LearnerThread(threading.Thread):
     ``lock`` is held while the weights change.
     """
 
-    def __init__(self, local_worker: Any, queue_size: int) -> None:
+    def __init__(self, local_worker: Any, queue_size: int, threads: int | None = 1) -> None:
         super().__init__(daemon=True, name="rlviz-apex-learner")
         self.local_worker = local_worker
+        self.threads = threads                   # torch threads it learns with (rlviz.rollout.threads)
         self.inqueue: queue.Queue = queue.Queue(maxsize=queue_size)
         self.outqueue: queue.Queue = queue.Queue()
         self.lock = threading.Lock()
@@ -119,6 +121,10 @@ class LearnerThread(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        with torch_threads(self.threads):
+            self._learn_until_stopped()
+
+    def _learn_until_stopped(self) -> None:
         try:
             while not self.stopped:
                 try:

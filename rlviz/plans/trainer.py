@@ -17,6 +17,7 @@ import numpy as np
 
 from rlviz.checks import check_int, check_number, check_positive_number
 from rlviz.plans import PLANS
+from rlviz.rollout.threads import torch_threads
 
 __all__ = ["Trainer", "COMMON_CONFIG", "RLLIB_FIXED", "WORKER_SET_KEYS", "DEFAULT_NUM_WORKERS", "DEFAULT_ENV"]
 
@@ -30,6 +31,7 @@ COMMON_CONFIG: dict[str, Any] = {
     "metrics_smoothing_episodes": 100,   # episodes averaged in episode_reward_mean
     "seed": None,                        # base seed of workers and policies
     "counters_as_gauges": False,         # record metrics.counters as gauges ("counter <name>") once per train()
+    "num_cpus_for_driver": 1,            # torch threads the learner computes with (None: torch's default)
 }
 
 #: Remote workers and env when neither the arguments nor the config name them.
@@ -59,6 +61,7 @@ _NUMBERS = {
     "learning_starts": (0, True, False), "target_network_update_freq": (1, True, False),
     "num_replay_shards": (1, True, False), "max_weight_sync_delay": (1, True, False),
     "learner_queue_size": (1, True, False), "num_cpus_per_worker": (0, False, False),
+    "num_cpus_for_driver": (1, True, True),
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}
@@ -178,12 +181,14 @@ class Trainer:
         if self._interrupted:
             self._rebuild_plan("KeyboardInterrupt: the previous train() was interrupted")
         try:
-            result = self._next_result()
+            with torch_threads(self.config["num_cpus_for_driver"]):
+                result = self._next_result()
         except _worker_errors() as err:
             if not self.config["recreate_failed_workers"]:
                 raise
             self._recover(err)
-            result = self._next_result()
+            with torch_threads(self.config["num_cpus_for_driver"]):
+                result = self._next_result()
         except KeyboardInterrupt:        # Ctrl-C ends the plan's generators: the next train() rebuilds it
             self._interrupted = True
             raise

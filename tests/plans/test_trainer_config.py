@@ -38,6 +38,27 @@ def test_worker_set_keys_reach_the_workers():
         trainer.stop()
 
 
+@pytest.mark.parametrize("threads", [1, None])
+def test_the_learner_computes_with_num_cpus_for_driver_torch_threads(threads):
+    """The learner's torch uses ``num_cpus_for_driver`` threads while train() runs (None: torch's own), then
+    the caller's setting is back."""
+    import torch
+
+    trainer = Trainer("pg", config={**RLLIB_STYLE, "num_cpus_for_driver": threads})
+    worker = trainer.workers.local_worker()
+    seen, learn = [], worker.learn_on_batch
+    worker.learn_on_batch = lambda batch: seen.append(torch.get_num_threads()) or learn(batch)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        trainer.train()
+        assert seen == [1 if threads == 1 else 2]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+        trainer.stop()
+
+
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"num_workers": 1, "config": {"num_workers": 0}}, ValueError,
      r"num_workers=1 contradicts config\['num_workers'\]=0; give it once"),
@@ -57,6 +78,8 @@ def test_worker_set_keys_reach_the_workers():
      r"config\['min_iter_time_s'\] must be a finite number >= 0, got nan"),
     ({"config": {"num_workers": 0, "lr": float("nan")}}, ValueError, "lr must be a finite number > 0, got nan"),
     ({"config": {"num_workers": 0, "recreate_failed_workers": "yes"}}, TypeError, "must be True or False"),
+    ({"config": {"num_workers": 0, "num_cpus_for_driver": 0}}, ValueError,
+     r"config\['num_cpus_for_driver'\] must be an int >= 1"),
 ])
 def test_contradictions_and_bad_values_fail_at_construction(kwargs, error, match):
     with pytest.raises(error, match=match):
