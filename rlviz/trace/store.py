@@ -31,7 +31,8 @@ from rlviz.trace.schema import COLUMNS
 from rlviz.trace.spill import SpillWriter
 from rlviz.trace.trace import Trace
 
-__all__ = ["TraceStore", "Appended", "Window", "LaneWindow", "merge_exports", "EXACT_PER_PIXEL", "SCAN_BUDGET"]
+__all__ = ["TraceStore", "Appended", "Window", "LaneWindow", "merge_exports", "EXACT_PER_PIXEL", "SCAN_BUDGET",
+           "EVENT_BYTES"]
 
 _ROW_BYTES = FIELDS * 8
 #: What the store keeps per event, narrower than a ``Trace``'s columns (docs/design.md, "Long runs"): ``code`` packs
@@ -43,11 +44,20 @@ _ROW_BYTES = FIELDS * 8
 #: them), ascending by position: rows of evicted events are compacted away.
 _STORED = {"start_ns": np.int64, "duration": np.uint32, "node": np.uint16, "code": np.uint8, "item_num": np.int32,
            "chunk": np.uint32, "rank": np.uint16, "id": np.uint32}
+#: Bytes the store holds per event in its columns (the alive flag included), growth room aside.
+EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values()) + 1
 _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
 _MAX_ID = np.iinfo(np.uint32).max - 1
 _GROW = 1.125
+#: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
+#: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of
+#: 2**32 nodes could not be held); ``child``
+#: and ``allowed`` are masked to 24 and 32 bits, and ``flags`` is the top half of an int64, so each fits as typed;
+#: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
+_DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
+                   "allowed": np.uint32, "flags": np.int32}
 #: Rows of evicted events are compacted away once they are this share of the rows held (amortised cost).
 _COMPACT_SHARE = 1 / 16
 #: A window query answers a lane with its exact events when it holds at most this many per pixel.
@@ -229,7 +239,7 @@ class TraceStore:
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self._decisions = {name: _Growing() for name in ("event", *DECISION_ROW_FIELDS)}   # "event": a store id
+        self._decisions = {name: _Growing(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
         self._gauges = GaugeParts()                # texts already mapped to the store's table
 
@@ -365,7 +375,7 @@ class TraceStore:
             kept = at < len(ids)
             kept[kept] = ids[at[kept]] == events[held][kept]
             rows = {"event": position[at[kept]],
-                    **{name: self._decisions[name].values()[held][kept] for name in DECISION_ROW_FIELDS}}
+                    **{name: self._decided(name)[held][kept] for name in DECISION_ROW_FIELDS}}
             trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
             trace.gauges = self._gauges.build(self.window_start_ns)
             return trace
@@ -376,7 +386,9 @@ class TraceStore:
 
         Pass the previous answer's ``next_id``, ``next_input`` and
         ``next_decision`` to get exactly what arrived since it: nothing twice,
-        nothing skipped.
+        nothing skipped.  The answer's ids are consecutive, so it starts past
+        the last event whose row was compacted away (evicted, then taken out):
+        a reader that keeps up never meets one, as evictions take old chunks.
 
         Raises
         ------
@@ -400,8 +412,7 @@ class TraceStore:
                             input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
                             next_input=self._inputs_gone + self._inputs_owner.size,
-                            decisions={name: column.values()[decided:].copy()
-                                       for name, column in self._decisions.items()},
+                            decisions={name: self._decided(name)[decided:] for name in self._decisions},
                             next_decision=self._decisions_gone + self._decisions["event"].size)
 
     def taken(self, chunk: bytes | bytearray | memoryview) -> bool:
@@ -415,13 +426,32 @@ class TraceStore:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the store's arrays: events, links, decisions, the pyramid and the index (not the texts)."""
+        """Bytes held by the store's arrays: events, links, decisions, gauges, the pyramid and the index (not the
+        texts): the sum of ``memory()``."""
+        return sum(self.memory().values())
+
+    def memory(self) -> dict[str, int]:
+        """Bytes held by each of the store's arrays, as allocated (growth room included).
+
+        Keys: ``"column <name>"`` for each per-event column (``start_ns``,
+        ``duration``, ``node``, ``code``, ``item_num``, ``chunk``, ``rank``,
+        ``id``) and ``"alive"``; ``"links"`` (consumer id, value id per
+        input); ``"decisions"``; ``"gauges"``; ``"chunks"`` (key and pid per
+        chunk); ``"side tables"`` (durations and summary numbers too wide for
+        their column); ``"pyramid"`` and ``"index"``.  docs/long-runs.md has
+        a table of them per event for a real run.
+        """
         with self.lock:
-            arrays = [*self._columns.values(), self._alive]
-            growing = [self._inputs_owner, self._inputs_value, self._chunk_key, self._chunk_pid, *self._long.parts,
-                       *self._wide.parts, *self._decisions.values()]
-            return sum(a.nbytes for a in arrays) + sum(g.nbytes for g in growing) + self.pyramid.nbytes \
-                + self._index.nbytes
+            parts = {f"column {name}": column.nbytes for name, column in self._columns.items()}
+            parts["alive"] = self._alive.nbytes
+            parts["links"] = self._inputs_owner.nbytes + self._inputs_value.nbytes
+            parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
+            parts["gauges"] = self._gauges.nbytes
+            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes
+            parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
+            parts["pyramid"] = self.pyramid.nbytes
+            parts["index"] = self._index.nbytes
+            return parts
 
     @property
     def lanes(self) -> list[str]:
@@ -709,7 +739,11 @@ class TraceStore:
         """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
         at = _index_in(ids, self._decisions["event"].values())
         kept = at >= 0
-        return {"event": at[kept], **{name: self._decisions[name].values()[kept] for name in DECISION_ROW_FIELDS}}
+        return {"event": at[kept], **{name: self._decided(name)[kept] for name in DECISION_ROW_FIELDS}}
+
+    def _decided(self, name: str) -> np.ndarray:
+        """Decision field ``name`` of every decision held, as int64 (a copy)."""
+        return self._decisions[name].values().astype(np.int64)
 
     def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
         first = np.where(is_event, rows[:, 4], NO_INPUT)
