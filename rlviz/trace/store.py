@@ -44,8 +44,8 @@ _ROW_BYTES = FIELDS * 8
 #: them), ascending by position: rows of evicted events are compacted away.
 _STORED = {"start_ns": np.int64, "duration": np.uint32, "node": np.uint16, "code": np.uint8, "item_num": np.int32,
            "chunk": np.uint32, "rank": np.uint16, "id": np.uint32}
-#: Bytes the store holds per event in its columns (the alive flag included), growth room aside.
-EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values()) + 1
+#: Bytes the store holds per event in its columns, growth room aside.
+EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values())
 _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
@@ -58,8 +58,6 @@ _GROW = 1.125
 #: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
 _DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
                    "allowed": np.uint32, "flags": np.int32}
-#: Rows of evicted events are compacted away once they are this share of the rows held (amortised cost).
-_COMPACT_SHARE = 1 / 16
 #: A window query answers a lane with its exact events when it holds at most this many per pixel.
 EXACT_PER_PIXEL = 4
 #: At most this many held events a window query reads one by one; lanes beyond it are answered from the pyramid.
@@ -219,7 +217,6 @@ class TraceStore:
         self._chunk_count = 0
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
         self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
-        self._alive = np.ones(1024, bool)
         self._chunk_key = _Growing()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = _Growing()
         self._long = _SideTable()                  # events whose duration does not fit the column
@@ -231,7 +228,6 @@ class TraceStore:
         self._first = 0                            # id of the first event held
         self._next = 0                             # id the next event gets
         self._held = 0                             # rows held (positions 0.._held-1, ids ascending)
-        self._dead = 0                             # rows held whose events were evicted, until compacted away
         self._compacted_to = 0                     # 1 + the highest id compacted away (since() starts at or after it)
         self._inputs_owner = _Growing(np.uint32)
         self._inputs_value = _Growing()
@@ -259,8 +255,7 @@ class TraceStore:
         with self.lock:
             source = self._source(export)
             added, listed = self._add_rows(source, export["parts"] if "parts" in export else [export["data"]])
-            for key in source.chunk_keys.difference(listed):
-                self._retire(source, key)
+            self._retire(source, list(source.chunk_keys.difference(listed)))
             return added
 
     def add_increment(self, increment: dict, offset_ns: int = 0) -> int:
@@ -283,15 +278,13 @@ class TraceStore:
             # between two increments (or discarded by a clear): it is gone as well
             gone.extend(source.open_keys.difference(seen))
             source.open_keys = set(seen[len(increment["chunks"]):])
-            for key in gone:
-                if key in self._chunks:
-                    self._retire(source, key)
+            self._retire(source, [key for key in gone if key in self._chunks])
             return added
 
     # -- reading -------------------------------------------------------------
     def __len__(self) -> int:
         with self.lock:
-            return int(self._alive[:self._held].sum())
+            return self._held
 
     @property
     def next_id(self) -> int:
@@ -337,9 +330,9 @@ class TraceStore:
         with self.lock:
             if self._view is not None and self._view[0] == self._version:
                 return self._view[1]
-            alive = np.flatnonzero(self._alive[:self._held])
-            columns = self._standard(alive)
-            ids = self._ids_at(alive)
+            held = np.arange(self._held)
+            columns = self._standard(held)
+            ids = self._ids_at(held)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
             columns["input_offsets"], columns["input_ids"] = self._csr(ids[order])
@@ -363,7 +356,6 @@ class TraceStore:
             ids = np.unique(events[held])
             positions = self._positions_of(ids)
             ids, positions = ids[positions >= 0], positions[positions >= 0]
-            ids, positions = ids[self._alive[positions]], positions[self._alive[positions]]
             columns = self._standard(positions)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
@@ -443,7 +435,6 @@ class TraceStore:
         """
         with self.lock:
             parts = {f"column {name}": column.nbytes for name, column in self._columns.items()}
-            parts["alive"] = self._alive.nbytes
             parts["links"] = self._inputs_owner.nbytes + self._inputs_value.nbytes
             parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
             parts["gauges"] = self._gauges.nbytes
@@ -533,7 +524,7 @@ class TraceStore:
         bounds = np.searchsorted(self._columns["id"][:self._held], np.stack((blocks, blocks + 1)) * BLOCK)
         positions = np.concatenate([np.arange(lo, hi) for lo, hi in bounds.T.tolist()])
         start = self._columns["start_ns"][positions]
-        positions = positions[self._alive[positions] & (start < end_ns)]
+        positions = positions[start < end_ns]
         positions = positions[self._ends(positions) >= start_ns]
         wanted = np.zeros(max(len(self._lane_names), 1), bool)
         wanted[list(lanes)] = True
@@ -784,7 +775,6 @@ class TraceStore:
         self._reserve(at + n)
         for name, column in values.items():
             self._columns[name][at:at + n] = column
-        self._alive[at:at + n] = True
         self._held += n
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
@@ -871,7 +861,7 @@ class TraceStore:
                              outcome_of(self._columns["code"][positions]), sign=-1)
 
     def _reserve(self, size: int) -> None:
-        capacity = len(self._alive)
+        capacity = len(self._columns["id"])
         if size <= capacity:
             return
         capacity = max(size, int(capacity * _GROW) + 1)
@@ -879,37 +869,34 @@ class TraceStore:
             grown = np.zeros(capacity, column.dtype)
             grown[:len(column)] = column
             self._columns[name] = grown
-        alive = np.ones(capacity, bool)
-        alive[:len(self._alive)] = self._alive
-        self._alive = alive
 
-    def _retire(self, source: _Source, key: int) -> None:
-        """``source``'s recorder evicted chunk ``key``: its events leave the store."""
-        chunk = self._chunks.pop(key)
-        source.chunk_keys.discard(key)
-        self._dead_chunks.add(key)
+    def _retire(self, source: _Source, keys: list[int]) -> None:
+        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays)."""
+        if not keys:
+            return
+        indexes = []
+        for key in keys:
+            indexes.append(self._chunks.pop(key).index)
+            source.chunk_keys.discard(key)
+            self._dead_chunks.add(key)
         self._keys = None
-        held = self._held
-        leaving = self._alive[:held] & (self._columns["chunk"][:held] == chunk.index)
+        leaving = np.isin(self._columns["chunk"][:self._held], indexes)
         if self.spill is not None:
             self._spill(np.flatnonzero(leaving))
-        self._count_out(np.flatnonzero(leaving))
-        self._alive[:held] &= ~leaving
-        self._dead += int(leaving.sum())
-        if self._dead and self._dead >= _COMPACT_SHARE * held:
-            self._compact()
+        if leaving.any():
+            self._count_out(np.flatnonzero(leaving))
+            self._compact(~leaving)
         self._version += 1
 
-    def _compact(self) -> None:
-        """Take the rows of evicted events out (their links and decisions too); the held ids stay ascending."""
+    def _compact(self, keep: np.ndarray) -> None:
+        """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
+        held ids stay ascending, positions close up."""
         held = self._held
-        keep = self._alive[:held]
         gone = self._columns["id"][:held][~keep]
         n = int(keep.sum())
         for column in self._columns.values():
             column[:n] = column[:held][keep]
-        self._alive[:n] = True
-        self._held, self._dead = n, 0
+        self._held = n
         if len(gone):
             self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
         kept = self._positions_of(self._inputs_owner.values()) >= 0
@@ -933,12 +920,10 @@ class TraceStore:
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
-        self._count_out(np.flatnonzero(self._alive[:cut]))
-        self._dead -= int((~self._alive[:cut]).sum())
+        self._count_out(np.arange(cut))
         self._first = int(self._columns["id"][cut]) if cut < held else self._next
         for name, column in self._columns.items():
             column[:held - cut] = column[cut:held]
-        self._alive[:held - cut] = self._alive[cut:held]
         self._held -= cut
         kept = self._inputs_owner.values() >= self._first
         self._inputs_gone += int((~kept).sum())
