@@ -61,15 +61,19 @@ gauge = _RECORDER.gauge
 class GaugeParts:
     """Collects gauge rows from exports (each with its own text table), then builds ``Trace.gauges``.
 
-    A reading is held in 18 bytes: its time (int64), its value (float64) and
-    the number of its series, one ``(name, pid, where)`` triple of a table
-    kept once (uint16 while there are at most 65,536 series, uint32 past that).
+    A reading is held in 14 bytes: its time (int64), its value and the
+    number of its series, one ``(name, pid, where)`` triple of a table kept
+    once (uint16 while there are at most 65,536 series, uint32 past that).
+    Values are float32 while every value taken is exactly a float32 (counts,
+    versions, sizes below 2**24), and all become float64 at the first that is
+    not: nothing is rounded.
     """
 
     def __init__(self) -> None:
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []    # series code, time_ns, value
         self._series: list[tuple[str, int, str]] = []
         self._codes: dict[tuple[str, int, str], int] = {}
+        self._value_type: type = np.float32
         self.gone = 0                           # readings let go from the front (``let_go_before``)
 
     def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
@@ -86,7 +90,11 @@ class GaugeParts:
         named = [tuple(texts[min(i, last)] if 0 <= i and last >= 0 else "" for i in pair) for pair in pairs.tolist()]
         codes = np.array([self._code((name, int(pid), where)) for name, where in named], np.int64)
         value = np.ascontiguousarray(rows[:, 2]).view(np.float64)
-        self._parts.append((codes[inverse.reshape(-1)].astype(_code_dtype(len(self._series))), time_ns, value))
+        if self._value_type is np.float32 and not np.array_equal(value.astype(np.float32), value, equal_nan=True):
+            self._value_type = np.float64
+            self._parts = [(code, times, values.astype(np.float64)) for code, times, values in self._parts]
+        self._parts.append((codes[inverse.reshape(-1)].astype(_code_dtype(len(self._series))), time_ns,
+                            value.astype(self._value_type)))
 
     def _code(self, series: tuple[str, int, str]) -> int:
         code = self._codes.get(series)
@@ -116,7 +124,7 @@ class GaugeParts:
             return empty, np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), empty
         code, time_ns, value = (column[max(start - self.gone, 0):] for column in self._merged())
         name, pid, where = zip(*self._series)
-        return (np.array(name, object)[code], time_ns, value, np.array(pid, np.int64)[code],
+        return (np.array(name, object)[code], time_ns, value.astype(np.float64), np.array(pid, np.int64)[code],
                 np.array(where, object)[code])
 
     def let_go_before(self, time_ns: int) -> None:

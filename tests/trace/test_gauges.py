@@ -85,7 +85,7 @@ def _gauge_rows(names: np.ndarray, times: np.ndarray, values: np.ndarray, where:
     return rows
 
 
-def test_the_store_holds_a_reading_in_18_bytes_and_counts_them():
+def test_the_store_holds_a_reading_in_14_bytes_and_counts_them():
     parts = GaugeParts()
     texts = ["replay rows held", "weights version", "driver", "RolloutWorker-1"]
     for k in range(20):                                    # one add per pull, as the store takes them
@@ -93,10 +93,21 @@ def test_the_store_holds_a_reading_in_18_bytes_and_counts_them():
         parts.add(_gauge_rows(names, k * 10_000 + np.arange(10_000), np.arange(10_000) * 0.5, 2 + k % 2), 7 + k % 2,
                   texts)
     assert len(parts) == 200_000
-    assert parts.nbytes <= 18 * 200_000                    # time int64, value float64, series uint16
+    assert parts.nbytes <= 14 * 200_000                    # time int64, value float32 (exact), series uint16
     name, time_ns, value, pid, where = parts.readings(199_998)
     assert name.tolist() == ["replay rows held", "weights version"] and value.tolist() == [4999.0, 4999.5]
     assert pid.tolist() == [8, 8] and where.tolist() == ["RolloutWorker-1"] * 2 and time_ns.tolist() == [199_998, 199_999]
+
+
+def test_a_value_float32_cannot_hold_makes_every_value_float64_and_none_is_rounded():
+    parts = GaugeParts()
+    texts = ["loss", "driver"]
+    parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3), [1.0, 2.0, 2.0**24], 1), 1, texts)
+    assert parts.nbytes <= 14 * 3
+    parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3, 6), [0.1, np.nan, 2.0**24 + 1], 1), 1, texts)
+    value = parts.readings()[2]
+    assert value.dtype == np.float64 and value[:3].tolist() == [1.0, 2.0, 2.0**24]
+    assert value[3] == 0.1 and np.isnan(value[4]) and value[5] == 2.0**24 + 1
 
 
 def test_series_past_65536_widen_their_code_instead_of_wrapping():
