@@ -243,7 +243,8 @@ def _table(result: dict, remeasured: bool) -> str:
                   f"peak growth {result['rss_peak_growth_in_block_bytes'] / 2**20:.0f} MiB minus training's "
                   f"{result['training_rss_in_block_bytes'] / 2**20:.0f} MiB (baseline: "
                   f"{result['training_rss_bytes_per_s'] / 2**10:.1f} KiB/s over {result['baseline_minutes']:g} min "
-                  f"unrecorded) | {result['recording_rss_bytes_per_event']:.1f} | ≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
+                  f"unrecorded) | {result['recording_rss_bytes_per_event']:.1f} | "
+                  f"≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
                   f"| the same after the exit, which builds the block's `Trace` (one more copy) | "
                   f"{result['recording_rss_with_view_bytes_per_event']:.1f} | |"]
     lines.append(f"| saved trace (`Trace.save`), bytes per event | {result['trace_bytes_per_event']:.1f} | |")

@@ -52,8 +52,7 @@ _NO_ITEM = np.iinfo(np.uint16).max
 _MAX_ID = np.iinfo(np.uint32).max - 1
 _GROW = 1.125
 #: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
-#: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of
-#: 2**32 nodes could not be held); ``child``
+#: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
 #: and ``allowed`` are masked to 24 and 32 bits, and ``flags`` is the top half of an int64, so each fits as typed;
 #: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
 _DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
@@ -427,7 +426,7 @@ class TraceStore:
 
         Keys: ``"column <name>"`` for each per-event column (``start_ns``,
         ``duration``, ``node``, ``code``, ``item_num``, ``chunk``, ``rank``,
-        ``id``) and ``"alive"``; ``"links"`` (consumer id, value id per
+        ``id``); ``"links"`` (consumer id, value id per
         input); ``"decisions"``; ``"gauges"``; ``"chunks"`` (key and pid per
         chunk); ``"side tables"`` (durations and summary numbers too wide for
         their column); ``"pyramid"`` and ``"index"``.  docs/long-runs.md has
@@ -892,20 +891,21 @@ class TraceStore:
         """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
         held ids stay ascending, positions close up."""
         held = self._held
-        gone = self._columns["id"][:held][~keep]
+        gone = self._columns["id"][:held][~keep].astype(np.int64)     # ascending: a binary search finds them
         n = int(keep.sum())
         for column in self._columns.values():
             column[:n] = column[:held][keep]
         self._held = n
-        if len(gone):
-            self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        kept = self._positions_of(self._inputs_owner.values()) >= 0
+        if not len(gone):
+            return
+        self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
+        kept = _index_in(gone, self._inputs_owner.values().astype(np.int64), ordered=True) < 0
         self._inputs_gone += int((~kept).sum())
         self._inputs_owner.keep(kept)
         self._inputs_value.keep(kept)
         for side in (self._long, self._wide):
-            side.keep(self._positions_of(side.ids.values()) >= 0)
-        decided = self._positions_of(self._decisions["event"].values()) >= 0
+            side.keep(_index_in(gone, side.ids.values().astype(np.int64), ordered=True) < 0)
+        decided = _index_in(gone, self._decisions["event"].values().astype(np.int64), ordered=True) < 0
         self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
             column.keep(decided)

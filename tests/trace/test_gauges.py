@@ -96,7 +96,8 @@ def test_the_store_holds_a_reading_in_14_bytes_and_counts_them():
     assert parts.nbytes <= 14 * 200_000                    # time int64, value float32 (exact), series uint16
     name, time_ns, value, pid, where = parts.readings(199_998)
     assert name.tolist() == ["replay rows held", "weights version"] and value.tolist() == [4999.0, 4999.5]
-    assert pid.tolist() == [8, 8] and where.tolist() == ["RolloutWorker-1"] * 2 and time_ns.tolist() == [199_998, 199_999]
+    assert pid.tolist() == [8, 8] and where.tolist() == ["RolloutWorker-1"] * 2
+    assert time_ns.tolist() == [199_998, 199_999]
 
 
 def test_a_value_float32_cannot_hold_makes_every_value_float64_and_none_is_rounded():
