@@ -1,22 +1,33 @@
 """Benchmark of a real long run: DQN trained for ``--minutes`` (default 30), recorded with ``record(spill=...)``.
 
-Run ``python -m benchmarks.bench_dqn_long [--minutes M] [--capacity N] [--out DIR] [--no-docs]``, or
-``--trace FILE`` to measure again a trace recorded earlier (with a newer writer, say) without training again.
+Run ``python -m benchmarks.bench_dqn_long [--minutes M] [--baseline-minutes B] [--capacity N] [--out DIR]
+[--no-docs]``, or ``--trace FILE`` to measure again a trace recorded earlier (with a newer writer, say)
+without training again.
 
 The run is ``make demo``'s: DQN on CartPole-v1 with two remote rollout
-workers on an embedded Ray, ``train()`` called until the time is up, inside
-``record(spill=...)``.  The trace in memory at the end is saved
-(``Trace.save``) beside the spill file, with the run's own figures in
-``<trace>.run.json``.  Reported:
+workers on an embedded Ray.  The same trainer first trains for
+``--baseline-minutes`` (default 3) with recording off, then ``train()`` is
+called until ``--minutes`` are up inside ``record(spill=...)``.  The trace in
+memory at the end is saved (``Trace.save``) beside the spill file, with the
+run's own figures in ``<trace>.run.json``.  Reported:
 
 * events: in memory, in the spill file, and lost (evicted but not spilled);
   events per second of recording;
-* kernel memory per event: the driver's peak RSS during the block (sampled
-  every 0.2 s) minus its RSS when the block started, over every event
-  recorded.  RSS counts every copy (recorder, mirrors, store, links,
-  indexes) but also what training itself grows in the driver (the replay
-  buffer fills in its first minutes), so it is an upper bound;
-* the store's own arrays per event (``TraceStore.nbytes``);
+* the driver's arrays per event held, every copy counted: the store's
+  (``TraceStore.memory()``, one line per array: columns, links, decisions,
+  gauges, pyramid, index), the driver recorder's and the mirrors' rows
+  (``Recorder.nbytes``, ``RecorderMirror.nbytes``), read just before the
+  block ends;
+* the driver's RSS: its peak growth during the block (sampled every 0.2 s)
+  over its RSS when the block started counts every copy, but also what
+  training itself grows in the driver (the replay buffer fills in the first
+  minutes).  Recording's share is that growth minus training's own, which
+  the baseline measures in the same process: the slope of RSS (a least
+  squares line) over the second half of the baseline, when the replay
+  buffer has filled as it has during the block, times the block's
+  duration.  The peak is read twice: before the block's exit (what
+  recording holds while it runs) and after it (the exit also builds the
+  frozen ``Trace`` the block yields: one more copy of every event);
 * bytes per event of the saved trace, of the spill file, and of the saved
   HTML page (``rlviz.viz.write_html`` of the saved trace, with the writer of
   the rlviz that runs this; the time it took too).
@@ -53,13 +64,26 @@ class _PeakRss:
     def __init__(self, every_s: float = 0.2) -> None:
         self.every_s = every_s
         self.start_bytes = self.peak = _rss()
+        self.samples: list[tuple[float, int]] = [(time.perf_counter(), self.start_bytes)]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bench-rss", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every_s):
-            self.peak = max(self.peak, _rss())
+            rss = _rss()
+            self.samples.append((time.perf_counter(), rss))
+            self.peak = max(self.peak, rss)
+
+    def late_slope(self) -> float:
+        """RSS growth in bytes per second over the second half of the samples (a least squares line)."""
+        late = self.samples[len(self.samples) // 2:]
+        if len(late) < 2:
+            return 0.0
+        t = [when for when, _ in late]
+        mean_t, mean_r = sum(t) / len(t), sum(rss for _, rss in late) / len(late)
+        spread = sum((when - mean_t) ** 2 for when in t)
+        return sum((when - mean_t) * (rss - mean_r) for when, rss in late) / spread if spread else 0.0
 
     def stop(self) -> int:
         """Stop sampling (one last sample first); the peak growth in bytes."""
@@ -74,8 +98,10 @@ def _rss() -> int:
         return int(statm.read().split()[1]) * _PAGE
 
 
-def record_run(minutes: float, out: Path, capacity: int | None = None, workers: int = 2) -> Path:
-    """Train DQN for ``minutes`` inside ``record(spill=...)``; save the trace; return its path.
+def record_run(minutes: float, out: Path, capacity: int | None = None, workers: int = 2,
+               baseline_minutes: float = 3.0) -> Path:
+    """Train DQN for ``baseline_minutes`` unrecorded, then for ``minutes`` inside ``record(spill=...)``; save the
+    trace; return its path.
 
     Writes ``out/dqn_long.rlviz`` (the trace in memory at the end),
     ``out/dqn_long.spill.rlviz`` (what the buffers evicted) and
@@ -93,12 +119,19 @@ def record_run(minutes: float, out: Path, capacity: int | None = None, workers: 
                       config={"seed": 0, "timesteps_per_iteration": 1000})
     calls, last = 0, {}
     try:
+        baseline = _PeakRss()
+        while time.perf_counter() - baseline.samples[0][0] < baseline_minutes * 60:
+            trainer.train()
+        baseline_growth = baseline.stop()
         memory = _PeakRss()
         started = time.perf_counter()
         with rlviz.record(capacity=capacity, spill=spill_path) as recorded:
             while time.perf_counter() - started < minutes * 60:
                 last = trainer.train()
                 calls += 1
+            recorded.pull()
+            held = _held_in_driver(recorded.store)
+            growth_in_block = memory.peak - memory.start_bytes
         seconds = time.perf_counter() - started
         growth = memory.stop()
     finally:
@@ -112,12 +145,27 @@ def record_run(minutes: float, out: Path, capacity: int | None = None, workers: 
            "capacity": capacity, "in_memory": len(trace), "spilled": spilled,
            "dropped": trace.dropped, "lost": max(trace.dropped - spilled, 0),
            "rss_start_bytes": memory.start_bytes, "rss_peak_growth_bytes": growth, "store_bytes": store_bytes,
+           "rss_peak_growth_in_block_bytes": growth_in_block, "baseline_minutes": baseline_minutes,
+           "baseline_rss_growth_bytes": baseline_growth, "training_rss_bytes_per_s": baseline.late_slope(),
+           **held, "gauge_readings": sum(len(g) for g in trace.gauges.values()), "links": len(trace.links()[0]),
+           "decisions": len(trace.decisions) if trace.decisions is not None else 0,
            "sampled_steps": last.get("timesteps_total"), "trained_steps": last.get("num_steps_trained"),
            "return": last.get("episode_reward_mean"), "spill": spill_path.name,
            "ended": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "load_average": list(os.getloadavg())}
     Path(f"{trace_path}.run.json").write_text(json.dumps(run, indent=1))
     return trace_path
+
+
+def _held_in_driver(store) -> dict:
+    """What the driver holds for the block now: the store's arrays one by one, its recorder's and mirrors' rows."""
+    from rlviz.iter.actors import COLLECTOR
+    from rlviz.trace import get_recorder
+
+    with COLLECTOR.lock:
+        mirrors = sum(mirror.nbytes for mirror in COLLECTOR.mirrors.values())
+    return {"store_memory": store.memory(), "recorder_bytes": get_recorder().nbytes, "mirror_bytes": mirrors,
+            "store_held": len(store)}
 
 
 def measure_files(trace_path: Path) -> dict:
@@ -143,13 +191,32 @@ def measure_files(trace_path: Path) -> dict:
     write_html(trace, html_path)
     html_s = time.perf_counter() - started
     total = run["in_memory"] + run["spilled"] + run["lost"]
-    return {**run, "events": total, "events_per_s": total / run["seconds"],
+    return {**run, **_recording_share(run), "events": total, "events_per_s": total / run["seconds"],
             "kernel_bytes_per_event": run["rss_peak_growth_bytes"] / max(total, 1),
             "store_bytes_per_event": run["store_bytes"] / max(run["in_memory"], 1),
             "trace_bytes_per_event": trace_path.stat().st_size / max(len(trace), 1),
             "spill_bytes_per_event": (spill_path.stat().st_size / run["spilled"]) if run["spilled"] else None,
             "html_bytes_per_event": html_path.stat().st_size / max(len(trace), 1), "html_s": html_s,
             "html_bytes": html_path.stat().st_size}
+
+
+def _recording_share(run: dict) -> dict:
+    """The driver's bytes per event held: its arrays (every copy) and recording's share of its RSS growth.
+
+    Empty for a run recorded before the baseline existed.
+    """
+    if "store_memory" not in run:
+        return {}
+    held = max(run["store_held"], 1)
+    training = max(run["training_rss_bytes_per_s"], 0.0) * run["seconds"]
+    arrays = sum(run["store_memory"].values()) + run["recorder_bytes"] + run["mirror_bytes"]
+    return {"arrays_bytes_per_event": arrays / held,
+            "breakdown_bytes_per_event": {**{name: size / held for name, size in run["store_memory"].items()},
+                                          "recorder rows": run["recorder_bytes"] / held,
+                                          "mirror rows": run["mirror_bytes"] / held},
+            "training_rss_in_block_bytes": training,
+            "recording_rss_bytes_per_event": (run["rss_peak_growth_in_block_bytes"] - training) / held,
+            "recording_rss_with_view_bytes_per_event": (run["rss_peak_growth_bytes"] - training) / held}
 
 
 def _table(result: dict, remeasured: bool) -> str:
@@ -166,15 +233,31 @@ def _table(result: dict, remeasured: bool) -> str:
              f"| events recorded: in memory / spilled / lost | {result['in_memory']:,} / {result['spilled']:,} / "
              f"{result['lost']:,} | |",
              f"| events per second of recording | {result['events_per_s']:,.0f} | |",
-             f"| driver peak RSS growth per event (upper bound: training grows too) | "
-             f"{result['kernel_bytes_per_event']:.1f} | ≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
-             f"| the store's arrays per event held | {result['store_bytes_per_event']:.1f} | |",
-             f"| saved trace (`Trace.save`), bytes per event | {result['trace_bytes_per_event']:.1f} | |"]
+             f"| driver peak RSS growth per event recorded (upper bound: training grows too) | "
+             f"{result['kernel_bytes_per_event']:.1f} | |",
+             f"| the store's arrays per event held | {result['store_bytes_per_event']:.1f} | |"]
+    if "arrays_bytes_per_event" in result:
+        lines += [f"| the driver's arrays per event held, every copy (store, recorder, mirrors) | "
+                  f"{result['arrays_bytes_per_event']:.1f} | ≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
+                  f"| recording's share of the driver's RSS growth per event held, before the block's exit: "
+                  f"peak growth {result['rss_peak_growth_in_block_bytes'] / 2**20:.0f} MiB minus training's "
+                  f"{result['training_rss_in_block_bytes'] / 2**20:.0f} MiB (baseline: "
+                  f"{result['training_rss_bytes_per_s'] / 2**10:.1f} KiB/s over {result['baseline_minutes']:g} min "
+                  f"unrecorded) | {result['recording_rss_bytes_per_event']:.1f} | "
+                  f"≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
+                  f"| the same after the exit, which builds the block's `Trace` (one more copy) | "
+                  f"{result['recording_rss_with_view_bytes_per_event']:.1f} | |"]
+    lines.append(f"| saved trace (`Trace.save`), bytes per event | {result['trace_bytes_per_event']:.1f} | |")
     spill = result["spill_bytes_per_event"]
     lines.append(f"| spill file, bytes per event | {'n/a (nothing spilled)' if spill is None else f'{spill:.1f}'} | |")
     lines.append(f"| saved HTML (`write_html` of the saved trace), bytes per event; written in "
                  f"{result['html_s']:.1f} s | {result['html_bytes_per_event']:.1f} | "
                  f"≤ {TARGET_HTML_BYTES_PER_EVENT} |")
+    if "breakdown_bytes_per_event" in result:
+        lines += ["", f"The driver's arrays at the block's end, bytes per event held ({result['store_held']:,} events, "
+                      f"{result['links']:,} links, {result['decisions']:,} decisions, {result['gauge_readings']:,} "
+                      f"gauge readings):", "", "| array | bytes per event held |", "|---|---|"]
+        lines += [f"| {name} | {size:.2f} |" for name, size in result["breakdown_bytes_per_event"].items()]
     return "\n".join(lines)
 
 
@@ -182,6 +265,8 @@ def main(argv: list[str] | None = None) -> dict:
     """Record (or, with ``--trace``, re-measure), print the figures, write the table into docs/performance.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30.0, help="how long to train and record (default 30)")
+    parser.add_argument("--baseline-minutes", type=float, default=3.0,
+                        help="how long to train unrecorded first, to measure training's own RSS growth (default 3)")
     parser.add_argument("--capacity", type=int, default=None, help="record()'s capacity (default: its default)")
     parser.add_argument("--workers", type=int, default=2, help="remote rollout workers (default 2)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder for the files (default {OUT})")
@@ -189,9 +274,9 @@ def main(argv: list[str] | None = None) -> dict:
                         help="measure this saved trace (and its .run.json) again instead of recording")
     parser.add_argument("--no-docs", action="store_true", help="do not write the table into docs/performance.md")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.minutes <= 0:
-        parser.error(f"--minutes must be positive, got {args.minutes}")
-    trace_path = args.trace or record_run(args.minutes, args.out, args.capacity, args.workers)
+    if args.minutes <= 0 or args.baseline_minutes <= 0:
+        parser.error(f"--minutes and --baseline-minutes must be positive, got {args.minutes}, {args.baseline_minutes}")
+    trace_path = args.trace or record_run(args.minutes, args.out, args.capacity, args.workers, args.baseline_minutes)
     result = measure_files(trace_path)
     print(json.dumps(result, indent=1))
     table = _table(result, remeasured=args.trace is not None)

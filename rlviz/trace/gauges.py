@@ -59,10 +59,21 @@ gauge = _RECORDER.gauge
 
 
 class GaugeParts:
-    """Collects gauge rows from exports (each with its own text table), then builds ``Trace.gauges``."""
+    """Collects gauge rows from exports (each with its own text table), then builds ``Trace.gauges``.
+
+    A reading is held in 14 bytes: its time (int64), its value and the
+    number of its series, one ``(name, pid, where)`` triple of a table kept
+    once (uint16 while there are at most 65,536 series, uint32 past that).
+    Values are float32 while every value taken is exactly a float32 (counts,
+    versions, sizes below 2**24), and all become float64 at the first that is
+    not: nothing is rounded.
+    """
 
     def __init__(self) -> None:
-        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []    # series code, time_ns, value
+        self._series: list[tuple[str, int, str]] = []
+        self._codes: dict[tuple[str, int, str], int] = {}
+        self._value_type: type = np.float32
         self.gone = 0                           # readings let go from the front (``let_go_before``)
 
     def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
@@ -74,15 +85,36 @@ class GaugeParts:
         if not keep.any():
             return
         rows, time_ns = rows[keep], time_ns[keep]
-        used, inverse = np.unique(rows[:, 3:5], return_inverse=True)
+        pairs, inverse = np.unique(rows[:, 3:5], axis=0, return_inverse=True)
         last = len(texts) - 1
-        named = np.array([texts[min(i, last)] if 0 <= i and last >= 0 else "" for i in used.tolist()], dtype=object)
-        name, where = named[inverse.reshape(-1, 2)].T
+        named = [tuple(texts[min(i, last)] if 0 <= i and last >= 0 else "" for i in pair) for pair in pairs.tolist()]
+        codes = np.array([self._code((name, int(pid), where)) for name, where in named], np.int64)
         value = np.ascontiguousarray(rows[:, 2]).view(np.float64)
-        self._parts.append((name, time_ns, value, np.full(len(rows), pid, np.int64), where))
+        if self._value_type is np.float32 and not np.array_equal(value.astype(np.float32), value, equal_nan=True):
+            self._value_type = np.float64
+            self._parts = [(code, times, values.astype(np.float64)) for code, times, values in self._parts]
+        self._parts.append((codes[inverse.reshape(-1)].astype(_code_dtype(len(self._series))), time_ns,
+                            value.astype(self._value_type)))
+
+    def _code(self, series: tuple[str, int, str]) -> int:
+        code = self._codes.get(series)
+        if code is None:
+            code = self._codes[series] = len(self._series)
+            self._series.append(series)
+        return code
 
     def __len__(self) -> int:
         return sum(len(part[0]) for part in self._parts)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the readings' arrays hold (the series table aside: one entry per name, process and lane)."""
+        return sum(column.nbytes for part in self._parts for column in part)
+
+    def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if len(self._parts) > 1:
+            self._parts = [tuple(np.concatenate(column) for column in zip(*self._parts))]
+        return self._parts[0]
 
     def readings(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Readings from number ``start`` on (numbers count every reading taken, those let go included), in the
@@ -90,16 +122,19 @@ class GaugeParts:
         if not self._parts:
             empty = np.zeros(0, object)
             return empty, np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), empty
-        if len(self._parts) > 1:
-            self._parts = [tuple(np.concatenate(column) for column in zip(*self._parts))]
-        return tuple(column[max(start - self.gone, 0):] for column in self._parts[0])
+        code, time_ns, value = (column[max(start - self.gone, 0):] for column in self._merged())
+        name, pid, where = zip(*self._series)
+        return (np.array(name, object)[code], time_ns, value.astype(np.float64), np.array(pid, np.int64)[code],
+                np.array(where, object)[code])
 
     def let_go_before(self, time_ns: int) -> None:
         """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
-        times = self.readings(self.gone)[1]
+        if not self._parts:
+            return
+        times = self._merged()[1]
         cut = int(np.argmin(times < time_ns)) if not (times < time_ns).all() else len(times)
         if cut:
-            self._parts = [tuple(column[cut:] for column in self._parts[0])]
+            self._parts = [tuple(column[cut:].copy() for column in self._parts[0])]
             self.gone += cut
 
     def build(self, since_ns: int | None = None) -> dict[str, Gauge]:
@@ -109,6 +144,11 @@ class GaugeParts:
             keep = time_ns >= since_ns
             name, time_ns, value, pid, where = name[keep], time_ns[keep], value[keep], pid[keep], where[keep]
         return gauges_by_name(name, time_ns, value, pid, where)
+
+
+def _code_dtype(series: int) -> type:
+    """The narrowest unsigned type that numbers ``series`` series."""
+    return np.uint16 if series <= 1 << 16 else np.uint32
 
 
 def gauges_by_name(name: np.ndarray, time_ns: np.ndarray, value: np.ndarray, pid: np.ndarray,

@@ -82,6 +82,11 @@ class RecorderMirror:
         return released
 
     @property
+    def nbytes(self) -> int:
+        """Bytes of rows the mirror holds: its chunks (stubs of those a store took whole) and the open rows."""
+        return sum(len(chunk) for _, chunk in self._chunks) + len(self._open_rows)
+
+    @property
     def chunks_held(self) -> int:
         """How many handed-over chunks the mirror holds (the recorder's open chunks aside)."""
         return len(self._chunks)

@@ -312,6 +312,13 @@ class Recorder:
         """How many rows (events and continuation rows, not headers) the buffer holds now."""
         return self._full_events + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of rows the buffer holds: handed-over chunks (stubs of those a store took whole) and open chunks."""
+        with self.lock:
+            return sum(len(chunk) * chunk.itemsize for chunk in self._full) + sum(
+                len(w.rows) for w in list(self._writers))
+
     def export(self) -> dict:
         """Everything held, as plain data that ``rlviz.trace.store.merge_exports`` reads.
 

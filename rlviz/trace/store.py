@@ -31,19 +31,32 @@ from rlviz.trace.schema import COLUMNS
 from rlviz.trace.spill import SpillWriter
 from rlviz.trace.trace import Trace
 
-__all__ = ["TraceStore", "Appended", "Window", "LaneWindow", "merge_exports", "EXACT_PER_PIXEL", "SCAN_BUDGET"]
+__all__ = ["TraceStore", "Appended", "Window", "LaneWindow", "merge_exports", "EXACT_PER_PIXEL", "SCAN_BUDGET",
+           "EVENT_BYTES"]
 
 _ROW_BYTES = FIELDS * 8
 #: What the store keeps per event, narrower than a ``Trace``'s columns (docs/design.md, "Long runs"): ``code`` packs
 #: the outcome and the summary kind as a row's code field does; ``duration`` is in ns, ``_LONG`` marking one kept
 #: apart; ``chunk`` numbers the chunk (its key and pid are kept per chunk); ``rank`` is the item's number in its
-#: chunk (``_NO_ITEM``: none), so the item id is the chunk's key plus the rank.
-_STORED = {"start_ns": np.int64, "duration": np.uint32, "node": np.uint16, "code": np.uint8, "item_num": np.int64,
-           "chunk": np.uint32, "rank": np.uint16}
+#: chunk (``_NO_ITEM``: none), so the item id is the chunk's key plus the rank; ``item_num`` holds the summary
+#: number when it fits an int32 (small ints, text indexes, sized values under 128 long), ``_WIDE`` marking one kept
+#: apart (floats' bits, large ints); ``id`` is the event's store id (ids stay below ``_MAX_ID``, so uint32 holds
+#: them), ascending by position: rows of evicted events are compacted away.
+_STORED = {"start_ns": np.int64, "duration": np.uint32, "node": np.uint16, "code": np.uint8, "item_num": np.int32,
+           "chunk": np.uint32, "rank": np.uint16, "id": np.uint32}
+#: Bytes the store holds per event in its columns, growth room aside.
+EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values())
 _LONG = np.iinfo(np.uint32).max
+_WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
 _MAX_ID = np.iinfo(np.uint32).max - 1
 _GROW = 1.125
+#: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
+#: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
+#: and ``allowed`` are masked to 24 and 32 bits, and ``flags`` is the top half of an int64, so each fits as typed;
+#: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
+_DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
+                   "allowed": np.uint32, "flags": np.int32}
 #: A window query answers a lane with its exact events when it holds at most this many per pixel.
 EXACT_PER_PIXEL = 4
 #: At most this many held events a window query reads one by one; lanes beyond it are answered from the pyramid.
@@ -203,24 +216,25 @@ class TraceStore:
         self._chunk_count = 0
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
         self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
-        self._alive = np.ones(1024, bool)
         self._chunk_key = _Growing()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = _Growing()
-        self._long_ids = _Growing()                # events whose duration does not fit the column: id, duration
-        self._long_ns = _Growing()
+        self._long = _SideTable()                  # events whose duration does not fit the column
+        self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
         self._node_lane = np.zeros(0, np.int64)    # per node: its lane
         self.pyramid = Pyramid()
         self._index = BlockIndex()
         self._first = 0                            # id of the first event held
         self._next = 0                             # id the next event gets
+        self._held = 0                             # rows held (positions 0.._held-1, ids ascending)
+        self._compacted_to = 0                     # 1 + the highest id compacted away (since() starts at or after it)
         self._inputs_owner = _Growing(np.uint32)
         self._inputs_value = _Growing()
         self._inputs_gone = 0                      # input pairs that left with their owners (window)
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self._decisions = {name: _Growing() for name in ("event", *DECISION_ROW_FIELDS)}   # "event": a store id
+        self._decisions = {name: _Growing(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
         self._gauges = GaugeParts()                # texts already mapped to the store's table
 
@@ -240,8 +254,7 @@ class TraceStore:
         with self.lock:
             source = self._source(export)
             added, listed = self._add_rows(source, export["parts"] if "parts" in export else [export["data"]])
-            for key in source.chunk_keys.difference(listed):
-                self._retire(source, key)
+            self._retire(source, list(source.chunk_keys.difference(listed)))
             return added
 
     def add_increment(self, increment: dict, offset_ns: int = 0) -> int:
@@ -264,15 +277,13 @@ class TraceStore:
             # between two increments (or discarded by a clear): it is gone as well
             gone.extend(source.open_keys.difference(seen))
             source.open_keys = set(seen[len(increment["chunks"]):])
-            for key in gone:
-                if key in self._chunks:
-                    self._retire(source, key)
+            self._retire(source, [key for key in gone if key in self._chunks])
             return added
 
     # -- reading -------------------------------------------------------------
     def __len__(self) -> int:
         with self.lock:
-            return int(self._alive[:self._next - self._first].sum())
+            return self._held
 
     @property
     def next_id(self) -> int:
@@ -318,10 +329,9 @@ class TraceStore:
         with self.lock:
             if self._view is not None and self._view[0] == self._version:
                 return self._view[1]
-            held = self._next - self._first
-            alive = np.flatnonzero(self._alive[:held])
-            columns = self._standard(alive)
-            ids = alive + self._first
+            held = np.arange(self._held)
+            columns = self._standard(held)
+            ids = self._ids_at(held)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
             columns["input_offsets"], columns["input_ids"] = self._csr(ids[order])
@@ -343,8 +353,9 @@ class TraceStore:
             events = self._decisions["event"].values()
             held = events >= self._first
             ids = np.unique(events[held])
-            ids = ids[self._alive[ids - self._first]]
-            columns = self._standard(ids - self._first)
+            positions = self._positions_of(ids)
+            ids, positions = ids[positions >= 0], positions[positions >= 0]
+            columns = self._standard(positions)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
             columns = {name: values[order] for name, values in columns.items()}
             columns["input_offsets"] = np.zeros(len(ids) + 1, np.int64)
@@ -355,7 +366,7 @@ class TraceStore:
             kept = at < len(ids)
             kept[kept] = ids[at[kept]] == events[held][kept]
             rows = {"event": position[at[kept]],
-                    **{name: self._decisions[name].values()[held][kept] for name in DECISION_ROW_FIELDS}}
+                    **{name: self._decided(name)[held][kept] for name in DECISION_ROW_FIELDS}}
             trace = _trace(self.nodes, columns, list(self.texts.texts), self.dropped, ids[order], rows)
             trace.gauges = self._gauges.build(self.window_start_ns)
             return trace
@@ -366,7 +377,9 @@ class TraceStore:
 
         Pass the previous answer's ``next_id``, ``next_input`` and
         ``next_decision`` to get exactly what arrived since it: nothing twice,
-        nothing skipped.
+        nothing skipped.  The answer's ids are consecutive, so it starts past
+        the last event whose row was compacted away (evicted, then taken out):
+        a reader that keeps up never meets one, as evictions take old chunks.
 
         Raises
         ------
@@ -380,18 +393,17 @@ class TraceStore:
             if not 0 <= input_from <= self._inputs_gone + self._inputs_owner.size:
                 raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + self._inputs_owner.size} "
                                  f"input pairs this store took (pass the previous Appended.next_input)")
-            start = max(event_id, self._first) - self._first
-            stop = self._next - self._first
-            columns = self._standard(np.arange(start, stop))
+            first = max(event_id, self._first, self._compacted_to)
+            start = int(np.searchsorted(self._columns["id"][:self._held], first))
+            columns = self._standard(np.arange(start, self._held))
             fresh = max(input_from - self._inputs_gone, 0)
             decided = max(decision_from - self._decisions_gone, 0)
-            return Appended(first_id=start + self._first, columns=columns,
+            return Appended(first_id=first, columns=columns,
                             input_owner=self._inputs_owner.values()[fresh:].astype(np.int64),
                             input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
                             next_input=self._inputs_gone + self._inputs_owner.size,
-                            decisions={name: column.values()[decided:].copy()
-                                       for name, column in self._decisions.items()},
+                            decisions={name: self._decided(name)[decided:] for name in self._decisions},
                             next_decision=self._decisions_gone + self._decisions["event"].size)
 
     def taken(self, chunk: bytes | bytearray | memoryview) -> bool:
@@ -405,13 +417,31 @@ class TraceStore:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the store's arrays: events, links, decisions, the pyramid and the index (not the texts)."""
+        """Bytes held by the store's arrays: events, links, decisions, gauges, the pyramid and the index (not the
+        texts): the sum of ``memory()``."""
+        return sum(self.memory().values())
+
+    def memory(self) -> dict[str, int]:
+        """Bytes held by each of the store's arrays, as allocated (growth room included).
+
+        Keys: ``"column <name>"`` for each per-event column (``start_ns``,
+        ``duration``, ``node``, ``code``, ``item_num``, ``chunk``, ``rank``,
+        ``id``); ``"links"`` (consumer id, value id per
+        input); ``"decisions"``; ``"gauges"``; ``"chunks"`` (key and pid per
+        chunk); ``"side tables"`` (durations and summary numbers too wide for
+        their column); ``"pyramid"`` and ``"index"``.  docs/long-runs.md has
+        a table of them per event for a real run.
+        """
         with self.lock:
-            arrays = [*self._columns.values(), self._alive]
-            growing = [self._inputs_owner, self._inputs_value, self._chunk_key, self._chunk_pid, self._long_ids,
-                       self._long_ns, *self._decisions.values()]
-            return sum(a.nbytes for a in arrays) + sum(g.nbytes for g in growing) + self.pyramid.nbytes \
-                + self._index.nbytes
+            parts = {f"column {name}": column.nbytes for name, column in self._columns.items()}
+            parts["links"] = self._inputs_owner.nbytes + self._inputs_value.nbytes
+            parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
+            parts["gauges"] = self._gauges.nbytes
+            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes
+            parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
+            parts["pyramid"] = self.pyramid.nbytes
+            parts["index"] = self._index.nbytes
+            return parts
 
     @property
     def lanes(self) -> list[str]:
@@ -490,12 +520,10 @@ class TraceStore:
         blocks = self._index.blocks(np.array(sorted(lanes), np.int64), start_ns, end_ns, first_block)
         if not len(blocks):
             return np.zeros(0, np.int64)
-        held = self._next - self._first
-        ranges = [np.arange(max(b * BLOCK - self._first, 0), min((b + 1) * BLOCK - self._first, held))
-                  for b in blocks.tolist()]
-        positions = np.concatenate(ranges)
+        bounds = np.searchsorted(self._columns["id"][:self._held], np.stack((blocks, blocks + 1)) * BLOCK)
+        positions = np.concatenate([np.arange(lo, hi) for lo, hi in bounds.T.tolist()])
         start = self._columns["start_ns"][positions]
-        positions = positions[self._alive[positions] & (start < end_ns)]
+        positions = positions[start < end_ns]
         positions = positions[self._ends(positions) >= start_ns]
         wanted = np.zeros(max(len(self._lane_names), 1), bool)
         wanted[list(lanes)] = True
@@ -508,7 +536,7 @@ class TraceStore:
         name = self._lane_names[lane]
         if len(positions) <= exact_per_pixel * pixels:
             events = self._standard(positions)
-            events["event_id"] = positions + self._first
+            events["event_id"] = self._ids_at(positions)
             return LaneWindow(name, len(positions), events=events)
         span = end_ns - start_ns
         start = self._columns["start_ns"][positions]
@@ -554,14 +582,16 @@ class TraceStore:
 
     def _items_of(self, chunk: _Chunk) -> np.ndarray:
         """The store id of each item of ``chunk``, by its rank in the chunk (-1: not held)."""
-        lo, hi = max(chunk.first_kept, self._first) - self._first, chunk.last_kept + 1 - self._first
-        if chunk.first_kept < 0 or hi <= lo:
+        if chunk.first_kept < 0:
+            return np.zeros(0, np.int64)
+        lo, hi = np.searchsorted(self._columns["id"][:self._held], [chunk.first_kept, chunk.last_kept + 1]).tolist()
+        if hi <= lo:
             return np.zeros(0, np.int64)
         at = lo + np.flatnonzero(self._columns["chunk"][lo:hi] == chunk.index)
         rank = self._columns["rank"][at].astype(np.int64)
         is_item = rank != _NO_ITEM
         by_rank = np.full(int(rank[is_item].max(initial=-1)) + 1, -1, np.int64)
-        by_rank[rank[is_item]] = at[is_item] + self._first
+        by_rank[rank[is_item]] = self._ids_at(at[is_item])
         return by_rank
 
     # -- helpers ---------------------------------------------------------------
@@ -592,7 +622,7 @@ class TraceStore:
 
         Returns how many events were added and the keys of the chunks listed, in order.
         """
-        seen, added, first_new = [], 0, self._next
+        seen, added, first_new = [], 0, self._held
         for data in parts:
             if not self._taken_whole(data, seen):
                 added += self._add_chunks(source, data, seen)
@@ -697,12 +727,13 @@ class TraceStore:
 
     def _held_decisions(self, ids: np.ndarray) -> dict[str, np.ndarray]:
         """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
-        position = np.full(self._next - self._first + 1, -1, np.int64)
-        position[ids - self._first] = np.arange(len(ids))
-        events = self._decisions["event"].values()
-        at = position[np.where(events >= self._first, events - self._first, -1)]
+        at = _index_in(ids, self._decisions["event"].values())
         kept = at >= 0
-        return {"event": at[kept], **{name: self._decisions[name].values()[kept] for name in DECISION_ROW_FIELDS}}
+        return {"event": at[kept], **{name: self._decided(name)[kept] for name in DECISION_ROW_FIELDS}}
+
+    def _decided(self, name: str) -> np.ndarray:
+        """Decision field ``name`` of every decision held, as int64 (a copy)."""
+        return self._decisions[name].values().astype(np.int64)
 
     def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
         first = np.where(is_event, rows[:, 4], NO_INPUT)
@@ -734,28 +765,30 @@ class TraceStore:
             raise OverflowError(f"a TraceStore holds at most {_NO_ITEM:,} dataflow nodes; this run made more")
         values = {"start_ns": start, "duration": np.minimum(duration, _LONG), "node": node_index,
                   "code": events[:, 2], "item_num": number, "chunk": chunk_index, "rank": rank}
-        long = np.flatnonzero((duration >= _LONG) | (duration < 0))
-        if len(long):
-            self._long_ids.extend(self._next + long)
-            self._long_ns.extend(duration[long])
-        at = self._next - self._first
+        self._long.add(self._next, (duration >= _LONG) | (duration < 0), duration)
+        wide = (number <= _WIDE) | (number > _INT32_MAX)
+        self._wide.add(self._next, wide, number)
+        values["item_num"] = np.where(wide, _WIDE, number)
+        values["id"] = np.arange(self._next, self._next + n)
+        at = self._held
         self._reserve(at + n)
         for name, column in values.items():
             self._columns[name][at:at + n] = column
-        self._alive[at:at + n] = True
+        self._held += n
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
-    def _count_in(self, first_id: int) -> None:
-        """Note the events with ids from ``first_id`` on (the ones just added) in the pyramid and the block index."""
-        positions = np.arange(first_id - self._first, self._next - self._first)
+    def _count_in(self, first_position: int) -> None:
+        """Note the events at positions from ``first_position`` on (the ones just added, consecutive ids) in the
+        pyramid and the block index."""
+        positions = np.arange(first_position, self._held)
         if not len(positions):
             return
         columns = self._standard(positions)
         node = columns["node"].astype(np.int64)
         lane = self._lanes_of(node)
         self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"])
-        self._index.add(first_id, lane, columns["start_ns"], columns["end_ns"])
+        self._index.add(int(self._columns["id"][first_position]), lane, columns["start_ns"], columns["end_ns"])
 
     def _lanes_of(self, node: np.ndarray) -> np.ndarray:
         """The lane of each node index in ``node`` (lanes are named by the nodes' ``where``)."""
@@ -769,16 +802,24 @@ class TraceStore:
             self._node_lane = np.append(self._node_lane, np.asarray(lanes, np.int64))
         return self._node_lane[np.asarray(node, np.int64)]
 
+    def _ids_at(self, positions: np.ndarray) -> np.ndarray:
+        """The store ids (int64) of the held rows at ``positions``."""
+        return self._columns["id"][positions].astype(np.int64)
+
+    def _positions_of(self, ids: np.ndarray) -> np.ndarray:
+        """The position of each store id in ``ids`` among the held rows (-1 where it is not held)."""
+        return _index_in(self._columns["id"][:self._held], np.asarray(ids, np.int64), ordered=True)
+
     def _standard(self, positions: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
-        stored = {name: self._columns[name][positions] for name in _STORED}
+        stored = {name: self._columns[name][positions] for name in ("start_ns", "node", "code", "chunk", "rank")}
         start = stored["start_ns"]
         chunk = stored["chunk"].astype(np.int64)
         rank = stored["rank"].astype(np.int64)
         return {"node": stored["node"].astype(np.int32), "pid": self._chunk_pid.values()[chunk],
                 "start_ns": start, "end_ns": self._ends(positions),
                 "outcome": outcome_of(stored["code"]).astype(np.uint8),
-                "item_kind": (stored["code"] >> OUTCOME_BITS).astype(np.uint8), "item_num": stored["item_num"],
+                "item_kind": (stored["code"] >> OUTCOME_BITS).astype(np.uint8), "item_num": self._numbers(positions),
                 "item_id": np.where(rank != _NO_ITEM, self._chunk_key.values()[chunk] + rank, -1)}
 
     def _ends(self, positions: np.ndarray) -> np.ndarray:
@@ -786,9 +827,16 @@ class TraceStore:
         duration = self._columns["duration"][positions].astype(np.int64)
         long = np.flatnonzero(duration == _LONG)
         if len(long):
-            at = np.searchsorted(self._long_ids.values(), positions[long] + self._first)
-            duration[long] = self._long_ns.values()[at]
+            duration[long] = self._long.lookup(self._ids_at(positions[long]))
         return self._columns["start_ns"][positions] + duration
+
+    def _numbers(self, positions: np.ndarray) -> np.ndarray:
+        """The summary number (int64) of each held event at ``positions``, wide ones from the side table."""
+        number = self._columns["item_num"][positions].astype(np.int64)
+        wide = np.flatnonzero(number == _WIDE)
+        if len(wide):
+            number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
+        return number
 
     def _spill(self, positions: np.ndarray) -> None:
         """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs.
@@ -800,7 +848,7 @@ class TraceStore:
         if not len(positions):
             return
         columns = self._standard(positions)
-        columns["input_offsets"], columns["input_ids"] = self._csr(positions + self._first)
+        columns["input_offsets"], columns["input_ids"] = self._csr(self._ids_at(positions))
         lost = max(self.dropped - self.spill.events - len(positions), 0)
         self.spill.write(columns, self.nodes, self.texts.texts, lost)
 
@@ -812,7 +860,7 @@ class TraceStore:
                              outcome_of(self._columns["code"][positions]), sign=-1)
 
     def _reserve(self, size: int) -> None:
-        capacity = len(self._alive)
+        capacity = len(self._columns["id"])
         if size <= capacity:
             return
         capacity = max(size, int(capacity * _GROW) + 1)
@@ -820,39 +868,63 @@ class TraceStore:
             grown = np.zeros(capacity, column.dtype)
             grown[:len(column)] = column
             self._columns[name] = grown
-        alive = np.ones(capacity, bool)
-        alive[:len(self._alive)] = self._alive
-        self._alive = alive
 
-    def _retire(self, source: _Source, key: int) -> None:
-        """``source``'s recorder evicted chunk ``key``: its events leave the store."""
-        chunk = self._chunks.pop(key)
-        source.chunk_keys.discard(key)
-        self._dead_chunks.add(key)
+    def _retire(self, source: _Source, keys: list[int]) -> None:
+        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays)."""
+        if not keys:
+            return
+        indexes = []
+        for key in keys:
+            indexes.append(self._chunks.pop(key).index)
+            source.chunk_keys.discard(key)
+            self._dead_chunks.add(key)
         self._keys = None
-        held = self._next - self._first
-        leaving = self._alive[:held] & (self._columns["chunk"][:held] == chunk.index)
+        leaving = np.isin(self._columns["chunk"][:self._held], indexes)
         if self.spill is not None:
             self._spill(np.flatnonzero(leaving))
-        self._count_out(np.flatnonzero(leaving))
-        self._alive[:held] &= ~leaving
+        if leaving.any():
+            self._count_out(np.flatnonzero(leaving))
+            self._compact(~leaving)
         self._version += 1
+
+    def _compact(self, keep: np.ndarray) -> None:
+        """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
+        held ids stay ascending, positions close up."""
+        held = self._held
+        gone = self._columns["id"][:held][~keep].astype(np.int64)     # ascending: a binary search finds them
+        n = int(keep.sum())
+        for column in self._columns.values():
+            column[:n] = column[:held][keep]
+        self._held = n
+        if not len(gone):
+            return
+        self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
+        kept = _index_in(gone, self._inputs_owner.values().astype(np.int64), ordered=True) < 0
+        self._inputs_gone += int((~kept).sum())
+        self._inputs_owner.keep(kept)
+        self._inputs_value.keep(kept)
+        for side in (self._long, self._wide):
+            side.keep(_index_in(gone, side.ids.values().astype(np.int64), ordered=True) < 0)
+        decided = _index_in(gone, self._decisions["event"].values().astype(np.int64), ordered=True) < 0
+        self._decisions_gone += int((~decided).sum())
+        for column in self._decisions.values():
+            column.keep(decided)
 
     def _apply_window(self) -> None:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
         if self.window_ns is None:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
-        held = self._next - self._first
+        held = self._held
         old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
-        self._count_out(np.flatnonzero(self._alive[:cut]))
+        self._count_out(np.arange(cut))
+        self._first = int(self._columns["id"][cut]) if cut < held else self._next
         for name, column in self._columns.items():
             column[:held - cut] = column[cut:held]
-        self._alive[:held - cut] = self._alive[cut:held]
-        self._first += cut
+        self._held -= cut
         kept = self._inputs_owner.values() >= self._first
         self._inputs_gone += int((~kept).sum())
         self._inputs_owner.keep(kept)
@@ -865,14 +937,24 @@ class TraceStore:
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
         owner, value = self._inputs_owner.values().astype(np.int64), self._inputs_value.values()
-        position = np.full(self._next - self._first + 1, -1, np.int64)
-        position[ids - self._first] = np.arange(len(ids))
-        at = position[np.maximum(owner - self._first, -1)]     # owners that left map to the -1 slot
+        at = _index_in(ids, owner)
         kept = at >= 0
         at, value = at[kept], value[kept]
         by_owner = np.argsort(at, kind="stable")
         counts = np.bincount(at, minlength=len(ids))
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
+
+
+def _index_in(ids: np.ndarray, wanted: np.ndarray, ordered: bool = False) -> np.ndarray:
+    """Where each of ``wanted`` sits in ``ids`` (distinct values; ``ordered``: already ascending), -1 where absent."""
+    order = None if ordered else np.argsort(ids, kind="stable")
+    keys = (ids if ordered else ids[order]).astype(np.int64)
+    at = np.searchsorted(keys, wanted)
+    inside = at < len(keys)
+    found = np.zeros(len(wanted), bool)
+    found[inside] = keys[at[inside]] == wanted[inside]
+    at = at if ordered else order[np.minimum(at, max(len(keys) - 1, 0))] if len(keys) else at
+    return np.where(found, at, -1)
 
 
 def _check_window(start_ns: int, end_ns: int, pixels: int, exact_per_pixel: int, scan_budget: int) -> None:
@@ -934,6 +1016,35 @@ class _Growing:
         kept = self._data[:self._size][mask]
         self._data[:len(kept)] = kept
         self._size = len(kept)
+
+
+class _SideTable:
+    """Values of the few events a narrow column cannot hold, by store id (ascending): what the column marks."""
+
+    def __init__(self) -> None:
+        self.ids = _Growing(np.uint32)
+        self.values = _Growing()
+
+    @property
+    def parts(self) -> tuple["_Growing", "_Growing"]:
+        """Its arrays (for ``nbytes``)."""
+        return self.ids, self.values
+
+    def add(self, first_id: int, kept_apart: np.ndarray, values: np.ndarray) -> None:
+        """Keep ``values`` where ``kept_apart`` is true, for events with ids ``first_id, first_id + 1, ...``."""
+        at = np.flatnonzero(kept_apart)
+        if len(at):
+            self.ids.extend(first_id + at)
+            self.values.extend(values[at])
+
+    def lookup(self, ids: np.ndarray) -> np.ndarray:
+        """The values kept for ``ids`` (every one of them must have been kept)."""
+        return self.values.values()[np.searchsorted(self.ids.values(), ids)]
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the entries where ``mask`` is true."""
+        self.ids.keep(mask)
+        self.values.keep(mask)
 
 
 def _trace(nodes: list[Node], columns: dict, texts: list[str], dropped: int, ids: np.ndarray,

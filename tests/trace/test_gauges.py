@@ -13,9 +13,9 @@ import pytest
 
 import rlviz
 from rlviz.trace import Node, Recorder, Trace
-from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
+from rlviz.trace.gauges import GaugeParts, LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
 from rlviz.trace.mirror import RecorderMirror
-from rlviz.trace.rows import CHUNK_EVENTS, ITEM
+from rlviz.trace.rows import CHUNK_EVENTS, GAUGE, ITEM
 from rlviz.trace.spill import MAGIC
 from rlviz.trace.store import TraceStore, merge_exports
 
@@ -75,6 +75,48 @@ def test_a_growing_store_keeps_each_reading_once_and_the_thread_writers_hand_the
     assert all(gauges[f"thread {k}"].value.tolist() == list(map(float, range(50))) for k in range(3))
     readings, next_reading = store.gauges_since(0)
     assert next_reading == 152 and store.gauges_since(next_reading)[0][0].tolist() == []
+
+
+def _gauge_rows(names: np.ndarray, times: np.ndarray, values: np.ndarray, where: int) -> np.ndarray:
+    """Gauge rows (``rlviz.trace.rows.GAUGE``) naming texts ``names`` and ``where``."""
+    rows = np.zeros((len(names), 5), np.int64)
+    rows[:, 0], rows[:, 1], rows[:, 3], rows[:, 4] = GAUGE, times, names, where
+    rows[:, 2] = np.asarray(values, np.float64).view(np.int64)
+    return rows
+
+
+def test_the_store_holds_a_reading_in_14_bytes_and_counts_them():
+    parts = GaugeParts()
+    texts = ["replay rows held", "weights version", "driver", "RolloutWorker-1"]
+    for k in range(20):                                    # one add per pull, as the store takes them
+        names = np.arange(10_000) % 2
+        parts.add(_gauge_rows(names, k * 10_000 + np.arange(10_000), np.arange(10_000) * 0.5, 2 + k % 2), 7 + k % 2,
+                  texts)
+    assert len(parts) == 200_000
+    assert parts.nbytes <= 14 * 200_000                    # time int64, value float32 (exact), series uint16
+    name, time_ns, value, pid, where = parts.readings(199_998)
+    assert name.tolist() == ["replay rows held", "weights version"] and value.tolist() == [4999.0, 4999.5]
+    assert pid.tolist() == [8, 8] and where.tolist() == ["RolloutWorker-1"] * 2
+    assert time_ns.tolist() == [199_998, 199_999]
+
+
+def test_a_value_float32_cannot_hold_makes_every_value_float64_and_none_is_rounded():
+    parts = GaugeParts()
+    texts = ["loss", "driver"]
+    parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3), [1.0, 2.0, 2.0**24], 1), 1, texts)
+    assert parts.nbytes <= 14 * 3
+    parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3, 6), [0.1, np.nan, 2.0**24 + 1], 1), 1, texts)
+    value = parts.readings()[2]
+    assert value.dtype == np.float64 and value[:3].tolist() == [1.0, 2.0, 2.0**24]
+    assert value[3] == 0.1 and np.isnan(value[4]) and value[5] == 2.0**24 + 1
+
+
+def test_series_past_65536_widen_their_code_instead_of_wrapping():
+    parts = GaugeParts()
+    texts = [f"g{k}" for k in range(70_000)] + ["driver"]
+    parts.add(_gauge_rows(np.arange(70_000), np.arange(70_000), np.zeros(70_000), 70_000), 1, texts)
+    name = parts.readings()[0]
+    assert name[[0, 65_536, 69_999]].tolist() == ["g0", "g65536", "g69999"]
 
 
 def test_save_load_and_chrome_keep_the_gauges(tmp_path):
