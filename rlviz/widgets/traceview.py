@@ -7,11 +7,21 @@ both ways.  A trace of more than ``rlviz.viz.explorer_long.LONG_EVENTS``
 events never travels whole: the page gets its overview of levels
 (``long_start``) and asks for the chunks its window needs, which the
 kernel encodes when asked (``detail_chunk``).
+
+The picture a reader without a kernel sees (``rlviz.widgets.picture``)
+takes a second or more to draw, so a view shown in a notebook draws it only
+after its page has drawn its first frame (the page says "drawn"; at most
+``PICTURE_WAIT_S`` after the first data went out): in a thread, which then
+keeps it in the ``_picture`` trait (the saved widget state) and puts it
+into every output showing the view (``update_display``).
 """
 from __future__ import annotations
 
 import base64
+import contextvars
 import os
+import threading
+import uuid
 from typing import Any
 
 import anywidget
@@ -24,7 +34,7 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import TraceChunks, encode_trace
 from rlviz.widgets.picture import timeline_png
 
-__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
+__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
@@ -33,6 +43,8 @@ STANDALONE_MIME = "application/vnd.rlviz.explorer+html"
 #: Set this environment variable to 1 in a kernel, and every TraceView output also carries its
 #: kernel-free page (what the documentation site shows; ~25 bytes per event in the notebook).
 EMBED_ENV = "RLVIZ_EMBED_EXPLORER"
+#: Seconds the picture waits, after the first data went out, for the page to say its first frame is drawn.
+PICTURE_WAIT_S = 10.0
 
 
 class TraceView(anywidget.AnyWidget):
@@ -43,7 +55,9 @@ class TraceView(anywidget.AnyWidget):
     node to filter the timeline, ←/→ or Play to step in completion order,
     and search op or item text.  Without a live kernel (nbconvert, GitHub)
     the output falls back to a PNG of the matplotlib timeline; a notebook
-    saved with its widget state shows the same picture in the view.
+    saved with its widget state shows the same picture in the view.  Shown
+    in a notebook, the view draws that picture once its page has its first
+    data, so the picture never delays the page.
 
     Parameters
     ----------
@@ -94,6 +108,8 @@ class TraceView(anywidget.AnyWidget):
     skip_not_ready = traitlets.Bool(False).tag(sync=True)
     # the picture shown when no kernel answers (set when the view is displayed; saved with widget state)
     _picture = traitlets.Bytes(b"").tag(sync=True)
+    # names this view's Explorer in the page, so an output re-rendered by the picture's update moves it, not rebuilds it
+    _view_key = traitlets.Unicode().tag(sync=True)
 
     def __init__(self, trace: Trace, **kwargs: Any) -> None:
         if not isinstance(trace, Trace):
@@ -108,7 +124,10 @@ class TraceView(anywidget.AnyWidget):
         self._wheres = sorted({n.where for n in trace.nodes})
         self._payload = None
         self._chunks: TraceChunks | None = None       # a long trace's stream, chunk by chunk
-        super().__init__(_esm=explorer_js())
+        self._display_ids: list[str] = []               # the outputs showing this view (``_ipython_display_``)
+        self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
+        self._drawn = threading.Event()                     # a page said its first frame is on screen
+        super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         for name, value in kwargs.items():
             setattr(self, name, value)
         self.on_msg(self._on_message)
@@ -162,6 +181,8 @@ class TraceView(anywidget.AnyWidget):
             self.send_payload(content.get("view"))
         elif isinstance(content, dict) and content.get("type") == "detail":      # a long trace's page needs a chunk
             self.send_detail(content.get("chunk"), content.get("view"))
+        elif isinstance(content, dict) and content.get("type") == "drawn":    # the page's first frame: picture now
+            self._drawn.set()
         elif isinstance(content, dict) and content.get("type") == "ping":     # the page asks if the kernel is there
             self.send({"type": "pong", "view": content.get("view")})
 
@@ -184,6 +205,7 @@ class TraceView(anywidget.AnyWidget):
             self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
             raise
         self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
+        self._picture_soon()
 
     def send_detail(self, chunk: object, view: str | None = None) -> None:
         """Send chunk ``chunk`` of a long trace's stream to the page that asked (its window meets it).
@@ -219,16 +241,72 @@ class TraceView(anywidget.AnyWidget):
         return explorer_html(self._trace, view=view)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        if not self._picture:                  # asked for outside a notebook's display: the picture is drawn now
+            self._picture = timeline_png(self._trace)
+        return self._bundle(**kwargs)
+
+    def _ipython_display_(self) -> None:
+        """Show the view with a display id, its picture (if not drawn yet) following once the page has its data."""
+        from IPython.display import display
+
+        bundle = self._bundle()
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        handle = display(data, metadata=meta, raw=True, display_id=True)
+        self._display_ids.append(handle.display_id)
+
+    def _bundle(self, **kwargs: Any) -> dict | tuple[dict, dict]:
+        """The widget's output: its view, a text line, the picture once drawn, the kernel-free page if asked for."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
-        if not self._picture:
-            self._picture = timeline_png(self._trace)
-        data["image/png"] = base64.b64encode(self._picture).decode("ascii")
+        if self._picture:
+            data["image/png"] = base64.b64encode(self._picture).decode("ascii")
         data["text/plain"] = f"TraceView of {self._trace!r}"
         if os.environ.get(EMBED_ENV) == "1":
             data[STANDALONE_MIME] = self.standalone_html()
         return (data, meta) if isinstance(bundle, tuple) else data
+
+    def _picture_soon(self) -> None:
+        """The first data went out: draw the picture in a thread (once) after the page's first frame, then put it
+        into the outputs."""
+        if self._picture or self._picturing is not None:
+            return
+        context = contextvars.copy_context()          # the asking message's parent header: ipykernel 7 routes by it
+        self._picturing = threading.Thread(target=context.run, args=(self._draw_picture,), name="rlviz-picture",
+                                           daemon=True)
+        self._picturing.start()
+
+    def _draw_picture(self) -> None:
+        """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
+        self._drawn.wait(PICTURE_WAIT_S)
+        try:
+            self._picture = timeline_png(self._trace)
+        except Exception as err:                    # the view stays; only the saved picture is missing
+            self.send({"type": "error", "message": f"drawing the saved picture failed: {type(err).__name__}: {err}"})
+            return
+        from IPython.display import update_display
+
+        bundle = self._bundle()
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        for display_id in self._display_ids:
+            update_display(data, metadata=meta, raw=True, display_id=display_id)
+
+    def wait_for_picture(self, timeout: float | None = None) -> bool:
+        """Wait until the picture drawn after the page's first frame is done (what a save then keeps).
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait at most; None waits as long as it takes.
+
+        Returns
+        -------
+        bool
+            Whether the view has its picture now.
+        """
+        if self._picturing is not None:
+            self._picturing.join(timeout)
+        return bool(self._picture)
 
 
 def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:
