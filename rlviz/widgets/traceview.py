@@ -246,13 +246,27 @@ class TraceView(anywidget.AnyWidget):
         return self._bundle(**kwargs)
 
     def _ipython_display_(self) -> None:
-        """Show the view with a display id, its picture (if not drawn yet) following once the page has its data."""
+        """Show the view with a display id, its picture (if not drawn yet) following once the page drew its first
+        frame, or when the next cell runs if no page asked for data by then (nbconvert and nbclient have none)."""
+        from IPython import get_ipython
         from IPython.display import display
 
         bundle = self._bundle()
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         handle = display(data, metadata=meta, raw=True, display_id=True)
         self._display_ids.append(handle.display_id)
+        shell = get_ipython()
+        if shell is not None and not self._picture and self._payload is None:
+            shell.events.register("pre_run_cell", self._picture_if_unasked)
+
+    def _picture_if_unasked(self, *_: Any) -> None:
+        """The next cell runs and no page has asked for this view's data: draw the picture now (in that cell, whose
+        output messages a notebook runner without a browser still reads), so the outputs carry it."""
+        from IPython import get_ipython
+
+        get_ipython().events.unregister("pre_run_cell", self._picture_if_unasked)
+        if self._payload is None and not self._picture:
+            self._keep_picture()
 
     def _bundle(self, **kwargs: Any) -> dict | tuple[dict, dict]:
         """The widget's output: its view, a text line, the picture once drawn, the kernel-free page if asked for."""
@@ -277,8 +291,12 @@ class TraceView(anywidget.AnyWidget):
         self._picturing.start()
 
     def _draw_picture(self) -> None:
-        """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
+        """Once the page drew its first frame (or ``PICTURE_WAIT_S`` passed), draw and keep the picture."""
         self._drawn.wait(PICTURE_WAIT_S)
+        self._keep_picture()
+
+    def _keep_picture(self) -> None:
+        """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
         try:
             self._picture = timeline_png(self._trace)
         except Exception as err:                    # the view stays; only the saved picture is missing
