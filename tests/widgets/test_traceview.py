@@ -196,6 +196,21 @@ def test_without_a_page_the_picture_is_drawn_when_the_next_cell_runs(shell_outpu
     assert asked.wait_for_picture(timeout=120) and len(shell_outputs) == 4
 
 
+def test_a_trace_shown_again_is_sent_without_being_encoded_again(monkeypatch):
+    """The first answer is kept per trace (the cell run again makes a new view of the same trace)."""
+    import rlviz.widgets.traceview as traceview
+
+    trace = sharded_trace()
+    view = TraceView(trace)
+    first = _sent(view)
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    monkeypatch.setattr(traceview, "encode_trace", lambda trace: pytest.fail("encoded again"))
+    again = TraceView(trace)
+    second = _sent(again)
+    again._handle_custom_msg({"type": "ready", "view": "v2"}, [])
+    assert second[0][1] == first[0][1] and second[0][0]["view"] == "v2"
+
+
 def test_empty_trace_still_makes_a_view_and_a_payload():
     view = TraceView(Trace.empty())
     messages = _sent(view)
