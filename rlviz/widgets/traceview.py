@@ -23,6 +23,7 @@ import os
 import threading
 import uuid
 import weakref
+from concurrent.futures import Future
 from typing import Any
 
 import anywidget
@@ -131,6 +132,7 @@ class TraceView(anywidget.AnyWidget):
         self._display_ids: list[str] = []               # the outputs showing this view (``_ipython_display_``)
         self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
         self._drawn = threading.Event()                     # a page said its first frame is on screen
+        self._answer: Future | None = None                  # the first answer, worked out while the page loads
         super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         for name, value in kwargs.items():
             setattr(self, name, value)
@@ -200,7 +202,8 @@ class TraceView(anywidget.AnyWidget):
         """
         try:
             if self._payload is None:
-                self._payload, self._chunks = _first_answer(self._trace)
+                self._payload, self._chunks = (self._answer.result() if self._answer is not None
+                                               else _first_answer(self._trace))
         except Exception as err:          # shown in the widget, not lost in a log
             self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
             raise
@@ -246,8 +249,9 @@ class TraceView(anywidget.AnyWidget):
         return self._bundle(**kwargs)
 
     def _ipython_display_(self) -> None:
-        """Show the view with a display id, its picture (if not drawn yet) following once the page drew its first
-        frame, or when the next cell runs if no page asked for data by then (nbconvert and nbclient have none)."""
+        """Show the view with a display id and start working out its first answer while the page loads; its
+        picture (if not drawn yet) follows once the page drew its first frame, or when the next cell runs if no
+        page asked for data by then (nbconvert and nbclient have none)."""
         from IPython import get_ipython
         from IPython.display import display
 
@@ -255,6 +259,8 @@ class TraceView(anywidget.AnyWidget):
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         handle = display(data, metadata=meta, raw=True, display_id=True)
         self._display_ids.append(handle.display_id)
+        if self._payload is None and self._answer is None:     # the page takes a moment to load: start meanwhile
+            self._answer = _in_thread(_first_answer, self._trace)
         shell = get_ipython()
         if shell is not None and not self._picture and self._payload is None:
             shell.events.register("pre_run_cell", self._picture_if_unasked)
@@ -339,6 +345,20 @@ def _first_answer(trace: Trace) -> tuple[Payload, TraceChunks | None]:
         answer = (encode_trace(trace), None)
     _FIRST_ANSWERS[trace] = answer
     return answer
+
+
+def _in_thread(work: Any, *args: Any) -> Future:
+    """``work(*args)`` run in a new daemon thread; its result (or error) in the returned future."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work(*args))
+        except BaseException as err:      # handed to whoever waits for the result
+            future.set_exception(err)
+
+    threading.Thread(target=run, name="rlviz-first-answer", daemon=True).start()
+    return future
 
 
 def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:

@@ -173,6 +173,32 @@ def test_the_picture_is_drawn_after_the_pages_first_frame_and_then_put_into_the_
     assert "application/vnd.jupyter.widget-view+json" in update["data"], "the output keeps its view"
 
 
+def test_a_shown_view_works_out_its_first_answer_while_the_page_loads(shell_outputs, monkeypatch):
+    """Displayed, the view starts encoding at once (in a thread), so the page's "ready" finds the answer under way."""
+    import threading
+
+    from IPython.display import display
+
+    import rlviz.widgets.traceview as traceview
+
+    started, release = threading.Event(), threading.Event()
+    encode = traceview.encode_trace
+
+    def slow_encode(trace):
+        started.set()
+        release.wait(60)
+        return encode(trace)
+
+    monkeypatch.setattr(traceview, "encode_trace", slow_encode)
+    view = TraceView(sharded_trace())
+    messages = _sent(view)
+    display(view)
+    assert started.wait(60), "nothing worked out before the page asked"
+    release.set()
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    assert messages[0][0]["type"] == "payload" and messages[0][0]["view"] == "v1"
+
+
 def test_without_a_page_the_picture_is_drawn_when_the_next_cell_runs(shell_outputs):
     """nbconvert and nbclient run cells with no browser, so no page ever asks for data: the next cell draws the
     picture, and its update (sent while that cell runs, which such a runner reads) puts it into the output."""
