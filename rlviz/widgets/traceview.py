@@ -11,7 +11,9 @@ kernel encodes when asked (``detail_chunk``).
 The picture a reader without a kernel sees (``rlviz.widgets.picture``)
 takes a second or more to draw, so a view shown in a notebook draws it only
 after its page has drawn its first frame (the page says "drawn"; at most
-``PICTURE_WAIT_S`` after the first data went out): in a thread, which then
+``PICTURE_WAIT_S`` after the first data went out) and then left the kernel
+alone for ``PICTURE_QUIET_S`` (no zoom, pan or chunk request: the picture
+does not compete with someone's first looks either): in a thread, which then
 keeps it in the ``_picture`` trait (the saved widget state) and puts it
 into every output showing the view (``update_display``).
 """
@@ -36,7 +38,7 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import TraceChunks, encode_trace
 from rlviz.widgets.picture import timeline_png
 
-__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S"]
+__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S", "PICTURE_QUIET_S"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
@@ -47,6 +49,8 @@ STANDALONE_MIME = "application/vnd.rlviz.explorer+html"
 EMBED_ENV = "RLVIZ_EMBED_EXPLORER"
 #: Seconds the picture waits, after the first data went out, for the page to say its first frame is drawn.
 PICTURE_WAIT_S = 10.0
+#: Seconds without a word from the page (a window change, a chunk asked for) before the picture is drawn.
+PICTURE_QUIET_S = 2.0
 #: Each shown trace's first answer (the payload, and a long trace's chunks), kept while the trace lives: a trace
 #: shown again (the cell run again, a second view) is sent at once instead of worked out again (~1 s at 10M events).
 _FIRST_ANSWERS: "weakref.WeakKeyDictionary[Trace, tuple[Payload, TraceChunks | None]]" = weakref.WeakKeyDictionary()
@@ -132,6 +136,7 @@ class TraceView(anywidget.AnyWidget):
         self._display_ids: list[str] = []               # the outputs showing this view (``_ipython_display_``)
         self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
         self._drawn = threading.Event()                     # a page said its first frame is on screen
+        self._heard = threading.Event()                     # the page moved or asked since the picture last looked
         self._answer: Future | None = None                  # the first answer, worked out while the page loads
         super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         for name, value in kwargs.items():
@@ -165,6 +170,10 @@ class TraceView(anywidget.AnyWidget):
                                        f"hint: view.window = (0, 50) shows the first 50 ms")
         return a, b
 
+    @traitlets.observe("window")
+    def _window_moved(self, _change: dict) -> None:
+        self._heard.set()
+
     @traitlets.validate("op")
     def _check_op(self, proposal: dict) -> str | None:
         return self._shown(_check_choice, "op", proposal["value"], self._ops)
@@ -183,6 +192,7 @@ class TraceView(anywidget.AnyWidget):
 
     # -- messages ----------------------------------------------------------
     def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
+        self._heard.set()
         if isinstance(content, dict) and content.get("type") == "ready":
             self.send_payload(content.get("view"))
         elif isinstance(content, dict) and content.get("type") == "detail":      # a long trace's page needs a chunk
@@ -297,8 +307,12 @@ class TraceView(anywidget.AnyWidget):
         self._picturing.start()
 
     def _draw_picture(self) -> None:
-        """Once the page drew its first frame (or ``PICTURE_WAIT_S`` passed), draw and keep the picture."""
+        """Once the page drew its first frame (or ``PICTURE_WAIT_S`` passed) and was then quiet for
+        ``PICTURE_QUIET_S``, draw and keep the picture."""
         self._drawn.wait(PICTURE_WAIT_S)
+        self._heard.clear()
+        while self._heard.wait(PICTURE_QUIET_S):
+            self._heard.clear()
         self._keep_picture()
 
     def _keep_picture(self) -> None:

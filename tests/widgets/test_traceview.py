@@ -161,10 +161,15 @@ def test_the_picture_is_drawn_after_the_pages_first_frame_and_then_put_into_the_
     (shown,) = shell_outputs
     assert "application/vnd.jupyter.widget-view+json" in shown["data"] and "image/png" not in shown["data"]
     assert sent_before_picture == [], "the picture held up the output"
+    monkeypatch.setattr(traceview, "PICTURE_QUIET_S", 0.5)
     view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
     time.sleep(0.3)
     assert sent_before_picture == [] and not view._picture, "the picture competes with the page's first frame"
     view._handle_custom_msg({"type": "drawn", "view": "v1"}, [])
+    for k in range(4):                              # someone zooms at once: the picture waits until they pause
+        time.sleep(0.2)
+        view.window = (0.0, 10.0 + k)
+        assert sent_before_picture == [], "the picture competes with the first zooms"
     assert view.wait_for_picture(timeout=120)
     assert sent_before_picture == [["payload"]] and view._picture.startswith(b"\x89PNG")
     update = shell_outputs[-1]
