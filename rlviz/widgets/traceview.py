@@ -65,8 +65,9 @@ class TraceView(anywidget.AnyWidget):
     and search op or item text.  Without a live kernel (nbconvert, GitHub)
     the output falls back to a PNG of the matplotlib timeline; a notebook
     saved with its widget state shows the same picture in the view.  Shown
-    in a notebook, the view draws that picture once its page has its first
-    data, so the picture never delays the page.
+    in a notebook, the view draws that picture only after its page drew its
+    first frame and then paused (``PICTURE_QUIET_S``), so the picture never
+    delays the page; ``wait_for_picture`` waits for it.
 
     Parameters
     ----------
@@ -115,7 +116,7 @@ class TraceView(anywidget.AnyWidget):
     op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     skip_not_ready = traitlets.Bool(False).tag(sync=True)
-    # the picture shown when no kernel answers (set when the view is displayed; saved with widget state)
+    # the picture shown when no kernel answers (set after the page's first frame; saved with widget state)
     _picture = traitlets.Bytes(b"").tag(sync=True)
     # names this view's Explorer in the page, so an output re-rendered by the picture's update moves it, not rebuilds it
     _view_key = traitlets.Unicode().tag(sync=True)
