@@ -200,8 +200,11 @@ def test_a_shown_view_works_out_its_first_answer_while_the_page_loads(shell_outp
     display(view)
     assert started.wait(60), "nothing worked out before the page asked"
     release.set()
+    monkeypatch.setattr(traceview, "PICTURE_QUIET_S", 0.1)
     view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
     assert messages[0][0]["type"] == "payload" and messages[0][0]["view"] == "v1"
+    view._handle_custom_msg({"type": "drawn", "view": "v1"}, [])
+    assert view.wait_for_picture(timeout=120), "its picture is in before the shell goes (no stray output later)"
 
 
 def test_without_a_page_the_picture_is_drawn_when_the_next_cell_runs(shell_outputs):
