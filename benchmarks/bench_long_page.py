@@ -110,16 +110,24 @@ _NOTEBOOK_CELLS = [
     "trace = pipeline_trace({events}, {lanes}, {seconds})",
     "from rlviz.widgets import TraceView\nview = TraceView(trace)\nview",
 ]
+_LAB_PRESS = """() => {
+  window.rlvizPressed = 0;
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && event.shiftKey && !window.rlvizPressed) window.rlvizPressed = performance.now();
+  }, true);
+}"""
 _LAB_FIRST_FRAME = """async () => {
   const explorer = () => document.querySelector('[data-rlviz=explorer]')?.rlvizExplorer;
   while (!explorer()?.levelsReady) await new Promise((resolve) => setTimeout(resolve, 20));
   await explorer().levelsReady;
   await new Promise((resolve) => requestAnimationFrame(resolve));
+  return performance.now() - window.rlvizPressed;
 }"""
 
 
 def _notebook_figures(events: int, lanes: int, hours: float) -> dict:
-    """TraceView of the trace in a real JupyterLab: from running the cell that shows it to the overview drawn, wheel
+    """TraceView of the trace in a real JupyterLab: from running the cell that shows it to the overview drawn (timed
+    by this process from the harness's click into the cell, and by the page from the Shift+Enter that runs it), wheel
     zoom frames over the overview, and the tab's JS heap and array buffers (JupyterLab's own included)."""
     harness = _harness()
     with tempfile.TemporaryDirectory(prefix="rlviz-long-lab-") as folder:
@@ -135,16 +143,17 @@ def _notebook_figures(events: int, lanes: int, hours: float) -> dict:
             cdp.send("Performance.enable")
             harness.open_notebook(page, url, "long.ipynb")
             harness.run_cell(page, 0, timeout_ms=600_000)
+            page.evaluate(_LAB_PRESS)
             started = time.monotonic()
             harness.run_cell(page, 1, timeout_ms=300_000)
-            page.evaluate(_LAB_FIRST_FRAME)
+            pressed_ms = page.evaluate(_LAB_FIRST_FRAME)
             first_s = time.monotonic() - started
             frames = page.evaluate(_FRAMES, [WHEEL_NOTCHES, 120])
             cdp.send("HeapProfiler.enable")
             cdp.send("HeapProfiler.collectGarbage")
             metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
             usage = cdp.send("Runtime.getHeapUsage")
-            return {"lab_first_frame_s": first_s, "lab_zoom_frame_ms": statistics.median(frames),
+            return {"lab_first_frame_s": first_s, "lab_pressed_frame_s": pressed_ms / 1e3, "lab_zoom_frame_ms": statistics.median(frames),
                     "lab_zoom_frame_p95_ms": float(np.percentile(frames, 95)),
                     "lab_heap_mb": (metrics["JSHeapUsedSize"] + usage.get("backingStorageSize", 0)) / 1e6}
 
@@ -212,8 +221,9 @@ def _table(r: dict) -> str:
         f"| first answer | bytes sent instead of the stream (MB) | {r['kernel_first_mb']:.1f} | |",
         f"| a window's chunk | one detail chunk encoded, median of {PLACES - 1} (ms; the first: "
         f"{r['kernel_first_chunk_ms']:.0f}) | {r['kernel_chunk_ms']:.0f} | ≤ 50 |",
-        *([f"| page in JupyterLab | first frame: from running the cell that shows the view to its overview drawn (s; "
-           f"one run) | {r['lab_first_frame_s']:.2f} | ≤ 3 |",
+        *([f"| page in JupyterLab | first frame: from the Shift+Enter that runs the cell showing the view to its "
+           f"overview drawn (s; one run; {r['lab_first_frame_s']:.2f} from the harness's click into the cell) | "
+           f"{r['lab_pressed_frame_s']:.2f} | ≤ 3 |",
            f"| page in JupyterLab | wheel-zoom frame, median (p95 {r['lab_zoom_frame_p95_ms']:.1f}) (ms) | "
            f"{r['lab_zoom_frame_ms']:.1f} | ≤ 17 |",
            f"| page in JupyterLab | the tab's JS heap and array buffers, JupyterLab's own included (MB) | "

@@ -134,7 +134,7 @@ def timeline_lanes(trace: Trace) -> Lanes:
     Lanes
     """
     by_where: dict[str, list[int]] = {where: [] for where in trace.processes}
-    for i in np.unique(trace.columns["node"]).tolist():
+    for i in trace.used_nodes():
         by_where[trace.nodes[i].where].append(i)
     names = list(by_where)
     row = np.full(len(trace.nodes), np.nan)

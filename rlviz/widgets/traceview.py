@@ -7,11 +7,25 @@ both ways.  A trace of more than ``rlviz.viz.explorer_long.LONG_EVENTS``
 events never travels whole: the page gets its overview of levels
 (``long_start``) and asks for the chunks its window needs, which the
 kernel encodes when asked (``detail_chunk``).
+
+The picture a reader without a kernel sees (``rlviz.widgets.picture``)
+takes a second or more to draw, so a view shown in a notebook draws it only
+after its page has drawn its first frame (the page says "drawn"; at most
+``PICTURE_WAIT_S`` after the first data went out) and then left the kernel
+alone for ``PICTURE_QUIET_S`` (no zoom, pan or chunk request: the picture
+does not compete with someone's first looks either): in a thread, which then
+keeps it in the ``_picture`` trait (the saved widget state) and puts it
+into every output showing the view (``update_display``).
 """
 from __future__ import annotations
 
 import base64
+import contextvars
 import os
+import threading
+import uuid
+import weakref
+from concurrent.futures import Future
 from typing import Any
 
 import anywidget
@@ -24,7 +38,7 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import TraceChunks, encode_trace
 from rlviz.widgets.picture import timeline_png
 
-__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV"]
+__all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S", "PICTURE_QUIET_S"]
 
 _TRAITS = ("selected", "window", "op", "where", "skip_not_ready")
 
@@ -33,6 +47,13 @@ STANDALONE_MIME = "application/vnd.rlviz.explorer+html"
 #: Set this environment variable to 1 in a kernel, and every TraceView output also carries its
 #: kernel-free page (what the documentation site shows; ~25 bytes per event in the notebook).
 EMBED_ENV = "RLVIZ_EMBED_EXPLORER"
+#: Seconds the picture waits, after the first data went out, for the page to say its first frame is drawn.
+PICTURE_WAIT_S = 10.0
+#: Seconds without a word from the page (a window change, a chunk asked for) before the picture is drawn.
+PICTURE_QUIET_S = 2.0
+#: Each shown trace's first answer (the payload, and a long trace's chunks), kept while the trace lives: a trace
+#: shown again (the cell run again, a second view) is sent at once instead of worked out again (~1 s at 10M events).
+_FIRST_ANSWERS: "weakref.WeakKeyDictionary[Trace, tuple[Payload, TraceChunks | None]]" = weakref.WeakKeyDictionary()
 
 
 class TraceView(anywidget.AnyWidget):
@@ -43,7 +64,10 @@ class TraceView(anywidget.AnyWidget):
     node to filter the timeline, ←/→ or Play to step in completion order,
     and search op or item text.  Without a live kernel (nbconvert, GitHub)
     the output falls back to a PNG of the matplotlib timeline; a notebook
-    saved with its widget state shows the same picture in the view.
+    saved with its widget state shows the same picture in the view.  Shown
+    in a notebook, the view draws that picture only after its page drew its
+    first frame and then paused (``PICTURE_QUIET_S``), so the picture never
+    delays the page; ``wait_for_picture`` waits for it.
 
     Parameters
     ----------
@@ -92,8 +116,10 @@ class TraceView(anywidget.AnyWidget):
     op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     skip_not_ready = traitlets.Bool(False).tag(sync=True)
-    # the picture shown when no kernel answers (set when the view is displayed; saved with widget state)
+    # the picture shown when no kernel answers (set after the page's first frame; saved with widget state)
     _picture = traitlets.Bytes(b"").tag(sync=True)
+    # names this view's Explorer in the page, so an output re-rendered by the picture's update moves it, not rebuilds it
+    _view_key = traitlets.Unicode().tag(sync=True)
 
     def __init__(self, trace: Trace, **kwargs: Any) -> None:
         if not isinstance(trace, Trace):
@@ -108,7 +134,12 @@ class TraceView(anywidget.AnyWidget):
         self._wheres = sorted({n.where for n in trace.nodes})
         self._payload = None
         self._chunks: TraceChunks | None = None       # a long trace's stream, chunk by chunk
-        super().__init__(_esm=explorer_js())
+        self._display_ids: list[str] = []               # the outputs showing this view (``_ipython_display_``)
+        self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
+        self._drawn = threading.Event()                     # a page said its first frame is on screen
+        self._heard = threading.Event()                     # the page moved or asked since the picture last looked
+        self._answer: Future | None = None                  # the first answer, worked out while the page loads
+        super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         for name, value in kwargs.items():
             setattr(self, name, value)
         self.on_msg(self._on_message)
@@ -140,6 +171,10 @@ class TraceView(anywidget.AnyWidget):
                                        f"hint: view.window = (0, 50) shows the first 50 ms")
         return a, b
 
+    @traitlets.observe("window")
+    def _window_moved(self, _change: dict) -> None:
+        self._heard.set()
+
     @traitlets.validate("op")
     def _check_op(self, proposal: dict) -> str | None:
         return self._shown(_check_choice, "op", proposal["value"], self._ops)
@@ -158,10 +193,13 @@ class TraceView(anywidget.AnyWidget):
 
     # -- messages ----------------------------------------------------------
     def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
+        self._heard.set()
         if isinstance(content, dict) and content.get("type") == "ready":
             self.send_payload(content.get("view"))
         elif isinstance(content, dict) and content.get("type") == "detail":      # a long trace's page needs a chunk
             self.send_detail(content.get("chunk"), content.get("view"))
+        elif isinstance(content, dict) and content.get("type") == "drawn":    # the page's first frame: picture now
+            self._drawn.set()
         elif isinstance(content, dict) and content.get("type") == "ping":     # the page asks if the kernel is there
             self.send({"type": "pong", "view": content.get("view")})
 
@@ -174,16 +212,14 @@ class TraceView(anywidget.AnyWidget):
             The asking view's token; other views of this widget ignore the answer.
         """
         try:
-            if self._payload is None and len(self._trace) > LONG_EVENTS:
-                self._chunks = TraceChunks(self._trace)
-                meta, overview = long_start(self._chunks)
-                self._payload = Payload(meta, [overview])
-            elif self._payload is None:
-                self._payload = encode_trace(self._trace)
+            if self._payload is None:
+                self._payload, self._chunks = (self._answer.result() if self._answer is not None
+                                               else _first_answer(self._trace))
         except Exception as err:          # shown in the widget, not lost in a log
             self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
             raise
         self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
+        self._picture_soon()
 
     def send_detail(self, chunk: object, view: str | None = None) -> None:
         """Send chunk ``chunk`` of a long trace's stream to the page that asked (its window meets it).
@@ -219,16 +255,125 @@ class TraceView(anywidget.AnyWidget):
         return explorer_html(self._trace, view=view)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        if not self._picture:                  # asked for outside a notebook's display: the picture is drawn now
+            self._picture = timeline_png(self._trace)
+        return self._bundle(**kwargs)
+
+    def _ipython_display_(self) -> None:
+        """Show the view with a display id and start working out its first answer while the page loads; its
+        picture (if not drawn yet) follows once the page drew its first frame, or when the next cell runs if no
+        page asked for data by then (nbconvert and nbclient have none)."""
+        from IPython import get_ipython
+        from IPython.display import display
+
+        bundle = self._bundle()
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        handle = display(data, metadata=meta, raw=True, display_id=True)
+        self._display_ids.append(handle.display_id)
+        if self._payload is None and self._answer is None:     # the page takes a moment to load: start meanwhile
+            self._answer = _in_thread(_first_answer, self._trace)
+        shell = get_ipython()
+        if shell is not None and not self._picture and self._payload is None:
+            shell.events.register("pre_run_cell", self._picture_if_unasked)
+
+    def _picture_if_unasked(self, *_: Any) -> None:
+        """The next cell runs and no page has asked for this view's data: draw the picture now (in that cell, whose
+        output messages a notebook runner without a browser still reads), so the outputs carry it."""
+        from IPython import get_ipython
+
+        get_ipython().events.unregister("pre_run_cell", self._picture_if_unasked)
+        if self._payload is None and not self._picture:
+            self._keep_picture()
+
+    def _bundle(self, **kwargs: Any) -> dict | tuple[dict, dict]:
+        """The widget's output: its view, a text line, the picture once drawn, the kernel-free page if asked for."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
         data = dict(data)
-        if not self._picture:
-            self._picture = timeline_png(self._trace)
-        data["image/png"] = base64.b64encode(self._picture).decode("ascii")
+        if self._picture:
+            data["image/png"] = base64.b64encode(self._picture).decode("ascii")
         data["text/plain"] = f"TraceView of {self._trace!r}"
         if os.environ.get(EMBED_ENV) == "1":
             data[STANDALONE_MIME] = self.standalone_html()
         return (data, meta) if isinstance(bundle, tuple) else data
+
+    def _picture_soon(self) -> None:
+        """The first data went out: draw the picture in a thread (once) after the page's first frame, then put it
+        into the outputs."""
+        if self._picture or self._picturing is not None:
+            return
+        context = contextvars.copy_context()          # the asking message's parent header: ipykernel 7 routes by it
+        self._picturing = threading.Thread(target=context.run, args=(self._draw_picture,), name="rlviz-picture",
+                                           daemon=True)
+        self._picturing.start()
+
+    def _draw_picture(self) -> None:
+        """Once the page drew its first frame (or ``PICTURE_WAIT_S`` passed) and was then quiet for
+        ``PICTURE_QUIET_S``, draw and keep the picture."""
+        self._drawn.wait(PICTURE_WAIT_S)
+        self._heard.clear()
+        while self._heard.wait(PICTURE_QUIET_S):
+            self._heard.clear()
+        self._keep_picture()
+
+    def _keep_picture(self) -> None:
+        """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
+        try:
+            self._picture = timeline_png(self._trace)
+        except Exception as err:                    # the view stays; only the saved picture is missing
+            self.send({"type": "error", "message": f"drawing the saved picture failed: {type(err).__name__}: {err}"})
+            return
+        from IPython.display import update_display
+
+        bundle = self._bundle()
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        for display_id in self._display_ids:
+            update_display(data, metadata=meta, raw=True, display_id=display_id)
+
+    def wait_for_picture(self, timeout: float | None = None) -> bool:
+        """Wait until the picture drawn after the page's first frame is done (what a save then keeps).
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait at most; None waits as long as it takes.
+
+        Returns
+        -------
+        bool
+            Whether the view has its picture now.
+        """
+        if self._picturing is not None:
+            self._picturing.join(timeout)
+        return bool(self._picture)
+
+
+def _first_answer(trace: Trace) -> tuple[Payload, TraceChunks | None]:
+    """What a page showing ``trace`` gets first: the whole stream, or past ``LONG_EVENTS`` the start meta and packed
+    overview (and the chunks it will ask for); worked out once per trace."""
+    answer = _FIRST_ANSWERS.get(trace)
+    if answer is None and len(trace) > LONG_EVENTS:
+        chunks = TraceChunks(trace)
+        meta, overview = long_start(chunks)
+        answer = (Payload(meta, [overview]), chunks)
+    elif answer is None:
+        answer = (encode_trace(trace), None)
+    _FIRST_ANSWERS[trace] = answer
+    return answer
+
+
+def _in_thread(work: Any, *args: Any) -> Future:
+    """``work(*args)`` run in a new daemon thread; its result (or error) in the returned future."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work(*args))
+        except BaseException as err:      # handed to whoever waits for the result
+            future.set_exception(err)
+
+    threading.Thread(target=run, name="rlviz-first-answer", daemon=True).start()
+    return future
 
 
 def _check_choice(name: str, value: str | None, valid: list[str]) -> str | None:

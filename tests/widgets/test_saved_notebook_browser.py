@@ -5,8 +5,9 @@ it restores the widget models from the state saved in the notebook (the
 "Save Widget State Automatically" setting, which the docs page "Sharing a
 notebook" tells users to turn on) and shows "Error displaying widget: model
 not found" for a model it does not have.  rlviz's widgets keep their picture
-in a synced trait (a ``LiveView`` from the end of its run), so the restored
-view shows it.
+in a synced trait (a ``LiveView`` from the end of its run, a ``TraceView``
+once its page drew its first frame), so the restored view shows it; the
+saved output carries the same picture as ``image/png``.
 """
 import json
 import re
@@ -22,13 +23,13 @@ CELLS = [
     "from rlviz.viz.examples import concurrently_trace\n"
     "from rlviz.widgets import RoundRobinPlayground, TraceStepper\n"
     "trace = concurrently_trace()",
-    "rlviz.show(trace)",
+    "view = rlviz.show(trace)\nview",
     "TraceStepper(trace)",
     "RoundRobinPlayground()",
     "from rlviz.iter.local import LocalIterator\n"
     "live = rlviz.watch(LocalIterator(lambda timeout: iter(range(300)), name='numbers').for_each(lambda x: 2 * x))\n"
     "live",
-    "live.join(timeout=120)\nprint('picture', len(live._picture) > 0)",
+    "live.join(timeout=120)\nprint('picture', len(live._picture) > 0 and view.wait_for_picture(120))",
 ]
 
 
@@ -61,6 +62,8 @@ def test_a_saved_notebook_reopened_shows_the_widgets_pictures_not_errors(tmp_pat
         expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=30_000)
         saved = json.loads((root / "saved.ipynb").read_text())
         assert "application/vnd.jupyter.widget-state+json" in saved["metadata"]["widgets"]
+        (shown,) = saved["cells"][1]["outputs"]              # drawn after the page's first frame, then put in
+        assert "image/png" in shown["data"] and "application/vnd.jupyter.widget-view+json" in shown["data"]
         _shut_kernels_down(page, url)
 
         page.goto(f"{url}/lab/tree/saved.ipynb")                    # reopened: a fresh kernel, no models

@@ -125,6 +125,126 @@ def test_static_fallback_carries_a_png_of_the_timeline():
     assert base64.b64decode(data["image/png"]).startswith(b"\x89PNG")
 
 
+@pytest.fixture
+def shell_outputs(monkeypatch):
+    """A real IPython shell whose published outputs are kept: each a dict of data, metadata, transient and update."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    published = []
+
+    def publish(data, metadata=None, source=None, *, transient=None, update=False, **_):
+        published.append({"data": data, "metadata": metadata, "transient": transient, "update": update})
+
+    monkeypatch.setattr(shell.display_pub, "publish", publish)
+    yield published
+    InteractiveShell.clear_instance()
+
+
+def test_the_picture_is_drawn_after_the_pages_first_frame_and_then_put_into_the_output(shell_outputs, monkeypatch):
+    """Shown in a notebook, the view goes out without its picture (drawing it took seconds before the page could ask
+    for data); the page gets its data and says its first frame is drawn, and only then is the picture drawn, kept
+    in the widget's state (a saved notebook's view shows it) and put into the output (GitHub and nbconvert show it)."""
+    import time
+
+    from IPython.display import display
+
+    import rlviz.widgets.traceview as traceview
+
+    view = TraceView(sharded_trace())
+    messages = _sent(view)
+    sent_before_picture = []
+    draw = traceview.timeline_png
+    monkeypatch.setattr(traceview, "timeline_png",
+                        lambda trace: sent_before_picture.append([m[0]["type"] for m in messages]) or draw(trace))
+    display(view)
+    (shown,) = shell_outputs
+    assert "application/vnd.jupyter.widget-view+json" in shown["data"] and "image/png" not in shown["data"]
+    assert sent_before_picture == [], "the picture held up the output"
+    monkeypatch.setattr(traceview, "PICTURE_QUIET_S", 0.5)
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    time.sleep(0.3)
+    assert sent_before_picture == [] and not view._picture, "the picture competes with the page's first frame"
+    view._handle_custom_msg({"type": "drawn", "view": "v1"}, [])
+    for k in range(4):                              # someone zooms at once: the picture waits until they pause
+        time.sleep(0.2)
+        view.window = (0.0, 10.0 + k)
+        assert sent_before_picture == [], "the picture competes with the first zooms"
+    assert view.wait_for_picture(timeout=120)
+    assert sent_before_picture == [["payload"]] and view._picture.startswith(b"\x89PNG")
+    update = shell_outputs[-1]
+    assert update["update"] and update["transient"]["display_id"] == shown["transient"]["display_id"]
+    assert base64.b64decode(update["data"]["image/png"]) == view._picture
+    assert "application/vnd.jupyter.widget-view+json" in update["data"], "the output keeps its view"
+
+
+def test_a_shown_view_works_out_its_first_answer_while_the_page_loads(shell_outputs, monkeypatch):
+    """Displayed, the view starts encoding at once (in a thread), so the page's "ready" finds the answer under way."""
+    import threading
+
+    from IPython.display import display
+
+    import rlviz.widgets.traceview as traceview
+
+    started, release = threading.Event(), threading.Event()
+    encode = traceview.encode_trace
+
+    def slow_encode(trace):
+        started.set()
+        release.wait(60)
+        return encode(trace)
+
+    monkeypatch.setattr(traceview, "encode_trace", slow_encode)
+    view = TraceView(sharded_trace())
+    messages = _sent(view)
+    display(view)
+    assert started.wait(60), "nothing worked out before the page asked"
+    release.set()
+    monkeypatch.setattr(traceview, "PICTURE_QUIET_S", 0.1)
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    assert messages[0][0]["type"] == "payload" and messages[0][0]["view"] == "v1"
+    view._handle_custom_msg({"type": "drawn", "view": "v1"}, [])
+    assert view.wait_for_picture(timeout=120), "its picture is in before the shell goes (no stray output later)"
+
+
+def test_without_a_page_the_picture_is_drawn_when_the_next_cell_runs(shell_outputs):
+    """nbconvert and nbclient run cells with no browser, so no page ever asks for data: the next cell draws the
+    picture, and its update (sent while that cell runs, which such a runner reads) puts it into the output."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+
+    view = TraceView(sharded_trace())
+    display(view)
+    asked = TraceView(sharded_trace())
+    display(asked)
+    asked._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    assert not view._picture and len(shell_outputs) == 2
+    InteractiveShell.instance().events.trigger("pre_run_cell", None)
+    assert view._picture.startswith(b"\x89PNG") and not asked._picture, "a view whose page asked waits for its frame"
+    update = shell_outputs[-1]
+    assert update["update"] and update["transient"] == shell_outputs[0]["transient"]
+    assert base64.b64decode(update["data"]["image/png"]) == view._picture
+    InteractiveShell.instance().events.trigger("pre_run_cell", None)
+    assert len(shell_outputs) == 3, "drawn once"
+    asked._handle_custom_msg({"type": "drawn", "view": "v1"}, [])
+    assert asked.wait_for_picture(timeout=120) and len(shell_outputs) == 4
+
+
+def test_a_trace_shown_again_is_sent_without_being_encoded_again(monkeypatch):
+    """The first answer is kept per trace (the cell run again makes a new view of the same trace)."""
+    import rlviz.widgets.traceview as traceview
+
+    trace = sharded_trace()
+    view = TraceView(trace)
+    first = _sent(view)
+    view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
+    monkeypatch.setattr(traceview, "encode_trace", lambda trace: pytest.fail("encoded again"))
+    again = TraceView(trace)
+    second = _sent(again)
+    again._handle_custom_msg({"type": "ready", "view": "v2"}, [])
+    assert second[0][1] == first[0][1] and second[0][0]["view"] == "v2"
+
+
 def test_empty_trace_still_makes_a_view_and_a_payload():
     view = TraceView(Trace.empty())
     messages = _sent(view)

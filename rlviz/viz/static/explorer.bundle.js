@@ -4290,6 +4290,15 @@ function askKernel(currentModel, token) {
     }
   };
 }
+function reportDrawn(view, send) {
+  const drawn = view.levelsReady ?? Promise.resolve();
+  drawn.then(() => requestAnimationFrame(() => {
+    try {
+      send();
+    } catch {
+    }
+  }));
+}
 var SHOWN = /* @__PURE__ */ new Map();
 function render({ model, el }) {
   const key = model.get("_view_key");
@@ -4318,6 +4327,7 @@ function createShown(model, key) {
       const host = kernelHost(() => current, token, message.meta, asking);
       view = message.meta.long ? mountLong(box, message.meta, bytesOf2(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS) : mountExplorer(box, message.meta, buffers, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);
+      reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },
     detail(message, buffers) {
       if (message.view === token) kernelChunks.answer(message, buffers);

@@ -477,6 +477,15 @@ function askKernel(currentModel, token) {
 }
 
 /**
+ * Tell the kernel once `view`'s first frame is on screen (a long trace's: its levels drawn), by calling
+ * `send`: the kernel draws the widget's saved picture only then, so that it never delays the page.
+ */
+function reportDrawn(view, send) {
+  const drawn = view.levelsReady ?? Promise.resolve();
+  drawn.then(() => requestAnimationFrame(() => { try { send(); } catch { /* the kernel is gone: nothing to draw */ } }));
+}
+
+/**
  * The views shown, by the widget's `_view_key`: when JupyterLab re-renders an output of the same
  * widget (the kernel's `update_display` once a watched run ended puts its picture in the saved
  * notebook), the new view takes over the old one, whose element just left the page: the Explorer
@@ -517,6 +526,7 @@ function createShown(model, key) {
         ? mountLong(box, message.meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS)
         : mountExplorer(box, message.meta, buffers, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
+      reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },
     detail(message, buffers) { if (message.view === token) kernelChunks.answer(message, buffers); },
     append(message, buffers) { if (message.view === token && view) view.append(message.meta, buffers); },
