@@ -269,8 +269,8 @@ sys.path.insert(0, {repo!r})
 from benchmarks.synthetic import pipeline_trace
 from rlviz.widgets import TraceView
 trace = pipeline_trace({events}, {lanes})"""
-# each run shows a new Trace of the same columns, as a freshly recorded trace is: none is sent from the view's
-# per-trace cache of first answers (a trace shown again is; that is not what this times)
+# each run shows a new Trace of the same columns, as a freshly recorded trace is (nothing the view works out is
+# kept on the trace today, but the runs should not depend on that)
 _LAB_SHOW = """view = TraceView(type(trace)(trace.nodes, trace.columns, trace.texts, trace.dropped, trace.decisions,
                             trace.gauges, trace.gaps))
 view"""

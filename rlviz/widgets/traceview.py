@@ -24,7 +24,6 @@ import contextvars
 import os
 import threading
 import uuid
-import weakref
 from concurrent.futures import Future
 from typing import Any
 
@@ -51,9 +50,6 @@ EMBED_ENV = "RLVIZ_EMBED_EXPLORER"
 PICTURE_WAIT_S = 10.0
 #: Seconds without a word from the page (a window change, a chunk asked for) before the picture is drawn.
 PICTURE_QUIET_S = 2.0
-#: Each shown trace's first answer (the payload, and a long trace's chunks), kept while the trace lives: a trace
-#: shown again (the cell run again, a second view) is sent at once instead of worked out again (~1 s at 10M events).
-_FIRST_ANSWERS: "weakref.WeakKeyDictionary[Trace, tuple[Payload, TraceChunks | None]]" = weakref.WeakKeyDictionary()
 
 
 class TraceView(anywidget.AnyWidget):
@@ -138,6 +134,7 @@ class TraceView(anywidget.AnyWidget):
         self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
         self._drawn = threading.Event()                     # a page said its first frame is on screen
         self._heard = threading.Event()                     # the page moved or asked since the picture last looked
+        self._closed = threading.Event()                    # close() was called: no picture is drawn any more
         self._answer: Future | None = None                  # the first answer, worked out while the page loads
         super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
         for name, value in kwargs.items():
@@ -312,9 +309,17 @@ class TraceView(anywidget.AnyWidget):
         ``PICTURE_QUIET_S``, draw and keep the picture."""
         self._drawn.wait(PICTURE_WAIT_S)
         self._heard.clear()
-        while self._heard.wait(PICTURE_QUIET_S):
+        while self._heard.wait(PICTURE_QUIET_S) and not self._closed.is_set():
             self._heard.clear()
-        self._keep_picture()
+        if not self._closed.is_set():
+            self._keep_picture()
+
+    def close(self) -> None:
+        """Close the view (its page goes blank); a picture not drawn yet is not drawn, so nothing keeps the trace."""
+        for event in (getattr(self, name, None) for name in ("_closed", "_drawn", "_heard")):
+            if event is not None:                # None: __init__ refused its arguments before making them
+                event.set()
+        super().close()
 
     def _keep_picture(self) -> None:
         """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
@@ -350,16 +355,16 @@ class TraceView(anywidget.AnyWidget):
 
 def _first_answer(trace: Trace) -> tuple[Payload, TraceChunks | None]:
     """What a page showing ``trace`` gets first: the whole stream, or past ``LONG_EVENTS`` the start meta and packed
-    overview (and the chunks it will ask for); worked out once per trace."""
-    answer = _FIRST_ANSWERS.get(trace)
-    if answer is None and len(trace) > LONG_EVENTS:
+    overview (and the chunks it will ask for).
+
+    Worked out for each view, not kept per trace: a long trace's chunks hold
+    their trace, so any table of answers would keep every trace it saw.
+    """
+    if len(trace) > LONG_EVENTS:
         chunks = TraceChunks(trace)
         meta, overview = long_start(chunks)
-        answer = (Payload(meta, [overview]), chunks)
-    elif answer is None:
-        answer = (encode_trace(trace), None)
-    _FIRST_ANSWERS[trace] = answer
-    return answer
+        return Payload(meta, [overview]), chunks
+    return encode_trace(trace), None
 
 
 def _in_thread(work: Any, *args: Any) -> Future:

@@ -230,19 +230,26 @@ def test_without_a_page_the_picture_is_drawn_when_the_next_cell_runs(shell_outpu
     assert asked.wait_for_picture(timeout=120) and len(shell_outputs) == 4
 
 
-def test_a_trace_shown_again_is_sent_without_being_encoded_again(monkeypatch):
-    """The first answer is kept per trace (the cell run again makes a new view of the same trace)."""
+def test_a_long_trace_shown_then_closed_is_freed(monkeypatch):
+    """Nothing outlives the view: a long trace's chunks hold their trace, so a cache of first answers keyed
+    weakly on the trace kept every long trace ever shown (0.7 GB at 10M events)."""
+    import gc
+    import weakref
+
     import rlviz.widgets.traceview as traceview
 
+    monkeypatch.setattr(traceview, "LONG_EVENTS", 10)          # sharded_trace's events take the long path
     trace = sharded_trace()
     view = TraceView(trace)
-    first = _sent(view)
+    messages = _sent(view)
     view._handle_custom_msg({"type": "ready", "view": "v1"}, [])
-    monkeypatch.setattr(traceview, "encode_trace", lambda trace: pytest.fail("encoded again"))
-    again = TraceView(trace)
-    second = _sent(again)
-    again._handle_custom_msg({"type": "ready", "view": "v2"}, [])
-    assert second[0][1] == first[0][1] and second[0][0]["view"] == "v2"
+    assert messages[0][0]["meta"]["long"] is True
+    freed = weakref.ref(trace)
+    view.close()
+    assert not view.wait_for_picture(timeout=2 * traceview.PICTURE_QUIET_S + 5), "no picture after close"
+    del view, trace
+    gc.collect()
+    assert freed() is None, "the trace outlived its closed view"
 
 
 def test_empty_trace_still_makes_a_view_and_a_payload():
