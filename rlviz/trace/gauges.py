@@ -16,7 +16,7 @@ from rlviz.trace.recorder import get_recorder
 
 _RECORDER = get_recorder()          # the process's one recorder (never replaced)
 
-__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "gauges_to_json", "gauges_from_json",
+__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "merge_gauges", "gauges_to_json", "gauges_from_json",
            "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
            "QUEUE_CAPACITY", "QUEUE_EMPTY", "GATHERS_IN_FLIGHT"]
 
@@ -129,13 +129,24 @@ class GaugeParts:
 
     def let_go_before(self, time_ns: int) -> None:
         """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
-        if not self._parts:
-            return
-        times = self._merged()[1]
-        cut = int(np.argmin(times < time_ns)) if not (times < time_ns).all() else len(times)
+        cut = self._leading_before(time_ns)
         if cut:
             self._parts = [tuple(column[cut:].copy() for column in self._parts[0])]
             self.gone += cut
+
+    def take_before(self, time_ns: int) -> dict[str, Gauge]:
+        """Like ``let_go_before``, and return the readings let go as ``{name: Gauge}`` (for a spill file)."""
+        cut = self._leading_before(time_ns)
+        taken = gauges_by_name(*(column[:cut] for column in self.readings(self.gone)))
+        self.let_go_before(time_ns)
+        return taken
+
+    def _leading_before(self, time_ns: int) -> int:
+        """How many readings, from the first held, were taken before ``time_ns`` (up to the first that was not)."""
+        if not self._parts:
+            return 0
+        early = self._merged()[1] < time_ns
+        return len(early) if early.all() else int(np.argmin(early))
 
     def build(self, since_ns: int | None = None) -> dict[str, Gauge]:
         """Every reading taken, as ``{name: Gauge}`` (names sorted, readings by time), optionally from ``since_ns`` on."""
@@ -162,6 +173,19 @@ def gauges_by_name(name: np.ndarray, time_ns: np.ndarray, value: np.ndarray, pid
         out[key] = Gauge(time_ns[at].astype(np.int64), value[at].astype(np.float64), pid[at].astype(np.int64),
                          where[at].astype(object))
     return out
+
+
+def merge_gauges(parts: Sequence[Mapping[str, Gauge]]) -> dict[str, Gauge]:
+    """Several ``{name: Gauge}`` (a spill file's segments, say) as one: per name, every reading, by time."""
+    columns = [[], [], [], [], []]
+    for gauges in parts:
+        for name, g in gauges.items():
+            for column, values in zip(columns, (np.full(len(g.time_ns), name, object), g.time_ns, g.value, g.pid,
+                                                g.where)):
+                column.append(values)
+    if not columns[0]:
+        return {}
+    return gauges_by_name(*(np.concatenate(column) for column in columns))
 
 
 def gauges_to_json(gauges: Mapping[str, Gauge]) -> dict:

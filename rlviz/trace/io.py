@@ -18,7 +18,7 @@ import numpy as np
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gaps import Gap
-from rlviz.trace.gauges import gauges_from_json, gauges_to_json
+from rlviz.trace.gauges import gauges_from_json, gauges_to_json, merge_gauges
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.spill import MAGIC, is_binary_trace, read_binary_trace, write_binary_trace
@@ -90,7 +90,7 @@ def _parse_extras(extras: dict, n_events: int) -> dict:
     """The decisions, gauges and gaps of a file in the trace format, from its headers' JSON."""
     decisions = _decisions(extras["decisions"], n_events) if "decisions" in extras else Decisions()
     try:
-        gauges = gauges_from_json(extras.get("gauges", {}))
+        gauges = merge_gauges([gauges_from_json(part) for part in extras.get("gauges", [])])
     except ValueError as err:
         raise TraceFormatError(str(err)) from None
     return {"decisions": decisions, "gauges": gauges, "gaps": _gaps(extras.get("gaps", []))}

@@ -12,7 +12,10 @@ evict, instead of losing it; ``Trace.load`` reads either back.  The layout
   before, ``dropped``, and ``columns``: ``[name, numpy dtype string, nbytes]``
   in the order their bytes follow), then the column bytes;
 * a header may also carry ``EXTRAS`` (version 3): ``gaps``, ``decisions``
-  and ``gauges``, as JSON; the last segment that carries one gives it.
+  and ``gauges``, as JSON.  Every segment that carries ``gauges`` adds its
+  readings (a spill file writes the readings that leave the store with the
+  events they came with); for the others the last segment that carries one
+  gives it.
 
 Node indices and text numbers count across segments: each segment only adds
 to the tables.  Nothing in it is code (no pickle).  Loading reads the
@@ -32,7 +35,7 @@ import numpy as np
 from rlviz.trace.event import Node
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 
-__all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "SpillWriter", "write_binary_trace", "is_binary_trace",
+__all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "ADDED_UP", "SpillWriter", "write_binary_trace", "is_binary_trace",
            "read_binary_trace", "LazyColumns"]
 
 MAGIC = b"RLVIZTRC"
@@ -41,6 +44,9 @@ VERSION = 3
 READS = (2, 3)
 #: What a segment header may carry beside its events (the last segment that carries one gives it).
 EXTRAS = ("gaps", "decisions", "gauges")
+#: The extras each segment adds to (a spill file's readings leave with their events); for the others the last
+#: segment that carries one gives it.
+ADDED_UP = frozenset({"gauges"})
 _LENGTH = struct.Struct("<Q")
 _HEAD = struct.Struct("<I")
 _CSR = ("input_offsets", "input_ids")
@@ -133,7 +139,8 @@ def read_binary_trace(path: str | Path) -> dict:
     """A binary trace's ``nodes``, ``texts``, ``dropped``, ``columns`` (read lazily, ``LazyColumns``) and ``extras``.
 
     ``extras`` holds what the headers carry of ``EXTRAS`` as read (JSON data,
-    unchecked: the caller parses it), each from the last segment that has it.
+    unchecked: the caller parses it): each from the last segment that has it,
+    but for those in ``ADDED_UP``, a list of every segment's.
 
     Raises
     ------
@@ -159,7 +166,9 @@ def read_binary_trace(path: str | Path) -> dict:
             nodes.extend(_node(raw_node, path, at) for raw_node in header["nodes"])
             texts.extend(header["texts"])
             dropped = header["dropped"]                  # the last segment's count is the file's
-            extras.update((key, header[key]) for key in EXTRAS if key in header)
+            extras.update((key, header[key]) for key in EXTRAS if key in header and key not in ADDED_UP)
+            for key in ADDED_UP.intersection(header):
+                extras.setdefault(key, []).append(header[key])
             segments.append((source.tell(), header))
             source.seek(sum(nbytes for _, _, nbytes in header["columns"]), 1)
     return {"nodes": nodes, "texts": texts, "dropped": dropped, "columns": LazyColumns(path, segments),

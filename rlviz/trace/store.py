@@ -20,7 +20,7 @@ import numpy as np
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
-from rlviz.trace.gauges import GaugeParts
+from rlviz.trace.gauges import GaugeParts, gauges_to_json
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, ERROR, FIELDS, HEADER, ITEM, NO_INPUT,
@@ -838,19 +838,21 @@ class TraceStore:
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
         return number
 
-    def _spill(self, positions: np.ndarray) -> None:
-        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs.
+    def _spill(self, positions: np.ndarray, gauges: dict) -> None:
+        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs, and the
+        gauge readings leaving with them (``{name: Gauge}``).
 
         The segment's ``dropped`` counts the evicted events the file does not
         hold (those evicted before the store took them), so a loaded spill
         file reports only what was really lost.
         """
-        if not len(positions):
+        if not len(positions) and not gauges:
             return
         columns = self._standard(positions)
         columns["input_offsets"], columns["input_ids"] = self._csr(self._ids_at(positions))
         lost = max(self.dropped - self.spill.events - len(positions), 0)
-        self.spill.write(columns, self.nodes, self.texts.texts, lost)
+        extras = {"gauges": gauges_to_json(gauges)} if gauges else None
+        self.spill.write(columns, self.nodes, self.texts.texts, lost, extras)
 
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
@@ -880,8 +882,12 @@ class TraceStore:
             self._dead_chunks.add(key)
         self._keys = None
         leaving = np.isin(self._columns["chunk"][:self._held], indexes)
-        if self.spill is not None:
-            self._spill(np.flatnonzero(leaving))
+        staying = self._columns["start_ns"][:self._held][~leaving]
+        before = int(staying.min()) if len(staying) else self._latest_end
+        if self.spill is not None:                  # the gauge readings leave with the events, into the file
+            self._spill(np.flatnonzero(leaving), self._gauges.take_before(before))
+        else:                                       # or are let go with them: capacity bounds both
+            self._gauges.let_go_before(before)
         if leaving.any():
             self._count_out(np.flatnonzero(leaving))
             self._compact(~leaving)

@@ -81,3 +81,34 @@ def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(reco
     garbled.write_bytes(MAGIC + struct.pack("<I", 3) + struct.pack("<Q", 4) + b"\xff{x}")
     with pytest.raises(TraceFormatError, match="not JSON"):
         Trace.load(garbled)
+
+
+def _gauged_run(recorder, path=None, n=12_000):
+    """``n`` items at the real clock with a gauge reading every 10, capacity for about two chunks."""
+    with record(capacity=2048, spill=path, collect_every_s=0.05) as trace:
+        node = recorder.register(Node("gauged", "for_each", "x.for_each()"))
+        for i in range(n):
+            now = time.time_ns()
+            recorder.record(node, now, now + 100, ITEM, i)
+            if i % 10 == 0:
+                recorder.gauge("spill-gauge", float(i))
+            if i % 500 == 0:
+                trace.pull()
+    return trace
+
+
+def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(recorder, tmp_path):
+    """Capacity bounds the gauges too: what the store lets go of goes to the spill file, nothing lost or twice."""
+    path = tmp_path / "run.rlviz"
+    trace = _gauged_run(recorder, path)
+    back = Trace.load(path)
+    held, spilled = trace.gauges["spill-gauge"].value, back.gauges["spill-gauge"].value
+    assert len(held) < 300, f"{len(held)} of 1,200 readings held beside {len(trace)} events"
+    assert sorted([*held.tolist(), *spilled.tolist()]) == [float(i) for i in range(0, 12_000, 10)]
+    assert trace.gauges["spill-gauge"].time_ns.min() >= trace.columns["start_ns"].min() - 10**9
+
+
+def test_without_a_spill_file_gauge_readings_are_let_go_with_the_events(recorder):
+    trace = _gauged_run(recorder)
+    held = trace.gauges["spill-gauge"].value
+    assert 0 < len(held) < 300 and held.max() == 11_990.0, "the newest readings stay, the oldest went"
