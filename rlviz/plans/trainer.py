@@ -180,18 +180,17 @@ class Trainer:
         """
         if self._interrupted:
             self._rebuild_plan("KeyboardInterrupt: the previous train() was interrupted")
-        try:
-            with torch_threads(self.config["num_cpus_for_driver"]):
+        with torch_threads(self.config["num_cpus_for_driver"]):
+            try:
                 result = self._next_result()
-        except _worker_errors() as err:
-            if not self.config["recreate_failed_workers"]:
+            except _worker_errors() as err:
+                if not self.config["recreate_failed_workers"]:
+                    raise
+                self._recover(err)
+                result = self._next_result()
+            except KeyboardInterrupt:    # Ctrl-C ends the plan's generators: the next train() rebuilds it
+                self._interrupted = True
                 raise
-            self._recover(err)
-            with torch_threads(self.config["num_cpus_for_driver"]):
-                result = self._next_result()
-        except KeyboardInterrupt:        # Ctrl-C ends the plan's generators: the next train() rebuilds it
-            self._interrupted = True
-            raise
         with self._results_lock:
             self.iteration += 1
             result["training_iteration"] = self.iteration

@@ -882,8 +882,8 @@ class TraceStore:
             self._dead_chunks.add(key)
         self._keys = None
         leaving = np.isin(self._columns["chunk"][:self._held], indexes)
-        staying = self._columns["start_ns"][:self._held][~leaving]
-        before = int(staying.min()) if len(staying) else self._latest_end
+        before = int(np.min(self._columns["start_ns"][:self._held], where=~leaving,    # no copy of the column
+                            initial=self._latest_end))
         if self.spill is not None:                  # the gauge readings leave with the events, into the file
             self._spill(np.flatnonzero(leaving), self._gauges.take_before(before))
         else:                                       # or are let go with them: capacity bounds both
