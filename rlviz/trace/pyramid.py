@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlviz.trace.growing import zeros
 from rlviz.trace.rows import ERROR, NOT_READY
 
 __all__ = ["Pyramid", "Buckets", "BlockIndex", "BLOCK", "BLOCK_SHIFT", "BASE_WIDTH_NS", "FACTOR", "LEVELS"]
@@ -67,7 +68,7 @@ def _grown(array: np.ndarray, rows: int, columns: int, left: int = 0) -> np.ndar
         return array
     shape = (need_rows if need_rows == array.shape[0] else int(need_rows * _GROW) + 1,
              need_columns if need_columns == array.shape[1] + left else int(need_columns * _GROW) + 1)
-    grown = np.zeros(shape, array.dtype)
+    grown = zeros(shape, array.dtype)
     grown[:array.shape[0], left:left + array.shape[1]] = array
     return grown
 

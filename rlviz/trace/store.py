@@ -21,6 +21,7 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
+from rlviz.trace.growing import GrowingArray, compact, grown, zeros
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, ERROR, FIELDS, HEADER, ITEM, NO_INPUT,
@@ -50,7 +51,6 @@ _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
 _MAX_ID = np.iinfo(np.uint32).max - 1
-_GROW = 1.125
 #: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
 #: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
 #: and ``allowed`` are masked to 24 and 32 bits, and ``flags`` is the top half of an int64, so each fits as typed;
@@ -215,9 +215,9 @@ class TraceStore:
         self._dead_chunks: set[int] = set()
         self._chunk_count = 0
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
-        self._columns = {name: np.zeros(1024, dtype) for name, dtype in _STORED.items()}
-        self._chunk_key = _Growing()               # per chunk index: its key (the first item id), and its pid
-        self._chunk_pid = _Growing()
+        self._columns = {name: zeros(1024, dtype) for name, dtype in _STORED.items()}
+        self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
+        self._chunk_pid = GrowingArray()
         self._long = _SideTable()                  # events whose duration does not fit the column
         self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
@@ -228,13 +228,13 @@ class TraceStore:
         self._next = 0                             # id the next event gets
         self._held = 0                             # rows held (positions 0.._held-1, ids ascending)
         self._compacted_to = 0                     # 1 + the highest id compacted away (since() starts at or after it)
-        self._inputs_owner = _Growing(np.uint32)
-        self._inputs_value = _Growing()
+        self._inputs_owner = GrowingArray(np.uint32)
+        self._inputs_value = GrowingArray()
         self._inputs_gone = 0                      # input pairs that left with their owners (window)
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self._decisions = {name: _Growing(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
+        self._decisions = {name: GrowingArray(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
         self._gauges = GaugeParts()                # texts already mapped to the store's table
 
@@ -865,11 +865,8 @@ class TraceStore:
         capacity = len(self._columns["id"])
         if size <= capacity:
             return
-        capacity = max(size, int(capacity * _GROW) + 1)
         for name, column in self._columns.items():
-            grown = np.zeros(capacity, column.dtype)
-            grown[:len(column)] = column
-            self._columns[name] = grown
+            self._columns[name] = grown(column, capacity, size)
 
     def _retire(self, source: _Source, keys: list[int]) -> None:
         """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays)."""
@@ -898,10 +895,8 @@ class TraceStore:
         held ids stay ascending, positions close up."""
         held = self._held
         gone = self._columns["id"][:held][~keep].astype(np.int64)     # ascending: a binary search finds them
-        n = int(keep.sum())
         for column in self._columns.values():
-            column[:n] = column[:held][keep]
-        self._held = n
+            self._held = compact(column, held, keep)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
@@ -991,48 +986,15 @@ def merge_exports(exports: Iterable[dict], since_ns: int = 0) -> Trace:
     return store.view()
 
 
-class _Growing:
-    """A 1-d array that grows by a quarter when full (int64 unless told)."""
-
-    def __init__(self, dtype: type = np.int64) -> None:
-        self._data = np.zeros(1024, dtype)
-        self._size = 0
-
-    @property
-    def size(self) -> int:
-        return self._size
-
-    @property
-    def nbytes(self) -> int:
-        return self._data.nbytes
-
-    def values(self) -> np.ndarray:
-        return self._data[:self._size]
-
-    def extend(self, values: np.ndarray) -> None:
-        end = self._size + len(values)
-        if end > len(self._data):
-            grown = np.zeros(max(end, int(len(self._data) * _GROW) + 1), self._data.dtype)
-            grown[:self._size] = self._data[:self._size]
-            self._data = grown
-        self._data[self._size:end] = values
-        self._size = end
-
-    def keep(self, mask: np.ndarray) -> None:
-        kept = self._data[:self._size][mask]
-        self._data[:len(kept)] = kept
-        self._size = len(kept)
-
-
 class _SideTable:
     """Values of the few events a narrow column cannot hold, by store id (ascending): what the column marks."""
 
     def __init__(self) -> None:
-        self.ids = _Growing(np.uint32)
-        self.values = _Growing()
+        self.ids = GrowingArray(np.uint32)
+        self.values = GrowingArray()
 
     @property
-    def parts(self) -> tuple["_Growing", "_Growing"]:
+    def parts(self) -> tuple[GrowingArray, GrowingArray]:
         """Its arrays (for ``nbytes``)."""
         return self.ids, self.values
 
