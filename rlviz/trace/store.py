@@ -894,19 +894,19 @@ class TraceStore:
         """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
         held ids stay ascending, positions close up."""
         held = self._held
-        gone = self._columns["id"][:held][~keep].astype(np.int64)     # ascending: a binary search finds them
+        gone = self._columns["id"][:held][~keep]
         for column in self._columns.values():
             self._held = compact(column, held, keep)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        kept = _index_in(gone, self._inputs_owner.values().astype(np.int64), ordered=True) < 0
+        kept = ~np.isin(self._inputs_owner.values(), gone)
         self._inputs_gone += int((~kept).sum())
         self._inputs_owner.keep(kept)
         self._inputs_value.keep(kept)
         for side in (self._long, self._wide):
-            side.keep(_index_in(gone, side.ids.values().astype(np.int64), ordered=True) < 0)
-        decided = _index_in(gone, self._decisions["event"].values().astype(np.int64), ordered=True) < 0
+            side.keep(~np.isin(side.ids.values(), gone))
+        decided = ~np.isin(self._decisions["event"].values(), gone)
         self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
             column.keep(decided)
