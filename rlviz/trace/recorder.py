@@ -24,11 +24,14 @@ from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
                               append_continuations, decision_row, header_row, last_end_ns, outcome_of, pack_code,
-                              body_rows, released_stub, stub_events, stub_span)
+                              body_rows, event_rows, released_stub, stub_events, stub_span)
 
-__all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY"]
+__all__ = ["Recorder", "Writer", "ExportCursor", "get_recorder", "DEFAULT_CAPACITY", "ROWS_PER_EVENT"]
 
 DEFAULT_CAPACITY = 1_000_000
+#: Rows of every kind (events, gauge readings, link continuations, decisions) a buffer holds at most, per event of
+#: ``capacity``: ``capacity`` counts events, and this bounds the rest.
+ROWS_PER_EVENT = 3
 _pack_gauge, _now = GAUGE_ROW.pack, time.time_ns    # module globals: the gauge path skips two attribute lookups
 _ID_SHIFT = 40
 _NO_VALUE = object()
@@ -153,7 +156,9 @@ class Recorder:
         self._ids = 0
         self._full: deque[array] = deque()
         self._first_sequence = 0        # the sequence number of ``_full[0]``; each adopted chunk takes the next
-        self._full_events = 0
+        self._full_events: deque[int] = deque()   # per chunk in ``_full``: its events (what ``capacity`` counts)
+        self._events_held = 0
+        self._rows_held = 0
         self._unreleased = 0            # sequence number of the first handed-over chunk not yet released
         self._writers: weakref.WeakSet[Writer] = weakref.WeakSet()
         self._thread = threading.local()   # each thread's writer per node (``record``): writers are single-thread
@@ -267,13 +272,27 @@ class Recorder:
     def adopt(self, chunk: array) -> None:
         """Take a writer's full chunk; evict the oldest chunks while over capacity."""
         with self.lock:
+            events = event_rows(chunk)
             self._full.append(chunk)
-            self._full_events += len(chunk) // FIELDS - 1
-            while len(self._full) > 1 and self._full_events > self.capacity - CHUNK_EVENTS:
-                evicted = self._full.popleft()
-                self._first_sequence += 1
-                self._full_events -= body_rows(evicted)
-                self._count_evicted(evicted)
+            self._full_events.append(events)
+            self._events_held += events
+            self._rows_held += len(chunk) // FIELDS - 1
+            while len(self._full) > 1 and self._over_capacity():
+                self._count_evicted(self._pop_oldest())
+
+    def _over_capacity(self) -> bool:
+        """Room for one more chunk of events is gone, or rows of other kinds (gauges, links, decisions) pass
+        ``ROWS_PER_EVENT`` times ``capacity``: gauge-only chunks cannot pile up without bound."""
+        return (self._events_held > self.capacity - CHUNK_EVENTS
+                or self._rows_held > ROWS_PER_EVENT * self.capacity - CHUNK_EVENTS)
+
+    def _pop_oldest(self) -> array:
+        """Let go of the oldest handed-over chunk (its counts with it) and return it."""
+        chunk = self._full.popleft()
+        self._first_sequence += 1
+        self._events_held -= self._full_events.popleft()
+        self._rows_held -= body_rows(chunk)
+        return chunk
 
     def _count_evicted(self, evicted: array) -> None:
         """Count an evicted chunk's events of this block in ``dropped`` and widen ``gap_ns`` to cover them."""
@@ -310,7 +329,7 @@ class Recorder:
     @property
     def held(self) -> int:
         """How many rows (events and continuation rows, not headers) the buffer holds now."""
-        return self._full_events + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
+        return self._rows_held + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
 
     @property
     def nbytes(self) -> int:
@@ -369,9 +388,7 @@ class Recorder:
         with self.lock:
             forgotten = 0
             while self._full and last_end_ns(self._full[0]) < end_ns:
-                chunk = self._full.popleft()
-                self._first_sequence += 1
-                self._full_events -= body_rows(chunk)
+                self._pop_oldest()
                 forgotten += 1
             return forgotten
 
@@ -408,7 +425,8 @@ class Recorder:
         with self.lock:
             self._first_sequence += len(self._full)
             self._full.clear()
-            self._full_events = 0
+            self._full_events.clear()
+            self._events_held = self._rows_held = 0
             for writer in list(self._writers):
                 writer.discard()
 

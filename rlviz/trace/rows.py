@@ -13,7 +13,7 @@ import numpy as np
 from rlviz.trace.event import OUTCOMES
 
 __all__ = ["ITEM", "NOT_READY", "STOP", "ERROR", "OUTCOME_CODES", "FIELDS", "ROW", "TWO_ROWS",
-           "CONTINUATION", "HEADER", "DECISION", "RELEASED", "released_stub", "stub_events", "stub_span", "body_rows", "DECISION_ROW_FIELDS", "GAUGE", "GAUGE_ROW", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
+           "CONTINUATION", "HEADER", "DECISION", "RELEASED", "released_stub", "stub_events", "stub_span", "body_rows", "event_rows", "DECISION_ROW_FIELDS", "GAUGE", "GAUGE_ROW", "NO_INPUT", "DROPPED", "CHUNK_EVENTS",
            "CHUNK_BYTES", "OUTCOME_BITS",
            "pack_code", "outcome_of", "kind_of", "header_row", "append_continuations", "decision_row",
            "decision_columns", "split_decisions", "split_gauges", "AFTER_PREVIOUS", "ORPHAN", "mark_dropped", "input_id", "is_dropped", "last_end_ns"]
@@ -203,6 +203,12 @@ def body_rows(chunk: bytes | bytearray | memoryview) -> int:
     if len(values) == 2 * FIELDS and values[FIELDS] == RELEASED:
         return values[2 * FIELDS - 1]
     return len(values) // FIELDS - 1
+
+
+def event_rows(chunk: bytes | bytearray | memoryview) -> int:
+    """How many of a chunk's rows are events (header, continuation, decision and gauge rows start below 0)."""
+    starts = np.frombuffer(chunk, np.int64)[FIELDS::FIELDS]
+    return int(np.count_nonzero(starts >= 0))
 
 
 def stub_span(chunk: bytes | bytearray | memoryview) -> tuple[int, int] | None:

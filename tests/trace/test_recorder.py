@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from rlviz.trace import Node, Recorder
-from rlviz.trace.rows import ITEM, NOT_READY
+from rlviz.trace.recorder import ROWS_PER_EVENT
+from rlviz.trace.rows import CHUNK_EVENTS, ITEM, NOT_READY, ROW
 from rlviz.trace.store import merge_exports
 
 
@@ -124,3 +125,24 @@ def test_a_decision_row_stays_in_its_events_chunk_when_the_chunk_fills():
     decisions = np.flatnonzero(rows[:, 0] == DECISION)
     assert len(decisions) == rows_per_chunk and (rows[decisions - 1, 0] >= 0).all()
     assert (rows[decisions, 2] == rows[decisions - 1, 0]).all()     # each follows the event it was made for
+
+
+def test_capacity_counts_events_not_the_gauge_readings_beside_them():
+    """A reading per event: the buffer still holds about ``capacity`` events (rows of readings do not count)."""
+    recorder = Recorder(capacity=4096)
+    recorder.enabled = True
+    node = recorder.register(Node("n1", "for_each", "x.for_each()"))
+    for i in range(20_000):
+        recorder.record(node, i, i + 1, ITEM, i)
+        recorder.gauge("queue length", float(i))
+    trace = merge_exports([recorder.export()])
+    assert 4096 - 2 * CHUNK_EVENTS <= len(trace) <= 4096
+    assert recorder.dropped + len(trace) == 20_000
+
+
+def test_readings_alone_stay_bounded_too():
+    recorder = Recorder(capacity=4096)
+    recorder.enabled = True
+    for i in range(100_000):
+        recorder.gauge("queue length", float(i))
+    assert recorder.nbytes <= (ROWS_PER_EVENT * 4096 + CHUNK_EVENTS) * ROW.size
