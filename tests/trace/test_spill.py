@@ -18,14 +18,18 @@ def recorder():
     get_recorder().clear()
 
 
-def _run(recorder, path, n=12_000):
-    """``n`` chained items through one node, with capacity for about two chunks, spilling to ``path``."""
+def _run(recorder, path=None, n=12_000):
+    """``n`` chained items through one node at the real clock, a gauge reading every 10, with capacity for about
+    two chunks, spilling to ``path`` if given."""
     with record(capacity=2048, spill=path, collect_every_s=0.05) as trace:
         node = recorder.register(Node("spill-test", "for_each", "x.for_each()"))
-        start, previous = time.time_ns(), None
+        previous = None
         for i in range(n):
-            previous = recorder.record(node, start + i * 1000, start + i * 1000 + 500, ITEM, i,
+            now = time.time_ns()
+            previous = recorder.record(node, now, now + 100, ITEM, i,
                                        inputs=previous if previous is not None and previous >= 0 else None)
+            if i % 10 == 0:
+                recorder.gauge("spill-gauge", float(i))
             if i % 500 == 0:
                 trace.pull()
     return trace
@@ -83,24 +87,10 @@ def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(reco
         Trace.load(garbled)
 
 
-def _gauged_run(recorder, path=None, n=12_000):
-    """``n`` items at the real clock with a gauge reading every 10, capacity for about two chunks."""
-    with record(capacity=2048, spill=path, collect_every_s=0.05) as trace:
-        node = recorder.register(Node("gauged", "for_each", "x.for_each()"))
-        for i in range(n):
-            now = time.time_ns()
-            recorder.record(node, now, now + 100, ITEM, i)
-            if i % 10 == 0:
-                recorder.gauge("spill-gauge", float(i))
-            if i % 500 == 0:
-                trace.pull()
-    return trace
-
-
 def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(recorder, tmp_path):
     """Capacity bounds the gauges too: what the store lets go of goes to the spill file, nothing lost or twice."""
     path = tmp_path / "run.rlviz"
-    trace = _gauged_run(recorder, path)
+    trace = _run(recorder, path)
     back = Trace.load(path)
     held, spilled = trace.gauges["spill-gauge"].value, back.gauges["spill-gauge"].value
     assert len(held) < 300, f"{len(held)} of 1,200 readings held beside {len(trace)} events"
@@ -109,6 +99,6 @@ def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(record
 
 
 def test_without_a_spill_file_gauge_readings_are_let_go_with_the_events(recorder):
-    trace = _gauged_run(recorder)
+    trace = _run(recorder)
     held = trace.gauges["spill-gauge"].value
     assert 0 < len(held) < 300 and held.max() == 11_990.0, "the newest readings stay, the oldest went"
