@@ -28,6 +28,10 @@ run's own figures in ``<trace>.run.json``.  Reported:
   duration.  The peak is read twice: before the block's exit (what
   recording holds while it runs) and after it (the exit also builds the
   frozen ``Trace`` the block yields: one more copy of every event);
+* the driver's RSS per event held at the margin: over the block's second
+  half, the slope of RSS (training's growth taken out) against the events
+  held, which leaves out recording's fixed costs: what a 10M-event run
+  tends to;
 * bytes per event of the saved trace, of the spill file, and of the saved
   HTML page (``rlviz.viz.write_html`` of the saved trace, with the writer of
   the rlviz that runs this; the time it took too).
@@ -44,6 +48,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.docs_table import DOCS, write_table
@@ -59,12 +64,17 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 class _PeakRss:
-    """Samples this process's resident set size in a thread; ``peak`` is the highest seen since ``start``."""
+    """Samples this process's resident set size in a thread; ``peak`` is the highest seen since ``start``.
 
-    def __init__(self, every_s: float = 0.2) -> None:
+    With ``held`` (a function giving the events held now), each sample also
+    notes it, for ``bytes_per_event_held``.
+    """
+
+    def __init__(self, every_s: float = 0.2, held: Callable[[], int] = lambda: 0) -> None:
         self.every_s = every_s
+        self.held = held
         self.start_bytes = self.peak = _rss()
-        self.samples: list[tuple[float, int]] = [(time.perf_counter(), self.start_bytes)]
+        self.samples: list[tuple[float, int, int]] = [(time.perf_counter(), self.start_bytes, held())]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bench-rss", daemon=True)
         self._thread.start()
@@ -72,18 +82,24 @@ class _PeakRss:
     def _loop(self) -> None:
         while not self._stop.wait(self.every_s):
             rss = _rss()
-            self.samples.append((time.perf_counter(), rss))
+            self.samples.append((time.perf_counter(), rss, self.held()))
             self.peak = max(self.peak, rss)
 
     def late_slope(self) -> float:
         """RSS growth in bytes per second over the second half of the samples (a least squares line)."""
         late = self.samples[len(self.samples) // 2:]
-        if len(late) < 2:
-            return 0.0
-        t = [when for when, _ in late]
-        mean_t, mean_r = sum(t) / len(t), sum(rss for _, rss in late) / len(late)
-        spread = sum((when - mean_t) ** 2 for when in t)
-        return sum((when - mean_t) * (rss - mean_r) for when, rss in late) / spread if spread else 0.0
+        return _slope([when for when, _, _ in late], [rss for _, rss, _ in late])
+
+    def bytes_per_event_held(self, training_bytes_per_s: float) -> float:
+        """RSS per event held over the second half of the samples: the slope of a least squares line of RSS,
+        less training's own growth (``training_bytes_per_s`` times the time), against the events held.
+
+        What one more event costs, whatever the fixed costs of recording
+        (threads, tables, the first arrays): the figure a 10M-event run tends to.
+        """
+        late = self.samples[len(self.samples) // 2:]
+        return _slope([held for _, _, held in late],
+                      [rss - training_bytes_per_s * (when - late[0][0]) for when, rss, _ in late])
 
     def stop(self) -> int:
         """Stop sampling (one last sample first); the peak growth in bytes."""
@@ -91,6 +107,15 @@ class _PeakRss:
         self._thread.join()
         self.peak = max(self.peak, _rss())
         return self.peak - self.start_bytes
+
+
+def _slope(x: list[float], y: list[float]) -> float:
+    """The slope of the least squares line through the points ``(x, y)`` (0 if ``x`` does not vary)."""
+    if len(x) < 2:
+        return 0.0
+    mean_x, mean_y = sum(x) / len(x), sum(y) / len(y)
+    spread = sum((value - mean_x) ** 2 for value in x)
+    return sum((a - mean_x) * (b - mean_y) for a, b in zip(x, y)) / spread if spread else 0.0
 
 
 def _rss() -> int:
@@ -123,9 +148,11 @@ def record_run(minutes: float, out: Path, capacity: int | None = None, workers: 
         while time.perf_counter() - baseline.samples[0][0] < baseline_minutes * 60:
             trainer.train()
         baseline_growth = baseline.stop()
-        memory = _PeakRss()
+        store: list = []
+        memory = _PeakRss(held=lambda: len(store[0]) if store else 0)
         started = time.perf_counter()
         with rlviz.record(capacity=capacity, spill=spill_path) as recorded:
+            store.append(recorded.store)
             while time.perf_counter() - started < minutes * 60:
                 last = trainer.train()
                 calls += 1
@@ -147,6 +174,7 @@ def record_run(minutes: float, out: Path, capacity: int | None = None, workers: 
            "rss_start_bytes": memory.start_bytes, "rss_peak_growth_bytes": growth, "store_bytes": store_bytes,
            "rss_peak_growth_in_block_bytes": growth_in_block, "baseline_minutes": baseline_minutes,
            "baseline_rss_growth_bytes": baseline_growth, "training_rss_bytes_per_s": baseline.late_slope(),
+           "rss_bytes_per_event_held_late": memory.bytes_per_event_held(max(baseline.late_slope(), 0.0)),
            **held, "gauge_readings": sum(len(g) for g in trace.gauges.values()), "links": len(trace.links()[0]),
            "decisions": len(trace.decisions) if trace.decisions is not None else 0,
            "sampled_steps": last.get("timesteps_total"), "trained_steps": last.get("num_steps_trained"),
@@ -247,6 +275,10 @@ def _table(result: dict, remeasured: bool) -> str:
                   f"≤ {TARGET_KERNEL_BYTES_PER_EVENT} |",
                   f"| the same after the exit, which builds the block's `Trace` (one more copy) | "
                   f"{result['recording_rss_with_view_bytes_per_event']:.1f} | |"]
+    if "rss_bytes_per_event_held_late" in result:
+        lines.append(f"| RSS per event held, at the margin: slope of the driver's RSS (training's growth taken out) "
+                     f"against the events held, over the block's second half | "
+                     f"{result['rss_bytes_per_event_held_late']:.1f} | ≤ {TARGET_KERNEL_BYTES_PER_EVENT} |")
     lines.append(f"| saved trace (`Trace.save`), bytes per event | {result['trace_bytes_per_event']:.1f} | |")
     spill = result["spill_bytes_per_event"]
     lines.append(f"| spill file, bytes per event | {'n/a (nothing spilled)' if spill is None else f'{spill:.1f}'} | |")
