@@ -21,7 +21,8 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
-from rlviz.trace.growing import GrowingArray, compact, grown, zeros
+from rlviz.trace.growing import GrowingArray
+from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, ERROR, FIELDS, HEADER, ITEM, NO_INPUT,
@@ -57,6 +58,8 @@ _MAX_ID = np.iinfo(np.uint32).max - 1
 #: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
 _DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
                    "allowed": np.uint32, "flags": np.int32}
+#: How the store holds an input pair: the consumer's store id and the value's item id.
+_LINK_TYPES = {"owner": np.uint32, "value": np.int64}
 #: A window query answers a lane with its exact events when it holds at most this many per pixel.
 EXACT_PER_PIXEL = 4
 #: At most this many held events a window query reads one by one; lanes beyond it are answered from the pyramid.
@@ -215,7 +218,7 @@ class TraceStore:
         self._dead_chunks: set[int] = set()
         self._chunk_count = 0
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
-        self._columns = {name: zeros(1024, dtype) for name, dtype in _STORED.items()}
+        self._rows = HeldColumns(_STORED)             # the held events, store ids ascending by position
         self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = GrowingArray()
         self._long = _SideTable()                  # events whose duration does not fit the column
@@ -226,10 +229,8 @@ class TraceStore:
         self._index = BlockIndex()
         self._first = 0                            # id of the first event held
         self._next = 0                             # id the next event gets
-        self._held = 0                             # rows held (positions 0.._held-1, ids ascending)
         self._compacted_to = 0                     # 1 + the highest id compacted away (since() starts at or after it)
-        self._inputs_owner = GrowingArray(np.uint32)
-        self._inputs_value = GrowingArray()
+        self._links = HeldColumns(_LINK_TYPES)        # per input pair: the consumer's id and the value's id
         self._inputs_gone = 0                      # input pairs that left with their owners (window)
         self._latest_end = 0
         self._version = 0
@@ -283,7 +284,7 @@ class TraceStore:
     # -- reading -------------------------------------------------------------
     def __len__(self) -> int:
         with self.lock:
-            return self._held
+            return len(self._rows)
 
     @property
     def next_id(self) -> int:
@@ -329,7 +330,7 @@ class TraceStore:
         with self.lock:
             if self._view is not None and self._view[0] == self._version:
                 return self._view[1]
-            held = np.arange(self._held)
+            held = np.arange(len(self._rows))
             columns = self._standard(held)
             ids = self._ids_at(held)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
@@ -390,19 +391,19 @@ class TraceStore:
             if not 0 <= event_id <= self._next:
                 raise ValueError(f"event_id={event_id} is not an id this store gave; expected 0..{self._next} "
                                  f"(pass the previous Appended.next_id)")
-            if not 0 <= input_from <= self._inputs_gone + self._inputs_owner.size:
-                raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + self._inputs_owner.size} "
+            if not 0 <= input_from <= self._inputs_gone + len(self._links):
+                raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + len(self._links)} "
                                  f"input pairs this store took (pass the previous Appended.next_input)")
             first = max(event_id, self._first, self._compacted_to)
-            start = int(np.searchsorted(self._columns["id"][:self._held], first))
-            columns = self._standard(np.arange(start, self._held))
+            start = int(np.searchsorted(self._rows.column("id"), first))
+            columns = self._standard(np.arange(start, len(self._rows)))
             fresh = max(input_from - self._inputs_gone, 0)
             decided = max(decision_from - self._decisions_gone, 0)
             return Appended(first_id=first, columns=columns,
-                            input_owner=self._inputs_owner.values()[fresh:].astype(np.int64),
-                            input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
+                            input_owner=self._links.column("owner")[fresh:].astype(np.int64),
+                            input_id=self._links.column("value")[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
-                            next_input=self._inputs_gone + self._inputs_owner.size,
+                            next_input=self._inputs_gone + len(self._links),
                             decisions={name: self._decided(name)[decided:] for name in self._decisions},
                             next_decision=self._decisions_gone + self._decisions["event"].size)
 
@@ -433,8 +434,8 @@ class TraceStore:
         a table of them per event for a real run.
         """
         with self.lock:
-            parts = {f"column {name}": column.nbytes for name, column in self._columns.items()}
-            parts["links"] = self._inputs_owner.nbytes + self._inputs_value.nbytes
+            parts = {f"column {name}": size for name, size in self._rows.memory().items()}
+            parts["links"] = sum(self._links.memory().values())
             parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
             parts["gauges"] = self._gauges.nbytes
             parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes
@@ -487,7 +488,7 @@ class TraceStore:
             first_block = self._first >> BLOCK_SHIFT
             scanned = self._scan_lanes(start_ns, end_ns, scan_budget, first_block)
             positions = self._scan(scanned, start_ns, end_ns, first_block)
-            lane_of = self._node_lane[self._columns["node"][positions].astype(np.int64)]
+            lane_of = self._node_lane[self._rows.column("node")[positions].astype(np.int64)]
             by_lane = np.argsort(lane_of, kind="stable")          # each lane's positions stay by start
             bounds = np.searchsorted(lane_of[by_lane], np.arange(lanes + 1))
             level = self.pyramid.level_for((end_ns - start_ns) / pixels)
@@ -520,15 +521,15 @@ class TraceStore:
         blocks = self._index.blocks(np.array(sorted(lanes), np.int64), start_ns, end_ns, first_block)
         if not len(blocks):
             return np.zeros(0, np.int64)
-        bounds = np.searchsorted(self._columns["id"][:self._held], np.stack((blocks, blocks + 1)) * BLOCK)
+        bounds = np.searchsorted(self._rows.column("id"), np.stack((blocks, blocks + 1)) * BLOCK)
         positions = np.concatenate([np.arange(lo, hi) for lo, hi in bounds.T.tolist()])
-        start = self._columns["start_ns"][positions]
+        start = self._rows.column("start_ns")[positions]
         positions = positions[start < end_ns]
         positions = positions[self._ends(positions) >= start_ns]
         wanted = np.zeros(max(len(self._lane_names), 1), bool)
         wanted[list(lanes)] = True
-        positions = positions[wanted[self._node_lane[self._columns["node"][positions].astype(np.int64)]]]
-        return positions[np.argsort(self._columns["start_ns"][positions], kind="stable")]
+        positions = positions[wanted[self._node_lane[self._rows.column("node")[positions].astype(np.int64)]]]
+        return positions[np.argsort(self._rows.column("start_ns")[positions], kind="stable")]
 
     def _lane_from_events(self, lane: int, positions: np.ndarray, start_ns: int, end_ns: int, pixels: int,
                           exact_per_pixel: int) -> LaneWindow:
@@ -539,10 +540,10 @@ class TraceStore:
             events["event_id"] = self._ids_at(positions)
             return LaneWindow(name, len(positions), events=events)
         span = end_ns - start_ns
-        start = self._columns["start_ns"][positions]
+        start = self._rows.column("start_ns")[positions]
         pixel = np.clip((start - start_ns) * pixels // span, 0, pixels - 1)
-        node = self._columns["node"][positions].astype(np.int64)
-        outcome = outcome_of(self._columns["code"][positions])
+        node = self._rows.column("node")[positions].astype(np.int64)
+        outcome = outcome_of(self._rows.column("code")[positions])
         per_node = np.bincount(pixel * len(self.nodes) + node, minlength=pixels * len(self.nodes))
         per_node = per_node.reshape(pixels, len(self.nodes))
         count = per_node.sum(axis=1)
@@ -584,11 +585,11 @@ class TraceStore:
         """The store id of each item of ``chunk``, by its rank in the chunk (-1: not held)."""
         if chunk.first_kept < 0:
             return np.zeros(0, np.int64)
-        lo, hi = np.searchsorted(self._columns["id"][:self._held], [chunk.first_kept, chunk.last_kept + 1]).tolist()
+        lo, hi = np.searchsorted(self._rows.column("id"), [chunk.first_kept, chunk.last_kept + 1]).tolist()
         if hi <= lo:
             return np.zeros(0, np.int64)
-        at = lo + np.flatnonzero(self._columns["chunk"][lo:hi] == chunk.index)
-        rank = self._columns["rank"][at].astype(np.int64)
+        at = lo + np.flatnonzero(self._rows.column("chunk")[lo:hi] == chunk.index)
+        rank = self._rows.column("rank")[at].astype(np.int64)
         is_item = rank != _NO_ITEM
         by_rank = np.full(int(rank[is_item].max(initial=-1)) + 1, -1, np.int64)
         by_rank[rank[is_item]] = self._ids_at(at[is_item])
@@ -622,7 +623,7 @@ class TraceStore:
 
         Returns how many events were added and the keys of the chunks listed, in order.
         """
-        seen, added, first_new = [], 0, self._held
+        seen, added, first_new = [], 0, len(self._rows)
         for data in parts:
             if not self._taken_whole(data, seen):
                 added += self._add_chunks(source, data, seen)
@@ -741,8 +742,7 @@ class TraceStore:
         values = np.concatenate((first[:, None], extra), axis=1)       # per row: its inputs in order
         owners = np.repeat(row_owner[:, None], FIELDS, axis=1)
         real = (values != NO_INPUT) & (owners >= self._first)
-        self._inputs_owner.extend(owners[real])
-        self._inputs_value.extend(values[real])
+        self._links.append({"owner": owners[real], "value": values[real]}, int(real.sum()))
 
     def _append_events(self, source: _Source, events: np.ndarray, rank: np.ndarray, node: int,
                        chunk_index: int) -> None:
@@ -770,25 +770,21 @@ class TraceStore:
         self._wide.add(self._next, wide, number)
         values["item_num"] = np.where(wide, _WIDE, number)
         values["id"] = np.arange(self._next, self._next + n)
-        at = self._held
-        self._reserve(at + n)
-        for name, column in values.items():
-            self._columns[name][at:at + n] = column
-        self._held += n
+        self._rows.append(values, n)
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
     def _count_in(self, first_position: int) -> None:
         """Note the events at positions from ``first_position`` on (the ones just added, consecutive ids) in the
         pyramid and the block index."""
-        positions = np.arange(first_position, self._held)
+        positions = np.arange(first_position, len(self._rows))
         if not len(positions):
             return
         columns = self._standard(positions)
         node = columns["node"].astype(np.int64)
         lane = self._lanes_of(node)
         self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"])
-        self._index.add(int(self._columns["id"][first_position]), lane, columns["start_ns"], columns["end_ns"])
+        self._index.add(int(self._rows.column("id")[first_position]), lane, columns["start_ns"], columns["end_ns"])
 
     def _lanes_of(self, node: np.ndarray) -> np.ndarray:
         """The lane of each node index in ``node`` (lanes are named by the nodes' ``where``)."""
@@ -804,15 +800,15 @@ class TraceStore:
 
     def _ids_at(self, positions: np.ndarray) -> np.ndarray:
         """The store ids (int64) of the held rows at ``positions``."""
-        return self._columns["id"][positions].astype(np.int64)
+        return self._rows.column("id")[positions].astype(np.int64)
 
     def _positions_of(self, ids: np.ndarray) -> np.ndarray:
         """The position of each store id in ``ids`` among the held rows (-1 where it is not held)."""
-        return _index_in(self._columns["id"][:self._held], np.asarray(ids, np.int64), ordered=True)
+        return _index_in(self._rows.column("id"), np.asarray(ids, np.int64), ordered=True)
 
     def _standard(self, positions: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
-        stored = {name: self._columns[name][positions] for name in ("start_ns", "node", "code", "chunk", "rank")}
+        stored = {name: self._rows.column(name)[positions] for name in ("start_ns", "node", "code", "chunk", "rank")}
         start = stored["start_ns"]
         chunk = stored["chunk"].astype(np.int64)
         rank = stored["rank"].astype(np.int64)
@@ -824,15 +820,15 @@ class TraceStore:
 
     def _ends(self, positions: np.ndarray) -> np.ndarray:
         """The end (ns) of each held event at ``positions``: its start plus its duration, long ones from the side table."""
-        duration = self._columns["duration"][positions].astype(np.int64)
+        duration = self._rows.column("duration")[positions].astype(np.int64)
         long = np.flatnonzero(duration == _LONG)
         if len(long):
             duration[long] = self._long.lookup(self._ids_at(positions[long]))
-        return self._columns["start_ns"][positions] + duration
+        return self._rows.column("start_ns")[positions] + duration
 
     def _numbers(self, positions: np.ndarray) -> np.ndarray:
         """The summary number (int64) of each held event at ``positions``, wide ones from the side table."""
-        number = self._columns["item_num"][positions].astype(np.int64)
+        number = self._rows.column("item_num")[positions].astype(np.int64)
         wide = np.flatnonzero(number == _WIDE)
         if len(wide):
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
@@ -857,53 +853,66 @@ class TraceStore:
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
         if len(positions):
-            node = self._columns["node"][positions].astype(np.int64)
-            self.pyramid.add(self._columns["start_ns"][positions], node, self._lanes_of(node),
-                             outcome_of(self._columns["code"][positions]), sign=-1)
-
-    def _reserve(self, size: int) -> None:
-        capacity = len(self._columns["id"])
-        if size <= capacity:
-            return
-        for name, column in self._columns.items():
-            self._columns[name] = grown(column, capacity, size)
+            node = self._rows.column("node")[positions].astype(np.int64)
+            self.pyramid.add(self._rows.column("start_ns")[positions], node, self._lanes_of(node),
+                             outcome_of(self._rows.column("code")[positions]), sign=-1)
 
     def _retire(self, source: _Source, keys: list[int]) -> None:
-        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays)."""
+        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays).
+
+        Only the rows between the chunks' first and last held events are
+        read; the other rows stay, unread but for their starts' minimum.
+        """
         if not keys:
             return
-        indexes = []
+        chunks = []
         for key in keys:
-            indexes.append(self._chunks.pop(key).index)
+            chunks.append(self._chunks.pop(key))
             source.chunk_keys.discard(key)
             self._dead_chunks.add(key)
         self._keys = None
-        leaving = np.isin(self._columns["chunk"][:self._held], indexes)
-        before = int(np.min(self._columns["start_ns"][:self._held], where=~leaving,    # no copy of the column
-                            initial=self._latest_end))
+        lo, hi = self._span_of(chunks)
+        leaving = np.isin(self._rows.column("chunk")[lo:hi], [chunk.index for chunk in chunks])
+        before = self._oldest_start(lo, hi, leaving)
         if self.spill is not None:                  # the gauge readings leave with the events, into the file
-            self._spill(np.flatnonzero(leaving), self._gauges.take_before(before))
+            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before))
         else:                                       # or are let go with them: capacity bounds both
             self._gauges.let_go_before(before)
         if leaving.any():
-            self._count_out(np.flatnonzero(leaving))
-            self._compact(~leaving)
+            self._count_out(lo + np.flatnonzero(leaving))
+            self._compact(~leaving, lo)
         self._version += 1
 
-    def _compact(self, keep: np.ndarray) -> None:
-        """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
-        held ids stay ascending, positions close up."""
-        held = self._held
-        gone = self._columns["id"][:held][~keep]
-        for column in self._columns.values():
-            self._held = compact(column, held, keep)
+    def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
+        """The positions ``lo, hi`` from the first to past the last held event of ``chunks`` (``0, 0``: none)."""
+        spans = [(chunk.first_kept, chunk.last_kept) for chunk in chunks if chunk.first_kept >= 0]
+        if not spans:
+            return 0, 0
+        first, last = min(span[0] for span in spans), max(span[1] for span in spans)
+        lo, hi = np.searchsorted(self._rows.column("id"), [first, last + 1]).tolist()
+        return lo, hi
+
+    def _oldest_start(self, lo: int, hi: int, leaving: np.ndarray) -> int:
+        """The earliest start of the held rows that stay (rows ``lo..hi-1`` leave where ``leaving``); the latest end
+        seen when none stays."""
+        start = self._rows.column("start_ns")
+        outside = (int(np.min(part, initial=self._latest_end)) for part in (start[:lo], start[hi:]))
+        inside = int(np.min(start[lo:hi], where=~leaving, initial=self._latest_end))     # no copy of the column
+        return min(inside, *outside)
+
+    def _compact(self, keep: np.ndarray, start: int = 0) -> None:
+        """Take out the held rows from position ``start`` on where ``keep`` is false (their links, decisions and side
+        entries too); the held ids stay ascending, positions close up."""
+        gone = self._rows.column("id")[start:start + len(keep)][~keep].astype(np.int64)
+        self._rows.compact(keep, start)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        kept = ~np.isin(self._inputs_owner.values(), gone)
-        self._inputs_gone += int((~kept).sum())
-        self._inputs_owner.keep(kept)
-        self._inputs_value.keep(kept)
+        owner = self._links.column("owner")
+        near = np.flatnonzero((owner >= int(gone[0])) & (owner <= int(gone[-1])))
+        if len(near):
+            lo, hi = int(near[0]), int(near[-1]) + 1
+            self._inputs_gone += self._links.compact(~np.isin(owner[lo:hi], gone), lo)
         for side in (self._long, self._wide):
             side.keep(~np.isin(side.ids.values(), gone))
         decided = ~np.isin(self._decisions["event"].values(), gone)
@@ -916,20 +925,15 @@ class TraceStore:
         if self.window_ns is None:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
-        held = self._held
+        held = len(self._rows)
         old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
         self._count_out(np.arange(cut))
-        self._first = int(self._columns["id"][cut]) if cut < held else self._next
-        for name, column in self._columns.items():
-            column[:held - cut] = column[cut:held]
-        self._held -= cut
-        kept = self._inputs_owner.values() >= self._first
-        self._inputs_gone += int((~kept).sum())
-        self._inputs_owner.keep(kept)
-        self._inputs_value.keep(kept)
+        self._first = int(self._rows.column("id")[cut]) if cut < held else self._next
+        self._rows.drop_front(cut)
+        self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
         decided = self._decisions["event"].values() >= self._first
         self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
@@ -937,7 +941,7 @@ class TraceStore:
 
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
-        owner, value = self._inputs_owner.values().astype(np.int64), self._inputs_value.values()
+        owner, value = self._links.column("owner").astype(np.int64), self._links.column("value")
         at = _index_in(ids, owner)
         kept = at >= 0
         at, value = at[kept], value[kept]

@@ -286,3 +286,27 @@ def test_producers_name_the_store_ids_of_the_events_that_made_each_value():
     reader.feed(recorder)
     found = store.producers(np.array([ids[0], ids[1_500], ids[-1], 12345]))
     assert found.tolist() == [0, 1_500, 2_999, -1]
+
+
+def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge_holds():
+    # each recorder's oldest chunks leave, but chunks of other nodes and processes sit between them, so the rows
+    # that leave are never a prefix of the store's rows; links must follow their events
+    recorders = [Recorder(capacity=3 * CHUNK_EVENTS, where=f"shard-{k}") for k in range(2)]
+    nodes = [(_node(r, "a"), _node(r, "b", parents=("a",))) for r in recorders]
+    reader = _Reader(TraceStore())
+    store = reader.store
+    rng = np.random.default_rng(3)
+    time = 0
+    for _ in range(60):
+        k = int(rng.integers(0, 2))
+        a, b = nodes[k]
+        for _ in range(int(rng.integers(1, CHUNK_EVENTS // 2))):
+            value = recorders[k].record(a, time, time + 1, ITEM, time)
+            recorders[k].record(b, time + 1, time + 2, ITEM, -time, value)
+            time += 2
+        reader.feed(recorders[k])
+    trace = store.view()
+    assert trace.dropped > 0
+    fresh = merge_exports([r.export() for r in recorders])
+    assert [(e.op_id, e.item, e.inputs) for e in trace.events] == [(e.op_id, e.item, e.inputs) for e in fresh.events]
+    assert len(store.since().input_owner) == sum(len(e.inputs) for e in trace.events)
