@@ -395,7 +395,7 @@ class TraceStore:
                 raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + len(self._links)} "
                                  f"input pairs this store took (pass the previous Appended.next_input)")
             first = max(event_id, self._first, self._compacted_to)
-            start = int(np.searchsorted(self._rows.column("id"), first))
+            start = int(self._search_ids([first])[0])
             columns = self._standard(np.arange(start, len(self._rows)))
             fresh = max(input_from - self._inputs_gone, 0)
             decided = max(decision_from - self._decisions_gone, 0)
@@ -521,7 +521,7 @@ class TraceStore:
         blocks = self._index.blocks(np.array(sorted(lanes), np.int64), start_ns, end_ns, first_block)
         if not len(blocks):
             return np.zeros(0, np.int64)
-        bounds = np.searchsorted(self._rows.column("id"), np.stack((blocks, blocks + 1)) * BLOCK)
+        bounds = self._search_ids(np.stack((blocks, blocks + 1)) * BLOCK)
         positions = np.concatenate([np.arange(lo, hi) for lo, hi in bounds.T.tolist()])
         start = self._rows.column("start_ns")[positions]
         positions = positions[start < end_ns]
@@ -585,7 +585,7 @@ class TraceStore:
         """The store id of each item of ``chunk``, by its rank in the chunk (-1: not held)."""
         if chunk.first_kept < 0:
             return np.zeros(0, np.int64)
-        lo, hi = np.searchsorted(self._rows.column("id"), [chunk.first_kept, chunk.last_kept + 1]).tolist()
+        lo, hi = self._search_ids([chunk.first_kept, chunk.last_kept + 1]).tolist()
         if hi <= lo:
             return np.zeros(0, np.int64)
         at = lo + np.flatnonzero(self._rows.column("chunk")[lo:hi] == chunk.index)
@@ -804,7 +804,18 @@ class TraceStore:
 
     def _positions_of(self, ids: np.ndarray) -> np.ndarray:
         """The position of each store id in ``ids`` among the held rows (-1 where it is not held)."""
-        return _index_in(self._rows.column("id"), np.asarray(ids, np.int64), ordered=True)
+        ids = np.asarray(ids, np.int64)
+        held = self._rows.column("id")
+        if not len(held):
+            return np.full(len(ids), -1, np.int64)
+        at = np.minimum(self._search_ids(ids), len(held) - 1)
+        return np.where(held[at] == ids, at, -1)
+
+    def _search_ids(self, ids: np.ndarray | list[int]) -> np.ndarray:
+        """Where each store id in ``ids`` would sit among the held rows (searched in the id column's own dtype, so
+        the column is not copied: searching it with int64 keys would cast it whole)."""
+        wanted = np.clip(np.asarray(ids, np.int64), 0, _MAX_ID + 1).astype(np.uint32)
+        return np.searchsorted(self._rows.column("id"), wanted)
 
     def _standard(self, positions: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
@@ -889,7 +900,7 @@ class TraceStore:
         if not spans:
             return 0, 0
         first, last = min(span[0] for span in spans), max(span[1] for span in spans)
-        lo, hi = np.searchsorted(self._rows.column("id"), [first, last + 1]).tolist()
+        lo, hi = self._search_ids([first, last + 1]).tolist()
         return lo, hi
 
     def _oldest_start(self, lo: int, hi: int, leaving: np.ndarray) -> int:
@@ -950,15 +961,15 @@ class TraceStore:
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
 
 
-def _index_in(ids: np.ndarray, wanted: np.ndarray, ordered: bool = False) -> np.ndarray:
-    """Where each of ``wanted`` sits in ``ids`` (distinct values; ``ordered``: already ascending), -1 where absent."""
-    order = None if ordered else np.argsort(ids, kind="stable")
-    keys = (ids if ordered else ids[order]).astype(np.int64)
+def _index_in(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` sits in ``ids`` (distinct values), -1 where absent."""
+    order = np.argsort(ids, kind="stable")
+    keys = ids[order].astype(np.int64)
     at = np.searchsorted(keys, wanted)
     inside = at < len(keys)
     found = np.zeros(len(wanted), bool)
     found[inside] = keys[at[inside]] == wanted[inside]
-    at = at if ordered else order[np.minimum(at, max(len(keys) - 1, 0))] if len(keys) else at
+    at = order[np.minimum(at, max(len(keys) - 1, 0))] if len(keys) else at
     return np.where(found, at, -1)
 
 
