@@ -21,7 +21,7 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
-from rlviz.trace.growing import GrowingArray
+from rlviz.trace.growing import COMPACT_BLOCK, GrowingArray
 from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
@@ -159,6 +159,7 @@ class _Chunk:
     last_event: int = -1
     first_kept: int = -1        # the lowest and highest store ids of its events the store kept (-1: none yet)
     last_kept: int = -1
+    links: int = 0              # input pairs taken with its events as consumers (a bound once a window cut some)
 
     def keep(self, ids: np.ndarray) -> None:
         """The store kept events of this chunk with these ids (ascending)."""
@@ -700,7 +701,7 @@ class TraceStore:
         if len(events):
             chunk.last_event = int(ids[-1])
             chunk.keep(ids[keep])
-        self._add_inputs(rows, is_event, row_owner)
+        chunk.links += self._add_inputs(rows, is_event, row_owner)
         if n_kept:
             self._append_events(source, events[keep], rank[keep], node, chunk.index)
         return n_kept
@@ -736,13 +737,16 @@ class TraceStore:
         """Decision field ``name`` of every decision held, as int64 (a copy)."""
         return self._decisions[name].values().astype(np.int64)
 
-    def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
+    def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> int:
+        """Keep the input pairs of ``rows`` whose consumer (``row_owner``, per row) is held; return how many."""
         first = np.where(is_event, rows[:, 4], NO_INPUT)
         extra = np.where(is_event[:, None], NO_INPUT, rows[:, 1:])
         values = np.concatenate((first[:, None], extra), axis=1)       # per row: its inputs in order
         owners = np.repeat(row_owner[:, None], FIELDS, axis=1)
         real = (values != NO_INPUT) & (owners >= self._first)
-        self._links.append({"owner": owners[real], "value": values[real]}, int(real.sum()))
+        count = int(real.sum())
+        self._links.append({"owner": owners[real], "value": values[real]}, count)
+        return count
 
     def _append_events(self, source: _Source, events: np.ndarray, rank: np.ndarray, node: int,
                        chunk_index: int) -> None:
@@ -891,7 +895,7 @@ class TraceStore:
             self._gauges.let_go_before(before)
         if leaving.any():
             self._count_out(lo + np.flatnonzero(leaving))
-            self._compact(~leaving, lo)
+            self._compact(~leaving, lo, sum(chunk.links for chunk in chunks))
         self._version += 1
 
     def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
@@ -911,25 +915,48 @@ class TraceStore:
         inside = int(np.min(start[lo:hi], where=~leaving, initial=self._latest_end))     # no copy of the column
         return min(inside, *outside)
 
-    def _compact(self, keep: np.ndarray, start: int = 0) -> None:
-        """Take out the held rows from position ``start`` on where ``keep`` is false (their links, decisions and side
-        entries too); the held ids stay ascending, positions close up."""
+    def _compact(self, keep: np.ndarray, start: int, links: int) -> None:
+        """Take out the held rows from position ``start`` on where ``keep`` is false (their links, at most ``links``
+        of them, decisions and side entries too); the held ids stay ascending, positions close up."""
         gone = self._rows.column("id")[start:start + len(keep)][~keep].astype(np.int64)
         self._rows.compact(keep, start)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        owner = self._links.column("owner")
-        near = np.flatnonzero((owner >= int(gone[0])) & (owner <= int(gone[-1])))
-        if len(near):
-            lo, hi = int(near[0]), int(near[-1]) + 1
-            self._inputs_gone += self._links.compact(~np.isin(owner[lo:hi], gone), lo)
+        self._drop_links(gone, links)
         for side in (self._long, self._wide):
             side.keep(~np.isin(side.ids.values(), gone))
         decided = ~np.isin(self._decisions["event"].values(), gone)
         self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
             column.keep(decided)
+
+    def _drop_links(self, gone: np.ndarray, most: int) -> None:
+        """Take out the input pairs whose consumer is in ``gone`` (ascending ids), at most ``most`` of them.
+
+        Block by block from the front, where old events' pairs sit, stopping
+        once ``most`` are found: an eviction reads the pairs up to its last
+        one, not all of them.
+        """
+        owner = self._links.column("owner")
+        first_id = int(gone[0])
+        is_gone = np.zeros(int(gone[-1]) - first_id + 1, bool)
+        is_gone[gone - first_id] = True
+        found: list[np.ndarray] = []
+        count = 0
+        for at in range(0, len(owner) if most else 0, COMPACT_BLOCK):
+            offset = owner[at:at + COMPACT_BLOCK].astype(np.int64) - first_id
+            near = np.flatnonzero((offset >= 0) & (offset < len(is_gone)))
+            hits = near[is_gone[offset[near]]]
+            found.append(at + hits)
+            count += len(hits)
+            if count >= most:
+                break
+        if count:
+            hits = np.concatenate(found)
+            keep = np.ones(int(hits[-1]) + 1 - int(hits[0]), bool)
+            keep[hits - hits[0]] = False
+            self._inputs_gone += self._links.compact(keep, int(hits[0]))
 
     def _apply_window(self) -> None:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
