@@ -51,6 +51,7 @@ EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values())
 _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
+_NO_START = np.iinfo(np.int64).max        # a chunk's earliest start when it holds no event
 _MAX_ID = np.iinfo(np.uint32).max - 1
 #: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
 #: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
@@ -222,6 +223,7 @@ class TraceStore:
         self._rows = HeldColumns(_STORED)             # the held events, store ids ascending by position
         self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = GrowingArray()
+        self._chunk_start = GrowingArray()             # per chunk index: its held events' earliest start (_NO_START)
         self._long = _SideTable()                  # events whose duration does not fit the column
         self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
@@ -439,7 +441,7 @@ class TraceStore:
             parts["links"] = sum(self._links.memory().values())
             parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
             parts["gauges"] = self._gauges.nbytes
-            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes
+            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes + self._chunk_start.nbytes
             parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
             parts["pyramid"] = self.pyramid.nbytes
             parts["index"] = self._index.nbytes
@@ -666,6 +668,7 @@ class TraceStore:
                 chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
                 self._chunk_key.extend(np.array([key]))
                 self._chunk_pid.extend(np.array([source.pid]))
+                self._chunk_start.extend(np.array([_NO_START]))
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
@@ -775,6 +778,8 @@ class TraceStore:
         values["item_num"] = np.where(wide, _WIDE, number)
         values["id"] = np.arange(self._next, self._next + n)
         self._rows.append(values, n)
+        earliest = self._chunk_start.values()[chunk_index:chunk_index + 1]
+        earliest[0] = min(int(earliest[0]), int(start.min()))
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
@@ -876,7 +881,7 @@ class TraceStore:
         """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays).
 
         Only the rows between the chunks' first and last held events are
-        read; the other rows stay, unread but for their starts' minimum.
+        read; the other rows stay, unread.
         """
         if not keys:
             return
@@ -887,8 +892,10 @@ class TraceStore:
             self._dead_chunks.add(key)
         self._keys = None
         lo, hi = self._span_of(chunks)
-        leaving = np.isin(self._rows.column("chunk")[lo:hi], [chunk.index for chunk in chunks])
-        before = self._oldest_start(lo, hi, leaving)
+        indexes = [chunk.index for chunk in chunks]
+        leaving = np.isin(self._rows.column("chunk")[lo:hi], indexes)
+        self._chunk_start.values()[indexes] = _NO_START
+        before = int(np.min(self._chunk_start.values(), initial=self._latest_end))    # the oldest staying start
         if self.spill is not None:                  # the gauge readings leave with the events, into the file
             self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before))
         else:                                       # or are let go with them: capacity bounds both
@@ -907,14 +914,6 @@ class TraceStore:
         lo, hi = self._search_ids([first, last + 1]).tolist()
         return lo, hi
 
-    def _oldest_start(self, lo: int, hi: int, leaving: np.ndarray) -> int:
-        """The earliest start of the held rows that stay (rows ``lo..hi-1`` leave where ``leaving``); the latest end
-        seen when none stays."""
-        start = self._rows.column("start_ns")
-        outside = (int(np.min(part, initial=self._latest_end)) for part in (start[:lo], start[hi:]))
-        inside = int(np.min(start[lo:hi], where=~leaving, initial=self._latest_end))     # no copy of the column
-        return min(inside, *outside)
-
     def _compact(self, keep: np.ndarray, start: int, links: int) -> None:
         """Take out the held rows from position ``start`` on where ``keep`` is false (their links, at most ``links``
         of them, decisions and side entries too); the held ids stay ascending, positions close up."""
@@ -930,6 +929,18 @@ class TraceStore:
         self._decisions_gone += int((~decided).sum())
         for column in self._decisions.values():
             column.keep(decided)
+
+    def _restart_chunks(self, indexes: np.ndarray) -> None:
+        """Find again the earliest start of the chunks ``indexes`` (some of their events left through the window),
+        reading the held rows up to their last event."""
+        last = max((self._chunks[int(key)].last_kept for key in self._chunk_key.values()[indexes]
+                    if int(key) in self._chunks), default=-1)
+        hi = int(self._search_ids([last + 1])[0])
+        chunk, start = self._rows.column("chunk")[:hi], self._rows.column("start_ns")[:hi]
+        theirs = np.isin(chunk, indexes)
+        earliest = self._chunk_start.values()
+        earliest[indexes] = _NO_START
+        np.minimum.at(earliest, chunk[theirs].astype(np.int64), start[theirs])
 
     def _drop_links(self, gone: np.ndarray, most: int) -> None:
         """Take out the input pairs whose consumer is in ``gone`` (ascending ids), at most ``most`` of them.
@@ -969,8 +980,10 @@ class TraceStore:
         if cut == 0:
             return
         self._count_out(np.arange(cut))
+        touched = np.unique(self._rows.column("chunk")[:cut])
         self._first = int(self._rows.column("id")[cut]) if cut < held else self._next
         self._rows.drop_front(cut)
+        self._restart_chunks(touched)
         self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
         decided = self._decisions["event"].values() >= self._first
         self._decisions_gone += int((~decided).sum())
