@@ -17,7 +17,7 @@ __all__ = ["HeldColumns", "compact_back", "move", "RECLAIM"]
 
 #: Dead front rows are moved out in place (not by growing) only if that leaves at least this share of the
 #: columns free: each such move then buys that many appends, so its cost spreads to a few row copies per row.
-RECLAIM = 1 / 16
+RECLAIM = 1 / 32
 
 
 class HeldColumns:
@@ -141,15 +141,24 @@ class HeldColumns:
 
     def _reserve(self, count: int) -> None:
         """Make room for ``count`` more rows at the back: move the held rows down over the dead front when that
-        leaves ``RECLAIM`` of the columns free, else grow them (the copy leaves the dead front behind)."""
-        capacity = self.capacity
-        if self._front + self._held + count <= capacity:
+        leaves ``RECLAIM`` of the columns free, else grow them (the copy leaves the dead front behind).
+
+        Rows that fill the columns grow them by ``GROW``; rows that fit but
+        would leave too little free (a store holding about as many rows as
+        its columns, its oldest leaving as new ones come) only to twice
+        ``RECLAIM`` free, if that is less.
+        """
+        capacity, needed = self.capacity, self._held + count
+        if self._front + needed <= capacity:
             return
-        if self._held + count <= capacity - int(capacity * RECLAIM):
+        if needed <= capacity - int(capacity * RECLAIM):
             for array in self._arrays.values():
                 move(array, self._front, 0, self._held)
         else:
-            size = max(self._held + count, int(capacity * GROW) + 1)
+            size = int(capacity * GROW) + 1
+            if needed <= capacity:
+                size = min(size, int(needed / (1 - 2 * RECLAIM)) + 1)
+            size = max(size, needed)
             for name, array in self._arrays.items():
                 bigger = zeros(size, array.dtype)
                 bigger[:self._held] = array[self._front:self._front + self._held]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from rlviz.trace.growing import COMPACT_BLOCK
+from rlviz.trace.growing import COMPACT_BLOCK, GROW
 from rlviz.trace.held import RECLAIM, HeldColumns, compact_back, move
 
 
@@ -89,9 +89,17 @@ def test_the_columns_grow_past_a_small_dead_front_and_leave_it_behind() -> None:
     rows.drop_front(int(capacity * RECLAIM) // 2)
     fresh = capacity - rows.front - len(rows) + 1
     expected = rows.column("id").tolist() + list(range(10_000, 10_000 + fresh))
+    needed = len(rows) + fresh
     rows.append({"id": np.arange(10_000, 10_000 + fresh)}, fresh)
-    assert rows.capacity > capacity and rows.front == 0
-    assert rows.column("id").tolist() == expected
+    assert rows.capacity == int(needed / (1 - 2 * RECLAIM)) + 1 < capacity * GROW     # only to 2 * RECLAIM free
+    assert rows.front == 0 and rows.column("id").tolist() == expected
+
+
+def test_rows_that_fill_the_columns_grow_them_by_the_growth_factor() -> None:
+    rows = _rows(10)
+    capacity = rows.capacity
+    rows.append({"id": np.arange(10, capacity + 1)}, capacity - 9)
+    assert rows.capacity == int(capacity * GROW) + 1 and rows.column("id").tolist() == list(range(capacity + 1))
 
 
 def test_memory_counts_whole_arrays_dead_front_and_spare_room_included() -> None:
