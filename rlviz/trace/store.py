@@ -778,8 +778,8 @@ class TraceStore:
         values["item_num"] = np.where(wide, _WIDE, number)
         values["id"] = np.arange(self._next, self._next + n)
         self._rows.append(values, n)
-        earliest = self._chunk_start.values()[chunk_index:chunk_index + 1]
-        earliest[0] = min(int(earliest[0]), int(start.min()))
+        earliest = self._chunk_start.values()
+        earliest[chunk_index] = min(int(earliest[chunk_index]), int(start.min()))
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
