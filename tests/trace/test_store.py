@@ -1,5 +1,6 @@
 """The growing store: increments from several recorders, stable ids, late arrivals, frozen views, two threads."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -310,3 +311,24 @@ def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge
     fresh = merge_exports([r.export() for r in recorders])
     assert [(e.op_id, e.item, e.inputs) for e in trace.events] == [(e.op_id, e.item, e.inputs) for e in fresh.events]
     assert len(store.since().input_owner) == sum(len(e.inputs) for e in trace.events)
+
+
+def test_after_a_window_cut_an_eviction_lets_go_of_readings_older_than_every_event_that_stays():
+    # chunk b's first event leaves through the window; its second, started after the reading, stays; an eviction of
+    # chunk a then lets go of the reading: b's earliest start was found again when the window cut it
+    recorder, reader = Recorder(capacity=2 * CHUNK_EVENTS), _Reader(TraceStore(window_ns=5 * 10**9))
+    recorder.enabled = True
+    a, b = _node(recorder, "a"), _node(recorder, "b")
+    now = time.time_ns()
+    recorder.record(b, now - 10 * 10**9, now - 10 * 10**9 + 1_000, ITEM, 0)
+    recorder.gauge("reading", 1.0)
+    recorder.record(b, now + 10**9, now + 10**9 + 1_000, ITEM, 1)
+    reader.feed(recorder)
+    assert len(reader.store) == 1 and reader.store.view().gauges["reading"].value.tolist() == [1.0]
+    for first in range(0, 4 * CHUNK_EVENTS, 500):
+        for i in range(first, first + 500):
+            recorder.record(a, now + 2 * 10**9 + i * 1_000, now + 2 * 10**9 + i * 1_000 + 500, ITEM, i)
+        reader.feed(recorder)
+    trace = reader.store.view()
+    assert trace.dropped > 0 and "b@driver" in {e.op_id for e in trace.events}
+    assert "reading" not in trace.gauges
