@@ -21,7 +21,7 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
-from rlviz.trace.growing import COMPACT_BLOCK, GrowingArray
+from rlviz.trace.growing import GrowingArray
 from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
@@ -160,7 +160,8 @@ class _Chunk:
     last_event: int = -1
     first_kept: int = -1        # the lowest and highest store ids of its events the store kept (-1: none yet)
     last_kept: int = -1
-    links: int = 0              # input pairs taken with its events as consumers (a bound once a window cut some)
+    links: int = 0              # input pairs and decisions taken with its events (bounds once a window cut some)
+    decisions: int = 0
 
     def keep(self, ids: np.ndarray) -> None:
         """The store kept events of this chunk with these ids (ascending)."""
@@ -238,7 +239,7 @@ class TraceStore:
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self._decisions = {name: GrowingArray(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
+        self._decisions = HeldColumns(_DECISION_TYPES)     # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
         self._gauges = GaugeParts()                # texts already mapped to the store's table
 
@@ -317,7 +318,7 @@ class TraceStore:
     def decision_count(self) -> int:
         """Decisions the store took so far (those that left through the window included)."""
         with self.lock:
-            return self._decisions_gone + self._decisions["event"].size
+            return self._decisions_gone + len(self._decisions)
 
     @property
     def gaps(self) -> tuple[Gap, ...]:
@@ -354,7 +355,7 @@ class TraceStore:
         decisions and gauges held rather than to the events.
         """
         with self.lock:
-            events = self._decisions["event"].values()
+            events = self._decisions.column("event")
             held = events >= self._first
             ids = np.unique(events[held])
             positions = self._positions_of(ids)
@@ -407,8 +408,8 @@ class TraceStore:
                             input_id=self._links.column("value")[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
                             next_input=self._inputs_gone + len(self._links),
-                            decisions={name: self._decided(name)[decided:] for name in self._decisions},
-                            next_decision=self._decisions_gone + self._decisions["event"].size)
+                            decisions={name: self._decided(name)[decided:] for name in _DECISION_TYPES},
+                            next_decision=self._decisions_gone + len(self._decisions))
 
     def taken(self, chunk: bytes | bytearray | memoryview) -> bool:
         """True if the store took every row of ``chunk`` (one handed-over chunk, opened by its header).
@@ -439,7 +440,7 @@ class TraceStore:
         with self.lock:
             parts = {f"column {name}": size for name, size in self._rows.memory().items()}
             parts["links"] = sum(self._links.memory().values())
-            parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
+            parts["decisions"] = sum(self._decisions.memory().values())
             parts["gauges"] = self._gauges.nbytes
             parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes + self._chunk_start.nbytes
             parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
@@ -700,7 +701,7 @@ class TraceStore:
         decided[decision_owner == AFTER_PREVIOUS] = chunk.last_event
         inside = decision_owner >= 0
         decided[inside] = ids[decision_owner[inside]]
-        self._add_decisions(source, decided, decision_rows)
+        chunk.decisions += self._add_decisions(source, decided, decision_rows)
         if len(events):
             chunk.last_event = int(ids[-1])
             chunk.keep(ids[keep])
@@ -718,27 +719,28 @@ class TraceStore:
         rows[:, 3:5] = text_map[np.minimum(rows[:, 3:5], len(text_map) - 1)]
         self._gauges.add(rows, source.pid, self.texts.texts, source.offset_ns, self.since_ns)
 
-    def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> None:
-        """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node mapped."""
+    def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> int:
+        """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node
+        mapped; return how many."""
         held = owner >= self._first
         if not held.any():
-            return
+            return 0
         fields = decision_columns(rows[held])
         local = np.minimum(fields["union"], len(source.nodes) - 1)
         fields["union"] = np.asarray(source.nodes, np.int64)[local]
-        self._decisions["event"].extend(owner[held])
-        for name in DECISION_ROW_FIELDS:
-            self._decisions[name].extend(fields[name])
+        count = int(held.sum())
+        self._decisions.append({"event": owner[held], **{name: fields[name] for name in DECISION_ROW_FIELDS}}, count)
+        return count
 
     def _held_decisions(self, ids: np.ndarray) -> dict[str, np.ndarray]:
         """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
-        at = _index_in(ids, self._decisions["event"].values())
+        at = _index_in(ids, self._decisions.column("event"))
         kept = at >= 0
         return {"event": at[kept], **{name: self._decided(name)[kept] for name in DECISION_ROW_FIELDS}}
 
     def _decided(self, name: str) -> np.ndarray:
         """Decision field ``name`` of every decision held, as int64 (a copy)."""
-        return self._decisions[name].values().astype(np.int64)
+        return self._decisions.column(name).astype(np.int64)
 
     def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> int:
         """Keep the input pairs of ``rows`` whose consumer (``row_owner``, per row) is held; return how many."""
@@ -902,7 +904,7 @@ class TraceStore:
             self._gauges.let_go_before(before)
         if leaving.any():
             self._count_out(lo + np.flatnonzero(leaving))
-            self._compact(~leaving, lo, sum(chunk.links for chunk in chunks))
+            self._compact(~leaving, lo, sum(chunk.links for chunk in chunks), sum(chunk.decisions for chunk in chunks))
         self._version += 1
 
     def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
@@ -914,21 +916,19 @@ class TraceStore:
         lo, hi = self._search_ids([first, last + 1]).tolist()
         return lo, hi
 
-    def _compact(self, keep: np.ndarray, start: int, links: int) -> None:
-        """Take out the held rows from position ``start`` on where ``keep`` is false (their links, at most ``links``
-        of them, decisions and side entries too); the held ids stay ascending, positions close up."""
+    def _compact(self, keep: np.ndarray, start: int, links: int, decisions: int) -> None:
+        """Take out the held rows from position ``start`` on where ``keep`` is false, with their links and decisions
+        (at most ``links`` and ``decisions`` of them) and side entries; the held ids stay ascending, positions close
+        up."""
         gone = self._rows.column("id")[start:start + len(keep)][~keep].astype(np.int64)
         self._rows.compact(keep, start)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        self._drop_links(gone, links)
+        self._inputs_gone += self._links.drop_in("owner", gone, links)
+        self._decisions_gone += self._decisions.drop_in("event", gone, decisions)
         for side in (self._long, self._wide):
             side.keep(~np.isin(side.ids.values(), gone))
-        decided = ~np.isin(self._decisions["event"].values(), gone)
-        self._decisions_gone += int((~decided).sum())
-        for column in self._decisions.values():
-            column.keep(decided)
 
     def _restart_chunks(self, indexes: np.ndarray) -> None:
         """Find again the earliest start of the chunks ``indexes`` (some of their events left through the window),
@@ -941,33 +941,6 @@ class TraceStore:
         earliest = self._chunk_start.values()
         earliest[indexes] = _NO_START
         np.minimum.at(earliest, chunk[theirs].astype(np.int64), start[theirs])
-
-    def _drop_links(self, gone: np.ndarray, most: int) -> None:
-        """Take out the input pairs whose consumer is in ``gone`` (ascending ids), at most ``most`` of them.
-
-        Block by block from the front, where old events' pairs sit, stopping
-        once ``most`` are found: an eviction reads the pairs up to its last
-        one, not all of them.
-        """
-        owner = self._links.column("owner")
-        first_id = int(gone[0])
-        is_gone = np.zeros(int(gone[-1]) - first_id + 1, bool)
-        is_gone[gone - first_id] = True
-        found: list[np.ndarray] = []
-        count = 0
-        for at in range(0, len(owner) if most else 0, COMPACT_BLOCK):
-            offset = owner[at:at + COMPACT_BLOCK].astype(np.int64) - first_id
-            near = np.flatnonzero((offset >= 0) & (offset < len(is_gone)))
-            hits = near[is_gone[offset[near]]]
-            found.append(at + hits)
-            count += len(hits)
-            if count >= most:
-                break
-        if count:
-            hits = np.concatenate(found)
-            keep = np.ones(int(hits[-1]) + 1 - int(hits[0]), bool)
-            keep[hits - hits[0]] = False
-            self._inputs_gone += self._links.compact(keep, int(hits[0]))
 
     def _apply_window(self) -> None:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
@@ -985,10 +958,7 @@ class TraceStore:
         self._rows.drop_front(cut)
         self._restart_chunks(touched)
         self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
-        decided = self._decisions["event"].values() >= self._first
-        self._decisions_gone += int((~decided).sum())
-        for column in self._decisions.values():
-            column.keep(decided)
+        self._decisions_gone += self._decisions.compact(self._decisions.column("event") >= self._first)
 
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""

@@ -125,3 +125,18 @@ def test_move_and_compact_back_handle_overlap_across_blocks() -> None:
     values = np.arange(n)
     assert compact_back(values, keep) == n // 3
     assert values[-(n // 3):].tolist() == list(range(0, n, 3))
+
+
+def test_drop_in_takes_out_rows_holding_the_values_and_stops_reading_once_it_has_them_all() -> None:
+    rows = HeldColumns({"owner": np.uint32, "value": np.int64})
+    owner = np.repeat(np.arange(2 * COMPACT_BLOCK), 2).astype(np.uint32)     # two rows per owner, old ones first
+    rows.append({"owner": owner, "value": np.arange(len(owner))}, len(owner))
+    gone = np.array([3, 5, 6])
+    assert rows.drop_in("owner", gone, 6) == 6
+    assert rows.column("owner")[:6].tolist() == [0, 0, 1, 1, 2, 2] and rows.column("owner")[6:8].tolist() == [4, 4]
+    assert len(rows) == len(owner) - 6 and rows.column("value")[-1] == len(owner) - 1
+    rows.append({"owner": np.array([7])}, 1)                 # blocks away from the front
+    assert rows.drop_in("owner", np.array([7]), 2) == 2      # the two at the front are all it was told of: it stops
+    assert rows.column("owner")[-1] == 7 and 7 not in rows.column("owner")[:COMPACT_BLOCK].tolist()
+    assert rows.drop_in("owner", np.array([7]), 3) == 1 and len(rows) == len(owner) - 8
+    assert rows.drop_in("owner", np.array([7]), 1) == 0

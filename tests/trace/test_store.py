@@ -292,8 +292,10 @@ def test_producers_name_the_store_ids_of_the_events_that_made_each_value():
 def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge_holds():
     # each recorder's oldest chunks leave, but chunks of other nodes and processes sit between them, so the rows
     # that leave are never a prefix of the store's rows; links must follow their events
+    # (a's events each carry a decision, which must leave with them too)
     recorders = [Recorder(capacity=3 * CHUNK_EVENTS, where=f"shard-{k}") for k in range(2)]
     nodes = [(_node(r, "a"), _node(r, "b", parents=("a",))) for r in recorders]
+    writers = [r.writer(a) for r, (a, _) in zip(recorders, nodes)]
     reader = _Reader(TraceStore())
     store = reader.store
     rng = np.random.default_rng(3)
@@ -302,7 +304,8 @@ def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge
         k = int(rng.integers(0, 2))
         a, b = nodes[k]
         for _ in range(int(rng.integers(1, CHUNK_EVENTS // 2))):
-            value = recorders[k].record(a, time, time + 1, ITEM, time)
+            value = writers[k].record(time, time + 1, ITEM, time)
+            writers[k].decide(b, time, 0, 1, 1, 0)
             recorders[k].record(b, time + 1, time + 2, ITEM, -time, value)
             time += 2
         reader.feed(recorders[k])
@@ -311,6 +314,8 @@ def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge
     fresh = merge_exports([r.export() for r in recorders])
     assert [(e.op_id, e.item, e.inputs) for e in trace.events] == [(e.op_id, e.item, e.inputs) for e in fresh.events]
     assert len(store.since().input_owner) == sum(len(e.inputs) for e in trace.events)
+    assert sorted(trace.decisions.columns["round"].tolist()) == sorted(fresh.decisions.columns["round"].tolist())
+    assert len(store.since().decisions["event"]) == len(fresh.decisions) > 0
 
 
 def test_after_a_window_cut_an_eviction_lets_go_of_readings_older_than_every_event_that_stays():
