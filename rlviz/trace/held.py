@@ -16,7 +16,8 @@ from rlviz.trace.growing import COMPACT_BLOCK, GROW, compact, zeros
 __all__ = ["HeldColumns", "compact_back", "move", "RECLAIM"]
 
 #: Dead front rows are moved out in place (not by growing) only if that leaves at least this share of the
-#: columns free: each such move then buys that many appends, so its cost spreads to a few row copies per row.
+#: columns free: each such move then buys that many appends, so it costs at most 1 / RECLAIM row copies per
+#: row appended.
 RECLAIM = 1 / 32
 
 
@@ -57,7 +58,7 @@ class HeldColumns:
         return len(next(iter(self._arrays.values())))
 
     def column(self, name: str) -> np.ndarray:
-        """Column ``name`` of the held rows (a view: valid until the next ``append``, ``compact`` or ``drop_front``)."""
+        """Column ``name`` of the held rows (a view, valid until the rows change)."""
         return self._arrays[name][self._front:self._front + self._held]
 
     def append(self, values: dict, count: int) -> None:
@@ -144,7 +145,13 @@ class HeldColumns:
         return self.compact(keep, int(hits[0]))
 
     def drop_front(self, count: int) -> None:
-        """Take out the first ``count`` held rows (nothing moves)."""
+        """Take out the first ``count`` held rows (nothing moves).
+
+        Raises
+        ------
+        ValueError
+            If ``count`` is negative or more than the rows held.
+        """
         if not 0 <= count <= self._held:
             raise ValueError(f"count={count} must be between 0 and the {self._held} rows held")
         self._front += count
