@@ -21,7 +21,8 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
-from rlviz.trace.growing import GrowingArray, compact, grown, zeros
+from rlviz.trace.growing import GrowingArray
+from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
 from rlviz.trace.rows import (AFTER_PREVIOUS, DECISION_ROW_FIELDS, ERROR, FIELDS, HEADER, ITEM, NO_INPUT,
@@ -50,6 +51,7 @@ EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values())
 _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
+_NO_START = np.iinfo(np.int64).max        # a chunk's earliest start when it holds no event
 _MAX_ID = np.iinfo(np.uint32).max - 1
 #: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
 #: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
@@ -57,6 +59,8 @@ _MAX_ID = np.iinfo(np.uint32).max - 1
 #: ``round`` and ``pull`` (the 40 bits above ``child``) stay int64.
 _DECISION_TYPES = {"event": np.uint32, "union": np.uint32, "round": np.int64, "child": np.uint32, "pull": np.int64,
                    "allowed": np.uint32, "flags": np.int32}
+#: How the store holds an input pair: the consumer's store id and the value's item id.
+_LINK_TYPES = {"owner": np.uint32, "value": np.int64}
 #: A window query answers a lane with its exact events when it holds at most this many per pixel.
 EXACT_PER_PIXEL = 4
 #: At most this many held events a window query reads one by one; lanes beyond it are answered from the pyramid.
@@ -156,6 +160,8 @@ class _Chunk:
     last_event: int = -1
     first_kept: int = -1        # the lowest and highest store ids of its events the store kept (-1: none yet)
     last_kept: int = -1
+    links: int = 0              # input pairs and decisions taken with its events (bounds once a window cut some)
+    decisions: int = 0
 
     def keep(self, ids: np.ndarray) -> None:
         """The store kept events of this chunk with these ids (ascending)."""
@@ -215,9 +221,10 @@ class TraceStore:
         self._dead_chunks: set[int] = set()
         self._chunk_count = 0
         self._keys: np.ndarray | None = None        # sorted chunk keys, for finding a value's producer
-        self._columns = {name: zeros(1024, dtype) for name, dtype in _STORED.items()}
+        self._rows = HeldColumns(_STORED)             # the held events, store ids ascending by position
         self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = GrowingArray()
+        self._chunk_start = GrowingArray()             # per chunk index: its held events' earliest start (_NO_START)
         self._long = _SideTable()                  # events whose duration does not fit the column
         self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
@@ -226,15 +233,13 @@ class TraceStore:
         self._index = BlockIndex()
         self._first = 0                            # id of the first event held
         self._next = 0                             # id the next event gets
-        self._held = 0                             # rows held (positions 0.._held-1, ids ascending)
         self._compacted_to = 0                     # 1 + the highest id compacted away (since() starts at or after it)
-        self._inputs_owner = GrowingArray(np.uint32)
-        self._inputs_value = GrowingArray()
+        self._links = HeldColumns(_LINK_TYPES)        # per input pair: the consumer's id and the value's id
         self._inputs_gone = 0                      # input pairs that left with their owners (window)
         self._latest_end = 0
         self._version = 0
         self._view: tuple[int, Trace] | None = None
-        self._decisions = {name: GrowingArray(dtype) for name, dtype in _DECISION_TYPES.items()}   # "event": a store id
+        self._decisions = HeldColumns(_DECISION_TYPES)     # "event": a store id
         self._decisions_gone = 0                   # decisions that left with their events (window)
         self._gauges = GaugeParts()                # texts already mapped to the store's table
 
@@ -283,7 +288,7 @@ class TraceStore:
     # -- reading -------------------------------------------------------------
     def __len__(self) -> int:
         with self.lock:
-            return self._held
+            return len(self._rows)
 
     @property
     def next_id(self) -> int:
@@ -313,7 +318,7 @@ class TraceStore:
     def decision_count(self) -> int:
         """Decisions the store took so far (those that left through the window included)."""
         with self.lock:
-            return self._decisions_gone + self._decisions["event"].size
+            return self._decisions_gone + len(self._decisions)
 
     @property
     def gaps(self) -> tuple[Gap, ...]:
@@ -329,7 +334,7 @@ class TraceStore:
         with self.lock:
             if self._view is not None and self._view[0] == self._version:
                 return self._view[1]
-            held = np.arange(self._held)
+            held = np.arange(len(self._rows))
             columns = self._standard(held)
             ids = self._ids_at(held)
             order = np.lexsort((columns["end_ns"], columns["start_ns"]))
@@ -350,7 +355,7 @@ class TraceStore:
         decisions and gauges held rather than to the events.
         """
         with self.lock:
-            events = self._decisions["event"].values()
+            events = self._decisions.column("event")
             held = events >= self._first
             ids = np.unique(events[held])
             positions = self._positions_of(ids)
@@ -390,21 +395,21 @@ class TraceStore:
             if not 0 <= event_id <= self._next:
                 raise ValueError(f"event_id={event_id} is not an id this store gave; expected 0..{self._next} "
                                  f"(pass the previous Appended.next_id)")
-            if not 0 <= input_from <= self._inputs_gone + self._inputs_owner.size:
-                raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + self._inputs_owner.size} "
+            if not 0 <= input_from <= self._inputs_gone + len(self._links):
+                raise ValueError(f"input_from={input_from} is beyond the {self._inputs_gone + len(self._links)} "
                                  f"input pairs this store took (pass the previous Appended.next_input)")
             first = max(event_id, self._first, self._compacted_to)
-            start = int(np.searchsorted(self._columns["id"][:self._held], first))
-            columns = self._standard(np.arange(start, self._held))
+            start = int(self._search_ids([first])[0])
+            columns = self._standard(np.arange(start, len(self._rows)))
             fresh = max(input_from - self._inputs_gone, 0)
             decided = max(decision_from - self._decisions_gone, 0)
             return Appended(first_id=first, columns=columns,
-                            input_owner=self._inputs_owner.values()[fresh:].astype(np.int64),
-                            input_id=self._inputs_value.values()[fresh:].copy(), nodes=list(self.nodes),
+                            input_owner=self._links.column("owner")[fresh:].astype(np.int64),
+                            input_id=self._links.column("value")[fresh:].copy(), nodes=list(self.nodes),
                             texts=list(self.texts.texts), dropped=self.dropped, next_id=self._next,
-                            next_input=self._inputs_gone + self._inputs_owner.size,
-                            decisions={name: self._decided(name)[decided:] for name in self._decisions},
-                            next_decision=self._decisions_gone + self._decisions["event"].size)
+                            next_input=self._inputs_gone + len(self._links),
+                            decisions={name: self._decided(name)[decided:] for name in _DECISION_TYPES},
+                            next_decision=self._decisions_gone + len(self._decisions))
 
     def taken(self, chunk: bytes | bytearray | memoryview) -> bool:
         """True if the store took every row of ``chunk`` (one handed-over chunk, opened by its header).
@@ -433,11 +438,11 @@ class TraceStore:
         a table of them per event for a real run.
         """
         with self.lock:
-            parts = {f"column {name}": column.nbytes for name, column in self._columns.items()}
-            parts["links"] = self._inputs_owner.nbytes + self._inputs_value.nbytes
-            parts["decisions"] = sum(column.nbytes for column in self._decisions.values())
+            parts = {f"column {name}": size for name, size in self._rows.memory().items()}
+            parts["links"] = sum(self._links.memory().values())
+            parts["decisions"] = sum(self._decisions.memory().values())
             parts["gauges"] = self._gauges.nbytes
-            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes
+            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes + self._chunk_start.nbytes
             parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
             parts["pyramid"] = self.pyramid.nbytes
             parts["index"] = self._index.nbytes
@@ -487,7 +492,7 @@ class TraceStore:
             first_block = self._first >> BLOCK_SHIFT
             scanned = self._scan_lanes(start_ns, end_ns, scan_budget, first_block)
             positions = self._scan(scanned, start_ns, end_ns, first_block)
-            lane_of = self._node_lane[self._columns["node"][positions].astype(np.int64)]
+            lane_of = self._node_lane[self._rows.column("node")[positions].astype(np.int64)]
             by_lane = np.argsort(lane_of, kind="stable")          # each lane's positions stay by start
             bounds = np.searchsorted(lane_of[by_lane], np.arange(lanes + 1))
             level = self.pyramid.level_for((end_ns - start_ns) / pixels)
@@ -520,15 +525,15 @@ class TraceStore:
         blocks = self._index.blocks(np.array(sorted(lanes), np.int64), start_ns, end_ns, first_block)
         if not len(blocks):
             return np.zeros(0, np.int64)
-        bounds = np.searchsorted(self._columns["id"][:self._held], np.stack((blocks, blocks + 1)) * BLOCK)
+        bounds = self._search_ids(np.stack((blocks, blocks + 1)) * BLOCK)
         positions = np.concatenate([np.arange(lo, hi) for lo, hi in bounds.T.tolist()])
-        start = self._columns["start_ns"][positions]
+        start = self._rows.column("start_ns")[positions]
         positions = positions[start < end_ns]
         positions = positions[self._ends(positions) >= start_ns]
         wanted = np.zeros(max(len(self._lane_names), 1), bool)
         wanted[list(lanes)] = True
-        positions = positions[wanted[self._node_lane[self._columns["node"][positions].astype(np.int64)]]]
-        return positions[np.argsort(self._columns["start_ns"][positions], kind="stable")]
+        positions = positions[wanted[self._node_lane[self._rows.column("node")[positions].astype(np.int64)]]]
+        return positions[np.argsort(self._rows.column("start_ns")[positions], kind="stable")]
 
     def _lane_from_events(self, lane: int, positions: np.ndarray, start_ns: int, end_ns: int, pixels: int,
                           exact_per_pixel: int) -> LaneWindow:
@@ -539,10 +544,10 @@ class TraceStore:
             events["event_id"] = self._ids_at(positions)
             return LaneWindow(name, len(positions), events=events)
         span = end_ns - start_ns
-        start = self._columns["start_ns"][positions]
+        start = self._rows.column("start_ns")[positions]
         pixel = np.clip((start - start_ns) * pixels // span, 0, pixels - 1)
-        node = self._columns["node"][positions].astype(np.int64)
-        outcome = outcome_of(self._columns["code"][positions])
+        node = self._rows.column("node")[positions].astype(np.int64)
+        outcome = outcome_of(self._rows.column("code")[positions])
         per_node = np.bincount(pixel * len(self.nodes) + node, minlength=pixels * len(self.nodes))
         per_node = per_node.reshape(pixels, len(self.nodes))
         count = per_node.sum(axis=1)
@@ -584,11 +589,11 @@ class TraceStore:
         """The store id of each item of ``chunk``, by its rank in the chunk (-1: not held)."""
         if chunk.first_kept < 0:
             return np.zeros(0, np.int64)
-        lo, hi = np.searchsorted(self._columns["id"][:self._held], [chunk.first_kept, chunk.last_kept + 1]).tolist()
+        lo, hi = self._search_ids([chunk.first_kept, chunk.last_kept + 1]).tolist()
         if hi <= lo:
             return np.zeros(0, np.int64)
-        at = lo + np.flatnonzero(self._columns["chunk"][lo:hi] == chunk.index)
-        rank = self._columns["rank"][at].astype(np.int64)
+        at = lo + np.flatnonzero(self._rows.column("chunk")[lo:hi] == chunk.index)
+        rank = self._rows.column("rank")[at].astype(np.int64)
         is_item = rank != _NO_ITEM
         by_rank = np.full(int(rank[is_item].max(initial=-1)) + 1, -1, np.int64)
         by_rank[rank[is_item]] = self._ids_at(at[is_item])
@@ -622,7 +627,7 @@ class TraceStore:
 
         Returns how many events were added and the keys of the chunks listed, in order.
         """
-        seen, added, first_new = [], 0, self._held
+        seen, added, first_new = [], 0, len(self._rows)
         for data in parts:
             if not self._taken_whole(data, seen):
                 added += self._add_chunks(source, data, seen)
@@ -664,6 +669,7 @@ class TraceStore:
                 chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
                 self._chunk_key.extend(np.array([key]))
                 self._chunk_pid.extend(np.array([source.pid]))
+                self._chunk_start.extend(np.array([_NO_START]))
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
@@ -695,11 +701,11 @@ class TraceStore:
         decided[decision_owner == AFTER_PREVIOUS] = chunk.last_event
         inside = decision_owner >= 0
         decided[inside] = ids[decision_owner[inside]]
-        self._add_decisions(source, decided, decision_rows)
+        chunk.decisions += self._add_decisions(source, decided, decision_rows)
         if len(events):
             chunk.last_event = int(ids[-1])
             chunk.keep(ids[keep])
-        self._add_inputs(rows, is_event, row_owner)
+        chunk.links += self._add_inputs(rows, is_event, row_owner)
         if n_kept:
             self._append_events(source, events[keep], rank[keep], node, chunk.index)
         return n_kept
@@ -713,36 +719,39 @@ class TraceStore:
         rows[:, 3:5] = text_map[np.minimum(rows[:, 3:5], len(text_map) - 1)]
         self._gauges.add(rows, source.pid, self.texts.texts, source.offset_ns, self.since_ns)
 
-    def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> None:
-        """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node mapped."""
+    def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> int:
+        """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node
+        mapped; return how many."""
         held = owner >= self._first
         if not held.any():
-            return
+            return 0
         fields = decision_columns(rows[held])
         local = np.minimum(fields["union"], len(source.nodes) - 1)
         fields["union"] = np.asarray(source.nodes, np.int64)[local]
-        self._decisions["event"].extend(owner[held])
-        for name in DECISION_ROW_FIELDS:
-            self._decisions[name].extend(fields[name])
+        count = int(held.sum())
+        self._decisions.append({"event": owner[held], **{name: fields[name] for name in DECISION_ROW_FIELDS}}, count)
+        return count
 
     def _held_decisions(self, ids: np.ndarray) -> dict[str, np.ndarray]:
         """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
-        at = _index_in(ids, self._decisions["event"].values())
+        at = _index_in(ids, self._decisions.column("event"))
         kept = at >= 0
         return {"event": at[kept], **{name: self._decided(name)[kept] for name in DECISION_ROW_FIELDS}}
 
     def _decided(self, name: str) -> np.ndarray:
         """Decision field ``name`` of every decision held, as int64 (a copy)."""
-        return self._decisions[name].values().astype(np.int64)
+        return self._decisions.column(name).astype(np.int64)
 
-    def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> None:
+    def _add_inputs(self, rows: np.ndarray, is_event: np.ndarray, row_owner: np.ndarray) -> int:
+        """Keep the input pairs of ``rows`` whose consumer (``row_owner``, per row) is held; return how many."""
         first = np.where(is_event, rows[:, 4], NO_INPUT)
         extra = np.where(is_event[:, None], NO_INPUT, rows[:, 1:])
         values = np.concatenate((first[:, None], extra), axis=1)       # per row: its inputs in order
         owners = np.repeat(row_owner[:, None], FIELDS, axis=1)
         real = (values != NO_INPUT) & (owners >= self._first)
-        self._inputs_owner.extend(owners[real])
-        self._inputs_value.extend(values[real])
+        count = int(real.sum())
+        self._links.append({"owner": owners[real], "value": values[real]}, count)
+        return count
 
     def _append_events(self, source: _Source, events: np.ndarray, rank: np.ndarray, node: int,
                        chunk_index: int) -> None:
@@ -770,25 +779,23 @@ class TraceStore:
         self._wide.add(self._next, wide, number)
         values["item_num"] = np.where(wide, _WIDE, number)
         values["id"] = np.arange(self._next, self._next + n)
-        at = self._held
-        self._reserve(at + n)
-        for name, column in values.items():
-            self._columns[name][at:at + n] = column
-        self._held += n
+        self._rows.append(values, n)
+        earliest = self._chunk_start.values()
+        earliest[chunk_index] = min(int(earliest[chunk_index]), int(start.min()))
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
     def _count_in(self, first_position: int) -> None:
         """Note the events at positions from ``first_position`` on (the ones just added, consecutive ids) in the
         pyramid and the block index."""
-        positions = np.arange(first_position, self._held)
+        positions = np.arange(first_position, len(self._rows))
         if not len(positions):
             return
         columns = self._standard(positions)
         node = columns["node"].astype(np.int64)
         lane = self._lanes_of(node)
         self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"])
-        self._index.add(int(self._columns["id"][first_position]), lane, columns["start_ns"], columns["end_ns"])
+        self._index.add(int(self._rows.column("id")[first_position]), lane, columns["start_ns"], columns["end_ns"])
 
     def _lanes_of(self, node: np.ndarray) -> np.ndarray:
         """The lane of each node index in ``node`` (lanes are named by the nodes' ``where``)."""
@@ -804,15 +811,26 @@ class TraceStore:
 
     def _ids_at(self, positions: np.ndarray) -> np.ndarray:
         """The store ids (int64) of the held rows at ``positions``."""
-        return self._columns["id"][positions].astype(np.int64)
+        return self._rows.column("id")[positions].astype(np.int64)
 
     def _positions_of(self, ids: np.ndarray) -> np.ndarray:
         """The position of each store id in ``ids`` among the held rows (-1 where it is not held)."""
-        return _index_in(self._columns["id"][:self._held], np.asarray(ids, np.int64), ordered=True)
+        ids = np.asarray(ids, np.int64)
+        held = self._rows.column("id")
+        if not len(held):
+            return np.full(len(ids), -1, np.int64)
+        at = np.minimum(self._search_ids(ids), len(held) - 1)
+        return np.where(held[at] == ids, at, -1)
+
+    def _search_ids(self, ids: np.ndarray | list[int]) -> np.ndarray:
+        """Where each store id in ``ids`` would sit among the held rows (searched in the id column's own dtype, so
+        the column is not copied: searching it with int64 keys would cast it whole)."""
+        wanted = np.clip(np.asarray(ids, np.int64), 0, _MAX_ID + 1).astype(np.uint32)
+        return np.searchsorted(self._rows.column("id"), wanted)
 
     def _standard(self, positions: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Trace`` columns (``rlviz.trace.schema.COLUMNS``) of the held events at ``positions``."""
-        stored = {name: self._columns[name][positions] for name in ("start_ns", "node", "code", "chunk", "rank")}
+        stored = {name: self._rows.column(name)[positions] for name in ("start_ns", "node", "code", "chunk", "rank")}
         start = stored["start_ns"]
         chunk = stored["chunk"].astype(np.int64)
         rank = stored["rank"].astype(np.int64)
@@ -824,15 +842,15 @@ class TraceStore:
 
     def _ends(self, positions: np.ndarray) -> np.ndarray:
         """The end (ns) of each held event at ``positions``: its start plus its duration, long ones from the side table."""
-        duration = self._columns["duration"][positions].astype(np.int64)
+        duration = self._rows.column("duration")[positions].astype(np.int64)
         long = np.flatnonzero(duration == _LONG)
         if len(long):
             duration[long] = self._long.lookup(self._ids_at(positions[long]))
-        return self._columns["start_ns"][positions] + duration
+        return self._rows.column("start_ns")[positions] + duration
 
     def _numbers(self, positions: np.ndarray) -> np.ndarray:
         """The summary number (int64) of each held event at ``positions``, wide ones from the side table."""
-        number = self._columns["item_num"][positions].astype(np.int64)
+        number = self._rows.column("item_num")[positions].astype(np.int64)
         wide = np.flatnonzero(number == _WIDE)
         if len(wide):
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
@@ -857,87 +875,94 @@ class TraceStore:
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
         if len(positions):
-            node = self._columns["node"][positions].astype(np.int64)
-            self.pyramid.add(self._columns["start_ns"][positions], node, self._lanes_of(node),
-                             outcome_of(self._columns["code"][positions]), sign=-1)
-
-    def _reserve(self, size: int) -> None:
-        capacity = len(self._columns["id"])
-        if size <= capacity:
-            return
-        for name, column in self._columns.items():
-            self._columns[name] = grown(column, capacity, size)
+            node = self._rows.column("node")[positions].astype(np.int64)
+            self.pyramid.add(self._rows.column("start_ns")[positions], node, self._lanes_of(node),
+                             outcome_of(self._rows.column("code")[positions]), sign=-1)
 
     def _retire(self, source: _Source, keys: list[int]) -> None:
-        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays)."""
+        """``source``'s recorder evicted the chunks ``keys``: their events leave the store (and its arrays).
+
+        Only the rows between the chunks' first and last held events are
+        read; the other rows stay, unread.
+        """
         if not keys:
             return
-        indexes = []
+        chunks = []
         for key in keys:
-            indexes.append(self._chunks.pop(key).index)
+            chunks.append(self._chunks.pop(key))
             source.chunk_keys.discard(key)
             self._dead_chunks.add(key)
         self._keys = None
-        leaving = np.isin(self._columns["chunk"][:self._held], indexes)
-        before = int(np.min(self._columns["start_ns"][:self._held], where=~leaving,    # no copy of the column
-                            initial=self._latest_end))
+        lo, hi = self._span_of(chunks)
+        indexes = [chunk.index for chunk in chunks]
+        leaving = np.isin(self._rows.column("chunk")[lo:hi], indexes)
+        self._chunk_start.values()[indexes] = _NO_START
+        before = int(np.min(self._chunk_start.values(), initial=self._latest_end))    # the oldest staying start
         if self.spill is not None:                  # the gauge readings leave with the events, into the file
-            self._spill(np.flatnonzero(leaving), self._gauges.take_before(before))
+            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before))
         else:                                       # or are let go with them: capacity bounds both
             self._gauges.let_go_before(before)
         if leaving.any():
-            self._count_out(np.flatnonzero(leaving))
-            self._compact(~leaving)
+            self._count_out(lo + np.flatnonzero(leaving))
+            self._compact(~leaving, lo, sum(chunk.links for chunk in chunks), sum(chunk.decisions for chunk in chunks))
         self._version += 1
 
-    def _compact(self, keep: np.ndarray) -> None:
-        """Keep only the held rows where ``keep`` is true (their links, decisions and side entries too); the
-        held ids stay ascending, positions close up."""
-        held = self._held
-        gone = self._columns["id"][:held][~keep]
-        for column in self._columns.values():
-            self._held = compact(column, held, keep)
+    def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
+        """The positions ``lo, hi`` from the first to past the last held event of ``chunks`` (``0, 0``: none)."""
+        spans = [(chunk.first_kept, chunk.last_kept) for chunk in chunks if chunk.first_kept >= 0]
+        if not spans:
+            return 0, 0
+        first, last = min(span[0] for span in spans), max(span[1] for span in spans)
+        lo, hi = self._search_ids([first, last + 1]).tolist()
+        return lo, hi
+
+    def _compact(self, keep: np.ndarray, start: int, links: int, decisions: int) -> None:
+        """Take out the held rows from position ``start`` on where ``keep`` is false, with their links and decisions
+        (at most ``links`` and ``decisions`` of them) and side entries; the held ids stay ascending, positions close
+        up."""
+        gone = self._rows.column("id")[start:start + len(keep)][~keep].astype(np.int64)
+        self._rows.compact(keep, start)
         if not len(gone):
             return
         self._compacted_to = max(self._compacted_to, int(gone[-1]) + 1)
-        kept = ~np.isin(self._inputs_owner.values(), gone)
-        self._inputs_gone += int((~kept).sum())
-        self._inputs_owner.keep(kept)
-        self._inputs_value.keep(kept)
+        self._inputs_gone += self._links.drop_in("owner", gone, links)
+        self._decisions_gone += self._decisions.drop_in("event", gone, decisions)
         for side in (self._long, self._wide):
             side.keep(~np.isin(side.ids.values(), gone))
-        decided = ~np.isin(self._decisions["event"].values(), gone)
-        self._decisions_gone += int((~decided).sum())
-        for column in self._decisions.values():
-            column.keep(decided)
+
+    def _restart_chunks(self, indexes: np.ndarray) -> None:
+        """Find again the earliest start of the chunks ``indexes`` (some of their events left through the window),
+        reading the held rows up to their last event."""
+        last = max((self._chunks[int(key)].last_kept for key in self._chunk_key.values()[indexes]
+                    if int(key) in self._chunks), default=-1)
+        hi = int(self._search_ids([last + 1])[0])
+        chunk, start = self._rows.column("chunk")[:hi], self._rows.column("start_ns")[:hi]
+        theirs = np.isin(chunk, indexes)
+        earliest = self._chunk_start.values()
+        earliest[indexes] = _NO_START
+        np.minimum.at(earliest, chunk[theirs].astype(np.int64), start[theirs])
 
     def _apply_window(self) -> None:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
         if self.window_ns is None:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
-        held = self._held
+        held = len(self._rows)
         old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
         cut = int(np.argmin(old)) if not old.all() else held
         if cut == 0:
             return
         self._count_out(np.arange(cut))
-        self._first = int(self._columns["id"][cut]) if cut < held else self._next
-        for name, column in self._columns.items():
-            column[:held - cut] = column[cut:held]
-        self._held -= cut
-        kept = self._inputs_owner.values() >= self._first
-        self._inputs_gone += int((~kept).sum())
-        self._inputs_owner.keep(kept)
-        self._inputs_value.keep(kept)
-        decided = self._decisions["event"].values() >= self._first
-        self._decisions_gone += int((~decided).sum())
-        for column in self._decisions.values():
-            column.keep(decided)
+        touched = np.unique(self._rows.column("chunk")[:cut])
+        self._first = int(self._rows.column("id")[cut]) if cut < held else self._next
+        self._rows.drop_front(cut)
+        self._restart_chunks(touched)
+        self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
+        self._decisions_gone += self._decisions.compact(self._decisions.column("event") >= self._first)
 
     def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
-        owner, value = self._inputs_owner.values().astype(np.int64), self._inputs_value.values()
+        owner, value = self._links.column("owner").astype(np.int64), self._links.column("value")
         at = _index_in(ids, owner)
         kept = at >= 0
         at, value = at[kept], value[kept]
@@ -946,15 +971,15 @@ class TraceStore:
         return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), value[by_owner].astype(np.int64)
 
 
-def _index_in(ids: np.ndarray, wanted: np.ndarray, ordered: bool = False) -> np.ndarray:
-    """Where each of ``wanted`` sits in ``ids`` (distinct values; ``ordered``: already ascending), -1 where absent."""
-    order = None if ordered else np.argsort(ids, kind="stable")
-    keys = (ids if ordered else ids[order]).astype(np.int64)
+def _index_in(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` sits in ``ids`` (distinct values), -1 where absent."""
+    order = np.argsort(ids, kind="stable")
+    keys = ids[order].astype(np.int64)
     at = np.searchsorted(keys, wanted)
     inside = at < len(keys)
     found = np.zeros(len(wanted), bool)
     found[inside] = keys[at[inside]] == wanted[inside]
-    at = at if ordered else order[np.minimum(at, max(len(keys) - 1, 0))] if len(keys) else at
+    at = order[np.minimum(at, max(len(keys) - 1, 0))] if len(keys) else at
     return np.where(found, at, -1)
 
 

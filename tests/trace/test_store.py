@@ -1,5 +1,6 @@
 """The growing store: increments from several recorders, stable ids, late arrivals, frozen views, two threads."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -286,3 +287,53 @@ def test_producers_name_the_store_ids_of_the_events_that_made_each_value():
     reader.feed(recorder)
     found = store.producers(np.array([ids[0], ids[1_500], ids[-1], 12345]))
     assert found.tolist() == [0, 1_500, 2_999, -1]
+
+
+def test_evictions_from_interleaved_processes_and_nodes_leave_what_a_fresh_merge_holds():
+    # each recorder's oldest chunks leave, but chunks of other nodes and processes sit between them, so the rows
+    # that leave are never a prefix of the store's rows; links must follow their events
+    # (a's events each carry a decision, which must leave with them too)
+    recorders = [Recorder(capacity=3 * CHUNK_EVENTS, where=f"shard-{k}") for k in range(2)]
+    nodes = [(_node(r, "a"), _node(r, "b", parents=("a",))) for r in recorders]
+    writers = [r.writer(a) for r, (a, _) in zip(recorders, nodes)]
+    reader = _Reader(TraceStore())
+    store = reader.store
+    rng = np.random.default_rng(3)
+    time = 0
+    for _ in range(60):
+        k = int(rng.integers(0, 2))
+        a, b = nodes[k]
+        for _ in range(int(rng.integers(1, CHUNK_EVENTS // 2))):
+            value = writers[k].record(time, time + 1, ITEM, time)
+            writers[k].decide(b, time, 0, 1, 1, 0)
+            recorders[k].record(b, time + 1, time + 2, ITEM, -time, value)
+            time += 2
+        reader.feed(recorders[k])
+    trace = store.view()
+    assert trace.dropped > 0
+    fresh = merge_exports([r.export() for r in recorders])
+    assert [(e.op_id, e.item, e.inputs) for e in trace.events] == [(e.op_id, e.item, e.inputs) for e in fresh.events]
+    assert len(store.since().input_owner) == sum(len(e.inputs) for e in trace.events)
+    assert sorted(trace.decisions.columns["round"].tolist()) == sorted(fresh.decisions.columns["round"].tolist())
+    assert len(store.since().decisions["event"]) == len(fresh.decisions) > 0
+
+
+def test_after_a_window_cut_an_eviction_lets_go_of_readings_older_than_every_event_that_stays():
+    # chunk b's first event leaves through the window; its second, started after the reading, stays; an eviction of
+    # chunk a then lets go of the reading: b's earliest start was found again when the window cut it
+    recorder, reader = Recorder(capacity=2 * CHUNK_EVENTS), _Reader(TraceStore(window_ns=5 * 10**9))
+    recorder.enabled = True
+    a, b = _node(recorder, "a"), _node(recorder, "b")
+    now = time.time_ns()
+    recorder.record(b, now - 10 * 10**9, now - 10 * 10**9 + 1_000, ITEM, 0)
+    recorder.gauge("reading", 1.0)
+    recorder.record(b, now + 10**9, now + 10**9 + 1_000, ITEM, 1)
+    reader.feed(recorder)
+    assert len(reader.store) == 1 and reader.store.view().gauges["reading"].value.tolist() == [1.0]
+    for first in range(0, 4 * CHUNK_EVENTS, 500):
+        for i in range(first, first + 500):
+            recorder.record(a, now + 2 * 10**9 + i * 1_000, now + 2 * 10**9 + i * 1_000 + 500, ITEM, i)
+        reader.feed(recorder)
+    trace = reader.store.view()
+    assert trace.dropped > 0 and "b@driver" in {e.op_id for e in trace.events}
+    assert "reading" not in trace.gauges
