@@ -8,7 +8,7 @@ free it raises its threshold for giving memory straight from the system
 stay there, free but resident. A real run then held about 60% more than its
 arrays (docs/performance.md).
 
-``zeros`` gives each large array a mapping of its own (an anonymous
+``zeros`` gives each large array a mapping of its own (a private anonymous
 ``mmap``): when the array and its views are gone the mapping is unmapped,
 whatever the allocator's thresholds, and pages never written are never
 resident. ``GrowingArray`` is a 1-d array grown that way.
@@ -23,6 +23,9 @@ __all__ = ["zeros", "grown", "compact", "GrowingArray", "MAPPED_FROM_BYTES", "GR
 
 #: Arrays this large or larger get their own mapping; smaller ones are numpy's (a mapping is whole pages).
 MAPPED_FROM_BYTES = 1 << 18
+#: A private mapping where the system has them (Python's default is a shared one, which Linux counts as shared
+#: memory, ``RssShmem``, as if other processes could see it).
+_PRIVATE = {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_PRIVATE") else {}
 #: A full ``GrowingArray`` grows by this factor (at least to what is asked).
 GROW = 1.125
 #: ``compact`` moves values this many at a time, so its temporary copies stay small whatever the array's size.
@@ -41,7 +44,7 @@ def zeros(shape: int | tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
     length = int(np.prod(shape, dtype=np.int64))
     if length * dtype.itemsize < MAPPED_FROM_BYTES:
         return np.zeros(shape, dtype)
-    mapping = mmap.mmap(-1, length * dtype.itemsize)
+    mapping = mmap.mmap(-1, length * dtype.itemsize, **_PRIVATE)
     return np.frombuffer(mapping, dtype).reshape(shape)
 
 

@@ -1,6 +1,7 @@
 """Arrays that grow while a run records: values kept in order, and large ones in mappings that are let go."""
 import gc
 import mmap
+import os
 import weakref
 
 import numpy as np
@@ -27,6 +28,19 @@ def test_a_large_array_has_its_own_mapping_and_a_small_one_does_not() -> None:
         assert not array.any() and array.flags.writeable
     large[-1] = 7
     assert large[-1] == 7
+
+
+def _shared_memory_kib() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssShmem:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads Linux's /proc")
+def test_the_mapping_is_private_memory_not_shared_memory() -> None:
+    before = _shared_memory_kib()
+    array = zeros(8 << 20, np.int64)
+    array[:] = 1                      # 64 MiB written: resident
+    assert _shared_memory_kib() - before < 8 << 10
 
 
 def test_zeros_takes_a_shape_and_keeps_it() -> None:
