@@ -112,23 +112,35 @@ class HeldColumns:
         return len(leaving)
 
     def drop_in(self, name: str, values: np.ndarray, most: int) -> int:
-        """Take out the rows whose column ``name`` holds one of ``values`` (ascending ints), at most ``most`` rows.
-
-        Reads block by block from the front, where old rows sit, and stops
-        once ``most`` rows are found: taking out old rows reads the held
-        rows up to the last of them, not all of them.
+        """Take out the rows whose column ``name`` holds one of ``values`` (ascending ints), at most ``most`` rows
+        (found by ``find_in``, so only the rows up to the last of them are read).
 
         Returns
         -------
         int
             How many rows left.
         """
-        if not most or not len(values):
+        hits = self.find_in(name, values, most)
+        if not len(hits):
             return 0
+        keep = np.ones(int(hits[-1]) + 1 - int(hits[0]), bool)
+        keep[hits - hits[0]] = False
+        return self.compact(keep, int(hits[0]))
+
+    def find_in(self, name: str, values: np.ndarray, most: int) -> np.ndarray:
+        """The positions (ascending) of the rows whose column ``name`` holds one of ``values`` (ascending ints).
+
+        Reads block by block from the front, where old rows sit, and stops
+        once ``most`` rows are found: finding old rows reads the held rows up
+        to the last of them, not all of them, and no temporary is larger
+        than a block.
+        """
+        if not most or not len(values):
+            return np.zeros(0, np.int64)
         column, first = self.column(name), int(values[0])
         is_value = np.zeros(int(values[-1]) - first + 1, bool)
         is_value[np.asarray(values, np.int64) - first] = True
-        found, count = [], 0
+        found, count = [np.zeros(0, np.int64)], 0
         for at in range(0, len(column), COMPACT_BLOCK):
             offset = column[at:at + COMPACT_BLOCK].astype(np.int64) - first
             near = np.flatnonzero((offset >= 0) & (offset < len(is_value)))
@@ -137,12 +149,7 @@ class HeldColumns:
             count += len(hits)
             if count >= most:
                 break
-        if not count:
-            return 0
-        hits = np.concatenate(found)
-        keep = np.ones(int(hits[-1]) + 1 - int(hits[0]), bool)
-        keep[hits - hits[0]] = False
-        return self.compact(keep, int(hits[0]))
+        return np.concatenate(found)
 
     def drop_front(self, count: int) -> None:
         """Take out the first ``count`` held rows (nothing moves).

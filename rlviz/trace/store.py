@@ -856,9 +856,10 @@ class TraceStore:
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
         return number
 
-    def _spill(self, positions: np.ndarray, gauges: dict) -> None:
-        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs, and the
-        gauge readings leaving with them (``{name: Gauge}``).
+    def _spill(self, positions: np.ndarray, gauges: dict, links: int) -> None:
+        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs (the
+        ``links`` input pairs their chunks took, found from the front), and the gauge readings leaving with them
+        (``{name: Gauge}``).
 
         The segment's ``dropped`` counts the evicted events the file does not
         hold (those evicted before the store took them), so a loaded spill
@@ -867,7 +868,8 @@ class TraceStore:
         if not len(positions) and not gauges:
             return
         columns = self._standard(positions)
-        columns["input_offsets"], columns["input_ids"] = self._csr(self._ids_at(positions))
+        ids = self._ids_at(positions)
+        columns["input_offsets"], columns["input_ids"] = self._csr(ids, self._links.find_in("owner", ids, links))
         lost = max(self.dropped - self.spill.events - len(positions), 0)
         extras = {"gauges": gauges_to_json(gauges)} if gauges else None
         self.spill.write(columns, self.nodes, self.texts.texts, lost, extras)
@@ -899,7 +901,8 @@ class TraceStore:
         self._chunk_start.values()[indexes] = _NO_START
         before = int(np.min(self._chunk_start.values(), initial=self._latest_end))    # the oldest staying start
         if self.spill is not None:                  # the gauge readings leave with the events, into the file
-            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before))
+            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before),
+                        sum(chunk.links for chunk in chunks))
         else:                                       # or are let go with them: capacity bounds both
             self._gauges.let_go_before(before)
         if leaving.any():
@@ -960,9 +963,16 @@ class TraceStore:
         self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
         self._decisions_gone += self._decisions.compact(self._decisions.column("event") >= self._first)
 
-    def _csr(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order."""
-        owner, value = self._links.column("owner").astype(np.int64), self._links.column("value")
+    def _csr(self, ids: np.ndarray, links: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order.
+
+        ``links``: the positions of the input pairs to look among (every pair held if None), when they are known
+        to hold all of these events' pairs: a spill's old events need not copy every held pair.
+        """
+        owner, value = self._links.column("owner"), self._links.column("value")
+        if links is not None:
+            owner, value = owner[links], value[links]
+        owner = owner.astype(np.int64)
         at = _index_in(ids, owner)
         kept = at >= 0
         at, value = at[kept], value[kept]

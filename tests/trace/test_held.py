@@ -140,3 +140,13 @@ def test_drop_in_takes_out_rows_holding_the_values_and_stops_reading_once_it_has
     assert rows.column("owner")[-1] == 7 and 7 not in rows.column("owner")[:COMPACT_BLOCK].tolist()
     assert rows.drop_in("owner", np.array([7]), 3) == 1 and len(rows) == len(owner) - 8
     assert rows.drop_in("owner", np.array([7]), 1) == 0
+
+
+def test_find_in_gives_the_positions_from_the_front_and_reads_no_further_than_told() -> None:
+    rows = HeldColumns({"owner": np.uint32})
+    owner = np.repeat(np.arange(2 * COMPACT_BLOCK), 2).astype(np.uint32)
+    rows.append({"owner": owner}, len(owner))
+    rows.append({"owner": np.array([1])}, 1)                 # one more row of owner 1, far from the front
+    assert rows.find_in("owner", np.array([1, 4]), 4).tolist() == [2, 3, 8, 9]
+    assert rows.find_in("owner", np.array([1, 4]), 5).tolist() == [2, 3, 8, 9, len(owner)]
+    assert rows.find_in("owner", np.array([1]), 0).tolist() == []
