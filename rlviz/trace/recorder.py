@@ -328,7 +328,7 @@ class Recorder:
     # -- reading ------------------------------------------------------------
     @property
     def held(self) -> int:
-        """How many rows (events and continuation rows, not headers) the buffer holds now."""
+        """How many rows (events, gauge readings, continuation and decision rows; not headers) the buffer holds now."""
         return self._rows_held + sum(len(w.rows) // ROW.size - 1 for w in list(self._writers))
 
     @property
