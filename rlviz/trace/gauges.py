@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlviz.trace.growing import COMPACT_BLOCK
+from rlviz.trace.held import HeldColumns
 from rlviz.trace.recorder import get_recorder
 
 _RECORDER = get_recorder()          # the process's one recorder (never replaced)
@@ -66,14 +68,15 @@ class GaugeParts:
     once (uint16 while there are at most 65,536 series, uint32 past that).
     Values are float32 while every value taken is exactly a float32 (counts,
     versions, sizes below 2**24), and all become float64 at the first that is
-    not: nothing is rounded.
+    not: nothing is rounded.  The readings sit in ``HeldColumns`` (arrays of
+    their own, grown by an eighth), so letting the oldest go moves nothing
+    and taking more copies only what arrives: no pull copies every reading.
     """
 
     def __init__(self) -> None:
-        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []    # series code, time_ns, value
+        self._rows = HeldColumns({"code": np.uint16, "time_ns": np.int64, "value": np.float32})
         self._series: list[tuple[str, int, str]] = []
         self._codes: dict[tuple[str, int, str], int] = {}
-        self._value_type: type = np.float32
         self.gone = 0                           # readings let go from the front (``let_go_before``)
 
     def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
@@ -90,11 +93,10 @@ class GaugeParts:
         named = [tuple(texts[min(i, last)] if 0 <= i and last >= 0 else "" for i in pair) for pair in pairs.tolist()]
         codes = np.array([self._code((name, int(pid), where)) for name, where in named], np.int64)
         value = np.ascontiguousarray(rows[:, 2]).view(np.float64)
-        if self._value_type is np.float32 and not np.array_equal(value.astype(np.float32), value, equal_nan=True):
-            self._value_type = np.float64
-            self._parts = [(code, times, values.astype(np.float64)) for code, times, values in self._parts]
-        self._parts.append((codes[inverse.reshape(-1)].astype(_code_dtype(len(self._series))), time_ns,
-                            value.astype(self._value_type)))
+        if not np.array_equal(value.astype(np.float32), value, equal_nan=True):
+            self._widen("value", np.float64)
+        self._widen("code", _code_dtype(len(self._series)))
+        self._rows.append({"code": codes[inverse.reshape(-1)], "time_ns": time_ns, "value": value}, len(time_ns))
 
     def _code(self, series: tuple[str, int, str]) -> int:
         code = self._codes.get(series)
@@ -103,50 +105,69 @@ class GaugeParts:
             self._series.append(series)
         return code
 
+    def _widen(self, name: str, dtype: type) -> None:
+        """Hold column ``name`` as ``dtype`` from now on, if that is wider than it is (every held value converted)."""
+        dtypes = self._rows.dtypes
+        if np.dtype(dtype).itemsize <= dtypes[name].itemsize:
+            return
+        old, dtypes[name] = self._rows, np.dtype(dtype)
+        self._rows = HeldColumns(dtypes)
+        self._rows.append({column: old.column(column) for column in dtypes}, len(old))
+
     def __len__(self) -> int:
-        return sum(len(part[0]) for part in self._parts)
+        return len(self._rows)
 
     @property
     def nbytes(self) -> int:
-        """Bytes the readings' arrays hold (the series table aside: one entry per name, process and lane)."""
-        return sum(column.nbytes for part in self._parts for column in part)
+        """Bytes the readings' arrays hold, as allocated (the series table aside: one entry per name, process and
+        lane)."""
+        return sum(self._rows.memory().values())
 
-    def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if len(self._parts) > 1:
-            self._parts = [tuple(np.concatenate(column) for column in zip(*self._parts))]
-        return self._parts[0]
+    @property
+    def bytes_per_reading(self) -> int:
+        """Bytes one reading takes in the columns now: 14 while the values are float32 and the series fit uint16."""
+        return sum(dtype.itemsize for dtype in self._rows.dtypes.values())
 
-    def readings(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Readings from number ``start`` on (numbers count every reading taken, those let go included), in the
-        order taken: name, time_ns, value, pid, where columns."""
-        if not self._parts:
+    def readings(self, start: int = 0, stop: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Readings number ``start`` up to ``stop`` (every one from ``start`` on by default; numbers count every
+        reading taken, those let go included), in the order taken: name, time_ns, value, pid, where columns (new
+        arrays, which later readings do not change)."""
+        held = slice(max(start - self.gone, 0), len(self._rows) if stop is None else max(stop - self.gone, 0))
+        code = self._rows.column("code")[held]
+        time_ns, value = self._rows.column("time_ns")[held].copy(), self._rows.column("value")[held].astype(np.float64)
+        if not self._series:
             empty = np.zeros(0, object)
-            return empty, np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), empty
-        code, time_ns, value = (column[max(start - self.gone, 0):] for column in self._merged())
+            return empty, time_ns, value, np.zeros(0, np.int64), empty
         name, pid, where = zip(*self._series)
-        return (np.array(name, object)[code], time_ns, value.astype(np.float64), np.array(pid, np.int64)[code],
+        return (np.array(name, object)[code], time_ns, value, np.array(pid, np.int64)[code],
                 np.array(where, object)[code])
 
     def let_go_before(self, time_ns: int) -> None:
         """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
         cut = self._leading_before(time_ns)
-        if cut:
-            self._parts = [tuple(column[cut:].copy() for column in self._parts[0])]
-            self.gone += cut
+        self._rows.drop_front(cut)
+        self.gone += cut
 
     def take_before(self, time_ns: int) -> dict[str, Gauge]:
         """Like ``let_go_before``, and return the readings let go as ``{name: Gauge}`` (for a spill file)."""
         cut = self._leading_before(time_ns)
-        taken = gauges_by_name(*(column[:cut] for column in self.readings(self.gone)))
+        taken = gauges_by_name(*self.readings(self.gone, self.gone + cut))
         self.let_go_before(time_ns)
         return taken
 
     def _leading_before(self, time_ns: int) -> int:
-        """How many readings, from the first held, were taken before ``time_ns`` (up to the first that was not)."""
-        if not self._parts:
-            return 0
-        early = self._merged()[1] < time_ns
-        return len(early) if early.all() else int(np.argmin(early))
+        """How many readings, from the first held, were taken before ``time_ns`` (up to the first that was not).
+
+        Reads from the front a block at a time and stops at the first later
+        reading, so its cost follows the readings let go, not those held.
+        """
+        times = self._rows.column("time_ns")
+        for at in range(0, len(times), COMPACT_BLOCK):
+            later = np.flatnonzero(times[at:at + COMPACT_BLOCK] >= time_ns)
+            if len(later):
+                return at + int(later[0])
+        return len(times)
 
     def build(self, since_ns: int | None = None) -> dict[str, Gauge]:
         """Every reading taken, as ``{name: Gauge}`` (names sorted, readings by time), optionally from ``since_ns`` on."""

@@ -57,6 +57,11 @@ class HeldColumns:
         """Rows the arrays have room for, the dead front included."""
         return len(next(iter(self._arrays.values())))
 
+    @property
+    def dtypes(self) -> dict[str, np.dtype]:
+        """Each column's name and dtype (a new dict)."""
+        return {name: array.dtype for name, array in self._arrays.items()}
+
     def column(self, name: str) -> np.ndarray:
         """Column ``name`` of the held rows (a view, valid until the rows change)."""
         return self._arrays[name][self._front:self._front + self._held]

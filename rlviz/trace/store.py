@@ -21,7 +21,7 @@ from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import GaugeParts, gauges_to_json
-from rlviz.trace.growing import GrowingArray
+from rlviz.trace.growing import COMPACT_BLOCK, GrowingArray
 from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
 from rlviz.trace.pyramid import BLOCK, BLOCK_SHIFT, BlockIndex, Buckets, Pyramid
@@ -951,8 +951,7 @@ class TraceStore:
             return
         self._gauges.let_go_before(self._latest_end - self.window_ns)
         held = len(self._rows)
-        old = self._ends(np.arange(held)) < self._latest_end - self.window_ns
-        cut = int(np.argmin(old)) if not old.all() else held
+        cut = self._leading_ended_before(self._latest_end - self.window_ns)
         if cut == 0:
             return
         self._count_out(np.arange(cut))
@@ -962,6 +961,19 @@ class TraceStore:
         self._restart_chunks(touched)
         self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
         self._decisions_gone += self._decisions.compact(self._decisions.column("event") >= self._first)
+
+    def _leading_ended_before(self, time_ns: int) -> int:
+        """How many held events, from the first, ended before ``time_ns`` (up to the first that did not).
+
+        Reads a block at a time from the front and stops at the first event
+        still in the window: a pull's cost follows what leaves, not what is held.
+        """
+        held = len(self._rows)
+        for at in range(0, held, COMPACT_BLOCK):
+            staying = np.flatnonzero(self._ends(np.arange(at, min(at + COMPACT_BLOCK, held))) >= time_ns)
+            if len(staying):
+                return at + int(staying[0])
+        return held
 
     def _csr(self, ids: np.ndarray, links: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Inputs of the events ``ids`` (in that order) as CSR arrays, each event's inputs in arrival order.

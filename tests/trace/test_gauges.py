@@ -14,6 +14,7 @@ import pytest
 import rlviz
 from rlviz.trace import Node, Recorder, Trace
 from rlviz.trace.gauges import GaugeParts, LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD, WEIGHTS_VERSION
+from rlviz.trace.growing import GROW
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, GAUGE, ITEM
 from rlviz.trace.spill import MAGIC
@@ -93,7 +94,8 @@ def test_the_store_holds_a_reading_in_14_bytes_and_counts_them():
         parts.add(_gauge_rows(names, k * 10_000 + np.arange(10_000), np.arange(10_000) * 0.5, 2 + k % 2), 7 + k % 2,
                   texts)
     assert len(parts) == 200_000
-    assert parts.nbytes <= 14 * 200_000                    # time int64, value float32 (exact), series uint16
+    assert parts.bytes_per_reading == 14                   # time int64, value float32 (exact), series uint16
+    assert parts.nbytes <= 14 * 200_000 * GROW             # and room to grow by an eighth
     name, time_ns, value, pid, where = parts.readings(199_998)
     assert name.tolist() == ["replay rows held", "weights version"] and value.tolist() == [4999.0, 4999.5]
     assert pid.tolist() == [8, 8] and where.tolist() == ["RolloutWorker-1"] * 2
@@ -104,11 +106,33 @@ def test_a_value_float32_cannot_hold_makes_every_value_float64_and_none_is_round
     parts = GaugeParts()
     texts = ["loss", "driver"]
     parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3), [1.0, 2.0, 2.0**24], 1), 1, texts)
-    assert parts.nbytes <= 14 * 3
+    assert parts.bytes_per_reading == 14
     parts.add(_gauge_rows(np.zeros(3, np.int64), np.arange(3, 6), [0.1, np.nan, 2.0**24 + 1], 1), 1, texts)
     value = parts.readings()[2]
+    assert parts.bytes_per_reading == 18
     assert value.dtype == np.float64 and value[:3].tolist() == [1.0, 2.0, 2.0**24]
     assert value[3] == 0.1 and np.isnan(value[4]) and value[5] == 2.0**24 + 1
+
+
+def test_readings_taken_from_the_front_come_out_in_order_and_what_was_read_never_changes():
+    """A spilling store takes its oldest readings every pull while new ones arrive: the held columns' front moves
+    and their rows slide down to make room, which must neither lose a reading nor change arrays handed out."""
+    parts, texts = GaugeParts(), ["rows", "driver"]
+    handed_out, taken = [], []
+    for k in range(40):                                    # 40 pulls of 5,000 readings, 3 pulls' worth held
+        times = k * 5_000 + np.arange(5_000)
+        parts.add(_gauge_rows(np.zeros(5_000, np.int64), times, times * 0.5, 1), 1, texts)
+        handed_out.append((k * 5_000, parts.readings(k * 5_000)[1]))
+        if k >= 3:
+            taken.append(parts.take_before((k - 2) * 5_000)["rows"])
+    assert parts.gone == 37 * 5_000 and len(parts) == 3 * 5_000
+    assert np.array_equal(np.concatenate([g.time_ns for g in taken]), np.arange(37 * 5_000))
+    assert np.array_equal(np.concatenate([g.value for g in taken]), np.arange(37 * 5_000) * 0.5)
+    for first, time_ns in handed_out:
+        assert np.array_equal(time_ns, first + np.arange(5_000))
+    name, time_ns, *_ = parts.readings(parts.gone + 10, parts.gone + 12)
+    assert name.tolist() == ["rows", "rows"] and time_ns.tolist() == [37 * 5_000 + 10, 37 * 5_000 + 11]
+    assert parts.nbytes <= 14 * 4 * 5_000 * GROW + 14 * 1024   # the let-go front is taken back, not kept
 
 
 def test_series_past_65536_widen_their_code_instead_of_wrapping():
@@ -116,6 +140,7 @@ def test_series_past_65536_widen_their_code_instead_of_wrapping():
     texts = [f"g{k}" for k in range(70_000)] + ["driver"]
     parts.add(_gauge_rows(np.arange(70_000), np.arange(70_000), np.zeros(70_000), 70_000), 1, texts)
     name = parts.readings()[0]
+    assert parts.bytes_per_reading == 16
     assert name[[0, 65_536, 69_999]].tolist() == ["g0", "g65536", "g69999"]
 
 
