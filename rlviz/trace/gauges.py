@@ -77,7 +77,8 @@ class GaugeParts:
         self._rows = HeldColumns({"code": np.uint16, "time_ns": np.int64, "value": np.float32})
         self._series: list[tuple[str, int, str]] = []
         self._codes: dict[tuple[str, int, str], int] = {}
-        self.gone = 0                           # readings let go from the front (``let_go_before``)
+        self._held_per_series = np.zeros(0, np.int64)
+        self.gone = 0                           # readings let go or taken out (``let_go_before``, ``take_before``)
 
     def add(self, rows: np.ndarray, pid: int, texts: Sequence[str], offset_ns: int = 0, since_ns: int = 0) -> None:
         """Take gauge rows (int64, shape (n, FIELDS)) of one process; readings before ``since_ns`` are left out."""
@@ -96,7 +97,17 @@ class GaugeParts:
         if not np.array_equal(value.astype(np.float32), value, equal_nan=True):
             self._widen("value", np.float64)
         self._widen("code", _code_dtype(len(self._series)))
-        self._rows.append({"code": codes[inverse.reshape(-1)], "time_ns": time_ns, "value": value}, len(time_ns))
+        code = codes[inverse.reshape(-1)]
+        self._rows.append({"code": code, "time_ns": time_ns, "value": value}, len(time_ns))
+        self._count(code, +1)
+
+    def _count(self, code: np.ndarray, sign: int) -> None:
+        """Add (``sign`` +1) or take out (-1) readings of the series ``code`` from the per-series counts."""
+        counts = np.bincount(code, minlength=len(self._series))
+        if len(counts) > len(self._held_per_series):
+            self._held_per_series = np.append(self._held_per_series,
+                                              np.zeros(len(counts) - len(self._held_per_series), np.int64))
+        self._held_per_series += sign * counts
 
     def _code(self, series: tuple[str, int, str]) -> int:
         code = self._codes.get(series)
@@ -130,12 +141,20 @@ class GaugeParts:
 
     def readings(self, start: int = 0, stop: int | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Readings number ``start`` up to ``stop`` (every one from ``start`` on by default; numbers count every
-        reading taken, those let go included), in the order taken: name, time_ns, value, pid, where columns (new
-        arrays, which later readings do not change)."""
-        held = slice(max(start - self.gone, 0), len(self._rows) if stop is None else max(stop - self.gone, 0))
+        """Readings number ``start`` up to ``stop`` (every one from ``start`` on by default), in the order taken:
+        name, time_ns, value, pid, where columns (new arrays, which later readings do not change).
+
+        Numbers count every reading taken, those let go or taken out
+        included; they are exact for the readings after the last one taken
+        out (``take_before`` may take some from between held ones).
+        """
+        return self._columns(slice(max(start - self.gone, 0),
+                                   len(self._rows) if stop is None else max(stop - self.gone, 0)))
+
+    def _columns(self, held: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The held readings ``held`` (a slice or positions) as name, time_ns, value, pid, where columns."""
         code = self._rows.column("code")[held]
-        time_ns, value = self._rows.column("time_ns")[held].copy(), self._rows.column("value")[held].astype(np.float64)
+        time_ns, value = np.array(self._rows.column("time_ns")[held]), self._rows.column("value")[held].astype(np.float64)
         if not self._series:
             empty = np.zeros(0, object)
             return empty, time_ns, value, np.zeros(0, np.int64), empty
@@ -146,15 +165,61 @@ class GaugeParts:
     def let_go_before(self, time_ns: int) -> None:
         """Let go of the leading readings taken before ``time_ns`` (a window moved on); ``gone`` counts them."""
         cut = self._leading_before(time_ns)
+        self._count(self._rows.column("code")[:cut], -1)
         self._rows.drop_front(cut)
         self.gone += cut
 
-    def take_before(self, time_ns: int) -> dict[str, Gauge]:
-        """Like ``let_go_before``, and return the readings let go as ``{name: Gauge}`` (for a spill file)."""
-        cut = self._leading_before(time_ns)
-        taken = gauges_by_name(*self.readings(self.gone, self.gone + cut))
-        self.let_go_before(time_ns)
+    def take_before(self, cutoffs: Mapping[int, int]) -> dict[str, Gauge]:
+        """Take out the readings each process took before its cut-off and return them as ``{name: Gauge}``.
+
+        ``cutoffs`` maps a process id to a time (ns): that process's readings
+        before it leave (its oldest events left the store: its readings go
+        with them, into a spill file).  Other processes keep theirs, so a
+        process that records rarely does not hold back everyone's readings.
+        """
+        leaving = self._leaving(cutoffs)
+        taken = gauges_by_name(*self._columns(leaving))
+        self._take_out(leaving)
         return taken
+
+    def drop_before(self, cutoffs: Mapping[int, int]) -> int:
+        """Like ``take_before``, without returning the readings (nothing keeps them); return how many left."""
+        leaving = self._leaving(cutoffs)
+        self._take_out(leaving)
+        return len(leaving)
+
+    def _take_out(self, leaving: np.ndarray) -> None:
+        """Take out the held readings at positions ``leaving`` (ascending)."""
+        if not len(leaving):
+            return
+        self._count(self._rows.column("code")[leaving], -1)
+        keep = np.ones(int(leaving[-1]) + 1, bool)
+        keep[leaving] = False
+        self._rows.compact(keep)
+        self.gone += len(leaving)
+
+    def _leaving(self, cutoffs: Mapping[int, int]) -> np.ndarray:
+        """The positions (ascending) of the readings their process took before its cut-off.
+
+        Reads a block at a time from the front, where old readings sit, and
+        stops once each series with readings to find has shown one it keeps
+        (a process's readings come in the order it took them) or has none
+        left: the cost follows where the leaving readings lie, not what is
+        held.  A reading a thread handed over late may wait for a later call.
+        """
+        cut = np.array([cutoffs.get(pid, _EARLIEST) for _, pid, _ in self._series], np.int64)
+        left = np.where(cut > _EARLIEST, self._held_per_series[:len(cut)], 0)
+        codes, times = self._rows.column("code"), self._rows.column("time_ns")
+        found = [np.zeros(0, np.int64)]
+        for at in range(0, len(times), COMPACT_BLOCK):
+            if not left.any():
+                break
+            code = codes[at:at + COMPACT_BLOCK].astype(np.int64)
+            before = times[at:at + COMPACT_BLOCK] < cut[code]
+            found.append(at + np.flatnonzero(before))
+            left = np.maximum(left - np.bincount(code, minlength=len(cut)), 0)
+            left[code[~before]] = 0
+        return np.concatenate(found)
 
     def _leading_before(self, time_ns: int) -> int:
         """How many readings, from the first held, were taken before ``time_ns`` (up to the first that was not).
@@ -176,6 +241,10 @@ class GaugeParts:
             keep = time_ns >= since_ns
             name, time_ns, value, pid, where = name[keep], time_ns[keep], value[keep], pid[keep], where[keep]
         return gauges_by_name(name, time_ns, value, pid, where)
+
+
+#: A cut-off no reading is before: the process keeps its readings.
+_EARLIEST = np.iinfo(np.int64).min
 
 
 def _code_dtype(series: int) -> type:

@@ -225,6 +225,7 @@ class TraceStore:
         self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = GrowingArray()
         self._chunk_start = GrowingArray()             # per chunk index: its held events' earliest start (_NO_START)
+        self._chunk_reading = GrowingArray()           # per chunk index: its gauge readings' earliest time (_NO_START)
         self._long = _SideTable()                  # events whose duration does not fit the column
         self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
@@ -442,7 +443,8 @@ class TraceStore:
             parts["links"] = sum(self._links.memory().values())
             parts["decisions"] = sum(self._decisions.memory().values())
             parts["gauges"] = self._gauges.nbytes
-            parts["chunks"] = self._chunk_key.nbytes + self._chunk_pid.nbytes + self._chunk_start.nbytes
+            parts["chunks"] = sum(array.nbytes for array in (self._chunk_key, self._chunk_pid, self._chunk_start,
+                                                               self._chunk_reading))
             parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
             parts["pyramid"] = self.pyramid.nbytes
             parts["index"] = self._index.nbytes
@@ -670,6 +672,7 @@ class TraceStore:
                 self._chunk_key.extend(np.array([key]))
                 self._chunk_pid.extend(np.array([source.pid]))
                 self._chunk_start.extend(np.array([_NO_START]))
+                self._chunk_reading.extend(np.array([_NO_START]))
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
@@ -682,7 +685,7 @@ class TraceStore:
         """Append the new rows of one chunk: events get the next ids; continuation and decision rows belong
         to the event before them."""
         rows, gauge_rows = split_gauges(rows)
-        self._add_gauges(source, gauge_rows)
+        self._add_gauges(source, chunk.index, gauge_rows)
         rows, decision_owner, decision_rows = split_decisions(rows)
         is_event = rows[:, 0] >= 0
         events = rows[is_event]
@@ -710,14 +713,17 @@ class TraceStore:
             self._append_events(source, events[keep], rank[keep], node, chunk.index)
         return n_kept
 
-    def _add_gauges(self, source: _Source, rows: np.ndarray) -> None:
-        """Keep gauge rows, their name and lane texts mapped to the store's table."""
+    def _add_gauges(self, source: _Source, chunk_index: int, rows: np.ndarray) -> None:
+        """Keep gauge rows, their name and lane texts mapped to the store's table; note the chunk's earliest
+        reading (``_oldest_start``)."""
         if not len(rows):
             return
         rows = rows.copy()
         text_map = np.asarray(source.texts or [0], np.int64)
         rows[:, 3:5] = text_map[np.minimum(rows[:, 3:5], len(text_map) - 1)]
         self._gauges.add(rows, source.pid, self.texts.texts, source.offset_ns, self.since_ns)
+        earliest = self._chunk_reading.values()
+        earliest[chunk_index] = min(int(earliest[chunk_index]), int(rows[:, 1].min()) + source.offset_ns)
 
     def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> int:
         """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node
@@ -899,16 +905,23 @@ class TraceStore:
         indexes = [chunk.index for chunk in chunks]
         leaving = np.isin(self._rows.column("chunk")[lo:hi], indexes)
         self._chunk_start.values()[indexes] = _NO_START
-        before = int(np.min(self._chunk_start.values(), initial=self._latest_end))    # the oldest staying start
-        if self.spill is not None:                  # the gauge readings leave with the events, into the file
-            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(before),
+        cutoff = {source.pid: self._oldest_start(source)}
+        if self.spill is not None:                  # the process's gauge readings leave with its events, into the file
+            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(cutoff),
                         sum(chunk.links for chunk in chunks))
         else:                                       # or are let go with them: capacity bounds both
-            self._gauges.let_go_before(before)
+            self._gauges.drop_before(cutoff)
         if leaving.any():
             self._count_out(lo + np.flatnonzero(leaving))
             self._compact(~leaving, lo, sum(chunk.links for chunk in chunks), sum(chunk.decisions for chunk in chunks))
         self._version += 1
+
+    def _oldest_start(self, source: _Source) -> int:
+        """Where ``source``'s held time begins: the earliest start of the events its held chunks hold, or of their
+        gauge readings if they hold no event (``_NO_START``: nothing held)."""
+        indexes = [self._chunks[key].index for key in source.chunk_keys]
+        oldest = int(np.min(self._chunk_start.values()[indexes], initial=_NO_START))
+        return oldest if oldest != _NO_START else int(np.min(self._chunk_reading.values()[indexes], initial=_NO_START))
 
     def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
         """The positions ``lo, hi`` from the first to past the last held event of ``chunks`` (``0, 0``: none)."""

@@ -124,7 +124,7 @@ def test_readings_taken_from_the_front_come_out_in_order_and_what_was_read_never
         parts.add(_gauge_rows(np.zeros(5_000, np.int64), times, times * 0.5, 1), 1, texts)
         handed_out.append((k * 5_000, parts.readings(k * 5_000)[1]))
         if k >= 3:
-            taken.append(parts.take_before((k - 2) * 5_000)["rows"])
+            taken.append(parts.take_before({1: (k - 2) * 5_000})["rows"])
     assert parts.gone == 37 * 5_000 and len(parts) == 3 * 5_000
     assert np.array_equal(np.concatenate([g.time_ns for g in taken]), np.arange(37 * 5_000))
     assert np.array_equal(np.concatenate([g.value for g in taken]), np.arange(37 * 5_000) * 0.5)
@@ -133,6 +133,55 @@ def test_readings_taken_from_the_front_come_out_in_order_and_what_was_read_never
     name, time_ns, *_ = parts.readings(parts.gone + 10, parts.gone + 12)
     assert name.tolist() == ["rows", "rows"] and time_ns.tolist() == [37 * 5_000 + 10, 37 * 5_000 + 11]
     assert parts.nbytes <= 14 * 4 * 5_000 * GROW + 14 * 1024   # the let-go front is taken back, not kept
+
+
+def test_each_process_s_readings_leave_with_its_own_cut_off_not_held_back_by_a_slow_process():
+    """A process that records rarely keeps its old events (and readings) in the store; the busy processes'
+    readings must still leave with their own evicted events, or gauges grow without bound past capacity."""
+    parts, texts = GaugeParts(), ["rows", "driver", "worker"]
+    for k in range(10):                                    # the slow process (pid 2) took one reading first
+        if k == 0:
+            parts.add(_gauge_rows(np.zeros(1, np.int64), np.array([0]), [1.0], 2), 2, texts)
+        times = 100 + k * 1_000 + np.arange(1_000)
+        parts.add(_gauge_rows(np.zeros(1_000, np.int64), times, times * 1.0, 1), 1, texts)
+    taken = parts.take_before({1: 100 + 7_000})           # the busy process's first 7 thousand leave
+    assert taken["rows"].time_ns.tolist() == list(range(100, 7_100)) and set(taken["rows"].pid.tolist()) == {1}
+    assert len(parts) == 1 + 3_000
+    name, time_ns, value, pid, where = parts.readings(parts.gone)
+    assert time_ns[0] == 0 and pid[0] == 2 and where[0] == "worker"   # the slow process's reading stays
+    assert time_ns[1:].tolist() == list(range(7_100, 10_100))
+    assert parts.drop_before({2: 1}) == 1 and len(parts) == 3_000      # and leaves with its own cut-off
+
+
+def test_a_busy_process_s_readings_leave_the_store_with_its_events_while_a_rare_process_keeps_its_old_ones():
+    """In a DQN run one process may record rarely: its oldest event stays held for the whole run. The busy
+    processes' readings must still leave with their own evicted events (they used to wait for the rare one's)."""
+    store, busy, rare = TraceStore(), Recorder(capacity=2 * CHUNK_EVENTS, where="busy"), Recorder(where="rare")
+    rare.pid = busy.pid + 1                                # two processes, as a driver and a worker are
+    for recorder in (busy, rare):
+        recorder.enabled = True
+    try:
+        now = time.time_ns()
+        rare.record(rare.register(Node("rare", "op", "op")), now, now + 1, ITEM, 0)
+        rare.gauge("rare reading", 1.0)
+        store.add_export(rare.export())
+        node = busy.register(Node("busy", "op", "op"))
+        for i in range(20 * CHUNK_EVENTS):
+            now = time.time_ns()
+            busy.record(node, now, now + 1, ITEM, i)
+            busy.gauge("busy reading", float(i))
+            if i % 1_000 == 999:
+                store.add_export(busy.export())
+    finally:
+        for recorder in (busy, rare):
+            recorder.enabled = False
+    store.add_export(busy.export())
+    gauges = store.view().gauges
+    assert busy.dropped > 0 and len(gauges["rare reading"]) == 1
+    held_from = store.view().columns["start_ns"][store.view().columns["node"] > 0].min()
+    readings = gauges["busy reading"]
+    assert len(readings) <= 4 * CHUNK_EVENTS, f"{len(readings)} readings held beside {len(store)} events"
+    assert readings.time_ns.min() >= held_from - 10**9 and readings.value.max() == 20 * CHUNK_EVENTS - 1
 
 
 def test_series_past_65536_widen_their_code_instead_of_wrapping():
