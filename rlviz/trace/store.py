@@ -51,7 +51,7 @@ EVENT_BYTES = sum(np.dtype(dtype).itemsize for dtype in _STORED.values())
 _LONG = np.iinfo(np.uint32).max
 _WIDE, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 _NO_ITEM = np.iinfo(np.uint16).max
-_NO_START = np.iinfo(np.int64).max        # a chunk's earliest start when it holds no event
+_NO_READING = np.iinfo(np.int64).min      # a chunk's latest gauge reading when it holds none
 _MAX_ID = np.iinfo(np.uint32).max - 1
 #: How the store holds a decision's fields (``rlviz.trace.rows.decision_columns`` decodes them as int64): ``event``
 #: is a store id (below ``_MAX_ID``); ``union`` a node index (a list of 2**32 nodes could not be held); ``child``
@@ -184,6 +184,7 @@ class _Source:
     sequence: dict[int, int] = field(default_factory=dict)   # handed-over chunk -> its sequence number
     open_keys: set[int] = field(default_factory=set)         # chunks still open at the latest increment
     chunk_keys: set[int] = field(default_factory=set)        # every chunk of this recorder the store holds
+    readings_from: int = _NO_READING                          # its older gauge readings left (``_readings_from``)
 
 
 class TraceStore:
@@ -224,8 +225,7 @@ class TraceStore:
         self._rows = HeldColumns(_STORED)             # the held events, store ids ascending by position
         self._chunk_key = GrowingArray()               # per chunk index: its key (the first item id), and its pid
         self._chunk_pid = GrowingArray()
-        self._chunk_start = GrowingArray()             # per chunk index: its held events' earliest start (_NO_START)
-        self._chunk_reading = GrowingArray()           # per chunk index: its gauge readings' earliest time (_NO_START)
+        self._chunk_reading = GrowingArray()           # per chunk index: its latest gauge reading (_NO_READING)
         self._long = _SideTable()                  # events whose duration does not fit the column
         self._wide = _SideTable()                  # events whose summary number does not fit the column
         self._lane_names: list[str] = []           # lanes (a node's where), in order of first sight
@@ -443,8 +443,7 @@ class TraceStore:
             parts["links"] = sum(self._links.memory().values())
             parts["decisions"] = sum(self._decisions.memory().values())
             parts["gauges"] = self._gauges.nbytes
-            parts["chunks"] = sum(array.nbytes for array in (self._chunk_key, self._chunk_pid, self._chunk_start,
-                                                               self._chunk_reading))
+            parts["chunks"] = sum(array.nbytes for array in (self._chunk_key, self._chunk_pid, self._chunk_reading))
             parts["side tables"] = sum(part.nbytes for part in (*self._long.parts, *self._wide.parts))
             parts["pyramid"] = self.pyramid.nbytes
             parts["index"] = self._index.nbytes
@@ -671,8 +670,7 @@ class TraceStore:
                 chunk = self._chunks[key] = _Chunk(index=self._chunk_count)
                 self._chunk_key.extend(np.array([key]))
                 self._chunk_pid.extend(np.array([source.pid]))
-                self._chunk_start.extend(np.array([_NO_START]))
-                self._chunk_reading.extend(np.array([_NO_START]))
+                self._chunk_reading.extend(np.array([_NO_READING]))
                 source.chunk_keys.add(key)
                 self._chunk_count += 1
                 self._keys = None
@@ -714,16 +712,16 @@ class TraceStore:
         return n_kept
 
     def _add_gauges(self, source: _Source, chunk_index: int, rows: np.ndarray) -> None:
-        """Keep gauge rows, their name and lane texts mapped to the store's table; note the chunk's earliest
-        reading (``_oldest_start``)."""
+        """Keep gauge rows, their name and lane texts mapped to the store's table; note the chunk's latest
+        reading (``_retire``)."""
         if not len(rows):
             return
         rows = rows.copy()
         text_map = np.asarray(source.texts or [0], np.int64)
         rows[:, 3:5] = text_map[np.minimum(rows[:, 3:5], len(text_map) - 1)]
         self._gauges.add(rows, source.pid, self.texts.texts, source.offset_ns, self.since_ns)
-        earliest = self._chunk_reading.values()
-        earliest[chunk_index] = min(int(earliest[chunk_index]), int(rows[:, 1].min()) + source.offset_ns)
+        latest = self._chunk_reading.values()
+        latest[chunk_index] = max(int(latest[chunk_index]), int(rows[:, 1].max()) + source.offset_ns)
 
     def _add_decisions(self, source: _Source, owner: np.ndarray, rows: np.ndarray) -> int:
         """Keep the decision rows whose event the store holds (``owner``: its id, -1 if none), the union's node
@@ -786,8 +784,6 @@ class TraceStore:
         values["item_num"] = np.where(wide, _WIDE, number)
         values["id"] = np.arange(self._next, self._next + n)
         self._rows.append(values, n)
-        earliest = self._chunk_start.values()
-        earliest[chunk_index] = min(int(earliest[chunk_index]), int(start.min()))
         self._next += n
         self._latest_end = max(self._latest_end, int(events[:, 1].max()) + source.offset_ns)
 
@@ -904,8 +900,7 @@ class TraceStore:
         lo, hi = self._span_of(chunks)
         indexes = [chunk.index for chunk in chunks]
         leaving = np.isin(self._rows.column("chunk")[lo:hi], indexes)
-        self._chunk_start.values()[indexes] = _NO_START
-        cutoff = {source.pid: self._oldest_start(source)}
+        cutoff = {source.pid: self._readings_from(source, indexes)}
         if self.spill is not None:                  # the process's gauge readings leave with its events, into the file
             self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(cutoff),
                         sum(chunk.links for chunk in chunks))
@@ -916,12 +911,18 @@ class TraceStore:
             self._compact(~leaving, lo, sum(chunk.links for chunk in chunks), sum(chunk.decisions for chunk in chunks))
         self._version += 1
 
-    def _oldest_start(self, source: _Source) -> int:
-        """Where ``source``'s held time begins: the earliest start of the events its held chunks hold, or of their
-        gauge readings if they hold no event (``_NO_START``: nothing held)."""
-        indexes = [self._chunks[key].index for key in source.chunk_keys]
-        oldest = int(np.min(self._chunk_start.values()[indexes], initial=_NO_START))
-        return oldest if oldest != _NO_START else int(np.min(self._chunk_reading.values()[indexes], initial=_NO_START))
+    def _readings_from(self, source: _Source, retired: list[int]) -> int:
+        """Where ``source``'s gauge readings held now begin, once the chunks ``retired`` (indexes) left: after the
+        end of its dropped events (its gap) and after the latest reading those chunks held.
+
+        A process's readings leave with its events by time: the gap mark
+        the page draws covers them.  A node that records rarely keeps its
+        old events, but not the readings of the time around them.
+        """
+        gap_end = source.gap_ns[1] + source.offset_ns if source.gap_ns is not None else _NO_READING
+        latest = int(np.max(self._chunk_reading.values()[retired], initial=_NO_READING))
+        source.readings_from = max(source.readings_from, gap_end, latest + 1 if latest != _NO_READING else latest)
+        return source.readings_from
 
     def _span_of(self, chunks: list[_Chunk]) -> tuple[int, int]:
         """The positions ``lo, hi`` from the first to past the last held event of ``chunks`` (``0, 0``: none)."""
@@ -946,18 +947,6 @@ class TraceStore:
         for side in (self._long, self._wide):
             side.keep(~np.isin(side.ids.values(), gone))
 
-    def _restart_chunks(self, indexes: np.ndarray) -> None:
-        """Find again the earliest start of the chunks ``indexes`` (some of their events left through the window),
-        reading the held rows up to their last event."""
-        last = max((self._chunks[int(key)].last_kept for key in self._chunk_key.values()[indexes]
-                    if int(key) in self._chunks), default=-1)
-        hi = int(self._search_ids([last + 1])[0])
-        chunk, start = self._rows.column("chunk")[:hi], self._rows.column("start_ns")[:hi]
-        theirs = np.isin(chunk, indexes)
-        earliest = self._chunk_start.values()
-        earliest[indexes] = _NO_START
-        np.minimum.at(earliest, chunk[theirs].astype(np.int64), start[theirs])
-
     def _apply_window(self) -> None:
         """Drop the oldest ids while they ended before the window (the front only, so ids stay consecutive)."""
         if self.window_ns is None:
@@ -968,10 +957,8 @@ class TraceStore:
         if cut == 0:
             return
         self._count_out(np.arange(cut))
-        touched = np.unique(self._rows.column("chunk")[:cut])
         self._first = int(self._rows.column("id")[cut]) if cut < held else self._next
         self._rows.drop_front(cut)
-        self._restart_chunks(touched)
         self._inputs_gone += self._links.compact(self._links.column("owner") >= self._first)
         self._decisions_gone += self._decisions.compact(self._decisions.column("event") >= self._first)
 
