@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rlviz.trace.decisions import Decisions
-from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import gauges_from_json, gauges_to_json, merge_gauges
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
+from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.spill import MAGIC, LazyColumns, is_binary_trace, read_binary_trace, write_binary_trace
 

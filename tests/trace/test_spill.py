@@ -241,3 +241,13 @@ def test_a_damaged_decision_block_fails_at_load_naming_it(tmp_path, extras, matc
     good = tmp_path / "good.rlviz"                # the same rows, whole, load and explain the union's child call
     SpillWriter(good).write(trace.columns, trace.nodes, trace.texts, 0, {"decision_rows": {**_ROWS, "event": [0]}})
     assert Trace.load(good).why(0) == "round 1: a, pull 1 of 1"
+
+
+def test_a_store_finishes_its_spill_once_and_then_writes_nothing_more(tmp_path):
+    from rlviz.trace.store import TraceStore
+
+    store = TraceStore(spill=SpillWriter(tmp_path / "run.rlviz"))
+    store.spill_rest()
+    assert store.spill is None and len(Trace.load(tmp_path / "run.rlviz")) == 0
+    with pytest.raises(ValueError, match="no spill file to finish.*called already"):
+        store.spill_rest()
