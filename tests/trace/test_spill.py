@@ -1,4 +1,4 @@
-"""record(spill=path): what the buffers evict goes to a binary trace file, read back lazily; bad files fail clearly."""
+"""record(spill=path): evicted events, their decisions and gauge readings go to a binary trace file, the held rest at the block's end; read back lazily as the whole run; bad files fail clearly."""
 import json
 import struct
 import time
