@@ -11,7 +11,8 @@ called until ``--minutes`` are up inside ``record(spill=...)``.  The trace in
 memory at the end is saved (``Trace.save``) beside the spill file, with the
 run's own figures in ``<trace>.run.json``.  Reported:
 
-* events: in memory, in the spill file, and lost (evicted but not spilled);
+* events: in memory, spilled (evicted into the spill file, which also gets
+  the held ones at the block's end), and lost (evicted but not spilled);
   events per second of recording;
 * the driver's arrays per event held, every copy counted: the store's
   (``TraceStore.memory()``, one line per array: columns, links, decisions,
@@ -171,9 +172,10 @@ def record_run(minutes: float, out: Path, capacity: int | None = None, workers: 
     store_bytes = recorded.store.nbytes
     trace.save(trace_path)
     from rlviz.trace import Trace
-    spilled = Trace.load(spill_path).columns.events
+    in_file = Trace.load(spill_path).columns.events       # the whole run: the evicted events and the held rest
+    spilled = in_file - len(trace)
     run = {"minutes": minutes, "seconds": round(seconds, 1), "train_calls": calls, "workers": workers,
-           "capacity": capacity, "in_memory": len(trace), "spilled": spilled,
+           "capacity": capacity, "in_memory": len(trace), "spilled": spilled, "in_spill_file": in_file,
            "dropped": trace.dropped, "lost": max(trace.dropped - spilled, 0),
            "rss_start_bytes": memory.start_bytes, "rss_peak_growth_bytes": growth, "store_bytes": store_bytes,
            "rss_peak_growth_in_block_bytes": growth_in_block, "baseline_minutes": baseline_minutes,
@@ -227,9 +229,15 @@ def measure_files(trace_path: Path) -> dict:
             "kernel_bytes_per_event": run["rss_peak_growth_bytes"] / max(total, 1),
             "store_bytes_per_event": run["store_bytes"] / max(run["in_memory"], 1),
             "trace_bytes_per_event": trace_path.stat().st_size / max(len(trace), 1),
-            "spill_bytes_per_event": (spill_path.stat().st_size / run["spilled"]) if run["spilled"] else None,
+            "spill_bytes_per_event": _spill_bytes_per_event(spill_path, run),
             "html_bytes_per_event": html_path.stat().st_size / max(len(trace), 1), "html_s": html_s,
             "html_bytes": html_path.stat().st_size}
+
+
+def _spill_bytes_per_event(spill_path: Path, run: dict) -> float | None:
+    """The spill file's bytes per event it holds (runs recorded before it held the whole run: the evicted ones)."""
+    in_file = run.get("in_spill_file", run["spilled"])
+    return spill_path.stat().st_size / in_file if in_file else None
 
 
 def _recording_share(run: dict) -> dict:

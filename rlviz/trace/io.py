@@ -4,12 +4,15 @@
 a ``record(spill=...)`` file has): events as binary columns behind a JSON
 header that also carries the gaps, decisions and gauges.  ``read_trace``
 reads that format and the JSON files of version 1 (what ``Trace.save`` wrote
-before).  Loading checks every field, so an old, corrupt or foreign file
-fails with a ``TraceFormatError`` naming the file, what is wrong and what to do.
+before); a spill file's decision rows become the trace's decisions the first
+time they are read.  Loading checks every field, so an old, corrupt or
+foreign file fails with a ``TraceFormatError`` naming the file, what is
+wrong and what to do.
 """
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,8 +23,9 @@ from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import gauges_from_json, gauges_to_json, merge_gauges
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
+from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.spill import MAGIC, is_binary_trace, read_binary_trace, write_binary_trace
+from rlviz.trace.spill import MAGIC, LazyColumns, is_binary_trace, read_binary_trace, write_binary_trace
 
 if TYPE_CHECKING:
     from rlviz.trace.trace import Trace
@@ -59,7 +63,8 @@ def read_trace(path: str | Path) -> dict:
     -------
     dict
         The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``,
-        ``decisions`` (the unions' scheduling decisions, empty in files that have none),
+        ``decisions`` (the unions' scheduling decisions, empty in files that have none; for a spill file's
+        decision rows, a function that builds them, since that reads the columns),
         ``gauges`` (``{name: Gauge}``, empty in files that have none), ``gaps`` (``Gap``s).
 
     Raises
@@ -71,7 +76,7 @@ def read_trace(path: str | Path) -> dict:
         arguments = read_binary_trace(path)
         extras = arguments.pop("extras")
         try:
-            return {**arguments, **_parse_extras(extras, arguments["columns"].events)}
+            return {**arguments, **_parse_extras(extras, arguments["columns"], arguments["nodes"])}
         except TraceFormatError as err:
             raise TraceFormatError(f"{path}: {err}") from None
     try:
@@ -86,9 +91,16 @@ def read_trace(path: str | Path) -> dict:
         raise TraceFormatError(f"{path}: {err}") from None
 
 
-def _parse_extras(extras: dict, n_events: int) -> dict:
+def _parse_extras(extras: dict, columns: LazyColumns, nodes: list[Node]) -> dict:
     """The decisions, gauges and gaps of a file in the trace format, from its headers' JSON."""
-    decisions = _decisions(extras["decisions"], n_events) if "decisions" in extras else Decisions()
+    if "decisions" in extras and "decision_rows" in extras:
+        raise TraceFormatError("the file carries both a trace's \"decisions\" and a spill's \"decision_rows\"; "
+                               "rlviz writes one or the other: the file was edited or is damaged")
+    if "decision_rows" in extras:
+        rows = _decision_rows(extras["decision_rows"], columns.events, len(nodes))
+        decisions = partial(_decisions_of_rows, rows, columns, nodes)
+    else:
+        decisions = _decisions(extras["decisions"], columns.events) if "decisions" in extras else Decisions()
     try:
         gauges = merge_gauges([gauges_from_json(part) for part in extras.get("gauges", [])])
     except ValueError as err:
@@ -115,6 +127,36 @@ def _decisions(raw: object, n_events: int) -> Decisions:
     if len(decisions) and max(decisions.columns["event"].max(), decisions.columns["union_event"].max()) >= n_events:
         raise TraceFormatError("a decision refers to an event outside the trace")
     return decisions
+
+
+def _decision_rows(segments: list, n_events: int, n_nodes: int) -> dict[str, np.ndarray]:
+    """Every segment's decision rows, checked (``event`` a position in the file, ``union`` a node index)."""
+    names = ("event", *DECISION_ROW_FIELDS)
+    shape = f"an object of integer lists {', '.join(names)}, all of one length"
+    parts = []
+    for number, raw in enumerate(segments):
+        if not isinstance(raw, dict) or set(raw) != set(names) or not all(
+                isinstance(raw[name], list) and all(type(v) is int for v in raw[name]) for name in names) \
+                or len({len(raw[name]) for name in names}) != 1:
+            raise TraceFormatError(f"\"decision_rows\" of segment {number + 1} of those that carry them is not "
+                                   f"{shape}; the file is damaged or not an rlviz trace")
+        try:
+            parts.append({name: np.array(raw[name], np.int64) for name in names})
+        except OverflowError:
+            raise TraceFormatError(f"\"decision_rows\" of segment {number + 1} of those that carry them holds a "
+                                   f"number beyond int64; the file is damaged") from None
+    rows = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    for name, limit, what in (("event", n_events, "events"), ("union", n_nodes, "nodes")):
+        outside = np.flatnonzero((rows[name] < 0) | (rows[name] >= limit))
+        if len(outside):
+            raise TraceFormatError(f"a decision row names {name} {int(rows[name][outside[0]])}, outside the file's "
+                                   f"{limit} {what}; the file is damaged")
+    return rows
+
+
+def _decisions_of_rows(rows: dict[str, np.ndarray], columns: LazyColumns, nodes: list[Node]) -> Decisions:
+    """A spill file's decisions, from its rows: each event's position in the file becomes its place in the trace."""
+    return Decisions.from_rows({**rows, "event": columns.positions(rows["event"])}, columns, nodes)
 
 
 def _parse(document: object) -> dict:

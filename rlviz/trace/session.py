@@ -236,9 +236,12 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
         block runs.  None keeps everything.
     spill : str or path, optional
         A new file that receives, instead of losing them, the events the
-        buffers evict past ``capacity`` (a binary trace, docs/design.md);
-        ``Trace.load(spill)`` reads them back lazily.  They still count in
-        ``trace.dropped`` (they are not in the trace in memory).
+        buffers evict past ``capacity`` (a binary trace, docs/design.md),
+        with their links, scheduling decisions and gauge readings; at the
+        block's end it gets the events still held too, so
+        ``Trace.load(spill)`` reads back the whole run, lazily.  The
+        evicted events still count in ``trace.dropped`` (they are not in
+        the trace in memory).
 
     Yields
     ------
@@ -307,6 +310,8 @@ def record(capacity: int | None = None, collect_every_s: float | None = COLLECT_
             recorder.enabled = was_enabled
         try:
             trace._adopt(session.collect(final=True), None)
+            if session.spill is not None:       # the file gets what is still held: it is then the whole run
+                session.store.spill_rest()
         finally:                        # even if collecting fails or is interrupted, recording stops
             session.active = False
             if outermost:

@@ -11,11 +11,12 @@ evict, instead of losing it; ``Trace.load`` reads either back.  The layout
   UTF-8 JSON (``events``, the ``nodes`` and ``texts`` added since the segment
   before, ``dropped``, and ``columns``: ``[name, numpy dtype string, nbytes]``
   in the order their bytes follow), then the column bytes;
-* a header may also carry ``EXTRAS`` (version 3): ``gaps``, ``decisions``
-  and ``gauges``, as JSON.  Every segment that carries ``gauges`` adds its
-  readings (a spill file writes the readings that leave the store with the
-  events they came with); for the others the last segment that carries one
-  gives it.
+* a header may also carry ``EXTRAS`` (version 3): ``gaps``, ``decisions``,
+  ``decision_rows`` and ``gauges``, as JSON.  Every segment that carries
+  ``gauges`` or ``decision_rows`` adds to them (a spill file writes the
+  readings and the scheduling decisions that leave the store with their
+  events, each decision naming its event by its position in the file); for
+  the others the last segment that carries one gives it.
 
 Node indices and text numbers count across segments: each segment only adds
 to the tables.  Nothing in it is code (no pickle).  Loading reads the
@@ -42,11 +43,12 @@ MAGIC = b"RLVIZTRC"
 #: The version this rlviz writes, and the versions it reads.
 VERSION = 3
 READS = (2, 3)
-#: What a segment header may carry beside its events (the last segment that carries one gives it).
-EXTRAS = ("gaps", "decisions", "gauges")
-#: The extras each segment adds to (a spill file's readings leave with their events); for the others the last
-#: segment that carries one gives it.
-ADDED_UP = frozenset({"gauges"})
+#: What a segment header may carry beside its events.  ``decisions`` is a whole trace's table (``Trace.save``),
+#: ``decision_rows`` a segment's share of a spill's (its events' decisions, ``event`` a position in the file).
+EXTRAS = ("gaps", "decisions", "decision_rows", "gauges")
+#: The extras each segment adds to (a spill file's readings and decisions leave with their events); for the
+#: others the last segment that carries one gives it.
+ADDED_UP = frozenset({"gauges", "decision_rows"})
 _LENGTH = struct.Struct("<Q")
 _HEAD = struct.Struct("<I")
 _CSR = ("input_offsets", "input_ids")
@@ -261,6 +263,14 @@ class LazyColumns(MutableMapping):
     def events(self) -> int:
         """How many events the file holds (from the headers: nothing is read)."""
         return sum(header["events"] for _, header in self._segments)
+
+    def positions(self, in_file: np.ndarray) -> np.ndarray:
+        """Where the events numbered ``in_file`` (in file order, counted across segments) sit in the columns'
+        order (by start, then end); reads ``start_ns`` and ``end_ns``."""
+        order = self._ordering()
+        where = np.empty(len(order), np.int64)
+        where[order] = np.arange(len(order))
+        return where[np.asarray(in_file, np.int64)]
 
     def _ordering(self) -> np.ndarray:
         if self._order is None:

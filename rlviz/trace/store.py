@@ -179,6 +179,7 @@ class _Source:
     pid: int = 0
     where: str = ""
     dropped: int = 0
+    spilled: int = 0                                         # of them, the events the store wrote to its spill file
     gap_ns: tuple[int, int] | None = None                   # where the dropped events lay (the recorder's clock)
     offset_ns: int = 0
     sequence: dict[int, int] = field(default_factory=dict)   # handed-over chunk -> its sequence number
@@ -200,7 +201,9 @@ class TraceStore:
         None keeps everything.
     spill : SpillWriter, optional
         Where events go when their recorder evicts them past its capacity:
-        appended to this binary trace file (``rlviz.trace.spill``) instead of lost.
+        appended to this binary trace file (``rlviz.trace.spill``) instead of
+        lost, with their links, decisions and the gauge readings that leave
+        with them; ``spill_rest`` adds what is still held at the end.
 
     Notes
     -----
@@ -325,10 +328,45 @@ class TraceStore:
     def gaps(self) -> tuple[Gap, ...]:
         """Where each process's dropped events lay, on the driver's clock (from ``since_ns`` on), by lane."""
         with self.lock:
-            gaps = [Gap(source.where, max(source.gap_ns[0] + source.offset_ns, self.since_ns),
-                        max(source.gap_ns[1] + source.offset_ns, self.since_ns), source.dropped)
-                    for source in self._sources.values() if source.dropped > 0 and source.gap_ns is not None]
-            return tuple(sorted(gaps))
+            return self._gaps({key: source.dropped for key, source in self._sources.items()})
+
+    def _gaps(self, counts: dict[tuple, int]) -> tuple[Gap, ...]:
+        """One ``Gap`` per source with a count above 0 in ``counts`` (by source key) and a known span."""
+        gaps = [Gap(source.where, max(source.gap_ns[0] + source.offset_ns, self.since_ns),
+                    max(source.gap_ns[1] + source.offset_ns, self.since_ns), counts[key])
+                for key, source in self._sources.items() if counts[key] > 0 and source.gap_ns is not None]
+        return tuple(sorted(gaps))
+
+    def _lost(self) -> dict[tuple, int]:
+        """Per source (by key), the events its recorder evicted that the spill file does not hold."""
+        return {key: max(source.dropped - source.spilled, 0) for key, source in self._sources.items()}
+
+    def spill_rest(self) -> None:
+        """Append every held event to the spill file as its last segment, with their links and decisions, the
+        gauge readings held and the gaps of what the file lacks: the file then holds the whole run.
+
+        The store keeps what it holds (its view does not change) and writes
+        nothing more to the file: ``spill`` is None afterwards.  A block's
+        exit calls this.
+
+        Raises
+        ------
+        ValueError
+            If the store has no spill file (never had one, or this was called before).
+        """
+        with self.lock:
+            if self.spill is None:
+                raise ValueError("this TraceStore has no spill file to finish (none was given, or spill_rest was "
+                                 "called already): give one with TraceStore(spill=SpillWriter(path))")
+            gauges = self._gauges.build(self.window_start_ns)
+            extras = {}
+            gaps = self._gaps(self._lost())
+            if gaps:
+                extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in gaps]
+            if gauges:
+                extras["gauges"] = gauges_to_json(gauges)
+            self._write_segment(np.arange(len(self._rows)), None, None, extras)
+            self.spill = None
 
     def view(self) -> Trace:
         """A frozen ``Trace`` of every held event, ordered by start (cached until something is added)."""
@@ -736,11 +774,15 @@ class TraceStore:
         self._decisions.append({"event": owner[held], **{name: fields[name] for name in DECISION_ROW_FIELDS}}, count)
         return count
 
-    def _held_decisions(self, ids: np.ndarray) -> dict[str, np.ndarray]:
-        """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``."""
-        at = _index_in(ids, self._decisions.column("event"))
+    def _held_decisions(self, ids: np.ndarray, among: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The decisions of the events ``ids`` (in that order): ``event`` as a position in ``ids``; only those
+        at positions ``among`` of the held decisions if given."""
+        def field_of(name: str) -> np.ndarray:
+            return self._decided(name) if among is None else self._decisions.column(name)[among].astype(np.int64)
+
+        at = _index_in(ids, field_of("event"))
         kept = at >= 0
-        return {"event": at[kept], **{name: self._decided(name)[kept] for name in DECISION_ROW_FIELDS}}
+        return {"event": at[kept], **{name: field_of(name)[kept] for name in DECISION_ROW_FIELDS}}
 
     def _decided(self, name: str) -> np.ndarray:
         """Decision field ``name`` of every decision held, as int64 (a copy)."""
@@ -858,23 +900,38 @@ class TraceStore:
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
         return number
 
-    def _spill(self, positions: np.ndarray, gauges: dict, links: int) -> None:
-        """Append the held events at ``positions`` (they are leaving) to the spill file, with their inputs (the
-        ``links`` input pairs their chunks took, found from the front), and the gauge readings leaving with them
-        (``{name: Gauge}``).
+    def _spill(self, source: _Source, positions: np.ndarray, gauges: dict, links: int, decisions: int) -> None:
+        """Append the held events of ``source`` at ``positions`` (they are leaving) to the spill file, with their
+        inputs and decisions (the ``links`` input pairs and ``decisions`` their chunks took, found from the
+        front), and the gauge readings leaving with them (``{name: Gauge}``)."""
+        if not len(positions) and not gauges:
+            return
+        source.spilled += len(positions)
+        ids = self._ids_at(positions)
+        self._write_segment(positions, self._links.find_in("owner", ids, links),
+                            self._decisions.find_in("event", ids, decisions),
+                            {"gauges": gauges_to_json(gauges)} if gauges else {})
 
+    def _write_segment(self, positions: np.ndarray, links: np.ndarray | None, decisions: np.ndarray | None,
+                       extras: dict) -> None:
+        """Append the held events at ``positions`` (ascending) to the spill file as one segment, with ``extras``.
+
+        ``links`` and ``decisions``: where among the held input pairs and
+        decisions to look for theirs (all of them if None).  Each decision
+        names its event by its position in the file (the events of the
+        segments before count first), so it survives the loader's reordering.
         The segment's ``dropped`` counts the evicted events the file does not
         hold (those evicted before the store took them), so a loaded spill
         file reports only what was really lost.
         """
-        if not len(positions) and not gauges:
-            return
         columns = self._standard(positions)
         ids = self._ids_at(positions)
-        columns["input_offsets"], columns["input_ids"] = self._csr(ids, self._links.find_in("owner", ids, links))
-        lost = max(self.dropped - self.spill.events - len(positions), 0)
-        extras = {"gauges": gauges_to_json(gauges)} if gauges else None
-        self.spill.write(columns, self.nodes, self.texts.texts, lost, extras)
+        columns["input_offsets"], columns["input_ids"] = self._csr(ids, links)
+        rows = self._held_decisions(ids, decisions)
+        if len(rows["event"]):
+            rows["event"] += self.spill.events
+            extras = {**extras, "decision_rows": {name: values.tolist() for name, values in rows.items()}}
+        self.spill.write(columns, self.nodes, self.texts.texts, sum(self._lost().values()), extras or None)
 
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
@@ -902,8 +959,8 @@ class TraceStore:
         leaving = np.isin(self._rows.column("chunk")[lo:hi], indexes)
         cutoff = {source.pid: self._readings_from(source, indexes)}
         if self.spill is not None:                  # the process's gauge readings leave with its events, into the file
-            self._spill(lo + np.flatnonzero(leaving), self._gauges.take_before(cutoff),
-                        sum(chunk.links for chunk in chunks))
+            self._spill(source, lo + np.flatnonzero(leaving), self._gauges.take_before(cutoff),
+                        sum(chunk.links for chunk in chunks), sum(chunk.decisions for chunk in chunks))
         else:                                       # or are let go with them: capacity bounds both
             self._gauges.drop_before(cutoff)
         if leaving.any():

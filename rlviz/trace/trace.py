@@ -6,7 +6,7 @@ analysed without building a Python object per event; ``events`` and
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,8 +66,10 @@ class Trace:
         Interned item summaries, indexed by ``item_num`` for text kinds.
     dropped : int
         Events the bounded buffers evicted before this trace was taken.
-    decisions : Decisions, optional
-        The scheduling decisions of the unions that ran (``rlviz.trace.decisions``).
+    decisions : Decisions or callable, optional
+        The scheduling decisions of the unions that ran (``rlviz.trace.decisions``),
+        or a function of no arguments that returns them, called the first time
+        they are read (a spill file's: building them reads its columns).
     gauges : dict of str to Gauge, optional
         The gauges read during the run (``rlviz.trace.gauges``): per name,
         arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time.
@@ -85,13 +87,14 @@ class Trace:
     event_ids: np.ndarray | None = None
 
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
-                 texts: Sequence[str] = (), dropped: int = 0, decisions: Decisions | None = None,
+                 texts: Sequence[str] = (), dropped: int = 0,
+                 decisions: Decisions | Callable[[], Decisions] | None = None,
                  gauges: dict[str, Gauge] | None = None, gaps: Sequence[Gap] = ()) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
-        self.decisions = decisions if decisions is not None else Decisions()
+        self._decisions = decisions if decisions is not None else Decisions()
         self.gauges = dict(gauges or {})
         self.gaps: tuple[Gap, ...] = tuple(gaps)
         self._events: list[Event] | None = None
@@ -130,6 +133,13 @@ class Trace:
     def __repr__(self) -> str:
         return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
                 f"{len(self.processes)} processes, {self.dropped} dropped)")
+
+    @property
+    def decisions(self) -> Decisions:
+        """The unions' scheduling decisions (``rlviz.trace.decisions``); a loaded spill file's are built here, once."""
+        if not isinstance(self._decisions, Decisions):
+            self._decisions = self._decisions()
+        return self._decisions
 
     @property
     def processes(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""record(spill=path): what the buffers evict goes to a binary trace file, read back lazily; bad files fail clearly."""
+"""record(spill=path): evicted events, their decisions and gauge readings go to a binary trace file, the held rest at the block's end; read back lazily as the whole run; bad files fail clearly."""
 import json
 import struct
 import time
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from rlviz.trace import Node, Trace, TraceFormatError, get_recorder, record
+from rlviz.trace.event import OUTCOMES
 from rlviz.trace.rows import ITEM
 from rlviz.trace.spill import MAGIC, LazyColumns, SpillWriter
 
@@ -36,15 +37,16 @@ def _run(recorder, path=None, n=12_000):
 
 
 def test_evicted_events_go_to_the_spill_file_and_load_back_lazily(recorder, tmp_path):
+    """The evicted events go to the file as they leave, the held rest at the block's exit: the file is the run."""
     path = tmp_path / "run.rlviz"
     trace = _run(recorder, path)
     back = Trace.load(path)
-    assert isinstance(back.columns, LazyColumns) and back.columns.events == trace.dropped > 0
-    items = np.concatenate([trace.columns["item_num"], back.columns["item_num"]])
-    assert sorted(items.tolist()) == list(range(12_000))              # nothing lost, nothing twice
-    assert np.all(np.diff(back.columns["start_ns"]) >= 0)
+    assert isinstance(back.columns, LazyColumns) and back.columns.events == trace.dropped + len(trace)
+    assert trace.dropped > 0 and len(trace) > 0 and back.dropped == 0
+    assert back.columns["item_num"].tolist() == list(range(12_000))  # nothing lost, nothing twice, in order
+    assert np.array_equal(back.columns["start_ns"][-len(trace):], trace.columns["start_ns"])
     producers, consumers = back.links()
-    assert len(producers) == len(back) - 1                            # the chain's links inside the file
+    assert len(producers) == len(back) - 1                            # the chain's links, across segments
     assert back.events[0].op_id == "spill-test" and back.events[0].item == "int 0"
 
 
@@ -92,9 +94,9 @@ def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(record
     path = tmp_path / "run.rlviz"
     trace = _run(recorder, path)
     back = Trace.load(path)
-    held, spilled = trace.gauges["spill-gauge"].value, back.gauges["spill-gauge"].value
+    held, in_file = trace.gauges["spill-gauge"].value, back.gauges["spill-gauge"].value
     assert len(held) < 300, f"{len(held)} of 1,200 readings held beside {len(trace)} events"
-    assert sorted([*held.tolist(), *spilled.tolist()]) == [float(i) for i in range(0, 12_000, 10)]
+    assert in_file.tolist() == [float(i) for i in range(0, 12_000, 10)]      # the held ones added at the end
     assert trace.gauges["spill-gauge"].time_ns.min() >= trace.columns["start_ns"].min() - 10**9
 
 
@@ -102,3 +104,150 @@ def test_without_a_spill_file_gauge_readings_are_let_go_with_the_events(recorder
     trace = _run(recorder)
     held = trace.gauges["spill-gauge"].value
     assert 0 < len(held) < 300 and held.max() == 11_990.0, "the newest readings stay, the oldest went"
+
+
+# -- decisions travel with their events; the file is the whole run ----------------------------------------------
+def _source(name, not_ready_every=0):
+    """An op yielding items forever; every ``not_ready_every``-th poll it is not ready (recording replay gauges
+    during that call, so its why has a cause)."""
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+    from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED
+
+    def items(timeout):
+        i = 0
+        while True:
+            if not_ready_every and i % not_ready_every == not_ready_every - 1:
+                get_recorder().gauge(LEARNING_STARTS, 1000)
+                get_recorder().gauge(REPLAY_ADDED, i)
+                yield NOT_READY
+            yield f"{name}{i}"
+            i += 1
+    return LocalIterator(items, name=name).named(name)
+
+
+def _union_run(path=None, capacity=None, n=4_000):
+    """A ``Concurrently`` of three ops (weights 2, 1, "*"; two of them not ready now and then) and a step after
+    it, ``n`` items pulled with a pull of the store every 50: deterministic in everything but its times."""
+    from rlviz.ops import Concurrently
+
+    plan = Concurrently([_source("Store"), _source("Train", 3), _source("Log", 4)],
+                        round_robin_weights=[2, 1, "*"]).for_each(lambda item: item)
+    with record(capacity=capacity, spill=path, collect_every_s=0.05) as trace:
+        it = iter(plan)
+        for i in range(n):
+            next(it)
+            if i % 50 == 0:
+                trace.pull()
+    return trace
+
+
+def _shape(trace):
+    """What two runs of ``_union_run`` share, times aside: per event its op, lane, outcome, item and why; the
+    links by event index; the decisions' records (times aside); the gauges' values by name and lane."""
+    events = [(e.op, e.where, e.outcome, e.item, e.why) for e in trace.events]
+    producers, consumers = trace.links()
+    links = sorted(zip(producers.tolist(), consumers.tolist()))
+    d = trace.decisions
+    timeless = [{k: v for k, v in d.record(row).items() if k not in ("start_ns", "end_ns")} for row in range(len(d))]
+    gauges = {name: (g.value.tolist(), g.where.tolist()) for name, g in trace.gauges.items()}
+    specs = [{k: v for k, v in spec.items() if k not in ("op_id", "child_ids")} for spec in d.specs]  # ids: per plan
+    return events, links, timeless, specs, gauges
+
+
+def test_a_spilled_union_run_loads_as_the_whole_run_with_its_decisions(recorder, tmp_path):
+    """The file holds every event, link, decision and gauge reading of the block, as a run without eviction has
+    them: the decisions evicted mid-run went to the file with their events, and the held rest was added at exit."""
+    from rlviz.trace.analysis import order_notes
+    from rlviz.trace.spill import read_binary_trace
+
+    path = tmp_path / "run.rlviz"
+    spilled = _union_run(path, capacity=4096)
+    whole = _union_run()
+    assert spilled.dropped > 0 and whole.dropped == 0 and len(whole) > 3 * 4096
+    back = Trace.load(path)
+    assert back.columns.loaded == [] and back.dropped == 0 and back.gaps == ()
+    segments = read_binary_trace(path)["extras"]["decision_rows"]
+    assert len(segments) > 2, "decisions were written with evicted events, not only at the end"
+    assert len(back) == len(whole) == spilled.dropped + len(spilled)
+    assert len(back.decisions) == len(whole.decisions) > 1000
+    assert _shape(back) == _shape(whole)
+    assert any("not ready" in (e.why or "") and "replay buffer has" in e.why for e in back.events)
+    assert (back.decisions.columns["union_event"] >= 0).sum() == (whole.decisions.columns["union_event"] >= 0).sum()
+    assert order_notes(back) == order_notes(whole) != []
+    copy = tmp_path / "copy.rlviz"                # saved whole, the decisions go as one table (version 3, as before)
+    back.save(copy)
+    assert "decision_rows" not in read_binary_trace(copy)["extras"]
+    assert _shape(Trace.load(copy)) == _shape(whole)
+    assert len(spilled.decisions) < len(whole.decisions), "the trace in memory is still the block's, bounded"
+
+
+def _segment_ends(path):
+    """The byte at which each segment of a trace file ends."""
+    data, at, ends = path.read_bytes(), len(MAGIC) + 4, []
+    while at < len(data):
+        (length,) = struct.unpack_from("<Q", data, at)
+        header = json.loads(data[at + 8:at + 8 + length])
+        at += 8 + length + sum(nbytes for _, _, nbytes in header["columns"])
+        ends.append(at)
+    return ends
+
+
+def test_a_spill_file_cut_before_its_last_segment_names_only_events_it_has(recorder, tmp_path):
+    """A run killed before its block's exit leaves the evicted segments: their decisions load, each tied to its
+    child's call in the file; a union's call that never reached the file is -1."""
+    path = tmp_path / "run.rlviz"
+    _union_run(path, capacity=4096, n=3_000)
+    whole = Trace.load(path).decisions.columns
+    item = OUTCOMES.index("item")
+    assert (whole["union_event"][whole["outcome"] == item] >= 0).all(), \
+        "in the whole file every item a child gave has the union's call that passed it on"
+    missing = 0
+    for number, end in enumerate(_segment_ends(path)[:-1]):          # as if killed after each evicting pull
+        cut = tmp_path / f"cut{number}.rlviz"
+        cut.write_bytes(path.read_bytes()[:end])
+        back = Trace.load(cut)
+        c, node = back.decisions.columns, np.asarray(back.columns["node"])
+        assert np.all((c["event"] >= 0) & (c["event"] < len(back)))
+        assert {back.nodes[i].op for i in node[c["event"]].tolist()} <= {"Store", "Train", "Log"}
+        assert {back.nodes[i].op for i in node[c["union_event"][c["union_event"] >= 0]].tolist()} <= {"Concurrently"}
+        missing += int((c["union_event"][c["outcome"] == item] < 0).sum())
+    assert missing > 0, "some items' union calls were still held when the file was cut"
+
+
+_ROWS = {"event": [1], "union": [1], "round": [1], "child": [0], "pull": [1], "allowed": [1], "flags": [0]}
+
+
+@pytest.mark.parametrize("extras, match", [
+    ({"decision_rows": {"event": [0]}}, r'"decision_rows" of segment 1 of those that carry them is not an object '
+                                        r'of integer lists event, union, round'),
+    ({"decision_rows": {**_ROWS, "round": [1, 2]}}, "all of one length"),
+    ({"decision_rows": {**_ROWS, "flags": [0.5]}}, "integer lists"),
+    ({"decision_rows": {**_ROWS, "event": [2]}}, "a decision row names event 2, outside the file's 2 events"),
+    ({"decision_rows": {**_ROWS, "union": [-1]}}, "names union -1, outside the file's 2 nodes"),
+    ({"decision_rows": {**_ROWS, "pull": [2**70]}}, "beyond int64"),
+    ({"decision_rows": _ROWS, "decisions": {"specs": [], "columns": {}}}, "both a trace's \"decisions\" and"),
+])
+def test_a_damaged_decision_block_fails_at_load_naming_it(tmp_path, extras, match):
+    nodes = [Node("a", "a", "LocalIterator[a]"), Node("u", "union", "LocalIterator[union]", parents=("a",))]
+    records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": "driver", "pid": 1, "start_ns": i,
+                "end_ns": i + 1, "outcome": "item"} for i, n in enumerate(nodes)]
+    trace = Trace.from_records(records, nodes)
+    path = tmp_path / "bad.rlviz"
+    SpillWriter(path).write(trace.columns, trace.nodes, trace.texts, 0, extras)
+    with pytest.raises(TraceFormatError, match=match) as info:
+        Trace.load(path)
+    assert "bad.rlviz" in str(info.value)
+    good = tmp_path / "good.rlviz"                # the same rows, whole, load and explain the union's child call
+    SpillWriter(good).write(trace.columns, trace.nodes, trace.texts, 0, {"decision_rows": {**_ROWS, "event": [0]}})
+    assert Trace.load(good).why(0) == "round 1: a, pull 1 of 1"
+
+
+def test_a_store_finishes_its_spill_once_and_then_writes_nothing_more(tmp_path):
+    from rlviz.trace.store import TraceStore
+
+    store = TraceStore(spill=SpillWriter(tmp_path / "run.rlviz"))
+    store.spill_rest()
+    assert store.spill is None and len(Trace.load(tmp_path / "run.rlviz")) == 0
+    with pytest.raises(ValueError, match="no spill file to finish.*called already"):
+        store.spill_rest()

@@ -1,0 +1,118 @@
+"""What a spill costs: file bytes per event (decisions included) and the time of an evicting pull, in-process.
+
+``python -m benchmarks bench_spill`` (or ``python -m benchmarks.bench_spill [--items N] [--capacity C]``)
+runs a driver-only plan with a ``Concurrently`` of three ops (weights 2, 1
+and "*", two of them not ready now and then, so there are decisions) and a
+step after it, pulling the store every ``PULL_EVERY`` items, three times:
+with ``record(capacity=C, spill=path)``, with the same capacity and no
+spill, and with no capacity bound.  Reported: the spill file's bytes per
+event, the share of it its decision rows take, and the median time of a
+pull that evicted (spill or not) and of one that evicted nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import struct
+import tempfile
+import time
+from pathlib import Path
+
+__all__ = ["run", "main", "PULL_EVERY"]
+
+#: Items pulled between two pulls of the store.
+PULL_EVERY = 2_000
+
+
+def _source(name: str, not_ready_every: int = 0):
+    from rlviz.iter import LocalIterator
+    from rlviz.iter.sentinel import NOT_READY
+
+    def items(timeout):
+        i = 0
+        while True:
+            if not_ready_every and i % not_ready_every == not_ready_every - 1:
+                yield NOT_READY
+            yield i
+            i += 1
+    return LocalIterator(items, name=name).named(name)
+
+
+def _run(items: int, capacity: int | None, spill: Path | None) -> dict:
+    """One recorded run; the pulls' times (ms), split by whether they evicted, and the block's counts."""
+    import rlviz
+    from rlviz.ops import Concurrently
+
+    plan = Concurrently([_source("Store"), _source("Train", 3), _source("Log", 4)],
+                        round_robin_weights=[2, 1, "*"]).for_each(lambda item: item)
+    evicting, quiet = [], []
+    with rlviz.record(capacity=capacity, spill=spill, collect_every_s=3600) as trace:   # pulls are ours only
+        it = iter(plan)
+        for i in range(1, items + 1):
+            next(it)
+            if i % PULL_EVERY == 0:
+                dropped = trace.store.dropped
+                started = time.perf_counter()
+                trace.pull()
+                elapsed = (time.perf_counter() - started) * 1e3
+                (evicting if trace.store.dropped > dropped else quiet).append(elapsed)
+        held, dropped = len(trace.store), trace.store.dropped
+    return {"evicting_ms": evicting, "quiet_ms": quiet, "held": held, "dropped": dropped,
+            "decisions": trace.store.decision_count}
+
+
+def _decision_bytes(path: Path) -> tuple[int, int]:
+    """The bytes of every segment header's ``decision_rows`` JSON, and the segments, of a trace file."""
+    data, at, total, segments = path.read_bytes(), 12, 0, 0
+    while at < len(data):
+        (length,) = struct.unpack_from("<Q", data, at)
+        header = json.loads(data[at + 8:at + 8 + length])
+        if "decision_rows" in header:
+            total += len(json.dumps(header["decision_rows"], separators=(",", ":")))
+        at += 8 + length + sum(nbytes for _, _, nbytes in header["columns"])
+        segments += 1
+    return total, segments
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 2) if values else None
+
+
+def run(items: int = 60_000, capacity: int = 32_768) -> dict:
+    """Record the plan three ways and measure; returns the figures (``main`` prints them)."""
+    from rlviz.trace import Trace
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "run.rlviz"
+        spilled = _run(items, capacity, path)
+        events = Trace.load(path).columns.events
+        size = path.stat().st_size
+        decision_bytes, segments = _decision_bytes(path)
+    bounded = _run(items, capacity, None)
+    unbounded = _run(items, None, None)
+    return {"items": items, "capacity": capacity, "events": events, "segments": segments,
+            "decisions": spilled["decisions"], "file_bytes_per_event": round(size / events, 2),
+            "decision_rows_bytes_per_event": round(decision_bytes / events, 2),
+            "decision_rows_bytes_per_decision": round(decision_bytes / max(spilled["decisions"], 1), 2),
+            "evicting_pull_ms_spill": _median(spilled["evicting_ms"]),
+            "evicting_pull_ms_no_spill": _median(bounded["evicting_ms"]),
+            "quiet_pull_ms_no_bound": _median(unbounded["quiet_ms"]),
+            "evicting_pulls": len(spilled["evicting_ms"]), "load_average": [round(v, 2) for v in os.getloadavg()]}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark and print its figures as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=60_000, help="items pulled from the plan (default 60,000)")
+    parser.add_argument("--capacity", type=int, default=32_768, help="record(capacity=...) (default 32,768)")
+    args = parser.parse_args(argv if argv is not None else [])
+    figures = run(args.items, args.capacity)
+    print(json.dumps(figures, indent=1))
+    return figures
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1:])
