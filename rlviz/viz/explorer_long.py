@@ -11,8 +11,9 @@ So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
   uint32; then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
   name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
   four tables of tracks x buckets: the last reading's value, the least and
-  the greatest (float64, 0 where a bucket has none) and the readings counted
-  (uint32); all deflated together.  The page draws the whole run, and any
+  the greatest (0 where a bucket has none; float32 when every one of them is
+  exactly a float32, as counts and versions below 2**24 are, else float64:
+  ``gauge_dtype``) and the readings counted (uint32); all deflated together.  The page draws the whole run, and any
   window that needs more than a few detail chunks, from these: a gauge
   track as a step line through each bucket's last value with a bar from
   its least to its greatest, so a spike shows at every zoom.
@@ -67,7 +68,7 @@ class LongPayload:
 
     ``meta`` is ``long_start``'s, its ``detail`` holding each chunk's whole
     meta with ``packed`` (its packed ``bytes`` and its ``delta`` columns);
-    ``overview`` holds ``lanes``, ``gauges`` (the gauge tracks), ``levels``
+    ``overview`` holds ``lanes``, ``gauges`` (the gauge tracks), ``gauge_dtype`` (of their summaries), ``levels``
     (per level its bucket ``width`` and first bucket's ``start`` in time
     units since the origin, and its bucket count ``n``) and ``packed`` (the
     packed size).
@@ -233,15 +234,16 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     Returns
     -------
     tuple of (dict, bytes)
-        ``{"lanes": len(lanes), "gauges": len(gauges), "levels": [{"width", "start", "n"}, ...]}`` and the
-        tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each lanes x n,
-        uint32; then ``SUMMARY_TABLES`` (the last value, the least, the greatest as float64, the readings
-        counted as uint32), each tracks x n.
+        ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
+        and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
+        lanes x n, uint32; then ``SUMMARY_TABLES`` (the last value, the least, the greatest as ``gauge_dtype``:
+        ``<f4`` when every value is exactly a float32, else ``<f8``; the readings counted as uint32), each
+        tracks x n.
     """
     c = trace.columns
     tracks = len(gauges) if gauges is not None else 0
     if not len(trace):
-        return {"lanes": len(lanes), "gauges": tracks, "levels": []}, b""
+        return {"lanes": len(lanes), "gauges": tracks, "gauge_dtype": "<f8", "levels": []}, b""
     lane_of = {name: k for k, name in enumerate(lanes)}
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
@@ -257,8 +259,16 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
         levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
-    if tracks:
-        for level_tables, summary in zip(tables, gauges.summary(spans)):
-            level_tables += [summary[name].astype("<u4" if name == "count" else "<f8") for name in SUMMARY_TABLES]
-    return ({"lanes": len(lanes), "gauges": tracks, "levels": levels},
+    summaries = gauges.summary(spans) if tracks else []
+    dtype = _value_dtype(summaries)
+    for level_tables, summary in zip(tables, summaries):
+        level_tables += [summary[name].astype("<u4" if name == "count" else dtype) for name in SUMMARY_TABLES]
+    return ({"lanes": len(lanes), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
             b"".join(table.tobytes() for level_tables in tables for table in level_tables))
+
+
+def _value_dtype(summaries: list[dict[str, np.ndarray]]) -> str:
+    """``<f4`` when every value of the gauge summaries is exactly a float32 (half the bytes), else ``<f8``."""
+    exact = all(np.array_equal(summary[name].astype(np.float32), summary[name], equal_nan=True)
+                for summary in summaries for name in SUMMARY_TABLES[:3])
+    return "<f4" if exact else "<f8"

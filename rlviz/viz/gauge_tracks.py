@@ -29,7 +29,7 @@ from rlviz.trace.gauges import Gauge
 
 __all__ = ["GaugeTracks", "track_numbers", "factorize", "SUMMARY_TABLES"]
 
-#: A summary level's tables, in the order the overview packs them: last, least, greatest value (float64, each
+#: A summary level's tables, in the order the overview packs them: last, least, greatest value (float64 here, each
 #: tracks x buckets, 0 where a bucket has no reading), then the readings counted (uint32).
 SUMMARY_TABLES = ("last", "low", "high", "count")
 

@@ -202,10 +202,10 @@ test("a packed chunk: deflated by the writer, inflated by the page's Decompressi
 });
 
 /** An overview's bytes with gauge summaries: per level the events' four uint32 tables, then last, low, high (float64) and count (uint32). */
-function gaugedOverviewBytes(levels) {
+function gaugedOverviewBytes(levels, Float = Float64Array) {
   const parts = levels.flatMap(({ events, last, low, high, count }) => [new Uint8Array(Uint32Array.from(events).buffer),
-    new Uint8Array(Float64Array.from(last).buffer), new Uint8Array(Float64Array.from(low).buffer),
-    new Uint8Array(Float64Array.from(high).buffer), new Uint8Array(Uint32Array.from(count).buffer)]);
+    new Uint8Array(Float.from(last).buffer), new Uint8Array(Float.from(low).buffer),
+    new Uint8Array(Float.from(high).buffer), new Uint8Array(Uint32Array.from(count).buffer)]);
   const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
   let at = 0;
   for (const part of parts) { bytes.set(part, at); at += part.length; }
@@ -216,12 +216,12 @@ function gaugedOverviewBytes(levels) {
  * One lane, one gauge track, two levels: 8 buckets of 10 units and 3 of 30 from 0, with a spike of 90 in
  * bucket 5. The coarse level's 3 counts leave the fine level's float tables off an 8-byte boundary.
  */
-function gaugedLevels() {
+function gaugedLevels(dtype = "<f8") {
   const fine = { events: Array(4 * 8).fill(0), count: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
     low: [1, 0, 3, 0, 0, 3, 0, 5], high: [2, 0, 3, 0, 0, 90, 0, 5] };
   const coarse = { events: Array(4 * 3).fill(0), count: [3, 3, 1], last: [3, 4, 5], low: [1, 3, 5], high: [3, 90, 5] };
-  const overview = { lanes: 1, gauges: 1, levels: [{ width: 30, start: 0, n: 3 }, { width: 10, start: 0, n: 8 }] };
-  return levelsFromOverview(overview, gaugedOverviewBytes([coarse, fine]));
+  const overview = { lanes: 1, gauges: 1, gauge_dtype: dtype, levels: [{ width: 30, start: 0, n: 3 }, { width: 10, start: 0, n: 8 }] };
+  return levelsFromOverview(overview, gaugedOverviewBytes([coarse, fine], dtype === "<f4" ? Float32Array : Float64Array));
 }
 
 test("an overview's gauge summaries: per level and track the last value, least, greatest and readings counted", () => {
@@ -231,6 +231,7 @@ test("an overview's gauge summaries: per level and track the last value, least, 
   assert.deepEqual([...fine.gauges.high], [2, 0, 3, 0, 0, 90, 0, 5], "read past the events' tables, whatever their alignment");
   assert.deepEqual([...coarse.gauges.count], [3, 3, 1]);
   assert.deepEqual(gaugeRange(levels, 0), [1, 90], "the run's range, from the coarsest level");
+  assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.high], [2, 0, 3, 0, 0, 90, 0, 5], "whole counts as float32");
   assert.equal(gaugeRange(levels, 1), null, "no such track");
   assert.throws(() => levelsFromOverview({ lanes: 1, gauges: 2, levels: [{ width: 10, start: 0, n: 8 }] },
     gaugedOverviewBytes([{ events: Array(32).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from benchmarks.synthetic import pipeline_trace, with_gauges
-from rlviz.trace.gauges import REPLAY_HELD
+from rlviz.trace import Trace
+from rlviz.trace.gauges import REPLAY_HELD, Gauge
 from rlviz.viz.explorer_long import encode_long, unpack_chunk
 from rlviz.viz.explorer_stream import encode_trace
 from rlviz.viz.gauge_tracks import track_numbers
@@ -72,13 +73,13 @@ def _summaries(long):
     """The overview's gauge tables per level: (count, last, low, high), each tracks x n."""
     overview = long.meta["overview"]
     raw, at, out = zlib.decompress(long.overview), 0, []
-    lanes, tracks = overview["lanes"], overview["gauges"]
+    lanes, tracks, dtype = overview["lanes"], overview["gauges"], np.dtype(overview["gauge_dtype"])
     for level in overview["levels"]:
         n = level["n"]
         at += 4 * 4 * lanes * n                                              # the events' four uint32 tables
-        last, low, high = (np.frombuffer(raw, "<f8", tracks * n, at + 8 * k * tracks * n).reshape(tracks, n)
-                           for k in range(3))
-        at += 3 * 8 * tracks * n
+        last, low, high = (np.frombuffer(raw, dtype, tracks * n, at + dtype.itemsize * k * tracks * n)
+                           .reshape(tracks, n) for k in range(3))
+        at += 3 * dtype.itemsize * tracks * n
         count = np.frombuffer(raw, "<u4", tracks * n, at).reshape(tracks, n)
         at += 4 * tracks * n
         out.append((count, last, low, high))
@@ -86,8 +87,13 @@ def _summaries(long):
     return out
 
 
-def test_the_overview_sums_each_track_up_per_bucket_so_a_spike_shows_at_every_level(trace):
+@pytest.mark.parametrize("fraction, dtype", [(0.0, "<f4"), (0.1, "<f8")])
+def test_the_overview_sums_each_track_up_per_bucket_so_a_spike_shows_at_every_level(trace, fraction, dtype):
+    """Whole counts travel as float32 (exact), values that are not exactly float32 as float64."""
+    gauges = {name: Gauge(g.time_ns, g.value + fraction, g.pid, g.where) for name, g in trace.gauges.items()}
+    trace = Trace(trace.nodes, trace.columns, trace.texts, trace.dropped, trace.decisions, gauges)
     long = encode_long(trace, chunk_events=CHUNK)
+    assert long.meta["overview"]["gauge_dtype"] == dtype
     keys = [tuple(key) for key in long.meta["gauge_tracks"]]
     origin_ns, unit_ns = int(long.meta["origin_ns"]), long.meta["unit_ns"]
     tracks = _tracks(trace)

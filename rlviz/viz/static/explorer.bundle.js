@@ -1774,6 +1774,7 @@ var MAX_DETAIL_CHUNKS = 4;
 var NO_NODE = -1;
 function levelsFromOverview(overview, bytes) {
   const lanes = overview.lanes, tracks = overview.gauges ?? 0;
+  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
   const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   let at = 0;
   const take = (Type, size) => {
@@ -1790,9 +1791,9 @@ function levelsFromOverview(overview, bytes) {
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
     const gauges = {
-      last: take(Float64Array, tracks * n),
-      low: take(Float64Array, tracks * n),
-      high: take(Float64Array, tracks * n),
+      last: take(Float, tracks * n),
+      low: take(Float, tracks * n),
+      high: take(Float, tracks * n),
       count: take(Uint32Array, tracks * n)
     };
     return { width, start, n, count, busiest, errors, notReady, gauges };
@@ -2971,6 +2972,7 @@ function createGapMarks(host, view, laneSpan, height) {
 var TRACK_H = 30;
 var LINE_COLOR = "#2471a3";
 var BAR_COLOR = "rgba(36, 113, 163, 0.35)";
+var BAR_MIN = 2;
 function yScale(lo, hi, height) {
   if (!(hi > lo)) {
     lo -= 1;
@@ -3013,7 +3015,7 @@ function summaryPoints(pixels, range2, width, height) {
     ys.push(y);
   }
   for (let x = 0; x < width; x++) {
-    if (pixels.count[x] > 0) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
+    if (pixels.count[x] > 0 && yOf(pixels.low[x]) - yOf(pixels.high[x]) > BAR_MIN) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
     if (Number.isNaN(pixels.last[x])) continue;
     if (y !== null) {
       xs.push(x + 1);
@@ -3168,8 +3170,16 @@ function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { range: rang
   if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);
   if (!points) return;
   const { xs, ys, bars = [] } = points;
-  ctx.fillStyle = BAR_COLOR;
-  for (const [x, top, bottom] of bars) ctx.fillRect(GUTTER + x, top - 0.5, 1, Math.max(1, bottom - top + 1));
+  if (bars.length) {
+    ctx.strokeStyle = BAR_COLOR;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const [x, top, bottom] of bars) {
+      ctx.moveTo(GUTTER + x + 0.5, top - 0.5);
+      ctx.lineTo(GUTTER + x + 0.5, bottom + 0.5);
+    }
+    ctx.stroke();
+  }
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;

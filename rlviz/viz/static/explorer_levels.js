@@ -16,14 +16,16 @@ const NO_NODE = -1;
  * width and first bucket's start (time units since the origin) and its bucket count; the bytes hold,
  * level after level, four uint32 tables of lanes x buckets: count, busiest node + 1 (0: empty),
  * errors, not-ready calls; then, per gauge track (`overview.gauges` of them), the last value, the
- * least and the greatest (float64) and the readings counted (uint32), each tracks x buckets.
- * @param {object} overview  {lanes, gauges?, levels: [{width, start, n}]}
+ * least and the greatest (float32 or float64: `overview.gauge_dtype`) and the readings counted
+ * (uint32), each tracks x buckets.
+ * @param {object} overview  {lanes, gauges?, gauge_dtype?, levels: [{width, start, n}]}
  * @param {Uint8Array} bytes  the inflated tables
  * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady,
  *   gauges: {last, low, high, count}}]}, finest first
  */
 export function levelsFromOverview(overview, bytes) {
   const lanes = overview.lanes, tracks = overview.gauges ?? 0;
+  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
   const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   let at = 0;                              // bytes read
   const take = (Type, size) => {
@@ -39,8 +41,8 @@ export function levelsFromOverview(overview, bytes) {
     const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    const gauges = { last: take(Float64Array, tracks * n), low: take(Float64Array, tracks * n),
-      high: take(Float64Array, tracks * n), count: take(Uint32Array, tracks * n) };
+    const gauges = { last: take(Float, tracks * n), low: take(Float, tracks * n), high: take(Float, tracks * n),
+      count: take(Uint32Array, tracks * n) };
     return { width, start, n, count, busiest, errors, notReady, gauges };
   });
   if (at !== own.byteLength) {

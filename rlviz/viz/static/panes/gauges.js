@@ -16,6 +16,8 @@ import { readingAt } from "../explorer_gauges.js";
 export const TRACK_H = 30;
 const LINE_COLOR = "#2471a3";
 const BAR_COLOR = "rgba(36, 113, 163, 0.35)";
+/** A pixel's min-max bar is drawn when it is taller than this (px): the line, 1.5 px wide, covers the rest. */
+const BAR_MIN = 2;
 
 /** The value range [lo, hi] a track's height spans (a flat one gets ±1), and the map of a value to its y. */
 function yScale(lo, hi, height) {
@@ -52,7 +54,8 @@ export function trackPoints(track, a, b, width, height, range = null) {
  * A track drawn from its summaries per pixel (explorer_levels.gaugePixels: count, low, high, last,
  * before) over `range` [least, greatest], `width` x `height` pixels: the step line {xs, ys} through
  * the value in force at the window's start and each pixel's last value (reached by the pixel's
- * end), and `bars`, per pixel with readings [x, yTop, yBottom] from its greatest to its least.
+ * end), and `bars`, per pixel whose readings span more than the line's width [x, yTop, yBottom]
+ * from its greatest to its least (a narrower range lies under the line anyway).
  */
 export function summaryPoints(pixels, range, width, height) {
   const { yOf } = yScale(range[0], range[1], height);
@@ -60,7 +63,7 @@ export function summaryPoints(pixels, range, width, height) {
   let y = Number.isNaN(pixels.before) ? null : yOf(pixels.before);
   if (y !== null) { xs.push(0); ys.push(y); }
   for (let x = 0; x < width; x++) {
-    if (pixels.count[x] > 0) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
+    if (pixels.count[x] > 0 && yOf(pixels.low[x]) - yOf(pixels.high[x]) > BAR_MIN) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
     if (Number.isNaN(pixels.last[x])) continue;
     if (y !== null) { xs.push(x + 1); ys.push(y); }        // the value before held until here
     y = yOf(pixels.last[x]);
@@ -220,8 +223,13 @@ export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { rang
   if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);   // the track's top reading
   if (!points) return;
   const { xs, ys, bars = [] } = points;
-  ctx.fillStyle = BAR_COLOR;
-  for (const [x, top, bottom] of bars) ctx.fillRect(GUTTER + x, top - 0.5, 1, Math.max(1, bottom - top + 1));
+  if (bars.length) {                                  // one path for every bar: one draw call a track
+    ctx.strokeStyle = BAR_COLOR;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const [x, top, bottom] of bars) { ctx.moveTo(GUTTER + x + 0.5, top - 0.5); ctx.lineTo(GUTTER + x + 0.5, bottom + 0.5); }
+    ctx.stroke();
+  }
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;
