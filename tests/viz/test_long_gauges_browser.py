@@ -40,6 +40,13 @@ def long_page(tmp_path_factory):
     return trace, path
 
 
+def _ink(page, track) -> dict:
+    """What gauge ``track``'s canvas shows in its plot, once scrolled into sight (only tracks in sight are drawn)."""
+    track.scroll_into_view_if_needed()
+    page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+    return track.locator("canvas").evaluate(_INK)
+
+
 def _track(root, name, where):
     return root.locator(f'[data-rlviz="gauge"][data-rlviz-name="{name}"][data-rlviz-where="{where}"]')
 
@@ -73,10 +80,10 @@ def test_gauge_tracks_show_at_the_first_frame_from_the_overview_and_exactly_once
         expect(tracks).to_have_count(1 + len(versions.lanes()))
         assert set(tracks.evaluate_all("els => els.map((e) => e.dataset.rlvizLevel)")) == {"levels"}
         for k in range(tracks.count()):
-            assert tracks.nth(k).locator("canvas").evaluate(_INK)["inked"] > 100, "each track drawn over the run"
+            assert _ink(page, tracks.nth(k))["inked"] > 100, "each track drawn over the run"
 
         rows = _track(root, REPLAY_HELD, "driver")
-        ink = rows.locator("canvas").evaluate(_INK)
+        ink = _ink(page, rows)
         assert ink["top"] <= 4, "the spike reaches the top of its track, though every other reading is far below"
         text = _hover_at(page, rows, spike_ms)
         assert re.fullmatch(rf"{REPLAY_HELD} @ driver: last [\d,]+, min [\d,]+, max {int(held.value[spike]):,} "
@@ -99,5 +106,5 @@ def test_gauge_tracks_show_at_the_first_frame_from_the_overview_and_exactly_once
         since_ms = (int(since[2]) * 3600 + int(since[3]) * 60 + float(since[4])) * 1e3
         assert since_ms == pytest.approx((int(mine.time_ns[in_force]) - trace.start_ns) / 1e6, abs=0.002)
         assert since_ms < middle_ms - 1, "a reading from before the window (and before the chunks loaded)"
-        assert version.locator("canvas").evaluate(_INK)["inked"] > 100, "drawn across the window from its left edge"
+        assert _ink(page, version)["inked"] > 100, "drawn across the window from its left edge"
     assert errors == []

@@ -3074,6 +3074,16 @@ function createGaugeTracks(host, view, laneEnd) {
   });
   host.appendChild(box);
   const drawn = /* @__PURE__ */ new Map();
+  let scrolled = 0, pending = 0;
+  const onScroll = () => {
+    scrolled = host.scrollTop;
+    if (!pending) pending = requestAnimationFrame(() => {
+      pending = 0;
+      draw();
+    });
+  };
+  host.addEventListener("scroll", onScroll, { passive: true });
+  const inSight = (y) => y + TRACK_H > scrolled && y < scrolled + (window.innerHeight || Infinity);
   function element(track) {
     const key = `${track.name}\0${track.where}`;
     let entry = drawn.get(key);
@@ -3135,6 +3145,7 @@ function createGaugeTracks(host, view, laneEnd) {
       entry.el.dataset.rlvizLevel = summaries ? "levels" : "exact";
       entry.el.style.display = top === void 0 ? "none" : "";
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
+      if (top === void 0 || !inSight(top + k * TRACK_H)) continue;
       const range2 = view.lod?.gaugeRange(entry.index) ?? null;
       const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
       drawTrack(
@@ -3149,6 +3160,8 @@ function createGaugeTracks(host, view, laneEnd) {
     }
   }
   return { draw, element: box, destroy() {
+    host.removeEventListener("scroll", onScroll);
+    if (pending) cancelAnimationFrame(pending);
     box.remove();
   } };
 }

@@ -130,6 +130,15 @@ export function createGaugeTracks(host, view, laneEnd) {
     overflow: "visible", pointerEvents: "none" });
   host.appendChild(box);
   const drawn = new Map();         // "name\u0000where" -> {element, canvas, value}
+  // Only the tracks in the scroll area's visible band are drawn (64 lanes' tracks cost ~20 ms a frame, most out
+  // of sight); its scrollTop is read on its scroll events only (never inside a draw), which draw the band again.
+  let scrolled = 0, pending = 0;
+  const onScroll = () => {
+    scrolled = host.scrollTop;
+    if (!pending) pending = requestAnimationFrame(() => { pending = 0; draw(); });
+  };
+  host.addEventListener("scroll", onScroll, { passive: true });
+  const inSight = (y) => y + TRACK_H > scrolled && y < scrolled + (window.innerHeight || Infinity);
 
   function element(track) {
     const key = `${track.name}\u0000${track.where}`;
@@ -188,6 +197,7 @@ export function createGaugeTracks(host, view, laneEnd) {
       entry.el.dataset.rlvizLevel = summaries ? "levels" : "exact";
       entry.el.style.display = top === undefined ? "none" : "";      // its lane is hidden by a filter
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
+      if (top === undefined || !inSight(top + k * TRACK_H)) continue;
       const range = view.lod?.gaugeRange(entry.index) ?? null;
       const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
       drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where),
@@ -195,7 +205,11 @@ export function createGaugeTracks(host, view, laneEnd) {
     }
   }
 
-  return { draw, element: box, destroy() { box.remove(); } };
+  return { draw, element: box, destroy() {
+    host.removeEventListener("scroll", onScroll);
+    if (pending) cancelAnimationFrame(pending);
+    box.remove();
+  } };
 }
 
 /**
