@@ -10,10 +10,12 @@ So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
   node + 1 (0 where the bucket is empty), errors and not-ready calls, all
   uint32; then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
   name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
-  four tables of tracks x buckets: the last reading's value, the least and
-  the greatest (0 where a bucket has none; float32 when every one of them is
-  exactly a float32, as counts and versions below 2**24 are, else float64:
-  ``gauge_dtype``) and the readings counted (uint32); all deflated together.  The page draws the whole run, and any
+  per bucket the last reading's value, the least and the greatest side by
+  side (tracks x buckets x 3: a bucket of one reading repeats its value,
+  which deflate packs; 0 where a bucket has none; float32 when every one of
+  them is exactly a float32, as counts and versions below 2**24 are, else
+  float64: ``gauge_dtype``), then the readings counted (uint32, tracks x
+  buckets); all deflated together.  The page draws the whole run, and any
   window that needs more than a few detail chunks, from these: a gauge
   track as a step line through each bucket's last value with a bar from
   its least to its greatest, so a spike shows at every zoom.
@@ -236,9 +238,9 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     tuple of (dict, bytes)
         ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
         and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
-        lanes x n, uint32; then ``SUMMARY_TABLES`` (the last value, the least, the greatest as ``gauge_dtype``:
-        ``<f4`` when every value is exactly a float32, else ``<f8``; the readings counted as uint32), each
-        tracks x n.
+        lanes x n, uint32; then the gauge tracks' last value, least and greatest per bucket side by side
+        (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is exactly a float32, else ``<f8``), and
+        the readings counted (tracks x n, uint32).
     """
     c = trace.columns
     tracks = len(gauges) if gauges is not None else 0
@@ -262,7 +264,8 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     summaries = gauges.summary(spans) if tracks else []
     dtype = _value_dtype(summaries)
     for level_tables, summary in zip(tables, summaries):
-        level_tables += [summary[name].astype("<u4" if name == "count" else dtype) for name in SUMMARY_TABLES]
+        level_tables += [np.stack([summary[name] for name in SUMMARY_TABLES[:3]], axis=-1).astype(dtype),
+                         summary["count"].astype("<u4")]
     return ({"lanes": len(lanes), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
             b"".join(table.tobytes() for level_tables in tables for table in level_tables))
 

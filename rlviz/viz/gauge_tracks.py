@@ -29,8 +29,8 @@ from rlviz.trace.gauges import Gauge
 
 __all__ = ["GaugeTracks", "track_numbers", "factorize", "SUMMARY_TABLES"]
 
-#: A summary level's tables, in the order the overview packs them: last, least, greatest value (float64 here, each
-#: tracks x buckets, 0 where a bucket has no reading), then the readings counted (uint32).
+#: A summary level's tables: last, least, greatest value (float64, each tracks x buckets, 0 where a bucket has no
+#: reading; the overview packs the three side by side), then the readings counted (uint32).
 SUMMARY_TABLES = ("last", "low", "high", "count")
 
 

@@ -201,11 +201,11 @@ test("a packed chunk: deflated by the writer, inflated by the page's Decompressi
   assert.throws(() => unpackChunk(chunk, Uint8Array.from(raw).subarray(0, 5)), /stop inside column/);
 });
 
-/** An overview's bytes with gauge summaries: per level the events' four uint32 tables, then last, low, high (float64) and count (uint32). */
+/** An overview's bytes with gauge summaries: per level the events' four uint32 tables, then each bucket's last, low, high side by side, then the counts (uint32). */
 function gaugedOverviewBytes(levels, Float = Float64Array) {
   const parts = levels.flatMap(({ events, last, low, high, count }) => [new Uint8Array(Uint32Array.from(events).buffer),
-    new Uint8Array(Float.from(last).buffer), new Uint8Array(Float.from(low).buffer),
-    new Uint8Array(Float.from(high).buffer), new Uint8Array(Uint32Array.from(count).buffer)]);
+    new Uint8Array(Float.from(last.flatMap((v, k) => [v, low[k], high[k]])).buffer),
+    new Uint8Array(Uint32Array.from(count).buffer)]);
   const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
   let at = 0;
   for (const part of parts) { bytes.set(part, at); at += part.length; }
@@ -228,10 +228,12 @@ test("an overview's gauge summaries: per level and track the last value, least, 
   const levels = gaugedLevels();
   assert.equal(levels.tracks, 1);
   const [fine, coarse] = levels.sets;
-  assert.deepEqual([...fine.gauges.high], [2, 0, 3, 0, 0, 90, 0, 5], "read past the events' tables, whatever their alignment");
+  assert.deepEqual([...fine.gauges.values.filter((_, k) => k % 3 === 2)], [2, 0, 3, 0, 0, 90, 0, 5],
+    "each bucket's greatest, read past the events' tables whatever their alignment");
+  assert.deepEqual([...fine.gauges.values.subarray(15, 18)], [4, 3, 90], "bucket 5: last, least, greatest");
   assert.deepEqual([...coarse.gauges.count], [3, 3, 1]);
   assert.deepEqual(gaugeRange(levels, 0), [1, 90], "the run's range, from the coarsest level");
-  assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.high], [2, 0, 3, 0, 0, 90, 0, 5], "whole counts as float32");
+  assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.values.subarray(15, 18)], [4, 3, 90], "whole counts as float32");
   assert.equal(gaugeRange(levels, 1), null, "no such track");
   assert.throws(() => levelsFromOverview({ lanes: 1, gauges: 2, levels: [{ width: 10, start: 0, n: 8 }] },
     gaugedOverviewBytes([{ events: Array(32).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);

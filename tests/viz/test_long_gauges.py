@@ -77,8 +77,8 @@ def _summaries(long):
     for level in overview["levels"]:
         n = level["n"]
         at += 4 * 4 * lanes * n                                              # the events' four uint32 tables
-        last, low, high = (np.frombuffer(raw, dtype, tracks * n, at + dtype.itemsize * k * tracks * n)
-                           .reshape(tracks, n) for k in range(3))
+        values = np.frombuffer(raw, dtype, 3 * tracks * n, at).reshape(tracks, n, 3)   # side by side per bucket
+        last, low, high = values[..., 0], values[..., 1], values[..., 2]
         at += 3 * dtype.itemsize * tracks * n
         count = np.frombuffer(raw, "<u4", tracks * n, at).reshape(tracks, n)
         at += 4 * tracks * n

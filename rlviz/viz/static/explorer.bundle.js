@@ -1790,12 +1790,7 @@ function levelsFromOverview(overview, bytes) {
     const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    const gauges = {
-      last: take(Float, tracks * n),
-      low: take(Float, tracks * n),
-      high: take(Float, tracks * n),
-      count: take(Uint32Array, tracks * n)
-    };
+    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
     return { width, start, n, count, busiest, errors, notReady, gauges };
   });
   if (at !== own.byteLength) {
@@ -1867,20 +1862,20 @@ function gaugePixels(set, track, a, b, plotW) {
   const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   let before = NaN;
   for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) {
-    before = g.last[row + k];
+    before = g.values[3 * (row + k)];
     break;
   }
   for (let k = first; k < stop; k++) {
     if (g.count[row + k] === 0) continue;
-    const s = set.start + k * set.width;
+    const s = set.start + k * set.width, at = 3 * (row + k);
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
     for (let x = x0; x < x1; x++) {
       count[x] += g.count[row + k];
-      if (!(low[x] <= g.low[row + k])) low[x] = g.low[row + k];
-      if (!(high[x] >= g.high[row + k])) high[x] = g.high[row + k];
+      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
+      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
     }
-    last[x1 - 1] = g.last[row + k];
+    last[x1 - 1] = g.values[at];
   }
   return { count, low, high, last, before };
 }
@@ -1889,13 +1884,14 @@ function gaugeBucketAt(set, track, t) {
   for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
     if (g.count[row + k] === 0) continue;
     const from = set.start + k * set.width;
+    const at = 3 * (row + k);
     return {
       from,
       to: from + set.width,
       count: g.count[row + k],
-      last: g.last[row + k],
-      low: g.low[row + k],
-      high: g.high[row + k]
+      last: g.values[at],
+      low: g.values[at + 1],
+      high: g.values[at + 2]
     };
   }
   return null;
@@ -1906,8 +1902,8 @@ function gaugeRange(levels, track) {
   let lo = Infinity, hi = -Infinity;
   for (let k = 0; k < set.n; k++) {
     if (g.count[row + k] === 0) continue;
-    if (g.low[row + k] < lo) lo = g.low[row + k];
-    if (g.high[row + k] > hi) hi = g.high[row + k];
+    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
+    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
   }
   return lo <= hi ? [lo, hi] : null;
 }

@@ -15,13 +15,13 @@ const NO_NODE = -1;
  * The levels of a saved long trace from its overview (rlviz.viz.explorer_long): per level its bucket
  * width and first bucket's start (time units since the origin) and its bucket count; the bytes hold,
  * level after level, four uint32 tables of lanes x buckets: count, busiest node + 1 (0: empty),
- * errors, not-ready calls; then, per gauge track (`overview.gauges` of them), the last value, the
- * least and the greatest (float32 or float64: `overview.gauge_dtype`) and the readings counted
- * (uint32), each tracks x buckets.
+ * errors, not-ready calls; then, per gauge track (`overview.gauges` of them) and bucket, the last
+ * value, the least and the greatest side by side (float32 or float64: `overview.gauge_dtype`;
+ * tracks x buckets x 3), then the readings counted (uint32, tracks x buckets).
  * @param {object} overview  {lanes, gauges?, gauge_dtype?, levels: [{width, start, n}]}
  * @param {Uint8Array} bytes  the inflated tables
  * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady,
- *   gauges: {last, low, high, count}}]}, finest first
+ *   gauges: {values (last, low, high of bucket k of track r at 3 * (r * n + k) on), count}}]}, finest first
  */
 export function levelsFromOverview(overview, bytes) {
   const lanes = overview.lanes, tracks = overview.gauges ?? 0;
@@ -41,8 +41,7 @@ export function levelsFromOverview(overview, bytes) {
     const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    const gauges = { last: take(Float, tracks * n), low: take(Float, tracks * n), high: take(Float, tracks * n),
-      count: take(Uint32Array, tracks * n) };
+    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
     return { width, start, n, count, busiest, errors, notReady, gauges };
   });
   if (at !== own.byteLength) {
@@ -147,18 +146,18 @@ export function gaugePixels(set, track, a, b, plotW) {
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   let before = NaN;
-  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) { before = g.last[row + k]; break; }
+  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) { before = g.values[3 * (row + k)]; break; }
   for (let k = first; k < stop; k++) {
     if (g.count[row + k] === 0) continue;
-    const s = set.start + k * set.width;
+    const s = set.start + k * set.width, at = 3 * (row + k);
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
     for (let x = x0; x < x1; x++) {
       count[x] += g.count[row + k];
-      if (!(low[x] <= g.low[row + k])) low[x] = g.low[row + k];
-      if (!(high[x] >= g.high[row + k])) high[x] = g.high[row + k];
+      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
+      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
     }
-    last[x1 - 1] = g.last[row + k];
+    last[x1 - 1] = g.values[at];
   }
   return { count, low, high, last, before };
 }
@@ -173,8 +172,9 @@ export function gaugeBucketAt(set, track, t) {
   for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
     if (g.count[row + k] === 0) continue;
     const from = set.start + k * set.width;
-    return { from, to: from + set.width, count: g.count[row + k], last: g.last[row + k], low: g.low[row + k],
-      high: g.high[row + k] };
+    const at = 3 * (row + k);
+    return { from, to: from + set.width, count: g.count[row + k], last: g.values[at], low: g.values[at + 1],
+      high: g.values[at + 2] };
   }
   return null;
 }
@@ -186,8 +186,8 @@ export function gaugeRange(levels, track) {
   let lo = Infinity, hi = -Infinity;
   for (let k = 0; k < set.n; k++) {
     if (g.count[row + k] === 0) continue;
-    if (g.low[row + k] < lo) lo = g.low[row + k];
-    if (g.high[row + k] > hi) hi = g.high[row + k];
+    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
+    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
   }
   return lo <= hi ? [lo, hi] : null;
 }
