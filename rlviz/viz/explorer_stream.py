@@ -163,11 +163,9 @@ class LiveEncoder:
                     and notes is None and not len(name)):
                 return None
             producers = self.store.producers(appended.input_id)
-            track, opened = track_numbers(name, where, self.gauge_tracks)
             part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
                          is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
-                         self.store.first_id, appended.dropped, gauges=(track, time_ns, value),
-                         gauge_tracks=tuple(opened), gaps=self.store.gaps)
+                         self.store.first_id, appended.dropped, gaps=self.store.gaps)
             self.next_gauge = next_gauge
             self.texts_sent = len(appended.texts)
             self.next_id, self.next_input = appended.next_id, appended.next_input
@@ -177,6 +175,8 @@ class LiveEncoder:
             if fresh or len(appended.nodes) != self.nodes_sent:
                 self.used |= fresh
                 structure = self._structure()
+        track, opened = track_numbers(name, where, self.gauge_tracks)       # numbered outside the store's lock
+        part.gauges, part.gauge_tracks = (track, time_ns, value), tuple(opened)
         chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
         chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
         chunk.meta["stream"] = self.stream
