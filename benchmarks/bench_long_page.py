@@ -1,7 +1,8 @@
 """Benchmark of a long trace's saved page in real chromium: file size, first frame (overview), a 1 ms window's exact
 events, wheel-zoom frames and memory, at 10M events.
 
-Run ``python -m benchmarks.bench_long_page [--events N] [--lanes L] [--hours H] [--runs R] [--no-docs]``.
+Run ``python -m benchmarks.bench_long_page [--events N] [--lanes L] [--hours H] [--runs R] [--gauges G] [--no-docs]``
+(``--gauges G``: G gauge readings per event, drawn like the DQN demo's by ``benchmarks.synthetic.with_gauges``).
 The trace is ``benchmarks.synthetic.pipeline_trace`` (as ``bench_long``'s feed: 64 lanes over 3 hours, items
 drawn like the DQN demo's), written by ``rlviz.viz.explorer_html`` (a long trace past 1M events:
 ``rlviz.viz.explorer_long``) and opened from file:// in Debian's chromium through playwright, a fresh browser per
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.docs_table import DOCS, write_table
-from benchmarks.synthetic import pipeline_trace
+from benchmarks.synthetic import pipeline_trace, with_gauges
 from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
 from rlviz.viz.explorer_stream import TraceChunks
@@ -72,13 +73,16 @@ _FRAMES = """async ([notches, delta]) => {
 }"""
 
 
-def run(events: int = 10_000_000, lanes: int = 64, hours: float = 3.0, runs: int = 3, notebook: bool = True) -> dict:
-    """Write the long trace's page, open it ``runs`` times, show it once in JupyterLab (``notebook``), and return the
-    figures (medians over runs and places)."""
+def run(events: int = 10_000_000, lanes: int = 64, hours: float = 3.0, runs: int = 3, notebook: bool = True,
+        gauges: float = 0.0) -> dict:
+    """Write the long trace's page (with ``gauges`` readings per event), open it ``runs`` times, show it once in
+    JupyterLab (``notebook``, without gauges), and return the figures (medians over runs and places)."""
     if events <= LONG_EVENTS:
         raise ValueError(f"events must be above {LONG_EVENTS:,} (a page of fewer is one blob, not a long trace's: "
                          f"benchmarks.bench_explorer measures it), got {events:,}")
     trace = pipeline_trace(events, lanes, hours * 3600)
+    if gauges:
+        trace = with_gauges(trace, gauges)
     started = time.perf_counter()
     page = explorer_html(trace)
     write_s = time.perf_counter() - started
@@ -95,7 +99,7 @@ def run(events: int = 10_000_000, lanes: int = 64, hours: float = 3.0, runs: int
     kernel.update(_notebook_figures(events, lanes, hours) if notebook else {})
     exact = [place["ms"] for one in per_run for place in one["exact"]]
     frames = [frame for one in per_run for frame in one["frames"]]
-    return {"events": events, "lanes": lanes, "hours": hours, "runs": runs, "write_s": round(write_s, 1),
+    return {"events": events, "lanes": lanes, "hours": hours, "runs": runs, "gauges": gauges, "write_s": round(write_s, 1),
             "bytes_per_event": size / events, "file_mb": size / 1e6,
             "first_frame_s": statistics.median(one["first_frame_ms"] for one in per_run) / 1e3,
             "exact_ms": statistics.median(exact), "exact_ms_max": max(exact),
@@ -238,14 +242,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--lanes", type=int, default=64)
     parser.add_argument("--hours", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--gauges", type=float, default=0.0, help="gauge readings per event (DQN-like)")
     parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--no-notebook", action="store_true", help="skip the JupyterLab (TraceView) run")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    result = run(args.events, args.lanes, args.hours, args.runs, notebook=not args.no_notebook)
+    result = run(args.events, args.lanes, args.hours, args.runs, notebook=not args.no_notebook, gauges=args.gauges)
     print(result)
     table = _table(result)
     print(table)
-    if not args.no_docs and args.events == 10_000_000:
+    if not args.no_docs and args.events == 10_000_000 and not args.gauges:
         write_table(DOCS / "performance.md", table, "long_page")
     return result
 

@@ -3,15 +3,18 @@
 Used by the Explorer benchmark: ``lanes - 1`` shard actors each run
 ``from_range -> for_each``; the driver gathers their values (``gather_async``),
 batches them by eight and polls while nothing is ready.  Plain numpy, seeded.
+``with_gauges`` adds gauge readings drawn like the DQN demo's (about one per
+event).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from rlviz.trace import Node, Trace
+from rlviz.trace.gauges import REPLAY_HELD, WEIGHTS_VERSION, Gauge
 from rlviz.trace.items import KIND_INT, KIND_SIZED, KIND_TEXT, TextTable
 
-__all__ = ["pipeline_trace"]
+__all__ = ["pipeline_trace", "with_gauges"]
 
 _US = 1_000
 _BATCH = 8                  # gathered values per driver batch
@@ -134,3 +137,44 @@ def _nodes(shards: int) -> list[Node]:
     batch = Node("batch", "batch", "LocalIterator[...gather_async()].batch(8)", "driver", ("gather",))
     restart = Node("restart", "worker_restarted", "worker restarted", "driver")
     return [*sources, *maps, gather, batch, restart]
+
+
+def with_gauges(trace: Trace, per_event: float = 1.0, spike_at: float = 0.5, seed: int = 0) -> Trace:
+    """``trace`` with gauge readings as the DQN demo records them: the driver's replay rows held (rising, then
+    held at capacity, with one reading 1,000 times the rest at ``spike_at`` of the run) and each shard's
+    weights version (a step per sync), ``per_event`` readings per event in all.
+
+    Parameters
+    ----------
+    trace : Trace
+        A ``pipeline_trace`` (its lanes: the driver, ``shard-0`` on).
+    per_event : float, default 1.0
+        Readings per event.
+    spike_at : float, default 0.5
+        Where the spike lies, as a share of the run.
+    seed : int, default 0
+
+    Returns
+    -------
+    Trace
+        The same events, with ``gauges``.
+    """
+    rng = np.random.default_rng(seed)
+    c = trace.columns
+    first, last = int(c["start_ns"][0]), int(c["end_ns"].max())
+    shards = sorted({node.where for node in trace.nodes} - {"driver"})
+    total = max(2, int(len(trace) * per_event))
+    held_n, sync_n = total - total // 8, total // 8
+    times = np.sort(rng.integers(first, last, held_n))
+    rows = np.minimum(np.arange(1, held_n + 1) * 4, 50_000).astype(np.float64)
+    rows[int(spike_at * (held_n - 1))] *= 1000
+    syncs = np.sort(rng.integers(first, last, sync_n))
+    lane = rng.integers(0, len(shards), sync_n)
+    version = np.zeros(sync_n)
+    for k in range(len(shards)):
+        mine = lane == k
+        version[mine] = np.arange(1, int(mine.sum()) + 1)
+    where = np.array(shards, dtype=object)[lane]
+    gauges = {REPLAY_HELD: Gauge(times, rows, np.full(held_n, 100, np.int64), np.full(held_n, "driver", dtype=object)),
+              WEIGHTS_VERSION: Gauge(syncs, version, 1000 + lane.astype(np.int64), where)}
+    return Trace(trace.nodes, trace.columns, trace.texts, trace.dropped, trace.decisions, gauges, trace.gaps)

@@ -8,8 +8,17 @@ So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
   4**level), four tables of lanes x buckets: events counted, the busiest
   node + 1 (0 where the bucket is empty), errors and not-ready calls, all
-  uint32, deflated together.  The page draws the whole run, and any window
-  that needs more than a few detail chunks, from these.
+  uint32; then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
+  name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
+  per bucket the last reading's value, the least and the greatest side by
+  side (tracks x buckets x 3: a bucket of one reading repeats its value,
+  which deflate packs; 0 where a bucket has none; float32 when every one of
+  them is exactly a float32, as counts and versions below 2**24 are, else
+  float64: ``gauge_dtype``), then the readings counted (uint32, tracks x
+  buckets); all deflated together.  The page draws the whole run, and any
+  window that needs more than a few detail chunks, from these: a gauge
+  track as a step line through each bucket's last value with a bar from
+  its least to its greatest, so a spike shows at every zoom.
 * the **detail chunks**: the stream's own chunks (``encode_trace``: the one
   wire format, cut every ``SAVED_CHUNK_EVENTS`` events by start, each with its
   ``time_range`` and own time base), each deflated alone after its
@@ -19,7 +28,8 @@ So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
   plane (the zero high bytes of small numbers become long runs); both make
   deflate's work far easier.  The page inflates a chunk with the browser's
   ``DecompressionStream`` when its window meets it, and feeds it through the
-  same decoder into the same model as any chunk.
+  same decoder into the same model as any chunk.  Each chunk carries the
+  gauge readings of its time, and the reading in force at its start.
 
 The texts a page needs (the first chunk's) and the notes move into the start
 meta, since the page may never load those chunks.  ``rlviz.viz.explorer_html``
@@ -39,6 +49,7 @@ from rlviz.trace.analysis import order_notes
 from rlviz.trace.pyramid import LEVELS, Pyramid
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
+from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
 
 __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
            "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL",
@@ -59,9 +70,10 @@ class LongPayload:
 
     ``meta`` is ``long_start``'s, its ``detail`` holding each chunk's whole
     meta with ``packed`` (its packed ``bytes`` and its ``delta`` columns);
-    ``overview`` holds ``lanes``, ``levels`` (per level its bucket ``width``
-    and first bucket's ``start`` in time units since the origin, and its
-    bucket count ``n``) and ``packed`` (the packed size).
+    ``overview`` holds ``lanes``, ``gauges`` (the gauge tracks), ``gauge_dtype`` (of their summaries), ``levels``
+    (per level its bucket ``width`` and first bucket's ``start`` in time
+    units since the origin, and its bucket count ``n``) and ``packed`` (the
+    packed size).
     """
 
     meta: dict
@@ -79,7 +91,8 @@ def long_start(chunks: TraceChunks) -> tuple[dict, bytes]:
 
     The meta is the stream's start meta with ``long: True``, ``events`` (the
     trace's length: the page holds a part), every text and the notes,
-    ``overview`` (see ``LongPayload``) and ``detail``: per chunk its
+    ``gauge_tracks`` (every gauge track, each ``[name, where]``: the chunks
+    open none), ``overview`` (see ``LongPayload``) and ``detail``: per chunk its
     ``first_id``, ``count`` and ``time_range`` (what a page needs to know
     which chunks a window meets).  A notebook's page asks its kernel for the chunks
     themselves; a saved page finds them in the file (``encode_long``).
@@ -99,18 +112,19 @@ def long_start(chunks: TraceChunks) -> tuple[dict, bytes]:
     detail = [{"first_id": k * size, "count": min(size, len(trace) - k * size), "time_range": ranges[k]}
               for k in range(len(ranges))]
     overview, tables = overview_tables(trace, [lane["name"] for lane in meta["lanes"]],
-                                       [lane["nodes"] for lane in meta["lanes"]], chunks.origin_ns, chunks.unit_ns)
+                                       [lane["nodes"] for lane in meta["lanes"]], chunks.origin_ns, chunks.unit_ns,
+                                       chunks.gauges)
     packed = zlib.compress(tables, OVERVIEW_DEFLATE_LEVEL)
     meta.update(long=True, events=len(trace), texts=chunks.texts, notes=order_notes(trace), chunks=[], detail=detail,
-                overview={**overview, "packed": len(packed)})
+                gauge_tracks=chunks.gauges.keys, overview={**overview, "packed": len(packed)})
     return meta, packed
 
 
 def detail_chunk(chunks: TraceChunks, k: int) -> Payload:
-    """Chunk ``k`` as a long trace's page takes it: the stream's chunk, its texts left to the start meta, no ``seq``
-    (a part of the stream, not its start)."""
+    """Chunk ``k`` as a long trace's page takes it: the stream's chunk, its texts and gauge tracks left to the start
+    meta, no ``seq`` (a part of the stream, not its start)."""
     chunk = chunks.chunk(k)
-    meta = {key: value for key, value in chunk.meta.items() if key != "seq"}
+    meta = {key: value for key, value in chunk.meta.items() if key not in ("seq", "gauge_tracks")}
     meta["texts"] = []
     return Payload(meta, chunk.buffers)
 
@@ -203,8 +217,9 @@ def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
 
 
 def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,
-                    unit_ns: int) -> tuple[dict, bytes]:
-    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets.
+                    unit_ns: int, gauges: GaugeTracks | None = None) -> tuple[dict, bytes]:
+    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets,
+    then the gauge tracks' summary tables of that level.
 
     Parameters
     ----------
@@ -215,16 +230,22 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         Each lane's nodes (indices into ``trace.nodes``).
     origin_ns, unit_ns : int
         The page's time origin and unit: levels' widths and starts are in units since the origin.
+    gauges : GaugeTracks, optional
+        The trace's gauge tracks (``TraceChunks.gauges``); none without.
 
     Returns
     -------
     tuple of (dict, bytes)
-        ``{"lanes": len(lanes), "levels": [{"width", "start", "n"}, ...]}`` and the tables, level after
-        level: count, busiest node + 1 (0: empty), errors, not-ready calls, each lanes x n, uint32.
+        ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
+        and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
+        lanes x n, uint32; then the gauge tracks' last value, least and greatest per bucket side by side
+        (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is exactly a float32, else ``<f8``), and
+        the readings counted (tracks x n, uint32).
     """
     c = trace.columns
+    tracks = len(gauges) if gauges is not None else 0
     if not len(trace):
-        return {"lanes": len(lanes), "levels": []}, b""
+        return {"lanes": len(lanes), "gauges": tracks, "gauge_dtype": "<f8", "levels": []}, b""
     lane_of = {name: k for k, name in enumerate(lanes)}
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
@@ -232,11 +253,25 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"])
     first, last = int(c["start_ns"].min()), int(c["start_ns"].max()) + 1
     nodes = [np.asarray(row, np.int64) for row in lane_nodes]
-    levels, tables = [], []
+    levels, tables, spans = [], [], []
     for level in range(pyramid.first_level, LEVELS):
         buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
-        tables += [np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
-                   for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))]
-        levels.append({"width": Pyramid.width(level) / unit_ns, "start": (int(buckets[0].start_ns[0]) - origin_ns) / unit_ns,
+        tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
+                       for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
+        spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
+        levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
-    return {"lanes": len(lanes), "levels": levels}, b"".join(table.tobytes() for table in tables)
+    summaries = gauges.summary(spans) if tracks else []
+    dtype = _value_dtype(summaries)
+    for level_tables, summary in zip(tables, summaries):
+        level_tables += [np.stack([summary[name] for name in SUMMARY_TABLES[:3]], axis=-1).astype(dtype),
+                         summary["count"].astype("<u4")]
+    return ({"lanes": len(lanes), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
+            b"".join(table.tobytes() for level_tables in tables for table in level_tables))
+
+
+def _value_dtype(summaries: list[dict[str, np.ndarray]]) -> str:
+    """``<f4`` when every value of the gauge summaries is exactly a float32 (half the bytes), else ``<f8``."""
+    exact = all(np.array_equal(summary[name].astype(np.float32), summary[name], equal_nan=True)
+                for summary in summaries for name in SUMMARY_TABLES[:3])
+    return "<f4" if exact else "<f8"

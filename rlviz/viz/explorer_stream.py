@@ -24,7 +24,12 @@ What one chunk carries, by event id (a store's ids live, positions saved):
 * the gauge readings that arrived (``rlviz.trace.gauges``): ``gauge_track``
   (an index into the stream's tracks, each a ``[name, where]`` pair; the meta's
   ``gauge_tracks`` lists the tracks new in this chunk), ``gauge_time`` (units
-  since the origin, float64) and ``gauge_value`` (float64).
+  since the origin, float64) and ``gauge_value`` (float64).  A saved trace's
+  chunk carries the readings taken from its first start up to the next
+  chunk's (``rlviz.viz.gauge_tracks``), and ``gauge_before_track``,
+  ``gauge_before_time``, ``gauge_before_value``: per track read earlier, the
+  reading in force when it starts, which a page takes only for a track that
+  holds no reading yet (one that loads a part of the chunks).
 
 ``dropped`` counts the events the processes' bounded recorders evicted, and
 ``gaps`` says where they lay: per process that dropped some, its lane
@@ -64,6 +69,7 @@ from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
+from rlviz.viz.gauge_tracks import GaugeTracks, track_numbers
 
 __all__ = ["LiveEncoder", "TraceChunks", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S", "NOTES_COST_SHARE"]
 
@@ -97,7 +103,9 @@ class _Part:
     held_from: int
     dropped_events: int
     huge_texts: dict[int, int] | None = None   # ints beyond float64's exact range -> their text's index
-    gauges: tuple = ()                      # readings: name, time_ns, value, where columns (empty: none)
+    gauges: tuple = ()                      # readings: track number, time_ns, value columns (empty: none)
+    gauge_tracks: tuple = ()                # the tracks these readings open, each [name, where]
+    gauges_before: tuple = ()               # per track read before the chunk, the reading in force (saved: see above)
     gaps: tuple[Gap, ...] = ()              # where each process's dropped events lay
 
 
@@ -157,8 +165,7 @@ class LiveEncoder:
             producers = self.store.producers(appended.input_id)
             part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
                          is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
-                         self.store.first_id, appended.dropped, gauges=(name, time_ns, value, where),
-                         gaps=self.store.gaps)
+                         self.store.first_id, appended.dropped, gaps=self.store.gaps)
             self.next_gauge = next_gauge
             self.texts_sent = len(appended.texts)
             self.next_id, self.next_input = appended.next_id, appended.next_input
@@ -168,7 +175,9 @@ class LiveEncoder:
             if fresh or len(appended.nodes) != self.nodes_sent:
                 self.used |= fresh
                 structure = self._structure()
-        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS, self.gauge_tracks)
+        track, opened = track_numbers(name, where, self.gauge_tracks)       # numbered outside the store's lock
+        part.gauges, part.gauge_tracks = (track, time_ns, value), tuple(opened)
+        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
         chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
         chunk.meta["stream"] = self.stream
         self.chunks_sent += 1
@@ -265,7 +274,7 @@ class TraceChunks:
                      "count": len(trace), **trace_structure(trace), "chunks": []}
         self._shared: tuple | None = None           # links and decisions: worked out when a chunk is first asked for
         self._text_table: tuple | None = None       # huge ints' texts and every text: worked out when first asked for
-        self._tracks: dict[tuple[str, str], int] = {}
+        self._gauges: GaugeTracks | None = None      # the gauge readings cut along the chunks: when first asked for
 
     def __len__(self) -> int:
         return len(range(0, len(self.trace) or (1 if self.trace.gauges else 0), self.chunk_events))   # gauges alone: one
@@ -285,8 +294,16 @@ class TraceChunks:
         ends = np.maximum(np.maximum.reduceat(c["end_ns"], firsts), np.maximum.reduceat(c["start_ns"], firsts))
         return np.stack([start, np.maximum((ends - self.origin_ns) // self.unit_ns, start)], axis=1)
 
+    @property
+    def gauges(self) -> GaugeTracks:
+        """The trace's gauge readings as tracks, numbered for the whole stream and cut along its chunks."""
+        if self._gauges is None:
+            firsts = np.arange(self.chunk_events, len(self.trace), self.chunk_events)
+            self._gauges = GaugeTracks(self.trace.gauges, self.trace.columns["start_ns"][firsts])
+        return self._gauges
+
     def chunk(self, k: int) -> Payload:
-        """Chunk ``k`` encoded (``seq`` = ``k``); the first brings every text and the gauge readings."""
+        """Chunk ``k`` encoded (``seq`` = ``k``); the first brings every text, each the gauge readings of its time."""
         first = k * self.chunk_events
         if not 0 <= k < len(self):
             raise IndexError(f"chunk {k} is not in this stream of {len(self)} chunks")
@@ -297,11 +314,12 @@ class TraceChunks:
         last = min(first + self.chunk_events, len(self.trace))
         lo, hi = np.searchsorted(consumers, [first, last])
         mine = slice(*np.searchsorted(decisions["event"], [first, last]))
+        *readings, opened = self.gauges.chunk(k)
         part = _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
                      producers[lo:hi], links.dropped[lo:hi], {key: v[mine] for key, v in decisions.items()},
-                     texts if first == 0 else [], 0, self.trace.dropped, huge_texts,
-                     _gauge_readings(self.trace) if first == 0 else (), self.trace.gaps)
-        chunk = _encode_chunk(part, self.origin_ns, self.unit_ns, self._tracks)
+                     texts if first == 0 else [], 0, self.trace.dropped, huge_texts, tuple(readings), tuple(opened),
+                     self.gauges.before(k), self.trace.gaps)
+        chunk = _encode_chunk(part, self.origin_ns, self.unit_ns)
         chunk.meta["seq"] = k
         return chunk
 
@@ -365,9 +383,9 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     return Payload(meta, buffers)
 
 
-def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[str, str], int]) -> Payload:
+def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
     """One chunk of the stream: ``part``'s events, links, decisions and gauge readings as typed columns, times in
-    ``unit_ns``; ``tracks`` (the stream's gauge tracks so far) gains the chunk's new ones."""
+    ``unit_ns``."""
     c = part.columns
     start = np.maximum((c["start_ns"] - origin_ns) // unit_ns, 0)
     end = np.maximum((c["end_ns"] - origin_ns) // unit_ns, start)
@@ -393,7 +411,8 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[
         columns["decision_event"] = part.decisions["event"].astype("<u4")
         for name in DECISION_ROW_FIELDS:
             columns[f"decision_{name}"] = _narrowest_uint(part.decisions[name])
-    new_tracks = _gauge_columns(columns, part.gauges, tracks, origin_ns, unit_ns)
+    _gauge_columns(columns, "gauge", part.gauges, origin_ns, unit_ns)
+    _gauge_columns(columns, "gauge_before", part.gauges_before, origin_ns, unit_ns)
     specs, buffers = [], []
     for name, values in columns.items():
         data = values.tobytes()
@@ -402,40 +421,26 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int, tracks: dict[tuple[
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
             "dropped": part.dropped_events, "gaps": _gap_marks(part.gaps, origin_ns, unit_ns), "columns": specs}
-    if new_tracks:
-        meta["gauge_tracks"] = new_tracks
+    if part.gauge_tracks:
+        meta["gauge_tracks"] = list(part.gauge_tracks)
     return Payload(meta, buffers)
 
 
-def _gauge_columns(columns: dict, readings: tuple, tracks: dict[tuple[str, str], int], origin_ns: int,
-                   unit_ns: int) -> list[list[str]]:
-    """Add the ``gauge_*`` columns of ``readings`` (name, time_ns, value, where) to ``columns``; return the new tracks."""
+def _gauge_columns(columns: dict, prefix: str, readings: tuple, origin_ns: int, unit_ns: int) -> None:
+    """Add ``readings`` (track number, time_ns, value) to ``columns`` as ``<prefix>_track``, ``_time`` (units since
+    the origin, floored as event times are) and ``_value``, when there are any."""
     if not readings or not len(readings[0]):
-        return []
-    name, time_ns, value, where = readings
-    fresh = []
-    for key in zip(name.tolist(), where.tolist()):
-        if key not in tracks:
-            tracks[key] = len(tracks)
-            fresh.append(list(key))
-    columns["gauge_track"] = np.array([tracks[key] for key in zip(name.tolist(), where.tolist())], "<u4")
-    columns["gauge_time"] = ((time_ns - origin_ns) // unit_ns).astype("<f8")   # floored, as event times are
-    columns["gauge_value"] = np.asarray(value, "<f8")
-    return fresh
+        return
+    track, time_ns, value = readings
+    columns[f"{prefix}_track"] = np.asarray(track, "<u4")
+    columns[f"{prefix}_time"] = ((np.asarray(time_ns, np.int64) - origin_ns) // unit_ns).astype("<f8")
+    columns[f"{prefix}_value"] = np.asarray(value, "<f8")
 
 
 def _gap_marks(gaps: tuple[Gap, ...], origin_ns: int, unit_ns: int) -> list[dict]:
     """Each process's gap as the page marks it: its lane, ``from`` and ``to`` (units since the origin), ``dropped``."""
     return [{"where": gap.where, "from": (gap.start_ns - origin_ns) // unit_ns, "to": (gap.end_ns - origin_ns) // unit_ns,
              "dropped": gap.dropped} for gap in gaps]
-
-
-def _gauge_readings(trace: Trace) -> tuple:
-    """A finished trace's gauge readings as one set of columns (name, time_ns, value, where)."""
-    if not trace.gauges:
-        return ()
-    parts = [(np.full(len(g), name, dtype=object), g.time_ns, g.value, g.where) for name, g in trace.gauges.items()]
-    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 # -- helpers ----------------------------------------------------------------

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { appendGauges, causeOf, createGauges, readingAt, trimGauges, withCause } from "../../rlviz/viz/static/explorer_gauges.js";
-import { formatValue, hoverText, orderedTracks, trackPoints } from "../../rlviz/viz/static/panes/gauges.js";
+import { formatValue, hoverText, orderedTracks, summaryPoints, summaryText, trackPoints } from "../../rlviz/viz/static/panes/gauges.js";
 
 function held(readings) {
   const gauges = createGauges();
@@ -74,4 +74,37 @@ test("trimming the front lets old readings go but keeps the one in force where t
   assert.deepEqual(gauges.tracks[0].time, [20, 30], "20 is the value held at 25");
   assert.deepEqual(gauges.tracks[1].value, [7], "a track's only reading stays");
   assert.equal(trimGauges(gauges, 25), 0);
+});
+
+test("a long trace's tracks open at once; a part of its chunks takes the reading in force only where it holds none", () => {
+  const gauges = createGauges([["rows", "driver"], ["weights version", "RolloutWorker-1"]]);
+  assert.deepEqual(gauges.tracks.map((t) => [t.name, t.where, t.time.length]), [["rows", "driver", 0], ["weights version", "RolloutWorker-1", 0]]);
+  const before = (track, time, value) => ({ gauge_before_track: Uint32Array.from(track),
+    gauge_before_time: Float64Array.from(time), gauge_before_value: Float64Array.from(value) });
+  appendGauges(gauges, {}, { ...before([0, 1], [5, 2], [50, 3]), gauge_track: Uint32Array.of(0),
+    gauge_time: Float64Array.of(12), gauge_value: Float64Array.of(60) });
+  assert.deepEqual(gauges.tracks[0].value, [50, 60], "the first chunk loaded brings each track's value in force");
+  assert.deepEqual(gauges.tracks[1].time, [2]);
+  appendGauges(gauges, {}, { ...before([0, 1], [12, 2], [60, 3]) });
+  assert.deepEqual(gauges.tracks[0].value, [50, 60], "the next chunk's is a reading held already: not taken twice");
+  assert.deepEqual(gauges.tracks[1].value, [3]);
+});
+
+test("a track drawn from its summaries: the value in force, a step to each pixel's last value, a bar over its range", () => {
+  const nan = NaN;
+  const pixels = { count: Uint32Array.of(0, 2, 0, 1), low: Float64Array.of(nan, 0, nan, 10), high: Float64Array.of(nan, 10, nan, 10),
+    last: Float64Array.of(nan, 5, nan, 10), before: 0 };
+  const { xs, ys, bars } = summaryPoints(pixels, [0, 10], 4, 30);
+  assert.deepEqual(xs, [0, 2, 2, 4, 4, 4]);
+  assert.deepEqual(ys, [27, 27, 15, 15, 3, 3]);
+  assert.deepEqual(bars, [[1, 3, 27]], "a spike to 10 in pixel 1 shows, though its last is 5; pixel 3's one value lies under the line");
+  const none = summaryPoints({ ...pixels, before: NaN }, [0, 10], 4, 30);
+  assert.deepEqual(none.xs.slice(0, 1), [2], "no value in force before the first reading: the line starts there");
+});
+
+test("hovering a summary says it is one, of how many readings, over what time", () => {
+  const track = { name: "rows", where: "driver" };
+  assert.equal(summaryText(track, { from: 0, to: 537, count: 1200, last: 5, low: 1, high: 1000 }, 1),
+    "rows @ driver: last 5, min 1, max 1,000 (a summary of 1,200 readings, 0:00:00.000000 to 0:00:00.537000)");
+  assert.equal(summaryText(track, null, 1), "rows @ driver: no reading yet");
 });

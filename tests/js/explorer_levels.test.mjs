@@ -7,7 +7,9 @@ import { test } from "node:test";
 
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
-import { chunksFor, covers, lanePixels, levelsFromOverview, pickLevel, undoDelta } from "../../rlviz/viz/static/explorer_levels.js";
+import {
+  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelsFromOverview, pickLevel, undoDelta,
+} from "../../rlviz/viz/static/explorer_levels.js";
 import { createLod, inflate, modelOf, unpackChunk, unshuffle } from "../../rlviz/viz/static/explorer_long.js";
 import { rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
@@ -197,4 +199,76 @@ test("a packed chunk: deflated by the writer, inflated by the page's Decompressi
   assert.deepEqual([...new Uint32Array(unpacked[0].buffer)], [100, 110, 125]);
   assert.deepEqual(unpacked.slice(1).map((b) => [...b]), buffers.slice(1).map((b) => [...b]));
   assert.throws(() => unpackChunk(chunk, Uint8Array.from(raw).subarray(0, 5)), /stop inside column/);
+});
+
+/** An overview's bytes with gauge summaries: per level the events' four uint32 tables, then each bucket's last, low, high side by side, then the counts (uint32). */
+function gaugedOverviewBytes(levels, Float = Float64Array) {
+  const parts = levels.flatMap(({ events, last, low, high, count }) => [new Uint8Array(Uint32Array.from(events).buffer),
+    new Uint8Array(Float.from(last.flatMap((v, k) => [v, low[k], high[k]])).buffer),
+    new Uint8Array(Uint32Array.from(count).buffer)]);
+  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let at = 0;
+  for (const part of parts) { bytes.set(part, at); at += part.length; }
+  return bytes;
+}
+
+/**
+ * One lane, one gauge track, two levels: 8 buckets of 10 units and 3 of 30 from 0, with a spike of 90 in
+ * bucket 5. The coarse level's 3 counts leave the fine level's float tables off an 8-byte boundary.
+ */
+function gaugedLevels(dtype = "<f8") {
+  const fine = { events: Array(4 * 8).fill(0), count: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
+    low: [1, 0, 3, 0, 0, 3, 0, 5], high: [2, 0, 3, 0, 0, 90, 0, 5] };
+  const coarse = { events: Array(4 * 3).fill(0), count: [3, 3, 1], last: [3, 4, 5], low: [1, 3, 5], high: [3, 90, 5] };
+  const overview = { lanes: 1, gauges: 1, gauge_dtype: dtype, levels: [{ width: 30, start: 0, n: 3 }, { width: 10, start: 0, n: 8 }] };
+  return levelsFromOverview(overview, gaugedOverviewBytes([coarse, fine], dtype === "<f4" ? Float32Array : Float64Array));
+}
+
+test("an overview's gauge summaries: per level and track the last value, least, greatest and readings counted", () => {
+  const levels = gaugedLevels();
+  assert.equal(levels.tracks, 1);
+  const [fine, coarse] = levels.sets;
+  assert.deepEqual([...fine.gauges.values.filter((_, k) => k % 3 === 2)], [2, 0, 3, 0, 0, 90, 0, 5],
+    "each bucket's greatest, read past the events' tables whatever their alignment");
+  assert.deepEqual([...fine.gauges.values.subarray(15, 18)], [4, 3, 90], "bucket 5: last, least, greatest");
+  assert.deepEqual([...coarse.gauges.count], [3, 3, 1]);
+  assert.deepEqual(gaugeRange(levels, 0), [1, 90], "the run's range, from the coarsest level");
+  assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.values.subarray(15, 18)], [4, 3, 90], "whole counts as float32");
+  assert.equal(gaugeRange(levels, 1), null, "no such track");
+  assert.throws(() => levelsFromOverview({ lanes: 1, gauges: 2, levels: [{ width: 10, start: 0, n: 8 }] },
+    gaugedOverviewBytes([{ events: Array(32).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);
+});
+
+test("a gauge track's summaries as pixels: the value in force, each pixel's last, and its range so a spike shows", () => {
+  const [fine, coarse] = gaugedLevels().sets;
+  const narrow = gaugePixels(fine, 0, 0, 80, 4);                 // 20 units a pixel: two buckets each
+  assert.deepEqual([...narrow.count], [2, 1, 3, 1]);
+  assert.deepEqual([...narrow.last], [2, 3, 4, 5]);
+  assert.deepEqual([...narrow.high], [2, 3, 90, 5], "the spike is the third pixel's greatest");
+  assert.deepEqual([...narrow.low], [1, 3, 3, 5]);
+  assert.ok(Number.isNaN(narrow.before), "nothing before the run");
+  const inside = gaugePixels(fine, 0, 30, 50, 2);              // 10 units a pixel: buckets 3 and 4, both empty
+  assert.equal(inside.before, 3, "the value in force at the window's start: the last before it");
+  assert.deepEqual([...inside.count], [0, 0]);
+  const wide = gaugePixels(coarse, 0, 30, 60, 3);              // a 30-unit bucket over three pixels
+  assert.deepEqual([...wide.high], [90, 90, 90], "its range over every pixel it meets");
+  assert.deepEqual([...wide.last].map((v) => (Number.isNaN(v) ? null : v)), [null, null, 4], "its last where it ends");
+  assert.equal(wide.before, 3);
+});
+
+test("hovering a summary reads the bucket there, or the latest before it with a reading", () => {
+  const [fine] = gaugedLevels().sets;
+  assert.deepEqual(gaugeBucketAt(fine, 0, 55), { from: 50, to: 60, count: 3, last: 4, low: 3, high: 90 });
+  assert.deepEqual(gaugeBucketAt(fine, 0, 45), { from: 20, to: 30, count: 1, last: 3, low: 3, high: 3 }, "an empty bucket: the latest before");
+  assert.deepEqual(gaugeBucketAt(fine, 0, 999).from, 70, "past the run: its last bucket");
+  const empty = { ...fine, gauges: { ...fine.gauges, count: new Uint32Array(8) } };
+  assert.equal(gaugeBucketAt(empty, 0, 55), null);
+});
+
+test("a chunk reaches on to the next one's start: a window in the quiet time between them loads the chunk before", () => {
+  const detail = [[0, 100], [300, 400], [350, 500]].map((time_range) => ({ time_range }));
+  assert.deepEqual(chunksFor(detail, 150, 200), [0, 0], "its gauge readings run up to the next chunk");
+  assert.deepEqual(chunksFor(detail, 150, 320), [0, 1]);
+  assert.equal(covers(detail, [0, 0], 150, 200), true);
+  assert.equal(chunksFor(detail, 600, 700), null, "past the last chunk: none");
 });

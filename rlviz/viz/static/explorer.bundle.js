@@ -1023,13 +1023,23 @@ var CAUSES = [
   [["Enqueue queue capacity", "Enqueue queue held"], (capacity, held) => `its queue is full: ${grouped(held)} of ${grouped(capacity)} items`],
   [["Dequeue queue held"], () => "its queue is empty"]
 ];
-function createGauges() {
-  return { tracks: [], version: 0 };
+function createGauges(tracks = []) {
+  return { tracks: tracks.map(([name, where]) => ({ name, where, time: [], value: [] })), version: 0 };
 }
 function appendGauges(held, message, decoded) {
   for (const [name, where] of message.gauge_tracks || []) held.tracks.push({ name, where, time: [], value: [] });
+  const before = decoded.gauge_before_track ?? [];
+  for (let k = 0; k < before.length; k++) {
+    const t = held.tracks[before[k]];
+    if (t.time.length > 0) continue;
+    t.time.push(decoded.gauge_before_time[k]);
+    t.value.push(decoded.gauge_before_value[k]);
+  }
   const track = decoded.gauge_track;
-  if (!track || track.length === 0) return;
+  if (!track || track.length === 0) {
+    if (before.length) held.version++;
+    return;
+  }
   for (let k = 0; k < track.length; k++) {
     const t = held.tracks[track[k]], time = decoded.gauge_time[k];
     let at = t.time.length;
@@ -1294,7 +1304,7 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     model: null,
     indexed: { n: 0, pairs: 0 },
     decisions: createDecisions(),
-    gauges: createGauges(),
+    gauges: createGauges(meta.gauge_tracks),
     seq: 0
   };
   for (const name of COLUMNS2) live.columns[name] = new NARROW[name](1024);
@@ -1763,25 +1773,30 @@ function damagedText(reason) {
 var MAX_DETAIL_CHUNKS = 4;
 var NO_NODE = -1;
 function levelsFromOverview(overview, bytes) {
-  const lanes = overview.lanes;
-  const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const lanes = overview.lanes, tracks = overview.gauges ?? 0;
+  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
+  const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   let at = 0;
-  const take = (size) => {
-    const part = words.subarray(at, at + size);
-    at += size;
+  const take = (Type, size) => {
+    const end = at + size * Type.BYTES_PER_ELEMENT;
+    if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
+    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
+    at = end;
     return part;
   };
   const sets = overview.levels.map(({ width, start, n }) => {
     const size = lanes * n;
-    const count = take(size), busiestPlusOne = take(size), errors = take(size), notReady = take(size);
+    const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
+    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    return { width, start, n, count, busiest, errors, notReady };
+    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
+    return { width, start, n, count, busiest, errors, notReady, gauges };
   });
-  if (at !== words.length) {
-    throw new Error(`the overview holds ${words.length} values where its levels announce ${at}`);
+  if (at !== own.byteLength) {
+    throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
   }
-  return { lanes, sets: sets.sort((p, q) => p.width - q.width) };
+  return { lanes, tracks, sets: sets.sort((p, q) => p.width - q.width) };
 }
 function pickLevel(levels, a, b, plotW) {
   if (!levels || levels.sets.length === 0) return null;
@@ -1819,7 +1834,8 @@ function lanePixels(set, lane, a, b, plotW) {
 function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   let first = -1, last = -1;
   for (let k = 0; k < detail.length; k++) {
-    const [from, to] = detail[k].time_range;
+    const from = detail[k].time_range[0];
+    const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
     if (from > b || to < a) continue;
     if (first < 0) first = k;
     last = k;
@@ -1837,6 +1853,59 @@ function undoDelta(columns, names) {
     if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
     for (let k = 1; k < values.length; k++) values[k] += values[k - 1];
   }
+}
+function gaugePixels(set, track, a, b, plotW) {
+  const g = set.gauges, row = track * set.n, scale = plotW / (b - a);
+  const count = new Uint32Array(plotW), low = new Float64Array(plotW).fill(NaN);
+  const high = new Float64Array(plotW).fill(NaN), last = new Float64Array(plotW).fill(NaN);
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  let before = NaN;
+  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) {
+    before = g.values[3 * (row + k)];
+    break;
+  }
+  for (let k = first; k < stop; k++) {
+    if (g.count[row + k] === 0) continue;
+    const s = set.start + k * set.width, at = 3 * (row + k);
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    for (let x = x0; x < x1; x++) {
+      count[x] += g.count[row + k];
+      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
+      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
+    }
+    last[x1 - 1] = g.values[at];
+  }
+  return { count, low, high, last, before };
+}
+function gaugeBucketAt(set, track, t) {
+  const g = set.gauges, row = track * set.n;
+  for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
+    if (g.count[row + k] === 0) continue;
+    const from = set.start + k * set.width;
+    const at = 3 * (row + k);
+    return {
+      from,
+      to: from + set.width,
+      count: g.count[row + k],
+      last: g.values[at],
+      low: g.values[at + 1],
+      high: g.values[at + 2]
+    };
+  }
+  return null;
+}
+function gaugeRange(levels, track) {
+  if (!levels || !(track < levels.tracks) || levels.sets.length === 0) return null;
+  const set = levels.sets[levels.sets.length - 1], g = set.gauges, row = track * set.n;
+  let lo = Infinity, hi = -Infinity;
+  for (let k = 0; k < set.n; k++) {
+    if (g.count[row + k] === 0) continue;
+    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
+    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
+  }
+  return lo <= hi ? [lo, hi] : null;
 }
 
 // rlviz/viz/static/explorer_long.js
@@ -1892,6 +1961,18 @@ function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
       const set = pickLevel(lod.levels, a, b, plotW);
       return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
     },
+    /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
+    gaugePixels(track, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugePixels(set, track, a, b, plotW) : null;
+    },
+    /** The summary hovering time `t` reads on gauge track `track`, at the level window [a, b] is drawn from. */
+    gaugeAt(track, t, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugeBucketAt(set, track, t) : null;
+    },
+    /** Gauge track `track`'s least and greatest reading over the run, or null (no levels yet, or no reading). */
+    gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) {
       lod.levels = levels;
     },
@@ -2886,19 +2967,24 @@ function createGapMarks(host, view, laneSpan, height) {
 // rlviz/viz/static/panes/gauges.js
 var TRACK_H = 30;
 var LINE_COLOR = "#2471a3";
-function trackPoints(track, a, b, width, height) {
-  const xs = [], ys = [], n = track.time.length;
-  let lo = Infinity, hi = -Infinity;
-  for (const v of track.value) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  const max = hi;
+var BAR_COLOR = "rgba(36, 113, 163, 0.35)";
+var BAR_MIN = 2;
+function yScale(lo, hi, height) {
   if (!(hi > lo)) {
     lo -= 1;
     hi += 1;
   }
-  const scale = width / (b - a), yOf = (v) => height - 3 - (v - lo) / (hi - lo) * (height - 6);
+  return { lo, hi, yOf: (v) => height - 3 - (v - lo) / (hi - lo) * (height - 6) };
+}
+function trackPoints(track, a, b, width, height, range2 = null) {
+  const xs = [], ys = [], n = track.time.length;
+  let [least, max] = range2 ?? [Infinity, -Infinity];
+  if (!range2) for (const v of track.value) {
+    if (v < least) least = v;
+    if (v > max) max = v;
+  }
+  const { lo, hi, yOf } = yScale(least, max, height);
+  const scale = width / (b - a);
   const xOf = (t) => Math.min(width, Math.max(0, (t - a) * scale));
   const first = Math.max(0, readingAt(track, a)), last = readingAt(track, b);
   for (let k = first; k <= last && k < n; k++) {
@@ -2915,6 +3001,37 @@ function trackPoints(track, a, b, width, height) {
     ys.push(ys[ys.length - 1]);
   }
   return { xs, ys, lo, hi, max };
+}
+function summaryPoints(pixels, range2, width, height) {
+  const { yOf } = yScale(range2[0], range2[1], height);
+  const xs = [], ys = [], bars = [];
+  let y = Number.isNaN(pixels.before) ? null : yOf(pixels.before);
+  if (y !== null) {
+    xs.push(0);
+    ys.push(y);
+  }
+  for (let x = 0; x < width; x++) {
+    if (pixels.count[x] > 0 && yOf(pixels.low[x]) - yOf(pixels.high[x]) > BAR_MIN) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
+    if (Number.isNaN(pixels.last[x])) continue;
+    if (y !== null) {
+      xs.push(x + 1);
+      ys.push(y);
+    }
+    y = yOf(pixels.last[x]);
+    xs.push(x + 1);
+    ys.push(y);
+  }
+  if (y !== null) {
+    xs.push(width);
+    ys.push(y);
+  }
+  return { xs, ys, bars };
+}
+function summaryText(track, bucket, unitMs) {
+  const head = `${track.name} @ ${track.where}`;
+  if (!bucket) return `${head}: no reading yet`;
+  const count = bucket.count === 1 ? "1 reading" : `${bucket.count.toLocaleString("en-US")} readings`;
+  return `${head}: last ${formatValue(bucket.last)}, min ${formatValue(bucket.low)}, max ${formatValue(bucket.high)} (a summary of ${count}, ${startText(bucket.from * unitMs)} to ${startText(bucket.to * unitMs)})`;
 }
 function hoverText(track, t, unitMs) {
   const k = readingAt(track, t);
@@ -2953,6 +3070,16 @@ function createGaugeTracks(host, view, laneEnd) {
   });
   host.appendChild(box);
   const drawn = /* @__PURE__ */ new Map();
+  let scrolled = 0, pending = 0;
+  const onScroll = () => {
+    scrolled = host.scrollTop;
+    if (!pending) pending = requestAnimationFrame(() => {
+      pending = 0;
+      draw();
+    });
+  };
+  host.addEventListener("scroll", onScroll, { passive: true });
+  const inSight = (y) => y + TRACK_H > scrolled && y < scrolled + (window.innerHeight || Infinity);
   function element(track) {
     const key = `${track.name}\0${track.where}`;
     let entry = drawn.get(key);
@@ -2987,7 +3114,9 @@ function createGaugeTracks(host, view, laneEnd) {
     return a + Math.max(0, x) / width * (b - a);
   }
   function hover(entry, e) {
-    const text = hoverText(entry.track, timeAt(e.clientX, entry.canvas), view.model.unitMs);
+    const t = timeAt(e.clientX, entry.canvas), unitMs = view.model.unitMs;
+    const [a, b] = view.store.get().window;
+    const text = entry.summaries ? summaryText(entry.track, view.lod.gaugeAt(entry.index, t, a, b, plotWidth()), unitMs) : hoverText(entry.track, t, unitMs);
     entry.value.textContent = text;
     entry.el.title = text;
   }
@@ -3000,22 +3129,39 @@ function createGaugeTracks(host, view, laneEnd) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    const summaries = Boolean(view.lod) && !view.lod.exact(-1, a, b);
     const below = /* @__PURE__ */ new Map();
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
       const top = laneEnd(lane);
       below.set(lane, k + 1);
       entry.track = track;
+      entry.index = held.tracks.indexOf(track);
+      entry.summaries = summaries;
+      entry.el.dataset.rlvizLevel = summaries ? "levels" : "exact";
       entry.el.style.display = top === void 0 ? "none" : "";
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
-      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
+      if (top === void 0 || !inSight(top + k * TRACK_H)) continue;
+      const range2 = view.lod?.gaugeRange(entry.index) ?? null;
+      const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
+      drawTrack(
+        sized(entry.canvas, width, TRACK_H),
+        track,
+        a,
+        b,
+        plotWidth(),
+        colors.get(track.where),
+        { range: range2, pixels: summaries ? pixels ?? "none" : null }
+      );
     }
   }
   return { draw, element: box, destroy() {
+    host.removeEventListener("scroll", onScroll);
+    if (pending) cancelAnimationFrame(pending);
     box.remove();
   } };
 }
-function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
+function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { range: range2 = null, pixels = null } = {}) {
   ctx.fillStyle = "#f4f7fb";
   ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
   ctx.fillStyle = laneColor;
@@ -3024,11 +3170,25 @@ function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";
   ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
-  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
+  const drawable = !pixels || pixels !== "none" && range2;
+  const points = !drawable ? null : pixels ? summaryPoints(pixels, range2, plotW, TRACK_H) : trackPoints(track, a, b, plotW, TRACK_H, range2);
+  const max = range2 ? range2[1] : points?.max;
   ctx.fillStyle = "#888";
   ctx.font = "9px system-ui, sans-serif";
   ctx.textBaseline = "top";
   if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);
+  if (!points) return;
+  const { xs, ys, bars = [] } = points;
+  if (bars.length) {
+    ctx.strokeStyle = BAR_COLOR;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const [x, top, bottom] of bars) {
+      ctx.moveTo(GUTTER + x + 0.5, top - 0.5);
+      ctx.lineTo(GUTTER + x + 0.5, bottom + 0.5);
+    }
+    ctx.stroke();
+  }
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;

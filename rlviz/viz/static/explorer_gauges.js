@@ -23,16 +23,34 @@ export const CAUSES = [
   [["Dequeue queue held"], () => "its queue is empty"],
 ];
 
-/** Empty held gauges: {tracks: [{name, where, time: [], value: []}], version}. */
-export function createGauges() {
-  return { tracks: [], version: 0 };
+/**
+ * Held gauges: {tracks: [{name, where, time: [], value: []}], version}, with `tracks` ([name, where]
+ * pairs: a long trace's start meta lists them all) open and empty.
+ */
+export function createGauges(tracks = []) {
+  return { tracks: tracks.map(([name, where]) => ({ name, where, time: [], value: [] })), version: 0 };
 }
 
-/** Append a chunk's gauge readings (decoded gauge_* columns; `message.gauge_tracks` opens new tracks). */
+/**
+ * Append a chunk's gauge readings (decoded gauge_* columns; `message.gauge_tracks` opens new tracks).
+ * A saved chunk also brings, per track read before it, the reading in force at its start
+ * (gauge_before_*): taken only for a track that holds no reading yet (a page holding a part of the
+ * chunks), so its line starts at the window's left edge.
+ */
 export function appendGauges(held, message, decoded) {
   for (const [name, where] of message.gauge_tracks || []) held.tracks.push({ name, where, time: [], value: [] });
+  const before = decoded.gauge_before_track ?? [];
+  for (let k = 0; k < before.length; k++) {
+    const t = held.tracks[before[k]];
+    if (t.time.length > 0) continue;
+    t.time.push(decoded.gauge_before_time[k]);
+    t.value.push(decoded.gauge_before_value[k]);
+  }
   const track = decoded.gauge_track;
-  if (!track || track.length === 0) return;
+  if (!track || track.length === 0) {
+    if (before.length) held.version++;
+    return;
+  }
   for (let k = 0; k < track.length; k++) {
     const t = held.tracks[track[k]], time = decoded.gauge_time[k];
     let at = t.time.length;

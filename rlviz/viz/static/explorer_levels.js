@@ -2,7 +2,9 @@
 // the page"). The page keeps, per lane, buckets over time at several widths (the levels: events
 // counted, the busiest node, errors and not-ready calls per bucket), and exact events (the usual
 // growing model) only for the time range its window needs. A lane is drawn from the model where
-// that range covers the window, else from the level whose buckets are nearest one pixel wide.
+// that range covers the window, else from the level whose buckets are nearest one pixel wide. A
+// gauge track follows the same rule: from its readings in the model, else from the level's
+// summary of it per bucket (the last value, the least, the greatest, the readings counted).
 // Free of the DOM: tested with node.
 
 /** Detail chunks a window may need at most before the page draws it from the levels instead. */
@@ -13,27 +15,39 @@ const NO_NODE = -1;
  * The levels of a saved long trace from its overview (rlviz.viz.explorer_long): per level its bucket
  * width and first bucket's start (time units since the origin) and its bucket count; the bytes hold,
  * level after level, four uint32 tables of lanes x buckets: count, busiest node + 1 (0: empty),
- * errors, not-ready calls.
- * @param {object} overview  {lanes, levels: [{width, start, n}]}
+ * errors, not-ready calls; then, per gauge track (`overview.gauges` of them) and bucket, the last
+ * value, the least and the greatest side by side (float32 or float64: `overview.gauge_dtype`;
+ * tracks x buckets x 3), then the readings counted (uint32, tracks x buckets).
+ * @param {object} overview  {lanes, gauges?, gauge_dtype?, levels: [{width, start, n}]}
  * @param {Uint8Array} bytes  the inflated tables
- * @returns {object} levels: {lanes, sets: [{width, start, n, count, busiest, errors, notReady}]}, finest first
+ * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady,
+ *   gauges: {values (last, low, high of bucket k of track r at 3 * (r * n + k) on), count}}]}, finest first
  */
 export function levelsFromOverview(overview, bytes) {
-  const lanes = overview.lanes;
-  const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  let at = 0;
-  const take = (size) => { const part = words.subarray(at, at + size); at += size; return part; };
+  const lanes = overview.lanes, tracks = overview.gauges ?? 0;
+  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
+  const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  let at = 0;                              // bytes read
+  const take = (Type, size) => {
+    const end = at + size * Type.BYTES_PER_ELEMENT;
+    if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
+    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
+    at = end;
+    return part;
+  };
   const sets = overview.levels.map(({ width, start, n }) => {
     const size = lanes * n;
-    const count = take(size), busiestPlusOne = take(size), errors = take(size), notReady = take(size);
+    const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
+    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    return { width, start, n, count, busiest, errors, notReady };
+    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
+    return { width, start, n, count, busiest, errors, notReady, gauges };
   });
-  if (at !== words.length) {
-    throw new Error(`the overview holds ${words.length} values where its levels announce ${at}`);
+  if (at !== own.byteLength) {
+    throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
   }
-  return { lanes, sets: sets.sort((p, q) => p.width - q.width) };
+  return { lanes, tracks, sets: sets.sort((p, q) => p.width - q.width) };
 }
 
 /**
@@ -81,12 +95,15 @@ export function lanePixels(set, lane, a, b, plotW) {
 /**
  * The detail chunks whose time range meets window [a, b] (`detail[k].time_range`, units since the
  * origin), as [first, last] (inclusive), or null when there are none or more than `most`.
- * Chunks are cut in start order, so the chunks a window meets are one run of them.
+ * Chunks are cut in start order, so the chunks a window meets are one run of them. A chunk reaches
+ * on to the next one's start (it carries the gauge readings taken up to there: a window in the
+ * quiet time between two chunks still gets them).
  */
 export function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   let first = -1, last = -1;
   for (let k = 0; k < detail.length; k++) {
-    const [from, to] = detail[k].time_range;
+    const from = detail[k].time_range[0];
+    const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
     if (from > b || to < a) continue;
     if (first < 0) first = k;
     last = k;
@@ -113,4 +130,64 @@ export function undoDelta(columns, names) {
     if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
     for (let k = 1; k < values.length; k++) values[k] += values[k - 1];      // a Uint32Array wraps modulo 2**32
   }
+}
+
+/**
+ * Gauge track `track`'s summaries of `set` over window [a, b] as `plotW` pixels: per pixel the
+ * readings counted in the buckets it meets (`count`), their least and greatest (`low`, `high`), and
+ * `last`, the last value of the latest bucket ending in that pixel (NaN where none does: a bucket
+ * wider than a pixel gives its last value where it ends, its range to every pixel it meets);
+ * `before` is the value in force at `a` (the last of the latest bucket before the window, NaN if none).
+ */
+export function gaugePixels(set, track, a, b, plotW) {
+  const g = set.gauges, row = track * set.n, scale = plotW / (b - a);
+  const count = new Uint32Array(plotW), low = new Float64Array(plotW).fill(NaN);
+  const high = new Float64Array(plotW).fill(NaN), last = new Float64Array(plotW).fill(NaN);
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  let before = NaN;
+  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) { before = g.values[3 * (row + k)]; break; }
+  for (let k = first; k < stop; k++) {
+    if (g.count[row + k] === 0) continue;
+    const s = set.start + k * set.width, at = 3 * (row + k);
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    for (let x = x0; x < x1; x++) {
+      count[x] += g.count[row + k];
+      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
+      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
+    }
+    last[x1 - 1] = g.values[at];
+  }
+  return { count, low, high, last, before };
+}
+
+/**
+ * The summary of gauge track `track` that hovering time `t` reads in `set`: the bucket holding `t`,
+ * or, when it has no reading, the latest before it that has; null when none has.
+ * @returns {object|null} {from, to (the bucket's time span), count, last, low, high}
+ */
+export function gaugeBucketAt(set, track, t) {
+  const g = set.gauges, row = track * set.n;
+  for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
+    if (g.count[row + k] === 0) continue;
+    const from = set.start + k * set.width;
+    const at = 3 * (row + k);
+    return { from, to: from + set.width, count: g.count[row + k], last: g.values[at], low: g.values[at + 1],
+      high: g.values[at + 2] };
+  }
+  return null;
+}
+
+/** Gauge track `track`'s least and greatest reading over the whole run (from the coarsest level), or null. */
+export function gaugeRange(levels, track) {
+  if (!levels || !(track < levels.tracks) || levels.sets.length === 0) return null;
+  const set = levels.sets[levels.sets.length - 1], g = set.gauges, row = track * set.n;
+  let lo = Infinity, hi = -Infinity;
+  for (let k = 0; k < set.n; k++) {
+    if (g.count[row + k] === 0) continue;
+    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
+    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
+  }
+  return lo <= hi ? [lo, hi] : null;
 }

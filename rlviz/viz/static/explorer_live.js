@@ -23,7 +23,8 @@ export const TRIM_SHARE = 0.25;
 
 /**
  * Empty growing data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
- * @param {object} meta  the live meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts
+ * @param {object} meta  the live meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts (a long
+ *   trace's also gauge_tracks: every gauge track, opened at once)
  * @param {number} trimShare  trim the front once the events that left the window are this share
  *   of those held (0: at every append that moves the window)
  * @returns {object} live data: {meta, n, base, columns, pairs, counters, trimShare}
@@ -33,7 +34,7 @@ export function createLive(meta, trimShare = TRIM_SHARE) {
     trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
-    decisions: createDecisions(), gauges: createGauges(), seq: 0 };
+    decisions: createDecisions(), gauges: createGauges(meta.gauge_tracks), seq: 0 };
   for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;

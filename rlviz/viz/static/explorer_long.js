@@ -4,7 +4,9 @@
 // arrives packed (deflate over byte planes, two columns delta-coded: rlviz.viz.explorer_long) and
 // is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
 // left is dropped. Free of the DOM: tested with node.
-import { MAX_DETAIL_CHUNKS, chunksFor, covers, lanePixels, pickLevel, undoDelta } from "./explorer_levels.js";
+import {
+  MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, pickLevel, undoDelta,
+} from "./explorer_levels.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
 /** Decoded chunks kept for a pan back (each about a megabyte). */
@@ -63,15 +65,16 @@ export function unpackChunk(chunk, bytes) {
 }
 
 /**
- * The level of detail of a long trace's page: what the span track asks per lane (`exact`, `pixels`)
- * and what the window's moves ask for (`request`).
+ * The level of detail of a long trace's page: what the span track asks per lane (`exact`, `pixels`),
+ * what a gauge track asks when the window is not exact (`gaugePixels`, `gaugeAt`, `gaugeRange`), and
+ * what the window's moves ask for (`request`).
  * @param {object} meta  the stream's start meta, with `detail` (per chunk at least its `time_range`) and `overview`
  * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}: chunk k's meta (first_id, count, time_base,
  *   columns, ...) and its buffers, unpacked
  * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
  *   loaded for the latest window, or why they could not be
  * @param {number} most  chunks a window may need at most to be drawn exactly
- * @returns {object} {exact, pixels, request, setLevels, levels, loaded, pending}
+ * @returns {object} {exact, pixels, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
  */
 export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
   const detail = meta.detail;
@@ -88,6 +91,18 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
       const set = pickLevel(lod.levels, a, b, plotW);
       return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
     },
+    /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
+    gaugePixels(track, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugePixels(set, track, a, b, plotW) : null;
+    },
+    /** The summary hovering time `t` reads on gauge track `track`, at the level window [a, b] is drawn from. */
+    gaugeAt(track, t, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugeBucketAt(set, track, t) : null;
+    },
+    /** Gauge track `track`'s least and greatest reading over the run, or null (no levels yet, or no reading). */
+    gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) { lod.levels = levels; },
     /**
      * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or

@@ -1,8 +1,13 @@
 // Gauge tracks under their process: one line track per gauge and lane (element [data-rlviz=gauge],
 // data-rlviz-name the gauge, data-rlviz-where the lane), right under that lane's rows of spans (the
 // span track leaves the room, laneExtra), on the timeline's time axis. A value holds until the next reading (a step line);
-// hovering a track shows the value at that time ([data-rlviz=gauge-value]). The geometry is plain
-// functions (trackPoints, hoverText), tested alone in tests/js/explorer_gauges.test.mjs.
+// hovering a track shows the value at that time ([data-rlviz=gauge-value]). A long trace's page
+// draws a track the way it draws the lanes (data-rlviz-level on the track says which): from its
+// readings where the window's chunks are loaded ("exact"), else from the overview's summary of
+// each bucket ("levels": a step line through each bucket's last value, a bar from its least to its
+// greatest, so a spike shows), and hovering there says it reads a summary, over what time. The
+// geometry is plain functions (trackPoints, summaryPoints, hoverText, summaryText), tested alone
+// in tests/js/explorer_gauges.test.mjs.
 import { GUTTER, fitText, make, sized } from "../explorer_dom.js";
 import { startText } from "../explorer_time.js";
 import { readingAt } from "../explorer_gauges.js";
@@ -10,20 +15,29 @@ import { readingAt } from "../explorer_gauges.js";
 /** Height of one gauge track, in CSS pixels. */
 export const TRACK_H = 30;
 const LINE_COLOR = "#2471a3";
+const BAR_COLOR = "rgba(36, 113, 163, 0.35)";
+/** A pixel's min-max bar is drawn when it is taller than this (px): the line, 1.5 px wide, covers the rest. */
+const BAR_MIN = 2;
+
+/** The value range [lo, hi] a track's height spans (a flat one gets ±1), and the map of a value to its y. */
+function yScale(lo, hi, height) {
+  if (!(hi > lo)) { lo -= 1; hi += 1; }
+  return { lo, hi, yOf: (v) => height - 3 - ((v - lo) / (hi - lo)) * (height - 6) };
+}
 
 /**
  * The step line of `track` over the window [a, b] drawn `width` pixels wide and `height` tall:
  * {xs, ys} (pixel coordinates; x from 0), {lo, hi} the value range the track's height spans
- * (every reading's, so the line does not jump when the window moves; a flat track gets ±1), and
- * max, the largest reading. Empty xs when no reading falls at or before b.
+ * (`range` [least, greatest] when given, a long trace's whole run; else every reading held, so the
+ * line does not jump when the window moves; a flat track gets ±1), and max, the largest. Empty xs
+ * when no reading falls at or before b.
  */
-export function trackPoints(track, a, b, width, height) {
+export function trackPoints(track, a, b, width, height, range = null) {
   const xs = [], ys = [], n = track.time.length;
-  let lo = Infinity, hi = -Infinity;
-  for (const v of track.value) { if (v < lo) lo = v; if (v > hi) hi = v; }
-  const max = hi;
-  if (!(hi > lo)) { lo -= 1; hi += 1; }
-  const scale = width / (b - a), yOf = (v) => height - 3 - ((v - lo) / (hi - lo)) * (height - 6);
+  let [least, max] = range ?? [Infinity, -Infinity];
+  if (!range) for (const v of track.value) { if (v < least) least = v; if (v > max) max = v; }
+  const { lo, hi, yOf } = yScale(least, max, height);
+  const scale = width / (b - a);
   const xOf = (t) => Math.min(width, Math.max(0, (t - a) * scale));
   const first = Math.max(0, readingAt(track, a)), last = readingAt(track, b);
   for (let k = first; k <= last && k < n; k++) {
@@ -34,6 +48,42 @@ export function trackPoints(track, a, b, width, height) {
   }
   if (xs.length) { xs.push(width); ys.push(ys[ys.length - 1]); }
   return { xs, ys, lo, hi, max };
+}
+
+/**
+ * A track drawn from its summaries per pixel (explorer_levels.gaugePixels: count, low, high, last,
+ * before) over `range` [least, greatest], `width` x `height` pixels: the step line {xs, ys} through
+ * the value in force at the window's start and each pixel's last value (reached by the pixel's
+ * end), and `bars`, per pixel whose readings span more than the line's width [x, yTop, yBottom]
+ * from its greatest to its least (a narrower range lies under the line anyway).
+ */
+export function summaryPoints(pixels, range, width, height) {
+  const { yOf } = yScale(range[0], range[1], height);
+  const xs = [], ys = [], bars = [];
+  let y = Number.isNaN(pixels.before) ? null : yOf(pixels.before);
+  if (y !== null) { xs.push(0); ys.push(y); }
+  for (let x = 0; x < width; x++) {
+    if (pixels.count[x] > 0 && yOf(pixels.low[x]) - yOf(pixels.high[x]) > BAR_MIN) bars.push([x, yOf(pixels.high[x]), yOf(pixels.low[x])]);
+    if (Number.isNaN(pixels.last[x])) continue;
+    if (y !== null) { xs.push(x + 1); ys.push(y); }        // the value before held until here
+    y = yOf(pixels.last[x]);
+    xs.push(x + 1);
+    ys.push(y);
+  }
+  if (y !== null) { xs.push(width); ys.push(y); }
+  return { xs, ys, bars };
+}
+
+/**
+ * What hovering a track drawn from its summaries shows at the bucket read there (lod.gaugeAt: {from,
+ * to, count, last, low, high}, null if none): that it is a summary, over what time, of how many readings.
+ */
+export function summaryText(track, bucket, unitMs) {
+  const head = `${track.name} @ ${track.where}`;
+  if (!bucket) return `${head}: no reading yet`;
+  const count = bucket.count === 1 ? "1 reading" : `${bucket.count.toLocaleString("en-US")} readings`;
+  return `${head}: last ${formatValue(bucket.last)}, min ${formatValue(bucket.low)}, max ${formatValue(bucket.high)} `
+    + `(a summary of ${count}, ${startText(bucket.from * unitMs)} to ${startText(bucket.to * unitMs)})`;
 }
 
 /** What hovering `track` at time `t` shows: its value then (or that it has none yet); `unitMs` converts times. */
@@ -80,6 +130,15 @@ export function createGaugeTracks(host, view, laneEnd) {
     overflow: "visible", pointerEvents: "none" });
   host.appendChild(box);
   const drawn = new Map();         // "name\u0000where" -> {element, canvas, value}
+  // Only the tracks in the scroll area's visible band are drawn (64 lanes' tracks cost ~20 ms a frame, most out
+  // of sight); its scrollTop is read on its scroll events only (never inside a draw), which draw the band again.
+  let scrolled = 0, pending = 0;
+  const onScroll = () => {
+    scrolled = host.scrollTop;
+    if (!pending) pending = requestAnimationFrame(() => { pending = 0; draw(); });
+  };
+  host.addEventListener("scroll", onScroll, { passive: true });
+  const inSight = (y) => y + TRACK_H > scrolled && y < scrolled + (window.innerHeight || Infinity);
 
   function element(track) {
     const key = `${track.name}\u0000${track.where}`;
@@ -108,7 +167,10 @@ export function createGaugeTracks(host, view, laneEnd) {
   }
 
   function hover(entry, e) {
-    const text = hoverText(entry.track, timeAt(e.clientX, entry.canvas), view.model.unitMs);
+    const t = timeAt(e.clientX, entry.canvas), unitMs = view.model.unitMs;
+    const [a, b] = view.store.get().window;
+    const text = entry.summaries ? summaryText(entry.track, view.lod.gaugeAt(entry.index, t, a, b, plotWidth()), unitMs)
+      : hoverText(entry.track, t, unitMs);
     entry.value.textContent = text;
     entry.el.title = text;
   }
@@ -123,26 +185,40 @@ export function createGaugeTracks(host, view, laneEnd) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
+    const summaries = Boolean(view.lod) && !view.lod.exact(-1, a, b);     // the lanes' rule: not exact, its levels
     const below = new Map();                       // lane -> tracks placed under it so far
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
       const top = laneEnd(lane);
       below.set(lane, k + 1);
       entry.track = track;
+      entry.index = held.tracks.indexOf(track);
+      entry.summaries = summaries;
+      entry.el.dataset.rlvizLevel = summaries ? "levels" : "exact";
       entry.el.style.display = top === undefined ? "none" : "";      // its lane is hidden by a filter
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
-      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where));
+      if (top === undefined || !inSight(top + k * TRACK_H)) continue;
+      const range = view.lod?.gaugeRange(entry.index) ?? null;
+      const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
+      drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where),
+        { range, pixels: summaries ? pixels ?? "none" : null });
     }
   }
 
-  return { draw, element: box, destroy() { box.remove(); } };
+  return { draw, element: box, destroy() {
+    host.removeEventListener("scroll", onScroll);
+    if (pending) cancelAnimationFrame(pending);
+    box.remove();
+  } };
 }
 
 /**
  * Draw one track: its lane's colour bar (as the timeline marks the lane) and label in the gutter,
- * then its step line over the window [a, b] (`plotW` wide).
+ * then its step line over the window [a, b] (`plotW` wide): from its readings, or from `pixels` (its
+ * summaries per pixel, "none" while the levels are not there yet) with their min-max bars; `range`
+ * is the value range of a long trace's whole run.
  */
-export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
+export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { range = null, pixels = null } = {}) {
   ctx.fillStyle = "#f4f7fb";
   ctx.fillRect(0, 1, GUTTER + plotW, TRACK_H - 2);
   ctx.fillStyle = laneColor;
@@ -151,11 +227,23 @@ export function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770") {
   ctx.textBaseline = "middle";
   ctx.fillStyle = "#333";
   ctx.fillText(fitText(ctx, `${track.where} · ${track.name}`, GUTTER - 12), 8, TRACK_H / 2);
-  const { xs, ys, max } = trackPoints(track, a, b, plotW, TRACK_H);
+  const drawable = !pixels || (pixels !== "none" && range);          // summaries need the run's range
+  const points = !drawable ? null : pixels ? summaryPoints(pixels, range, plotW, TRACK_H)
+    : trackPoints(track, a, b, plotW, TRACK_H, range);
+  const max = range ? range[1] : points?.max;
   ctx.fillStyle = "#888";
   ctx.font = "9px system-ui, sans-serif";
   ctx.textBaseline = "top";
   if (Number.isFinite(max)) ctx.fillText(formatValue(max), GUTTER + 2, 1);   // the track's top reading
+  if (!points) return;
+  const { xs, ys, bars = [] } = points;
+  if (bars.length) {                                  // one path for every bar: one draw call a track
+    ctx.strokeStyle = BAR_COLOR;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const [x, top, bottom] of bars) { ctx.moveTo(GUTTER + x + 0.5, top - 0.5); ctx.lineTo(GUTTER + x + 0.5, bottom + 0.5); }
+    ctx.stroke();
+  }
   if (!xs.length) return;
   ctx.strokeStyle = LINE_COLOR;
   ctx.lineWidth = 1.5;
