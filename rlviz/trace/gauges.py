@@ -57,9 +57,9 @@ class Gauge:
 
 
 class Readings(NamedTuple):
-    """Readings as columns, the trace format's form: each names its series, one ``(name, pid, where)`` of ``series``.
+    """Readings as columns, the trace format's form: each names its series, a ``(name, pid, where)`` of ``table``.
 
-    ``series`` (int64 numbers into ``series``), ``time_ns`` (int64) and ``value`` (float64) are parallel arrays.
+    ``series`` (int64 numbers into ``table``), ``time_ns`` (int64) and ``value`` (float64) are parallel arrays.
     """
 
     table: list[tuple[str, int, str]]
@@ -71,7 +71,8 @@ class Readings(NamedTuple):
         """The readings as ``{name: Gauge}`` (names sorted, readings by time)."""
         if not self.table:
             return {}
-        name, pid, where = (np.array(column, dtype) for column, dtype in zip(zip(*self.table), (object, np.int64, object)))
+        names, pids, wheres = zip(*self.table)
+        name, pid, where = np.array(names, object), np.array(pids, np.int64), np.array(wheres, object)
         return gauges_by_name(name[self.series], self.time_ns, self.value, pid[self.series], where[self.series])
 
 

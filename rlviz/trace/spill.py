@@ -312,7 +312,8 @@ class LazyColumns(MutableMapping):
             If a reading names a series beyond those its segment and the ones before listed.
         """
         if "gauge_series" not in self._held:
-            self._held["gauge_time_ns"], self._held["gauge_value"] = self._raw("gauge_time_ns"), self._raw("gauge_value")
+            for name in ("gauge_time_ns", "gauge_value"):
+                self._held[name] = self._raw(name)
             self._held["gauge_series"] = self._checked_series()
         return Readings(self._table, self._held["gauge_series"], self._held["gauge_time_ns"],
                         self._held["gauge_value"])

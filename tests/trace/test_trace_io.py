@@ -132,7 +132,8 @@ def _damage_gauges(path, change) -> None:
 
 @pytest.mark.parametrize("change, match", [
     (lambda h: h["columns"][-1].__setitem__(1, "<f4"), "column 'gauge_value' as '<f4'.*damaged or not an rlviz"),
-    (lambda h: h.update(readings=h["readings"] + 1), "column 'gauge_series' as '<u4', 8 bytes; 3 readings need '<u4', 12 bytes"),
+    (lambda h: h.update(readings=h["readings"] + 1),
+     "column 'gauge_series' as '<u4', 8 bytes; 3 readings need '<u4', 12 bytes"),
     (lambda h: h["series"].append(["x", "not a pid", "driver"]), r'"series" that is not a list of \[name, pid'),
     (lambda h: h.update(gauges={}), "version 4 keeps readings in columns"),
     (lambda h: h.pop("series"), "lacks one of"),
