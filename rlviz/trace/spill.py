@@ -106,11 +106,14 @@ class SpillWriter:
         Raises
         ------
         ValueError
-            If ``extras`` names something not in ``EXTRAS``.
+            If ``extras`` names something not in ``EXTRAS``, or ``gauges`` (version 3's JSON readings).
         """
         unknown = sorted(set(extras or {}).difference(EXTRAS))
         if unknown:
             raise ValueError(f"extras {unknown} are not part of the trace format; a header carries only {EXTRAS}")
+        if "gauges" in (extras or {}):
+            raise ValueError("gauge readings are written as columns since version 4: pass them as readings= "
+                             "(rlviz.trace.gauges.readings_of turns {name: Gauge} into them), not as extras")
         readings = _NO_READINGS if readings is None else readings
         known = len(self._series)
         series = self._numbers(readings)

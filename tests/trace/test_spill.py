@@ -143,6 +143,12 @@ def test_spilled_readings_are_columns_that_round_trip_exactly_and_load_only_when
         assert set(gauges[name].pid.tolist()) == {recorder.pid}
 
 
+def test_a_writer_refuses_readings_as_json_extras(tmp_path):
+    trace = Trace.empty()
+    with pytest.raises(ValueError, match="readings are written as columns since version 4: pass them as readings="):
+        SpillWriter(tmp_path / "t.rlviz").write(trace.columns, [], [], extras={"gauges": {}})
+
+
 def test_without_a_spill_file_gauge_readings_are_let_go_with_the_events(recorder):
     trace = _run(recorder)
     held = trace.gauges["spill-gauge"].value
