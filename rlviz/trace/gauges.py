@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,7 +19,8 @@ from rlviz.trace.recorder import get_recorder
 
 _RECORDER = get_recorder()          # the process's one recorder (never replaced)
 
-__all__ = ["Gauge", "GaugeParts", "gauge", "gauges_by_name", "merge_gauges", "gauges_to_json", "gauges_from_json",
+__all__ = ["Gauge", "GaugeParts", "Readings", "gauge", "gauges_by_name", "merge_gauges",
+           "gauges_from_json", "readings_of",
            "REPLAY_ADDED", "REPLAY_HELD", "LEARNING_STARTS", "WEIGHTS_VERSION", "EPISODES_FINISHED", "QUEUE_HELD",
            "QUEUE_CAPACITY", "QUEUE_EMPTY", "GATHERS_IN_FLIGHT"]
 
@@ -52,6 +54,42 @@ class Gauge:
         """The readings of one lane."""
         keep = self.where == where
         return Gauge(self.time_ns[keep], self.value[keep], self.pid[keep], self.where[keep])
+
+
+class Readings(NamedTuple):
+    """Readings as columns, the trace format's form: each names its series, a ``(name, pid, where)`` of ``table``.
+
+    ``series`` (int64 numbers into ``table``), ``time_ns`` (int64) and ``value`` (float64) are parallel arrays.
+    """
+
+    table: list[tuple[str, int, str]]
+    series: np.ndarray
+    time_ns: np.ndarray
+    value: np.ndarray
+
+    def to_gauges(self) -> dict[str, Gauge]:
+        """The readings as ``{name: Gauge}`` (names sorted, readings by time)."""
+        if not self.table:
+            return {}
+        names, pids, wheres = zip(*self.table)
+        name, pid, where = np.array(names, object), np.array(pids, np.int64), np.array(wheres, object)
+        return gauges_by_name(name[self.series], self.time_ns, self.value, pid[self.series], where[self.series])
+
+
+def readings_of(gauges: Mapping[str, Gauge]) -> Readings:
+    """``{name: Gauge}`` (``Trace.gauges``) as ``Readings``: one series per name, process and lane."""
+    table, series = [], []
+    for name, g in gauges.items():
+        pids, pid_at = np.unique(g.pid, return_inverse=True)
+        wheres, where_at = np.unique(g.where.astype(str), return_inverse=True)
+        pairs, code = np.unique(pid_at.reshape(-1) * len(wheres) + where_at.reshape(-1), return_inverse=True)
+        series.append(len(table) + code.reshape(-1))
+        table.extend((name, int(pids[pair // len(wheres)]), str(wheres[pair % len(wheres)])) for pair in pairs.tolist())
+    if not series:
+        return Readings([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
+    return Readings(table, np.concatenate(series).astype(np.int64),
+                    np.concatenate([g.time_ns for g in gauges.values()]).astype(np.int64),
+                    np.concatenate([g.value for g in gauges.values()]).astype(np.float64))
 
 
 #: ``rlviz.gauge(name, value, where=None)``: the process recorder's ``Recorder.gauge``, bound once, so a
@@ -169,8 +207,8 @@ class GaugeParts:
         self._rows.drop_front(cut)
         self.gone += cut
 
-    def take_before(self, cutoffs: Mapping[int, int]) -> dict[str, Gauge]:
-        """Take out the readings each process took before its cut-off and return them as ``{name: Gauge}``.
+    def take_before(self, cutoffs: Mapping[int, int]) -> Readings:
+        """Take out the readings each process took before its cut-off and return them as ``Readings``.
 
         ``cutoffs`` maps a process id to a time (ns): that process's readings
         before it leave (its oldest events left the store: its readings go
@@ -178,9 +216,20 @@ class GaugeParts:
         process that records rarely does not hold back everyone's readings.
         """
         leaving = self._leaving(cutoffs)
-        taken = gauges_by_name(*self._columns(leaving))
+        taken = self._readings(leaving)
         self._take_out(leaving)
         return taken
+
+    def held(self, since_ns: int | None = None) -> Readings:
+        """The held readings (those taken from ``since_ns`` on, if given) as ``Readings``, in the order taken."""
+        times = self._rows.column("time_ns")
+        return self._readings(np.arange(len(times)) if since_ns is None else np.flatnonzero(times >= since_ns))
+
+    def _readings(self, held: np.ndarray) -> Readings:
+        """The held readings at positions ``held`` as ``Readings`` over the series table (copied)."""
+        return Readings(list(self._series), self._rows.column("code")[held].astype(np.int64),
+                        np.array(self._rows.column("time_ns")[held], np.int64),
+                        self._rows.column("value")[held].astype(np.float64))
 
     def drop_before(self, cutoffs: Mapping[int, int]) -> int:
         """Like ``take_before``, without returning the readings (nothing keeps them); return how many left."""
@@ -278,14 +327,8 @@ def merge_gauges(parts: Sequence[Mapping[str, Gauge]]) -> dict[str, Gauge]:
     return gauges_by_name(*(np.concatenate(column) for column in columns))
 
 
-def gauges_to_json(gauges: Mapping[str, Gauge]) -> dict:
-    """``Trace.gauges`` as JSON-ready data: per name, its columns as lists."""
-    return {name: {"time_ns": g.time_ns.tolist(), "value": g.value.tolist(), "pid": g.pid.tolist(),
-                   "where": g.where.tolist()} for name, g in gauges.items()}
-
-
 def gauges_from_json(data: object) -> dict[str, Gauge]:
-    """What ``gauges_to_json`` wrote.
+    """Readings as version 3 files carry them in JSON: per name, lists ``time_ns``, ``value``, ``pid``, ``where``.
 
     Raises
     ------

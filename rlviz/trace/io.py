@@ -2,10 +2,11 @@
 
 ``save_trace`` writes the rlviz trace format (``rlviz.trace.spill``, the one
 a ``record(spill=...)`` file has): events as binary columns behind a JSON
-header that also carries the gaps, decisions and gauges.  ``read_trace``
-reads that format and the JSON files of version 1 (what ``Trace.save`` wrote
-before); a spill file's decision rows become the trace's decisions the first
-time they are read.  Loading checks every field, so an old, corrupt or
+header that also carries the gaps and decisions, and the gauge readings as
+columns of their own.  ``read_trace`` reads that format and the JSON files of
+version 1 (what ``Trace.save`` wrote before); a spill file's decision rows
+become the trace's decisions, and the readings the trace's gauges, the first
+time they are asked for.  Loading checks every field, so an old, corrupt or
 foreign file fails with a ``TraceFormatError`` naming the file, what is
 wrong and what to do.
 """
@@ -21,7 +22,7 @@ import numpy as np
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gaps import Gap
-from rlviz.trace.gauges import gauges_from_json, gauges_to_json, merge_gauges
+from rlviz.trace.gauges import Gauge, gauges_from_json, merge_gauges, readings_of
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.trace.schema import COLUMNS, TraceFormatError
@@ -49,9 +50,7 @@ def save_trace(trace: "Trace", path: str | Path) -> None:
         extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in trace.gaps]
     if len(trace.decisions):
         extras["decisions"] = trace.decisions.to_json()
-    if trace.gauges:
-        extras["gauges"] = gauges_to_json(trace.gauges)
-    write_binary_trace(path, columns, trace.nodes, trace.texts, trace.dropped, extras)
+    write_binary_trace(path, columns, trace.nodes, trace.texts, trace.dropped, extras, readings_of(trace.gauges))
 
 
 def read_trace(path: str | Path) -> dict:
@@ -65,7 +64,8 @@ def read_trace(path: str | Path) -> dict:
         The ``Trace`` constructor's arguments: ``nodes``, ``columns``, ``texts``, ``dropped``,
         ``decisions`` (the unions' scheduling decisions, empty in files that have none; for a spill file's
         decision rows, a function that builds them, since that reads the columns),
-        ``gauges`` (``{name: Gauge}``, empty in files that have none), ``gaps`` (``Gap``s).
+        ``gauges`` (``{name: Gauge}``, empty in files that have none; for readings kept as columns, a function
+        that reads them), ``gaps`` (``Gap``s).
 
     Raises
     ------
@@ -92,7 +92,8 @@ def read_trace(path: str | Path) -> dict:
 
 
 def _parse_extras(extras: dict, columns: LazyColumns, nodes: list[Node]) -> dict:
-    """The decisions, gauges and gaps of a file in the trace format, from its headers' JSON."""
+    """The decisions, gauges and gaps of a file in the trace format, from its headers' JSON (readings kept as
+    columns: a function that reads them)."""
     if "decisions" in extras and "decision_rows" in extras:
         raise TraceFormatError("the file carries both a trace's \"decisions\" and a spill's \"decision_rows\"; "
                                "rlviz writes one or the other: the file was edited or is damaged")
@@ -101,11 +102,19 @@ def _parse_extras(extras: dict, columns: LazyColumns, nodes: list[Node]) -> dict
         decisions = partial(_decisions_of_rows, rows, columns, nodes)
     else:
         decisions = _decisions(extras["decisions"], columns.events) if "decisions" in extras else Decisions()
-    try:
-        gauges = merge_gauges([gauges_from_json(part) for part in extras.get("gauges", [])])
-    except ValueError as err:
-        raise TraceFormatError(str(err)) from None
+    if "gauges" in extras:                                   # version 3: the readings as JSON
+        try:
+            gauges = merge_gauges([gauges_from_json(part) for part in extras["gauges"]])
+        except ValueError as err:
+            raise TraceFormatError(str(err)) from None
+    else:
+        gauges = partial(_gauges_of_columns, columns)
     return {"decisions": decisions, "gauges": gauges, "gaps": _gaps(extras.get("gaps", []))}
+
+
+def _gauges_of_columns(columns: LazyColumns) -> dict[str, Gauge]:
+    """A file's gauges, from its readings' columns (read here)."""
+    return columns.readings().to_gauges()
 
 
 def _gaps(raw: object) -> tuple[Gap, ...]:

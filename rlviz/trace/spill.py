@@ -1,4 +1,4 @@
-"""The rlviz trace format (version 3): segments of columns, each behind a JSON header; read lazily.
+"""The rlviz trace format (version 4): segments of columns, each behind a JSON header; read lazily.
 
 One format for every trace file: ``Trace.save`` writes it (one segment), and a
 ``record(spill=path)`` block appends to such a file what its bounded buffers
@@ -11,17 +11,23 @@ evict, instead of losing it; ``Trace.load`` reads either back.  The layout
   UTF-8 JSON (``events``, the ``nodes`` and ``texts`` added since the segment
   before, ``dropped``, and ``columns``: ``[name, numpy dtype string, nbytes]``
   in the order their bytes follow), then the column bytes;
-* a header may also carry ``EXTRAS`` (version 3): ``gaps``, ``decisions``,
-  ``decision_rows`` and ``gauges``, as JSON.  Every segment that carries
-  ``gauges`` or ``decision_rows`` adds to them (a spill file writes the
+* gauge readings are columns too (version 4): after the event columns come
+  ``gauge_series`` (uint32, a number into the series table), ``gauge_time_ns``
+  (int64) and ``gauge_value`` (float64), ``readings`` rows each; the header's
+  ``series`` adds ``[name, pid, where]`` entries to the series table;
+* a header may also carry ``EXTRAS``: ``gaps``, ``decisions`` and
+  ``decision_rows`` as JSON (and ``gauges``, the readings as JSON lists, in
+  version 3 files, which this rlviz reads but no longer writes).  Readings
+  and ``decision_rows`` add up across segments (a spill file writes the
   readings and the scheduling decisions that leave the store with their
   events, each decision naming its event by its position in the file); for
-  the others the last segment that carries one gives it.
+  the other extras the last segment that carries one gives it.
 
-Node indices and text numbers count across segments: each segment only adds
-to the tables.  Nothing in it is code (no pickle).  Loading reads the
-headers only; a column is read from every segment the first time it is
-asked for.  Version 2 files (spills written before ``EXTRAS``) still load.
+Node indices, text numbers and series numbers count across segments: each
+segment only adds to the tables.  Nothing in it is code (no pickle).
+Loading reads the headers only; a column, the gauge columns included, is
+read from every segment the first time it is asked for.  Version 2 (before
+``EXTRAS``) and 3 (readings as JSON) files still load.
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from rlviz.trace.event import Node
+from rlviz.trace.gauges import Readings
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 
 __all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "ADDED_UP", "SpillWriter", "write_binary_trace", "is_binary_trace",
@@ -41,8 +48,8 @@ __all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "ADDED_UP", "SpillWriter", "wr
 
 MAGIC = b"RLVIZTRC"
 #: The version this rlviz writes, and the versions it reads.
-VERSION = 3
-READS = (2, 3)
+VERSION = 4
+READS = (2, 3, 4)
 #: What a segment header may carry beside its events.  ``decisions`` is a whole trace's table (``Trace.save``),
 #: ``decision_rows`` a segment's share of a spill's (its events' decisions, ``event`` a position in the file).
 EXTRAS = ("gaps", "decisions", "decision_rows", "gauges")
@@ -52,7 +59,11 @@ ADDED_UP = frozenset({"gauges", "decision_rows"})
 _LENGTH = struct.Struct("<Q")
 _HEAD = struct.Struct("<I")
 _CSR = ("input_offsets", "input_ids")
-_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()}, **dict.fromkeys(_CSR, np.dtype("<i8").str)}
+#: The readings' columns (version 4) and their dtypes, after the events'.
+_GAUGE_COLUMNS = {"gauge_series": "<u4", "gauge_time_ns": "<i8", "gauge_value": "<f8"}
+_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()}, **dict.fromkeys(_CSR, np.dtype("<i8").str),
+           **_GAUGE_COLUMNS}
+_NO_READINGS = Readings([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
 class SpillWriter:
@@ -83,25 +94,35 @@ class SpillWriter:
         self.events = 0
         self._nodes = 0
         self._texts = 0
+        self._series: dict[tuple[str, int, str], int] = {}
 
     def write(self, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str], dropped: int = 0,
-              extras: dict | None = None) -> None:
+              extras: dict | None = None, readings: Readings | None = None) -> None:
         """Append one segment: ``columns`` (a ``Trace``'s, CSR input pair included) and the tables' new entries.
 
-        ``extras`` maps names in ``EXTRAS`` to JSON-ready data that the header carries as is.
+        ``extras`` maps names in ``EXTRAS`` to JSON-ready data that the header carries as is; ``readings`` are
+        the segment's gauge readings, written as columns (their series join the file's series table).
 
         Raises
         ------
         ValueError
-            If ``extras`` names something not in ``EXTRAS``.
+            If ``extras`` names something not in ``EXTRAS``, or ``gauges`` (version 3's JSON readings).
         """
         unknown = sorted(set(extras or {}).difference(EXTRAS))
         if unknown:
             raise ValueError(f"extras {unknown} are not part of the trace format; a header carries only {EXTRAS}")
-        names = [*COLUMNS, *_CSR]
+        if "gauges" in (extras or {}):
+            raise ValueError("gauge readings are written as columns since version 4: pass them as readings= "
+                             "(rlviz.trace.gauges.readings_of turns {name: Gauge} into them), not as extras")
+        readings = _NO_READINGS if readings is None else readings
+        known = len(self._series)
+        series = self._numbers(readings)
+        columns = {**columns, "gauge_series": series, "gauge_time_ns": readings.time_ns, "gauge_value": readings.value}
+        names = [*COLUMNS, *_CSR, *_GAUGE_COLUMNS]
         blobs = [np.ascontiguousarray(columns[name], dtype=_DTYPES[name]) for name in names]
         header = {"events": len(columns["node"]), "nodes": [node.to_dict() for node in nodes[self._nodes:]],
-                  "texts": list(texts[self._texts:]), "dropped": int(dropped),
+                  "texts": list(texts[self._texts:]), "dropped": int(dropped), "readings": len(series),
+                  "series": [list(entry) for entry in list(self._series)[known:]],
                   "columns": [[name, blob.dtype.str, blob.nbytes] for name, blob in zip(names, blobs)],
                   **(extras or {})}
         encoded = json.dumps(header, separators=(",", ":")).encode()
@@ -112,9 +133,18 @@ class SpillWriter:
         self.events += header["events"]
         self._nodes, self._texts = len(nodes), len(texts)
 
+    def _numbers(self, readings: Readings) -> np.ndarray:
+        """Each reading's series as a number into the file's series table, adding the series it lacks."""
+        used = np.unique(readings.series)
+        number = np.zeros(int(used[-1]) + 1 if len(used) else 0, np.int64)
+        for code in used.tolist():
+            name, pid, where = readings.table[code]
+            number[code] = self._series.setdefault((str(name), int(pid), str(where)), len(self._series))
+        return number[readings.series]
+
 
 def write_binary_trace(path: str | Path, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str],
-                       dropped: int = 0, extras: dict | None = None) -> None:
+                       dropped: int = 0, extras: dict | None = None, readings: Readings | None = None) -> None:
     """Write a whole trace to ``path`` as one segment, replacing any file there only once it is complete.
 
     The arguments are ``SpillWriter.write``'s.  The file is written beside
@@ -124,7 +154,7 @@ def write_binary_trace(path: str | Path, columns: dict[str, np.ndarray], nodes: 
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
-    SpillWriter(partial).write(columns, nodes, texts, dropped, extras)
+    SpillWriter(partial).write(columns, nodes, texts, dropped, extras, readings)
     os.replace(partial, path)
 
 
@@ -142,7 +172,8 @@ def read_binary_trace(path: str | Path) -> dict:
 
     ``extras`` holds what the headers carry of ``EXTRAS`` as read (JSON data,
     unchecked: the caller parses it): each from the last segment that has it,
-    but for those in ``ADDED_UP``, a list of every segment's.
+    but for those in ``ADDED_UP``, a list of every segment's.  The gauge
+    readings of a version 4 file are ``columns.readings()`` (read when asked).
 
     Raises
     ------
@@ -164,7 +195,7 @@ def read_binary_trace(path: str | Path) -> dict:
         size = path.stat().st_size
         while source.tell() < size:
             at = source.tell()
-            header = _segment_header(source, path, at, size)
+            header = _segment_header(source, path, at, size, version)
             nodes.extend(_node(raw_node, path, at) for raw_node in header["nodes"])
             texts.extend(header["texts"])
             dropped = header["dropped"]                  # the last segment's count is the file's
@@ -177,8 +208,9 @@ def read_binary_trace(path: str | Path) -> dict:
             "extras": extras}
 
 
-def _segment_header(source, path: Path, at: int, size: int) -> dict:
-    """The JSON header of the segment at byte ``at``, checked; ``source`` is left at its first column byte."""
+def _segment_header(source, path: Path, at: int, size: int, version: int) -> dict:
+    """The JSON header of the segment at byte ``at`` of a file of ``version``, checked; ``source`` is left at its
+    first column byte."""
     raw = source.read(_LENGTH.size)
     length = _LENGTH.unpack(raw)[0] if len(raw) == _LENGTH.size else size
     if at + _LENGTH.size + length > size:
@@ -189,20 +221,29 @@ def _segment_header(source, path: Path, at: int, size: int) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise TraceFormatError(f"{path}: the segment header at byte {at} is not JSON ({err}); the file is "
                                f"damaged or not an rlviz trace") from None
-    keys = {"events": int, "nodes": list, "texts": list, "dropped": int, "columns": list}
+    keys = {"events": int, "nodes": list, "texts": list, "dropped": int, "columns": list,
+            **({"readings": int, "series": list} if version >= 4 else {})}
     if not isinstance(header, dict) or not all(isinstance(header.get(k), t) for k, t in keys.items()):
         raise TraceFormatError(f"{path}: the segment header at byte {at} lacks one of {sorted(keys)}; the file "
                                f"is damaged or not an rlviz trace")
+    if version >= 4 and (header["readings"] < 0 or "gauges" in header or not all(
+            isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and type(entry[1]) is int
+            and isinstance(entry[2], str) for entry in header["series"])):
+        raise TraceFormatError(f"{path}: the segment header at byte {at} has a \"series\" that is not a list of "
+                               f"[name, pid, where] (str, int, str), a negative \"readings\" or JSON \"gauges\" "
+                               f"(version 4 keeps readings in columns); the file is damaged or not an rlviz trace")
+    expected = [*COLUMNS, *_CSR, *(_GAUGE_COLUMNS if version >= 4 else ())]
     names = [entry[0] for entry in header["columns"] if isinstance(entry, list) and len(entry) == 3]
-    if names != [*COLUMNS, *_CSR]:
+    if names != expected:
         raise TraceFormatError(f"{path}: the segment at byte {at} has columns {names}, expected "
-                               f"{[*COLUMNS, *_CSR]}; save the trace again with this rlviz")
+                               f"{expected}; save the trace again with this rlviz")
     for name, dtype, nbytes in header["columns"]:
-        rows = header["events"] + (name == "input_offsets")
+        rows = header["readings"] if name in _GAUGE_COLUMNS else header["events"] + (name == "input_offsets")
+        counted = f"{header['readings']} readings" if name in _GAUGE_COLUMNS else f"{header['events']} events"
         if dtype != _DTYPES[name] or not isinstance(nbytes, int) or nbytes < 0 or (
                 name != "input_ids" and nbytes != rows * np.dtype(_DTYPES[name]).itemsize):
             raise TraceFormatError(f"{path}: the segment at byte {at} gives column {name!r} as {dtype!r}, "
-                                   f"{nbytes!r} bytes; {header['events']} events need {_DTYPES[name]!r}, "
+                                   f"{nbytes!r} bytes; {counted} need {_DTYPES[name]!r}, "
                                    f"{rows * np.dtype(_DTYPES[name]).itemsize} bytes: the file is damaged or "
                                    f"not an rlviz trace")
     end = source.tell() + sum(nbytes for _, _, nbytes in header["columns"])
@@ -229,6 +270,7 @@ class LazyColumns(MutableMapping):
     def __init__(self, path: Path, segments: list[tuple[int, dict]]) -> None:
         self._path = path
         self._segments = segments
+        self._table = [tuple(entry) for _, header in segments for entry in header.get("series", [])]
         self._held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
 
@@ -264,6 +306,35 @@ class LazyColumns(MutableMapping):
         """How many events the file holds (from the headers: nothing is read)."""
         return sum(header["events"] for _, header in self._segments)
 
+    def readings(self) -> Readings:
+        """The gauge readings of every segment (version 4; none in older files), read the first time.
+
+        Raises
+        ------
+        TraceFormatError
+            If a reading names a series beyond those its segment and the ones before listed.
+        """
+        if "gauge_series" not in self._held:
+            for name in ("gauge_time_ns", "gauge_value"):
+                self._held[name] = self._raw(name)
+            self._held["gauge_series"] = self._checked_series()
+        return Readings(self._table, self._held["gauge_series"], self._held["gauge_time_ns"],
+                        self._held["gauge_value"])
+
+    def _checked_series(self) -> np.ndarray:
+        """The ``gauge_series`` column (int64), each number checked against the table as far as its segment."""
+        series = self._raw("gauge_series").astype(np.int64)
+        at, known = 0, 0
+        for start, header in self._segments:
+            known += len(header.get("series", []))
+            part = series[at:at + header.get("readings", 0)]
+            if len(part) and int(part.max()) >= known:
+                raise TraceFormatError(f"{self._path}: a gauge reading in the segment whose columns start at byte "
+                                       f"{start} names series {int(part.max())}, but the file lists {known} by "
+                                       f"then; the file is damaged: copy it again, or re-record")
+            at += len(part)
+        return series
+
     def positions(self, in_file: np.ndarray) -> np.ndarray:
         """Where the events numbered ``in_file`` (in file order, counted across segments) sit in the columns'
         order (by start, then end); reads ``start_ns`` and ``end_ns``."""
@@ -288,7 +359,7 @@ class LazyColumns(MutableMapping):
                         source.seek(offset)
                         parts.append(np.frombuffer(source.read(nbytes), dtype=np.dtype(dtype)))
                     offset += nbytes
-        return np.concatenate(parts) if parts else np.zeros(0, COLUMNS.get(name, np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, _DTYPES[name])
 
     def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR input pair of all segments, re-based and put in the events' order."""

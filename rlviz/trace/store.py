@@ -20,7 +20,7 @@ import numpy as np
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.event import Node, NodeTable, with_upstream
 from rlviz.trace.gaps import Gap
-from rlviz.trace.gauges import GaugeParts, gauges_to_json
+from rlviz.trace.gauges import GaugeParts, Readings
 from rlviz.trace.growing import COMPACT_BLOCK, GrowingArray
 from rlviz.trace.held import HeldColumns
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK, TextTable
@@ -358,14 +358,11 @@ class TraceStore:
             if self.spill is None:
                 raise ValueError("this TraceStore has no spill file to finish (none was given, or spill_rest was "
                                  "called already): give one with TraceStore(spill=SpillWriter(path))")
-            gauges = self._gauges.build(self.window_start_ns)
             extras = {}
             gaps = self._gaps(self._lost())
             if gaps:
                 extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in gaps]
-            if gauges:
-                extras["gauges"] = gauges_to_json(gauges)
-            self._write_segment(np.arange(len(self._rows)), None, None, extras)
+            self._write_segment(np.arange(len(self._rows)), None, None, extras, self._gauges.held(self.window_start_ns))
             self.spill = None
 
     def view(self) -> Trace:
@@ -900,21 +897,21 @@ class TraceStore:
             number[wide] = self._wide.lookup(self._ids_at(positions[wide]))
         return number
 
-    def _spill(self, source: _Source, positions: np.ndarray, gauges: dict, links: int, decisions: int) -> None:
+    def _spill(self, source: _Source, positions: np.ndarray, readings: Readings, links: int, decisions: int) -> None:
         """Append the held events of ``source`` at ``positions`` (they are leaving) to the spill file, with their
         inputs and decisions (the ``links`` input pairs and ``decisions`` their chunks took, found from the
-        front), and the gauge readings leaving with them (``{name: Gauge}``)."""
-        if not len(positions) and not gauges:
+        front), and the gauge readings leaving with them."""
+        if not len(positions) and not len(readings.time_ns):
             return
         source.spilled += len(positions)
         ids = self._ids_at(positions)
         self._write_segment(positions, self._links.find_in("owner", ids, links),
-                            self._decisions.find_in("event", ids, decisions),
-                            {"gauges": gauges_to_json(gauges)} if gauges else {})
+                            self._decisions.find_in("event", ids, decisions), {}, readings)
 
     def _write_segment(self, positions: np.ndarray, links: np.ndarray | None, decisions: np.ndarray | None,
-                       extras: dict) -> None:
-        """Append the held events at ``positions`` (ascending) to the spill file as one segment, with ``extras``.
+                       extras: dict, readings: Readings) -> None:
+        """Append the held events at ``positions`` (ascending) to the spill file as one segment, with ``extras``
+        and the gauge ``readings``.
 
         ``links`` and ``decisions``: where among the held input pairs and
         decisions to look for theirs (all of them if None).  Each decision
@@ -931,7 +928,7 @@ class TraceStore:
         if len(rows["event"]):
             rows["event"] += self.spill.events
             extras = {**extras, "decision_rows": {name: values.tolist() for name, values in rows.items()}}
-        self.spill.write(columns, self.nodes, self.texts.texts, sum(self._lost().values()), extras or None)
+        self.spill.write(columns, self.nodes, self.texts.texts, sum(self._lost().values()), extras or None, readings)
 
     def _count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""

@@ -70,9 +70,11 @@ class Trace:
         The scheduling decisions of the unions that ran (``rlviz.trace.decisions``),
         or a function of no arguments that returns them, called the first time
         they are read (a spill file's: building them reads its columns).
-    gauges : dict of str to Gauge, optional
+    gauges : dict of str to Gauge or callable, optional
         The gauges read during the run (``rlviz.trace.gauges``): per name,
-        arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time.
+        arrays ``time_ns``, ``value``, ``pid`` and ``where`` (the lane), by time;
+        or a function of no arguments that returns them, called the first time
+        they are read (a loaded file's: it reads the readings' columns).
     gaps : sequence of Gap, optional
         Where each process's ``dropped`` events lay (``rlviz.trace.gaps``),
         for a trace taken from recorders that evicted some; empty otherwise.
@@ -89,13 +91,13 @@ class Trace:
     def __init__(self, nodes: Sequence[Node], columns: dict[str, np.ndarray],
                  texts: Sequence[str] = (), dropped: int = 0,
                  decisions: Decisions | Callable[[], Decisions] | None = None,
-                 gauges: dict[str, Gauge] | None = None, gaps: Sequence[Gap] = ()) -> None:
+                 gauges: dict[str, Gauge] | Callable[[], dict[str, Gauge]] | None = None, gaps: Sequence[Gap] = ()) -> None:
         self.nodes = list(nodes)
         self.columns = columns
         self.texts = list(texts)
         self.dropped = int(dropped)
         self._decisions = decisions if decisions is not None else Decisions()
-        self.gauges = dict(gauges or {})
+        self._gauges = gauges if callable(gauges) else dict(gauges or {})
         self.gaps: tuple[Gap, ...] = tuple(gaps)
         self._events: list[Event] | None = None
         self._causes: dict[int, tuple[str, bool]] | None = None
@@ -133,6 +135,17 @@ class Trace:
     def __repr__(self) -> str:
         return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
                 f"{len(self.processes)} processes, {self.dropped} dropped)")
+
+    @property
+    def gauges(self) -> dict[str, Gauge]:
+        """The gauges read during the run, ``{name: Gauge}``; a loaded file's readings are read here, once."""
+        if callable(self._gauges):
+            self._gauges = self._gauges()
+        return self._gauges
+
+    @gauges.setter
+    def gauges(self, gauges: dict[str, Gauge]) -> None:
+        self._gauges = dict(gauges)
 
     @property
     def decisions(self) -> Decisions:

@@ -124,7 +124,7 @@ def test_readings_taken_from_the_front_come_out_in_order_and_what_was_read_never
         parts.add(_gauge_rows(np.zeros(5_000, np.int64), times, times * 0.5, 1), 1, texts)
         handed_out.append((k * 5_000, parts.readings(k * 5_000)[1]))
         if k >= 3:
-            taken.append(parts.take_before({1: (k - 2) * 5_000})["rows"])
+            taken.append(parts.take_before({1: (k - 2) * 5_000}).to_gauges()["rows"])
     assert parts.gone == 37 * 5_000 and len(parts) == 3 * 5_000
     assert np.array_equal(np.concatenate([g.time_ns for g in taken]), np.arange(37 * 5_000))
     assert np.array_equal(np.concatenate([g.value for g in taken]), np.arange(37 * 5_000) * 0.5)
@@ -144,7 +144,7 @@ def test_each_process_s_readings_leave_with_its_own_cut_off_not_held_back_by_a_s
             parts.add(_gauge_rows(np.zeros(1, np.int64), np.array([0]), [1.0], 2), 2, texts)
         times = 100 + k * 1_000 + np.arange(1_000)
         parts.add(_gauge_rows(np.zeros(1_000, np.int64), times, times * 1.0, 1), 1, texts)
-    taken = parts.take_before({1: 100 + 7_000})           # the busy process's first 7 thousand leave
+    taken = parts.take_before({1: 100 + 7_000}).to_gauges()   # the busy process's first 7 thousand leave
     assert taken["rows"].time_ns.tolist() == list(range(100, 7_100)) and set(taken["rows"].pid.tolist()) == {1}
     assert len(parts) == 1 + 3_000
     name, time_ns, value, pid, where = parts.readings(parts.gone)
@@ -214,18 +214,23 @@ def test_save_load_and_chrome_keep_the_gauges(tmp_path):
         ("version @ RolloutWorker-1", 2.0)]
 
 
-def test_a_file_with_a_bad_gauge_is_refused_by_name(tmp_path):
+def test_a_version_3_file_with_a_bad_json_gauge_is_refused_by_name(tmp_path):
+    """Version 3 files carry the readings as JSON in the header: a bad one is named (built here in that layout)."""
     with rlviz.record() as recorded:
-        rlviz.gauge("rows", 1)
+        with rlviz.trace.span("step"):
+            pass
     path = tmp_path / "t.rlviz"
-    recorded.snapshot().save(path)
+    recorded.snapshot().save(path)               # no readings: the gauge columns are empty, last, and dropped here
     data = path.read_bytes()
     at = len(MAGIC) + 4                          # the first segment's header length, then the header
     length = struct.unpack("<Q", data[at:at + 8])[0]
     header = json.loads(data[at + 8:at + 8 + length])
-    header["gauges"]["rows"]["value"] = ["many"]
+    del header["readings"], header["series"]
+    header["columns"] = [entry for entry in header["columns"] if not entry[0].startswith("gauge_")]
+    header["gauges"] = {"rows": {"time_ns": [1], "value": ["many"], "pid": [1], "where": ["driver"]}}
     encoded = json.dumps(header).encode()
-    path.write_bytes(data[:at] + struct.pack("<Q", len(encoded)) + encoded + data[at + 8 + length:])
+    path.write_bytes(MAGIC + struct.pack("<I", 3) + struct.pack("<Q", len(encoded)) + encoded
+                     + data[at + 8 + length:])
     with pytest.raises(rlviz.trace.TraceFormatError, match="t.rlviz: gauge 'rows': time_ns and pid must be ints"):
         Trace.load(path)
 

@@ -70,8 +70,8 @@ def test_a_spill_never_overwrites_and_needs_an_existing_folder(tmp_path):
 
 def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(recorder, tmp_path):
     newer = tmp_path / "newer.rlviz"
-    newer.write_bytes(MAGIC + struct.pack("<I", 4))
-    with pytest.raises(TraceFormatError, match="version 4 is not supported.*save it again"):
+    newer.write_bytes(MAGIC + struct.pack("<I", 5))
+    with pytest.raises(TraceFormatError, match="version 5 is not supported.*save it again"):
         Trace.load(newer)
     path = tmp_path / "run.rlviz"
     _run(recorder, path, n=5_000)
@@ -98,6 +98,55 @@ def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(record
     assert len(held) < 300, f"{len(held)} of 1,200 readings held beside {len(trace)} events"
     assert in_file.tolist() == [float(i) for i in range(0, 12_000, 10)]      # the held ones added at the end
     assert trace.gauges["spill-gauge"].time_ns.min() >= trace.columns["start_ns"].min() - 10**9
+
+
+def _segment_headers(path) -> list[dict]:
+    """Every segment header of a file in the trace format."""
+    data, at, headers = path.read_bytes(), len(MAGIC) + 4, []
+    while at < len(data):
+        length = struct.unpack("<Q", data[at:at + 8])[0]
+        headers.append(json.loads(data[at + 8:at + 8 + length]))
+        at += 8 + length + sum(nbytes for _, _, nbytes in headers[-1]["columns"])
+    return headers
+
+
+def test_spilled_readings_are_columns_that_round_trip_exactly_and_load_only_when_asked_for(recorder, tmp_path):
+    """Readings leave the store as binary columns (float64 exact, NaN kept, names and lanes of any text), the
+    series table added to per segment; loading the file reads none of them until ``gauges`` is used."""
+    path, n = tmp_path / "run.rlviz", 8_000
+    names, lanes = ['rows "held"', "größe\\n"], ["lane ü", 'worker "2"']
+    written = {name: [] for name in names}
+    with record(capacity=2048, spill=path, collect_every_s=0.05) as trace:
+        node = recorder.register(Node("spill-test", "for_each", "x.for_each()"))
+        for i in range(n):
+            now = time.time_ns()
+            recorder.record(node, now, now + 100, ITEM, i)
+            if i % 5 == 0:
+                name, lane, value = names[i % 2], lanes[(i // 10) % 2], float("nan") if i % 35 == 0 else i + 0.1
+                recorder.gauge(name, value, where=lane)
+                written[name].append((lane, value))
+            if i % 500 == 0:
+                trace.pull()
+    headers = _segment_headers(path)
+    assert len(headers) > 2 and not any("gauges" in header for header in headers)
+    assert sum(header["readings"] for header in headers) == n // 5
+    series = [tuple(entry) for header in headers for entry in header["series"]]
+    assert len(series) == len(set(series)) == 4 and {entry[0] for entry in series} == set(names)
+    back = Trace.load(path)
+    assert not any(name.startswith("gauge_") for name in back.columns.loaded)
+    gauges = back.gauges
+    assert {"gauge_series", "gauge_time_ns", "gauge_value"} <= set(back.columns.loaded)
+    for name in names:
+        expected = np.array([value for _, value in written[name]])
+        assert np.array_equal(gauges[name].value, expected, equal_nan=True), name
+        assert gauges[name].where.tolist() == [lane for lane, _ in written[name]]
+        assert set(gauges[name].pid.tolist()) == {recorder.pid}
+
+
+def test_a_writer_refuses_readings_as_json_extras(tmp_path):
+    trace = Trace.empty()
+    with pytest.raises(ValueError, match="readings are written as columns since version 4: pass them as readings="):
+        SpillWriter(tmp_path / "t.rlviz").write(trace.columns, [], [], extras={"gauges": {}})
 
 
 def test_without_a_spill_file_gauge_readings_are_let_go_with_the_events(recorder):

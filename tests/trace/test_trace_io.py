@@ -8,7 +8,7 @@ import pytest
 
 import rlviz
 from rlviz.ops import Concurrently
-from rlviz.trace import Gap, Node, Trace, TraceFormatError, get_recorder
+from rlviz.trace import Gap, Gauge, Node, Trace, TraceFormatError, get_recorder
 from rlviz.trace.recorder import DEFAULT_CAPACITY
 from rlviz.trace.spill import MAGIC, LazyColumns
 from rlviz.trace.store import merge_exports
@@ -60,6 +60,109 @@ def _rewrite_header(path, header: dict) -> None:
     path.write_bytes(data[:at] + struct.pack("<Q", len(encoded)) + encoded + data[at + 8 + length:])
 
 
+def _as_version(path, version: int, gauges: dict | None = None) -> None:
+    """Rewrite a one-segment file saved without readings in the layout of ``version`` 2 or 3 (no gauge columns, no
+    series table), its header carrying ``gauges`` as JSON if given (version 3's form: per name, four lists)."""
+    header, _ = _header(path)
+    assert header.pop("readings") == 0 and header.pop("series") == []
+    header["columns"] = [entry for entry in header["columns"] if not entry[0].startswith("gauge_")]
+    if gauges is not None:
+        header["gauges"] = gauges
+    _rewrite_header(path, header)
+    path.write_bytes(MAGIC + struct.pack("<I", version) + path.read_bytes()[12:])
+
+
+def _many_gauges() -> dict[str, Gauge]:
+    """Readings of many series: names and lanes with quotes, backslashes and non-ASCII text, float64 values that
+    no float32 holds, NaN and infinities, several processes."""
+    rng, gauges = np.random.default_rng(3), {}
+    for k in range(12):
+        n = 50 + 17 * k
+        value = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+        value[::7], value[3], value[5] = np.nan, np.inf, -0.0
+        gauges[f'gauge "{k}" ü\\ {"é" * k}'] = Gauge(np.sort(rng.integers(0, 10**15, n)), value,
+                                                     rng.integers(1, 4, n), np.array([f"lane {j} «ü»" for j in
+                                                                                       rng.integers(0, 5, n)], object))
+    return gauges
+
+
+def _assert_same_gauges(got: dict[str, Gauge], expected: dict[str, Gauge]) -> None:
+    assert list(got) == sorted(expected)
+    for name, g in expected.items():
+        order = np.lexsort((g.time_ns,))
+        assert np.array_equal(got[name].time_ns, g.time_ns[order]), name
+        assert got[name].value.tobytes() == g.value[order].tobytes(), name          # every bit, NaN and -0.0
+        assert got[name].pid.tolist() == g.pid[order].tolist()
+        assert got[name].where.tolist() == g.where[order].tolist()
+
+
+def test_gauge_readings_are_columns_that_round_trip_exactly_and_are_read_only_when_used(tmp_path):
+    trace, path = Trace.from_records(_records()), tmp_path / "t.rlviz"
+    trace.gauges = _many_gauges()
+    trace.save(path)
+    header, _ = _header(path)
+    assert "gauges" not in header and header["readings"] == sum(len(g) for g in trace.gauges.values())
+    assert [entry[:2] for entry in header["columns"][-3:]] == [["gauge_series", "<u4"], ["gauge_time_ns", "<i8"],
+                                                               ["gauge_value", "<f8"]]
+    assert len(header["series"]) > 12 and len(header["series"]) == len({tuple(e) for e in header["series"]})
+    loaded = Trace.load(path)
+    assert loaded.columns.loaded == []                 # loading reads no reading
+    gauges = loaded.gauges
+    assert set(loaded.columns.loaded) == {"gauge_series", "gauge_time_ns", "gauge_value"}
+    _assert_same_gauges(gauges, trace.gauges)
+    loaded.save(path)                                  # and a loaded trace saves its readings back
+    _assert_same_gauges(Trace.load(path).gauges, trace.gauges)
+
+
+def test_a_version_3_file_loads_with_its_json_gauges(tmp_path):
+    path = tmp_path / "v3.rlviz"
+    Trace.from_records(_records()).save(path)
+    _as_version(path, 3, {"rows": {"time_ns": [5, 9], "value": [1.5, 2.0], "pid": [1, 1], "where": ["driver", "w"]}})
+    loaded = Trace.load(path)
+    assert loaded.to_records() == _records()
+    assert loaded.gauges["rows"].value.tolist() == [1.5, 2.0] and loaded.gauges["rows"].where.tolist() == ["driver",
+                                                                                                           "w"]
+
+
+def _damage_gauges(path, change) -> None:
+    header, _ = _header(path)
+    change(header)
+    _rewrite_header(path, header)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda h: h["columns"][-1].__setitem__(1, "<f4"), "column 'gauge_value' as '<f4'.*damaged or not an rlviz"),
+    (lambda h: h.update(readings=h["readings"] + 1),
+     "column 'gauge_series' as '<u4', 8 bytes; 3 readings need '<u4', 12 bytes"),
+    (lambda h: h["series"].append(["x", "not a pid", "driver"]), r'"series" that is not a list of \[name, pid'),
+    (lambda h: h.update(gauges={}), "version 4 keeps readings in columns"),
+    (lambda h: h.pop("series"), "lacks one of"),
+    (lambda h: h["columns"].pop(), "has columns .*expected .*gauge_value"),
+])
+def test_a_damaged_gauge_header_is_refused_at_load_naming_the_file_and_the_byte(tmp_path, change, match):
+    path = tmp_path / "bad.rlviz"
+    trace = Trace.from_records(_records())
+    trace.gauges = {"g": Gauge(np.array([1, 2]), np.array([0.5, 1.5]), np.array([1, 1]), np.array(["a", "b"], object))}
+    trace.save(path)
+    _damage_gauges(path, change)
+    with pytest.raises(TraceFormatError, match=match) as info:
+        Trace.load(path)
+    assert "bad.rlviz" in str(info.value) and "at byte 12" in str(info.value)
+
+
+def test_a_reading_of_a_series_the_file_does_not_list_is_refused_when_the_readings_are_read(tmp_path):
+    path = tmp_path / "bad.rlviz"
+    trace = Trace.from_records(_records())
+    trace.gauges = {"g": Gauge(np.array([1, 2]), np.array([0.5, 1.5]), np.array([1, 1]), np.array(["a", "b"], object))}
+    trace.save(path)
+    _damage_gauges(path, lambda h: h["series"].pop())
+    loaded = Trace.load(path)                          # the header alone looks whole
+    with pytest.raises(TraceFormatError, match="bad.rlviz: a gauge reading in the segment whose columns start at "
+                                               "byte .* names series 1, but the file lists 1 by then; the file is "
+                                               "damaged"):
+        loaded.gauges
+
+
 def test_save_and_load_round_trip(tmp_path):
     trace = Trace.from_records(_records())
     path = tmp_path / "t.rlviz"
@@ -70,7 +173,7 @@ def test_save_and_load_round_trip(tmp_path):
 def test_save_writes_the_trace_format_a_spill_has_and_load_reads_it_lazily(tmp_path):
     path = tmp_path / "t.rlviz"
     Trace.from_records(_records()).save(path)
-    assert path.read_bytes()[:12] == MAGIC + struct.pack("<I", 3)
+    assert path.read_bytes()[:12] == MAGIC + struct.pack("<I", 4)
     loaded = Trace.load(path)
     assert isinstance(loaded.columns, LazyColumns) and loaded.columns.loaded == []
     assert loaded.to_records() == _records()
@@ -139,13 +242,13 @@ def test_a_damaged_header_is_refused_naming_the_file_and_the_field(tmp_path, cha
 
 def test_a_file_of_another_version_or_format_names_the_problem_and_the_fix(tmp_path):
     newer = tmp_path / "newer.rlviz"
-    newer.write_bytes(MAGIC + struct.pack("<I", 4))
-    with pytest.raises(TraceFormatError, match="version 4 is not supported; this rlviz reads versions 2, 3.*newer"):
+    newer.write_bytes(MAGIC + struct.pack("<I", 5))
+    with pytest.raises(TraceFormatError, match="version 5 is not supported; this rlviz reads versions 2, 3, 4.*newer"):
         Trace.load(newer)
     older = tmp_path / "older.rlviz"             # version 2: a spill from before the headers carried gaps
     Trace.from_records(_records()).save(older)
-    older.write_bytes(MAGIC + struct.pack("<I", 2) + older.read_bytes()[12:])
-    assert Trace.load(older).to_records() == _records()
+    _as_version(older, 2)
+    assert Trace.load(older).to_records() == _records() and Trace.load(older).gauges == {}
     picture = tmp_path / "picture.png"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
     with pytest.raises(TraceFormatError, match="picture.png: not an rlviz trace: it neither opens with RLVIZTRC"
