@@ -1,14 +1,14 @@
 """Saving and loading traces: data only, never code (no pickle).
 
 ``save_trace`` writes the rlviz trace format (``rlviz.trace.spill``, the one
-a ``record(spill=...)`` file has): events as binary columns behind a JSON
-header that also carries the gaps and decisions, and the gauge readings as
-columns of their own.  ``read_trace`` reads that format and the JSON files of
-version 1 (what ``Trace.save`` wrote before); a spill file's decision rows
-become the trace's decisions, and the readings the trace's gauges, the first
-time they are asked for.  Loading checks every field, so an old, corrupt or
-foreign file fails with a ``TraceFormatError`` naming the file, what is
-wrong and what to do.
+a ``record(spill=...)`` file has, version 5): an Arrow IPC stream of the
+trace's tables (``rlviz.trace.tables``), every column checksummed.
+``read_trace`` reads it, the files of versions 2 to 4 (``rlviz.trace.legacy``)
+and the JSON files of version 1; a spill file's decision rows become the
+trace's decisions, and the readings the trace's gauges, the first time they
+are asked for.  Loading checks every field, so an old, corrupt or foreign
+file fails with a ``TraceFormatError`` naming the file, what is wrong and
+what to do.
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ from rlviz.trace.gauges import Gauge, gauges_from_json, merge_gauges, readings_o
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, SIZED_NAME_MASK
 from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.spill import MAGIC, LazyColumns, is_binary_trace, read_binary_trace, write_binary_trace
+from rlviz.trace import legacy
+from rlviz.trace.spill import VERSION, LazyColumns, is_arrow_trace, read_binary_trace, write_binary_trace
 
 if TYPE_CHECKING:
     from rlviz.trace.trace import Trace
@@ -38,19 +39,30 @@ FORMAT = "rlviz-trace"
 JSON_VERSION = 1
 
 
-def save_trace(trace: "Trace", path: str | Path) -> None:
+def save_trace(trace: "Trace", path: str | Path, version: int = VERSION) -> None:
     """Write ``trace`` to ``path`` in the rlviz trace format: its events, gaps, decisions and gauges.
 
     Every column is read before the file is written, so a trace loaded
-    lazily from ``path`` can be saved back over it.
+    lazily from ``path`` can be saved back over it.  ``version`` 4 writes
+    the layout before Arrow (``rlviz.trace.legacy``), for comparisons and
+    for tests of old files; nothing else should ask for it.
+
+    Raises
+    ------
+    ValueError
+        If ``version`` is neither 4 nor ``VERSION``.
     """
+    writers = {legacy.VERSION: legacy.write_binary_trace, VERSION: write_binary_trace}
+    if version not in writers:
+        raise ValueError(f"save_trace writes version {VERSION} (or {legacy.VERSION}, the layout before Arrow), "
+                         f"not {version!r}")
     columns = {name: np.asarray(trace.columns[name]) for name in (*COLUMNS, "input_offsets", "input_ids")}
     extras = {}
     if trace.gaps:
         extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in trace.gaps]
     if len(trace.decisions):
         extras["decisions"] = trace.decisions.to_json()
-    write_binary_trace(path, columns, trace.nodes, trace.texts, trace.dropped, extras, readings_of(trace.gauges))
+    writers[version](path, columns, trace.nodes, trace.texts, trace.dropped, extras, readings_of(trace.gauges))
 
 
 def read_trace(path: str | Path) -> dict:
@@ -72,8 +84,10 @@ def read_trace(path: str | Path) -> dict:
     TraceFormatError
         If the file is of another format or version, or inconsistent.
     """
-    if is_binary_trace(path):
-        arguments = read_binary_trace(path)
+    reader = read_binary_trace if is_arrow_trace(path) else legacy.read_binary_trace \
+        if legacy.is_binary_trace(path) else None
+    if reader is not None:
+        arguments = reader(path)
         extras = arguments.pop("extras")
         try:
             return {**arguments, **_parse_extras(extras, arguments["columns"], arguments["nodes"])}
@@ -82,8 +96,9 @@ def read_trace(path: str | Path) -> dict:
     try:
         document = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise TraceFormatError(f"{path}: not an rlviz trace: it neither opens with {MAGIC.decode()} (the trace "
-                               f"format) nor can be read as JSON ({err}); expected a file written by Trace.save "
+        raise TraceFormatError(f"{path}: not an rlviz trace: it neither opens as an Arrow IPC stream (the "
+                               f"trace format, version 5) nor with {legacy.MAGIC.decode()} (versions 2-4) nor can "
+                               f"be read as JSON ({err}); expected a file written by Trace.save "
                                f"or record(spill=...)") from err
     try:
         return _parse(document)
@@ -145,7 +160,7 @@ def _decision_rows(segments: list, n_events: int, n_nodes: int) -> dict[str, np.
     parts = []
     for number, raw in enumerate(segments):
         if not isinstance(raw, dict) or set(raw) != set(names) or not all(
-                isinstance(raw[name], list) and all(type(v) is int for v in raw[name]) for name in names) \
+                _is_integers(raw[name]) for name in names) \
                 or len({len(raw[name]) for name in names}) != 1:
             raise TraceFormatError(f"\"decision_rows\" of segment {number + 1} of those that carry them is not "
                                    f"{shape}; the file is damaged or not an rlviz trace")
@@ -163,6 +178,13 @@ def _decision_rows(segments: list, n_events: int, n_nodes: int) -> dict[str, np.
     return rows
 
 
+def _is_integers(values: object) -> bool:
+    """True for a list of ints (a version 4 header's) or an int64 array (a version 5 file's column)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype == np.int64
+    return isinstance(values, list) and all(type(v) is int for v in values)
+
+
 def _decisions_of_rows(rows: dict[str, np.ndarray], columns: LazyColumns, nodes: list[Node]) -> Decisions:
     """A spill file's decisions, from its rows: each event's position in the file becomes its place in the trace."""
     return Decisions.from_rows({**rows, "event": columns.positions(rows["event"])}, columns, nodes)
@@ -173,7 +195,7 @@ def _parse(document: object) -> dict:
         raise TraceFormatError(f"not an rlviz trace (no \"format\": \"{FORMAT}\" field)")
     if document.get("version") != JSON_VERSION:
         raise TraceFormatError(f"JSON trace version {document.get('version')!r} is not supported; this rlviz "
-                               f"reads the JSON of version {JSON_VERSION} and the trace format ({MAGIC.decode()}): "
+                               f"reads the JSON of version {JSON_VERSION} and the trace format (an Arrow stream): "
                                f"open it with the rlviz that wrote it, or save it again with this one")
     nodes = [_parse_node(raw, i) for i, raw in enumerate(_field(document, "nodes", list))]
     texts = _field(document, "texts", list)

@@ -1,78 +1,110 @@
-"""The rlviz trace format (version 4): segments of columns, each behind a JSON header; read lazily.
+"""The rlviz trace format (version 5): an Apache Arrow IPC stream of the trace's tables, checked, read lazily.
 
-One format for every trace file: ``Trace.save`` writes it (one segment), and a
+One format for every trace file: ``Trace.save`` writes it, and a
 ``record(spill=path)`` block appends to such a file what its bounded buffers
-evict, instead of losing it; ``Trace.load`` reads either back.  The layout
-(docs/design.md, "The trace format"):
+evict, instead of losing it; ``Trace.load`` reads either back.  The file is
+an Arrow IPC *stream* (docs/design.md, "The trace format", says why not the
+Arrow *file* format) of one schema, ``rlviz.trace.tables.FILE_SCHEMA``: each
+record batch holds rows of one table (its ``table`` column names which), the
+other tables' columns null.  So pyarrow (``pa.ipc.open_stream``), polars
+(``pl.read_ipc_stream``), pandas (through pyarrow) and DuckDB (over that
+table) read it with no rlviz code: filter on ``table``.
 
-* the file opens with ``MAGIC`` (8 bytes) and the version as a little-endian
-  uint32;
-* then segments, each an 8-byte little-endian length, that many bytes of
-  UTF-8 JSON (``events``, the ``nodes`` and ``texts`` added since the segment
-  before, ``dropped``, and ``columns``: ``[name, numpy dtype string, nbytes]``
-  in the order their bytes follow), then the column bytes;
-* gauge readings are columns too (version 4): after the event columns come
-  ``gauge_series`` (uint32, a number into the series table), ``gauge_time_ns``
-  (int64) and ``gauge_value`` (float64), ``readings`` rows each; the header's
-  ``series`` adds ``[name, pid, where]`` entries to the series table;
-* a header may also carry ``EXTRAS``: ``gaps``, ``decisions`` and
-  ``decision_rows`` as JSON (and ``gauges``, the readings as JSON lists, in
-  version 3 files, which this rlviz reads but no longer writes).  Readings
-  and ``decision_rows`` add up across segments (a spill file writes the
-  readings and the scheduling decisions that leave the store with their
-  events, each decision naming its event by its position in the file); for
-  the other extras the last segment that carries one gives it.
+* The schema's metadata says ``rlviz.format`` = ``rlviz-trace``,
+  ``rlviz.version`` = ``5`` and ``rlviz.written`` = ``save`` or ``spill``.
+* Each batch's custom metadata gives its ``rlviz.table``, ``rlviz.rows`` and
+  ``rlviz.crc32``: zlib's crc32 of each of its table's columns (every
+  buffer, as decoded), checked whenever the column is read.  An ``events``
+  batch also gives ``rlviz.dropped`` (the last one's is the file's).
+* Buffers are compressed with zstd (pyarrow and polars read it).
+* A spill writes one segment per eviction: the nodes, texts and gauge series
+  first seen since the segment before, then its events, readings, decision
+  rows (``row_event`` a position in the file) and gaps.  Node, text and
+  series numbers count across segments.  ``close`` ends the stream (Arrow's
+  end-of-stream marker): a file without one is cut.  A cut spill file loads
+  its whole batches, with a warning; a cut saved file is refused.
 
-Node indices, text numbers and series numbers count across segments: each
-segment only adds to the tables.  Nothing in it is code (no pickle).
-Loading reads the headers only; a column, the gauge columns included, is
-read from every segment the first time it is asked for.  Version 2 (before
-``EXTRAS``) and 3 (readings as JSON) files still load.
+Loading reads the small tables and the columns that index them (``node``,
+``outcome``, ``item_kind``, ``item_num``, ``reading_series``) and refuses a
+value outside its table; every other column is read, and its checksum
+checked, the first time it is asked for.  Nothing in a file is code.
 """
 from __future__ import annotations
 
 import json
 import os
-import struct
+import warnings
 from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
-from rlviz.trace.event import Node
+from rlviz.trace.event import OUTCOMES, Node
+from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Readings
+from rlviz.trace.items import KIND_SIZED, KIND_TEXT, KINDS, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
+from rlviz.trace.tables import (FILE_SCHEMA, KIND_DICTIONARY, TABLE_NAMES, TABLES, batches, column_crc, event_columns,
+                                gap_columns, node_columns)
 
-__all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "ADDED_UP", "SpillWriter", "write_binary_trace", "is_binary_trace",
-           "read_binary_trace", "LazyColumns"]
+__all__ = ["VERSION", "FORMAT", "EXTRAS", "ADDED_UP", "ROWS_PER_BATCH", "SpillWriter", "write_binary_trace",
+           "is_arrow_trace", "read_binary_trace", "LazyColumns"]
 
-MAGIC = b"RLVIZTRC"
-#: The version this rlviz writes, and the versions it reads.
-VERSION = 4
-READS = (2, 3, 4)
-#: What a segment header may carry beside its events.  ``decisions`` is a whole trace's table (``Trace.save``),
-#: ``decision_rows`` a segment's share of a spill's (its events' decisions, ``event`` a position in the file).
-EXTRAS = ("gaps", "decisions", "decision_rows", "gauges")
-#: The extras each segment adds to (a spill file's readings and decisions leave with their events); for the
-#: others the last segment that carries one gives it.
-ADDED_UP = frozenset({"gauges", "decision_rows"})
-_LENGTH = struct.Struct("<Q")
-_HEAD = struct.Struct("<I")
+#: The version this rlviz writes as an Arrow stream, and the ``rlviz.format`` its schema names.
+VERSION = 5
+FORMAT = "rlviz-trace"
+#: What a segment may carry beside its events: a whole trace's ``decisions`` (``Decisions.to_json()`` data), a
+#: spill segment's ``decision_rows`` (integer lists, ``event`` a position in the file), ``gaps`` (lists of
+#: ``[where, start_ns, end_ns, dropped]``).
+EXTRAS = ("gaps", "decisions", "decision_rows")
+#: The extras each segment adds to; for the others the last segment that carries one gives it.
+ADDED_UP = frozenset({"decision_rows"})
+#: The most rows one record batch holds.
+ROWS_PER_BATCH = 1 << 20
+_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+_END = b"\xff\xff\xff\xff\x00\x00\x00\x00"                      # Arrow's end-of-stream marker
+_READ_ERRORS = (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError)
 _CSR = ("input_offsets", "input_ids")
-#: The readings' columns (version 4) and their dtypes, after the events'.
-_GAUGE_COLUMNS = {"gauge_series": "<u4", "gauge_time_ns": "<i8", "gauge_value": "<f8"}
-_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()}, **dict.fromkeys(_CSR, np.dtype("<i8").str),
-           **_GAUGE_COLUMNS}
-_NO_READINGS = Readings([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
+_INDEXING = ("node", "outcome", "item_kind", "item_num")
+
+
+def _schema(written: str) -> pa.Schema:
+    return FILE_SCHEMA.with_metadata({"rlviz.format": FORMAT, "rlviz.version": str(VERSION),
+                                      "rlviz.written": written})
+
+
+def _stream(schema: pa.Schema, parts: list[tuple[pa.RecordBatch, dict]]) -> bytes:
+    """``parts`` as one Arrow stream (schema, the ``table`` dictionary, the batches, the end marker)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema, options=_OPTIONS) as writer:
+        for batch, metadata in parts:
+            writer.write_batch(batch, custom_metadata=metadata)
+    return sink.getvalue().to_pybytes()
+
+
+def _prefix_length(data: bytes) -> int:
+    """Where the first record batch message of the stream ``data`` starts (after its schema and dictionary)."""
+    source = pa.BufferReader(data)
+    reader = pa.ipc.MessageReader.open_stream(source)
+    at = 0
+    for message in reader:
+        if message.type == "record batch":
+            return at
+        at = source.tell()
+    return at
 
 
 class SpillWriter:
-    """Appends segments to a binary trace file; each write opens, appends and closes it.
+    """Appends segments to a trace file (an Arrow stream); each write opens, appends and closes it.
 
     Parameters
     ----------
     path : str or Path
         The file to create.  Its folder must exist and the file must not.
+    written : str
+        ``"spill"`` (a run's file, appended to as it goes: a cut one loads its whole part) or ``"save"``.
 
     Raises
     ------
@@ -82,7 +114,7 @@ class SpillWriter:
         If its folder does not exist.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, written: str = "spill") -> None:
         self.path = Path(path)
         if self.path.exists():
             raise FileExistsError(f"spill file {self.path} exists already; a spill never overwrites one: pass a new "
@@ -90,8 +122,12 @@ class SpillWriter:
         if not self.path.parent.is_dir():
             raise FileNotFoundError(f"spill file {self.path}: folder {self.path.parent} does not exist; create it "
                                     f"or pass a path in an existing folder")
-        self.path.write_bytes(MAGIC + _HEAD.pack(VERSION))
+        self._schema = _schema(written)
+        opening = _stream(self._schema, [(batch, {}) for batch, _ in batches("events", event_columns(_NO_EVENTS), 1)])
+        self._prefix = _prefix_length(opening)
+        self.path.write_bytes(opening[:self._prefix])
         self.events = 0
+        self.closed = False
         self._nodes = 0
         self._texts = 0
         self._series: dict[tuple[str, int, str], int] = {}
@@ -100,38 +136,69 @@ class SpillWriter:
               extras: dict | None = None, readings: Readings | None = None) -> None:
         """Append one segment: ``columns`` (a ``Trace``'s, CSR input pair included) and the tables' new entries.
 
-        ``extras`` maps names in ``EXTRAS`` to JSON-ready data that the header carries as is; ``readings`` are
-        the segment's gauge readings, written as columns (their series join the file's series table).
+        ``extras`` maps names in ``EXTRAS`` to their data; ``readings`` are the segment's gauge readings (their
+        series join the file's series table).
 
         Raises
         ------
         ValueError
-            If ``extras`` names something not in ``EXTRAS``, or ``gauges`` (version 3's JSON readings).
+            If ``extras`` names something not in ``EXTRAS``, a value does not fit its column, or the writer was
+            closed.
         """
+        if self.closed:
+            raise ValueError(f"{self.path}: this trace file was closed; write a new one")
         unknown = sorted(set(extras or {}).difference(EXTRAS))
         if unknown:
-            raise ValueError(f"extras {unknown} are not part of the trace format; a header carries only {EXTRAS}")
-        if "gauges" in (extras or {}):
-            raise ValueError("gauge readings are written as columns since version 4: pass them as readings= "
-                             "(rlviz.trace.gauges.readings_of turns {name: Gauge} into them), not as extras")
-        readings = _NO_READINGS if readings is None else readings
-        known = len(self._series)
-        series = self._numbers(readings)
-        columns = {**columns, "gauge_series": series, "gauge_time_ns": readings.time_ns, "gauge_value": readings.value}
-        names = [*COLUMNS, *_CSR, *_GAUGE_COLUMNS]
-        blobs = [np.ascontiguousarray(columns[name], dtype=_DTYPES[name]) for name in names]
-        header = {"events": len(columns["node"]), "nodes": [node.to_dict() for node in nodes[self._nodes:]],
-                  "texts": list(texts[self._texts:]), "dropped": int(dropped), "readings": len(series),
-                  "series": [list(entry) for entry in list(self._series)[known:]],
-                  "columns": [[name, blob.dtype.str, blob.nbytes] for name, blob in zip(names, blobs)],
-                  **(extras or {})}
-        encoded = json.dumps(header, separators=(",", ":")).encode()
+            raise ValueError(f"extras {unknown} are not part of the trace format; a segment carries only {EXTRAS} "
+                             f"(gauge readings go as readings=: rlviz.trace.gauges.readings_of makes them)")
+        if {"decisions", "decision_rows"} <= set(extras or {}):
+            raise ValueError("a segment carries a whole trace's decisions or a spill's decision_rows, not both")
+        parts = self._tables(columns, nodes, texts, dropped, extras or {}, readings)
+        encoded = _stream(self._schema, parts)
         with self.path.open("ab") as out:
-            out.write(_LENGTH.pack(len(encoded)) + encoded)
-            for blob in blobs:
-                out.write(blob.tobytes())
-        self.events += header["events"]
+            out.write(encoded[self._prefix:-len(_END)])
+        self.events += len(columns["node"])
         self._nodes, self._texts = len(nodes), len(texts)
+
+    def close(self) -> None:
+        """End the stream: the file is then whole (a file without the end is read as cut)."""
+        if not self.closed:
+            with self.path.open("ab") as out:
+                out.write(_END)
+            self.closed = True
+
+    def _tables(self, columns: dict, nodes: list[Node], texts: list[str], dropped: int, extras: dict,
+                readings: Readings | None) -> list[tuple[pa.RecordBatch, dict]]:
+        """The segment's batches with their metadata, small tables first (what the events index comes before
+        them)."""
+        known = len(self._series)
+        numbers = self._numbers(readings) if readings is not None else np.zeros(0, np.int64)
+        new_series = list(self._series)[known:]
+        tables = [("nodes", node_columns(nodes[self._nodes:])), ("texts", {"text": list(texts[self._texts:])}),
+                  ("series", {"series_name": [s[0] for s in new_series], "series_pid": [s[1] for s in new_series],
+                              "series_where": [s[2] for s in new_series]}),
+                  ("events", event_columns(columns))]
+        if readings is not None:
+            tables.append(("readings", {"reading_series": numbers, "reading_time_ns": np.asarray(readings.time_ns),
+                                        "reading_value": np.asarray(readings.value)}))
+        if "decision_rows" in extras:
+            tables.append(("decision_rows", {f"row_{k}": _integers(v) for k, v in extras["decision_rows"].items()}))
+        if "decisions" in extras:
+            raw = extras["decisions"]
+            tables.append(("decisions", {f"decision_{k}": _integers(v) for k, v in raw["columns"].items()}))
+            tables.append(("unions", {"union_spec": [json.dumps(spec) for spec in raw["specs"]]}))
+        if "gaps" in extras:
+            tables.append(("gaps", gap_columns([Gap(*gap) for gap in extras["gaps"]])))
+        parts = []
+        for name, table in tables:
+            if name != "events" and not _rows(table):
+                continue
+            for batch, crcs in batches(name, table, ROWS_PER_BATCH):
+                metadata = {"rlviz.table": name, "rlviz.rows": str(batch.num_rows), "rlviz.crc32": json.dumps(crcs)}
+                if name == "events":
+                    metadata["rlviz.dropped"] = str(int(dropped))
+                parts.append((batch, metadata))
+        return parts
 
     def _numbers(self, readings: Readings) -> np.ndarray:
         """Each reading's series as a number into the file's series table, adding the series it lacks."""
@@ -141,6 +208,19 @@ class SpillWriter:
             name, pid, where = readings.table[code]
             number[code] = self._series.setdefault((str(name), int(pid), str(where)), len(self._series))
         return number[readings.series]
+
+
+def _integers(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)
+
+
+def _rows(table: dict) -> int:
+    first = next(iter(table.values()))
+    return len(first[0]) - 1 if isinstance(first, tuple) else len(first)
+
+
+_NO_EVENTS = {**{name: np.zeros(0, dtype) for name, dtype in COLUMNS.items()},
+              "input_offsets": np.zeros(1, np.int64), "input_ids": np.zeros(0, np.int64)}
 
 
 def write_binary_trace(path: str | Path, columns: dict[str, np.ndarray], nodes: list[Node], texts: list[str],
@@ -154,124 +234,254 @@ def write_binary_trace(path: str | Path, columns: dict[str, np.ndarray], nodes: 
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
-    SpillWriter(partial).write(columns, nodes, texts, dropped, extras, readings)
+    writer = SpillWriter(partial, written="save")
+    writer.write(columns, nodes, texts, dropped, extras, readings)
+    writer.close()
     os.replace(partial, path)
 
 
-def is_binary_trace(path: str | Path) -> bool:
-    """True if ``path`` opens with ``MAGIC`` (a binary trace of any version)."""
+def is_arrow_trace(path: str | Path) -> bool:
+    """True if ``path`` opens as an Arrow IPC stream does (a continuation marker): a version 5 trace, or damaged."""
     try:
         with Path(path).open("rb") as source:
-            return source.read(len(MAGIC)) == MAGIC
+            return source.read(4) == _END[:4]
     except OSError:
         return False
 
 
-def read_binary_trace(path: str | Path) -> dict:
-    """A binary trace's ``nodes``, ``texts``, ``dropped``, ``columns`` (read lazily, ``LazyColumns``) and ``extras``.
+@dataclass
+class _Batch:
+    """Where one record batch lies in the file and what its metadata says."""
+    table: str
+    rows: int
+    crcs: dict
+    start: int
+    end: int
+    dropped: int
 
-    ``extras`` holds what the headers carry of ``EXTRAS`` as read (JSON data,
-    unchecked: the caller parses it): each from the last segment that has it,
-    but for those in ``ADDED_UP``, a list of every segment's.  The gauge
-    readings of a version 4 file are ``columns.readings()`` (read when asked).
+
+class _File:
+    """A version 5 file's batches, found and checked from their metadata; reads any table's columns, checked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = path.read_bytes()
+        self.prefix, messages, complete = self._messages()
+        self.schema = self._checked_schema()
+        self.batches = self._batches(messages)
+        if not complete or len(self.batches) < len(messages):
+            self._cut(len(self.batches))
+
+    def fail(self, what: str) -> TraceFormatError:
+        return TraceFormatError(f"{self.path}: {what}")
+
+    def _messages(self) -> tuple[int, list[tuple[int, int]], bool]:
+        """The stream's prefix length, its record batch messages' byte ranges, and whether it ends as a stream
+        ends (its end marker last)."""
+        source = pa.BufferReader(self.data)
+        ranges, prefix, at, complete = [], None, 0, False
+        try:
+            reader = pa.ipc.MessageReader.open_stream(source)
+            while True:
+                try:
+                    message = reader.read_next_message()
+                except StopIteration:
+                    complete = self.data.endswith(_END) and source.tell() == len(self.data)
+                    break
+                if message.type == "record batch":
+                    prefix = at if prefix is None else prefix
+                    ranges.append((at, source.tell()))
+                elif message.type != "schema" and ranges:
+                    raise self.fail(f"a {message.type} message at byte {at} after the first batch; the file is "
+                                    f"damaged or not an rlviz trace")
+                at = source.tell()
+        except _READ_ERRORS as err:
+            if isinstance(err, TraceFormatError):
+                raise
+        return (at if prefix is None else prefix), ranges, complete
+
+    def _checked_schema(self) -> pa.Schema:
+        try:
+            schema = pa.ipc.open_stream(pa.BufferReader(self.data[:self.prefix] + _END)).schema
+        except _READ_ERRORS as err:
+            raise self.fail(f"not a readable Arrow stream ({err}); expected an rlviz trace file written by "
+                            f"Trace.save or record(spill=...)") from None
+        meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (schema.metadata or {}).items()}
+        if meta.get("rlviz.format") != FORMAT:
+            raise self.fail(f"an Arrow stream, but not an rlviz trace: its schema's metadata has rlviz.format = "
+                            f"{meta.get('rlviz.format')!r}, expected {FORMAT!r}")
+        if meta.get("rlviz.version") != str(VERSION):
+            raise self.fail(f"rlviz trace format version {meta.get('rlviz.version')!r} is not supported; this rlviz "
+                            f"reads version {VERSION} (Arrow), versions 2, 3, 4 and the JSON of version 1: open it "
+                            f"with the rlviz that wrote it (a newer one, if the version is higher), or save it "
+                            f"again with this one")
+        if meta.get("rlviz.written") not in ("save", "spill"):
+            raise self.fail(f"rlviz.written is {meta.get('rlviz.written')!r}, expected 'save' or 'spill'; the "
+                            f"file is damaged")
+        if not schema.remove_metadata().equals(FILE_SCHEMA):
+            got = {f.name: str(f.type) for f in schema}
+            wrong = [f"{f.name}: {f.type}" + (f" (found {got[f.name]})" if f.name in got else " (missing)")
+                     for f in FILE_SCHEMA if got.get(f.name) != str(f.type)]
+            extra = sorted(set(got).difference(FILE_SCHEMA.names))
+            raise self.fail(f"the schema is not version {VERSION}'s: expected {', '.join(wrong) or 'the same order'}"
+                            f"{'; unexpected ' + ', '.join(extra) if extra else ''}; the file is damaged or was "
+                            f"written by another tool")
+        self.written = meta["rlviz.written"]
+        return schema
+
+    def _batches(self, ranges: list[tuple[int, int]]) -> list[_Batch]:
+        """The batches whose messages are whole, each checked against its metadata (``table`` column read)."""
+        found = []
+        try:
+            reader = pa.ipc.open_stream(pa.BufferReader(self._stream(ranges)),
+                                        options=pa.ipc.IpcReadOptions(included_fields=[0]))
+            for start, end in ranges:
+                batch, metadata = reader.read_next_batch_with_custom_metadata()
+                found.append(self._described(batch, metadata, start, end))
+        except _READ_ERRORS as err:
+            if isinstance(err, TraceFormatError) or self.written == "save" or self.data.endswith(_END):
+                raise (err if isinstance(err, TraceFormatError) else
+                       self.fail(f"the batch at byte {ranges[len(found)][0]} cannot be read ({err}); the file is "
+                                 f"damaged: copy it again, or re-record")) from None
+        return found
+
+    def _described(self, batch: pa.RecordBatch, metadata, start: int, end: int) -> _Batch:
+        meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (metadata or {}).items()}
+        try:
+            table, rows, crcs = meta["rlviz.table"], int(meta["rlviz.rows"]), json.loads(meta["rlviz.crc32"])
+            dropped = int(meta.get("rlviz.dropped", 0))
+        except (KeyError, ValueError) as err:
+            raise self.fail(f"the batch at byte {start} lacks valid rlviz metadata ({err!r}); the file is "
+                            f"damaged") from None
+        kinds = batch.column(0)
+        if (table not in TABLES or rows != batch.num_rows or rows < 0 or dropped < 0
+                or not isinstance(crcs, dict) or sorted(crcs) != sorted(TABLES[table].names)
+                or not all(type(v) is int for v in crcs.values())
+                or not kinds.dictionary.equals(KIND_DICTIONARY) or kinds.null_count
+                or (rows and not np.all(kinds.indices.to_numpy() == TABLE_NAMES.index(table)))):
+            raise self.fail(f"the batch at byte {start} does not match its metadata (table {table!r}, {rows} rows, "
+                            f"a crc32 per column of its table); the file is damaged")
+        return _Batch(table, rows, crcs, start, end, dropped)
+
+    def _cut(self, whole: int) -> None:
+        if self.data.endswith(_END):
+            raise self.fail(f"the stream breaks off after {whole} whole batches, though the file ends as a whole "
+                            f"stream does; the file is damaged: copy it again, or re-record")
+        if self.written == "save":
+            raise self.fail(f"the file is cut short (no end of stream after {whole} whole batches); a saved trace "
+                            f"is written whole: copy it again, or save it again")
+        events = sum(b.rows for b in self.batches if b.table == "events")
+        warnings.warn(f"{self.path}: this spill file is cut short (the run writing it may have been killed, or the "
+                      f"copy is partial): loading its first {whole} whole batches ({events} events); what followed "
+                      f"is lost", stacklevel=4)
+
+    def _stream(self, ranges: list[tuple[int, int]]) -> bytes:
+        return b"".join([self.data[:self.prefix], *(self.data[s:e] for s, e in ranges), _END])
+
+    def read(self, table: str, names: list[str]) -> dict[str, list[pa.Array]]:
+        """Columns ``names`` of ``table``, a list of arrays per name (one per batch), each checked against its
+        crc32.
+
+        Raises
+        ------
+        TraceFormatError
+            If a column's data does not match its checksum, or cannot be decoded.
+        """
+        chosen = [b for b in self.batches if b.table == table]
+        out = {name: [] for name in names}
+        if not chosen:
+            return out
+        fields = [FILE_SCHEMA.get_field_index(name) for name in names]
+        try:
+            reader = pa.ipc.open_stream(pa.BufferReader(self._stream([(b.start, b.end) for b in chosen])),
+                                        options=pa.ipc.IpcReadOptions(included_fields=fields))
+            for described in chosen:
+                batch = reader.read_next_batch()
+                for name in names:
+                    array = batch.column(name)
+                    nulls = array.null_count and not TABLES[table].field(name).nullable
+                    if len(array) != described.rows or nulls or column_crc(array) != described.crcs[name]:
+                        raise self.fail(f"column {name!r} of the {table} batch at byte {described.start} does not "
+                                        f"match its checksum; the file is damaged: copy it again, or re-record")
+                    out[name].append(array)
+        except _READ_ERRORS as err:
+            if isinstance(err, TraceFormatError):
+                raise
+            raise self.fail(f"the {table} batches cannot be read ({err}); the file is damaged") from None
+        return out
+
+    def table(self, name: str) -> dict[str, list]:
+        """A small table's columns as Python lists."""
+        read = self.read(name, TABLES[name].names)
+        return {column: [v for array in arrays for v in array.to_pylist()] for column, arrays in read.items()}
+
+    def numbers(self, table: str, name: str, dtype) -> np.ndarray:
+        """A number column of ``table`` as one numpy array of ``dtype``."""
+        arrays = self.read(table, [name])[name]
+        if not arrays:
+            return np.zeros(0, dtype)
+        return np.concatenate([a.to_numpy(zero_copy_only=False) for a in arrays]).astype(dtype, copy=False)
+
+
+def read_binary_trace(path: str | Path) -> dict:
+    """A version 5 trace's ``nodes``, ``texts``, ``dropped``, ``columns`` (read lazily, ``LazyColumns``) and
+    ``extras`` (``gaps`` and ``decisions`` as ``EXTRAS`` data; ``decision_rows`` a list of one dict of int64
+    arrays), every value that indexes a table checked against it.
 
     Raises
     ------
     TraceFormatError
-        If the version is not one of ``READS``, a header is not valid JSON, or
-        the file is cut short; the message names the file, the byte and the fix.
+        If the file is damaged, cut (a saved one), of another version or schema; the message names the file,
+        what was expected and what to do.  A cut spill file warns and loads its whole batches.
     """
-    path = Path(path)
-    segments, nodes, texts, dropped, extras = [], [], [], 0, {}
-    with path.open("rb") as source:
-        source.seek(len(MAGIC))
-        raw = source.read(_HEAD.size)
-        version = _HEAD.unpack(raw)[0] if len(raw) == _HEAD.size else None
-        if version not in READS:
-            raise TraceFormatError(f"{path}: rlviz trace format version {version} is not supported; this rlviz "
-                                   f"reads versions {', '.join(map(str, READS))} (and the JSON of version 1): open "
-                                   f"it with the rlviz that wrote it (a newer one, if the version is higher), or "
-                                   f"save it again with this one")
-        size = path.stat().st_size
-        while source.tell() < size:
-            at = source.tell()
-            header = _segment_header(source, path, at, size, version)
-            nodes.extend(_node(raw_node, path, at) for raw_node in header["nodes"])
-            texts.extend(header["texts"])
-            dropped = header["dropped"]                  # the last segment's count is the file's
-            extras.update((key, header[key]) for key in EXTRAS if key in header and key not in ADDED_UP)
-            for key in ADDED_UP.intersection(header):
-                extras.setdefault(key, []).append(header[key])
-            segments.append((source.tell(), header))
-            source.seek(sum(nbytes for _, _, nbytes in header["columns"]), 1)
-    return {"nodes": nodes, "texts": texts, "dropped": dropped, "columns": LazyColumns(path, segments),
+    source = _File(Path(path))
+    nodes = _nodes(source)
+    texts = source.table("texts")["text"]
+    series = source.table("series")
+    table = list(zip(series["series_name"], series["series_pid"], series["series_where"]))
+    events = [b for b in source.batches if b.table == "events"]
+    columns = LazyColumns(source, table)
+    columns.check(len(nodes), len(texts))
+    extras = {}
+    gaps = source.table("gaps")
+    if gaps["gap_where"]:
+        extras["gaps"] = [list(gap) for gap in zip(*gaps.values())]
+    decisions = source.table("decisions")
+    if decisions["decision_union"]:
+        extras["decisions"] = {"specs": [json.loads(s) for s in source.table("unions")["union_spec"]],
+                               "columns": {k[len("decision_"):]: v for k, v in decisions.items()}}
+    if any(b.table == "decision_rows" for b in source.batches):
+        extras["decision_rows"] = [{name[len("row_"):]: source.numbers("decision_rows", name, np.int64)
+                                    for name in TABLES["decision_rows"].names}]
+    return {"nodes": nodes, "texts": texts, "dropped": events[-1].dropped if events else 0, "columns": columns,
             "extras": extras}
 
 
-def _segment_header(source, path: Path, at: int, size: int, version: int) -> dict:
-    """The JSON header of the segment at byte ``at`` of a file of ``version``, checked; ``source`` is left at its
-    first column byte."""
-    raw = source.read(_LENGTH.size)
-    length = _LENGTH.unpack(raw)[0] if len(raw) == _LENGTH.size else size
-    if at + _LENGTH.size + length > size:
-        raise TraceFormatError(f"{path}: the segment at byte {at} is cut short (the file ends at byte {size}); "
-                               f"the run writing it may have been killed: copy the file again, or re-record")
-    try:
-        header = json.loads(source.read(length))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise TraceFormatError(f"{path}: the segment header at byte {at} is not JSON ({err}); the file is "
-                               f"damaged or not an rlviz trace") from None
-    keys = {"events": int, "nodes": list, "texts": list, "dropped": int, "columns": list,
-            **({"readings": int, "series": list} if version >= 4 else {})}
-    if not isinstance(header, dict) or not all(isinstance(header.get(k), t) for k, t in keys.items()):
-        raise TraceFormatError(f"{path}: the segment header at byte {at} lacks one of {sorted(keys)}; the file "
-                               f"is damaged or not an rlviz trace")
-    if version >= 4 and (header["readings"] < 0 or "gauges" in header or not all(
-            isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and type(entry[1]) is int
-            and isinstance(entry[2], str) for entry in header["series"])):
-        raise TraceFormatError(f"{path}: the segment header at byte {at} has a \"series\" that is not a list of "
-                               f"[name, pid, where] (str, int, str), a negative \"readings\" or JSON \"gauges\" "
-                               f"(version 4 keeps readings in columns); the file is damaged or not an rlviz trace")
-    expected = [*COLUMNS, *_CSR, *(_GAUGE_COLUMNS if version >= 4 else ())]
-    names = [entry[0] for entry in header["columns"] if isinstance(entry, list) and len(entry) == 3]
-    if names != expected:
-        raise TraceFormatError(f"{path}: the segment at byte {at} has columns {names}, expected "
-                               f"{expected}; save the trace again with this rlviz")
-    for name, dtype, nbytes in header["columns"]:
-        rows = header["readings"] if name in _GAUGE_COLUMNS else header["events"] + (name == "input_offsets")
-        counted = f"{header['readings']} readings" if name in _GAUGE_COLUMNS else f"{header['events']} events"
-        if dtype != _DTYPES[name] or not isinstance(nbytes, int) or nbytes < 0 or (
-                name != "input_ids" and nbytes != rows * np.dtype(_DTYPES[name]).itemsize):
-            raise TraceFormatError(f"{path}: the segment at byte {at} gives column {name!r} as {dtype!r}, "
-                                   f"{nbytes!r} bytes; {counted} need {_DTYPES[name]!r}, "
-                                   f"{rows * np.dtype(_DTYPES[name]).itemsize} bytes: the file is damaged or "
-                                   f"not an rlviz trace")
-    end = source.tell() + sum(nbytes for _, _, nbytes in header["columns"])
-    if end > size:
-        raise TraceFormatError(f"{path}: the segment at byte {at} needs {end - size} bytes more than the file "
-                               f"has; the file was cut short: copy it again, or re-record")
-    return header
-
-
-def _node(raw: object, path: Path, at: int) -> Node:
-    try:
-        return Node.from_dict(raw)
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise TraceFormatError(f"{path}: a node in the segment at byte {at} is not valid ({err!r})") from None
+def _nodes(source: _File) -> list[Node]:
+    raw = source.table("nodes")
+    nodes = []
+    for index, values in enumerate(zip(*raw.values())):
+        entry = dict(zip(raw, values))
+        try:
+            entry["details"] = json.loads(entry["details"]) if entry["details"] is not None else None
+            nodes.append(Node.from_dict(entry))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise source.fail(f"node {index} is not valid ({err!r}); the file is damaged") from None
+    return nodes
 
 
 class LazyColumns(MutableMapping):
-    """A ``Trace``'s columns, each read from the file (every segment) the first time it is asked for.
+    """A ``Trace``'s columns, each read from the file (every events batch) the first time it is asked for.
 
     Events come ordered by start, then end, as a ``Trace``'s are; ``input_offsets``
     and ``input_ids`` follow that order.  Assigning a column keeps it in memory.
     """
 
-    def __init__(self, path: Path, segments: list[tuple[int, dict]]) -> None:
-        self._path = path
-        self._segments = segments
-        self._table = [tuple(entry) for _, header in segments for entry in header.get("series", [])]
+    def __init__(self, source: _File, series: list[tuple]) -> None:
+        self._source = source
+        self._table = series
         self._held: dict[str, np.ndarray] = {}
+        self._raw_held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -298,46 +508,50 @@ class LazyColumns(MutableMapping):
 
     @property
     def loaded(self) -> list[str]:
-        """The columns read (or assigned) so far."""
+        """The columns read (or assigned) so far, in the trace's order."""
         return list(self._held)
 
     @property
     def events(self) -> int:
-        """How many events the file holds (from the headers: nothing is read)."""
-        return sum(header["events"] for _, header in self._segments)
+        """How many events the file holds (from the batches' metadata: nothing is read)."""
+        return sum(b.rows for b in self._source.batches if b.table == "events")
+
+    def check(self, nodes: int, texts: int) -> None:
+        """Refuse a node index, an outcome code, an item kind or a text number outside its table (reads the
+        columns that hold them, kept for later)."""
+        node, outcome = self._raw("node"), self._raw("outcome")
+        kind, number = self._raw("item_kind"), self._raw("item_num")
+        problems = [
+            (len(node) and (node.min() < 0 or node.max() >= nodes), f"a node index outside the {nodes} nodes"),
+            (len(outcome) and outcome.max() >= len(OUTCOMES), f"an outcome code outside 0..{len(OUTCOMES) - 1}"),
+            (len(kind) and kind.max() >= len(KINDS), f"an item kind outside 0..{len(KINDS) - 1}"),
+        ]
+        refs = np.concatenate((number[kind == KIND_TEXT], number[kind == KIND_SIZED] & SIZED_NAME_MASK))
+        problems.append((len(refs) and (refs.min() < 0 or refs.max() >= texts), f"a text outside the {texts} texts"))
+        for bad, what in problems:
+            if bad:
+                raise self._source.fail(f"an event names {what}; the file is damaged")
+        self.readings_series()
+
+    def readings_series(self) -> np.ndarray:
+        """The ``reading_series`` column (int64), each number checked against the series table."""
+        if "reading_series" not in self._raw_held:
+            series = self._source.numbers("readings", "reading_series", np.int64)
+            if len(series) and series.max() >= len(self._table):
+                raise self._source.fail(f"a gauge reading names series {int(series.max())}, but the file lists "
+                                        f"{len(self._table)}; the file is damaged: copy it again, or re-record")
+            self._raw_held["reading_series"] = series
+        return self._raw_held["reading_series"]
 
     def readings(self) -> Readings:
-        """The gauge readings of every segment (version 4; none in older files), read the first time.
-
-        Raises
-        ------
-        TraceFormatError
-            If a reading names a series beyond those its segment and the ones before listed.
-        """
-        if "gauge_series" not in self._held:
-            for name in ("gauge_time_ns", "gauge_value"):
-                self._held[name] = self._raw(name)
-            self._held["gauge_series"] = self._checked_series()
-        return Readings(self._table, self._held["gauge_series"], self._held["gauge_time_ns"],
-                        self._held["gauge_value"])
-
-    def _checked_series(self) -> np.ndarray:
-        """The ``gauge_series`` column (int64), each number checked against the table as far as its segment."""
-        series = self._raw("gauge_series").astype(np.int64)
-        at, known = 0, 0
-        for start, header in self._segments:
-            known += len(header.get("series", []))
-            part = series[at:at + header.get("readings", 0)]
-            if len(part) and int(part.max()) >= known:
-                raise TraceFormatError(f"{self._path}: a gauge reading in the segment whose columns start at byte "
-                                       f"{start} names series {int(part.max())}, but the file lists {known} by "
-                                       f"then; the file is damaged: copy it again, or re-record")
-            at += len(part)
-        return series
+        """The gauge readings of every segment, read the first time."""
+        return Readings(self._table, self.readings_series(),
+                        self._source.numbers("readings", "reading_time_ns", np.int64),
+                        self._source.numbers("readings", "reading_value", np.float64))
 
     def positions(self, in_file: np.ndarray) -> np.ndarray:
-        """Where the events numbered ``in_file`` (in file order, counted across segments) sit in the columns'
-        order (by start, then end); reads ``start_ns`` and ``end_ns``."""
+        """Where the events numbered ``in_file`` (in file order) sit in the columns' order (by start, then end);
+        reads ``start_ns`` and ``end_ns``."""
         order = self._ordering()
         where = np.empty(len(order), np.int64)
         where[order] = np.arange(len(order))
@@ -345,41 +559,31 @@ class LazyColumns(MutableMapping):
 
     def _ordering(self) -> np.ndarray:
         if self._order is None:
-            self._order = np.lexsort((self._raw("end_ns"), self._raw("start_ns")))
+            start, end = self._raw("start_ns"), self._raw("end_ns")
+            if np.any(end < start):
+                raise self._source.fail("an event ends before it starts (end_ns < start_ns); the file is damaged")
+            self._order = np.lexsort((end, start))
         return self._order
 
     def _raw(self, name: str) -> np.ndarray:
-        """Column ``name`` of every segment, in file order."""
-        parts = []
-        with self._path.open("rb") as source:
-            for start, header in self._segments:
-                offset = start
-                for column, dtype, nbytes in header["columns"]:
-                    if column == name:
-                        source.seek(offset)
-                        parts.append(np.frombuffer(source.read(nbytes), dtype=np.dtype(dtype)))
-                    offset += nbytes
-        return np.concatenate(parts) if parts else np.zeros(0, _DTYPES[name])
+        """Column ``name`` of every events batch, in file order (the indexing ones kept once read)."""
+        if name in self._raw_held:
+            return self._raw_held[name]
+        values = self._source.numbers("events", name, COLUMNS[name])
+        if name in _INDEXING or name in ("start_ns", "end_ns"):
+            self._raw_held[name] = values
+        return values
 
     def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The CSR input pair of all segments, re-based and put in the events' order."""
-        counts, ids = [], []
-        with self._path.open("rb") as source:
-            for start, header in self._segments:
-                offset, found = start, {}
-                for column, dtype, nbytes in header["columns"]:
-                    if column in _CSR:
-                        source.seek(offset)
-                        found[column] = np.frombuffer(source.read(nbytes), dtype=np.dtype(dtype))
-                    offset += nbytes
-                counts.append(np.diff(found["input_offsets"]))
-                ids.append(found["input_ids"])
-        if not counts:
+        """The CSR input pair of all batches, re-based and put in the events' order."""
+        lists = self._source.read("events", ["inputs"])["inputs"]
+        if not lists:
             return np.zeros(1, np.int64), np.zeros(0, np.int64)
-        count, flat = np.concatenate(counts), np.concatenate(ids)
-        starts = np.concatenate(([0], np.cumsum(count)[:-1]))
+        count = np.concatenate([np.diff(a.offsets.to_numpy()) for a in lists]).astype(np.int64)
+        flat = np.concatenate([a.values.to_numpy() for a in lists]).astype(np.int64, copy=False)
+        starts = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
         order = self._ordering()
         new_count = count[order]
         offsets = np.concatenate(([0], np.cumsum(new_count))).astype(np.int64)
         within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_count)
-        return offsets, flat[np.repeat(starts[order], new_count) + within].astype(np.int64)
+        return offsets, flat[np.repeat(starts[order], new_count) + within]

@@ -363,6 +363,7 @@ class TraceStore:
             if gaps:
                 extras["gaps"] = [[gap.where, int(gap.start_ns), int(gap.end_ns), int(gap.dropped)] for gap in gaps]
             self._write_segment(np.arange(len(self._rows)), None, None, extras, self._gauges.held(self.window_start_ns))
+            self.spill.close()                      # the stream's end: a file without it reads as cut
             self.spill = None
 
     def view(self) -> Trace:

@@ -17,7 +17,8 @@ from rlviz.trace.gauges import GaugeParts, LEARNING_STARTS, REPLAY_ADDED, REPLAY
 from rlviz.trace.growing import GROW
 from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.rows import CHUNK_EVENTS, GAUGE, ITEM
-from rlviz.trace.spill import MAGIC
+from rlviz.trace.io import save_trace
+from rlviz.trace.legacy import MAGIC
 from rlviz.trace.store import TraceStore, merge_exports
 
 
@@ -220,7 +221,7 @@ def test_a_version_3_file_with_a_bad_json_gauge_is_refused_by_name(tmp_path):
         with rlviz.trace.span("step"):
             pass
     path = tmp_path / "t.rlviz"
-    recorded.snapshot().save(path)               # no readings: the gauge columns are empty, last, and dropped here
+    save_trace(recorded.snapshot(), path, version=4)  # no readings: the gauge columns are empty, last, dropped here
     data = path.read_bytes()
     at = len(MAGIC) + 4                          # the first segment's header length, then the header
     length = struct.unpack("<Q", data[at:at + 8])[0]

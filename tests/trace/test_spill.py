@@ -1,15 +1,17 @@
-"""record(spill=path): evicted events, their decisions and gauge readings go to a binary trace file, the held rest at the block's end; read back lazily as the whole run; bad files fail clearly."""
+"""record(spill=path): evicted events, their decisions and gauge readings go to a trace file (an Arrow stream), the held rest at the block's end; read back lazily as the whole run; bad files fail clearly, cut ones load their whole part with a warning."""
 import json
 import struct
 import time
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from rlviz.trace import Node, Trace, TraceFormatError, get_recorder, record
 from rlviz.trace.event import OUTCOMES
 from rlviz.trace.rows import ITEM
-from rlviz.trace.spill import MAGIC, LazyColumns, SpillWriter
+from rlviz.trace.legacy import MAGIC
+from rlviz.trace.spill import LazyColumns, SpillWriter
 
 
 @pytest.fixture
@@ -76,9 +78,10 @@ def test_an_old_or_foreign_or_cut_file_fails_naming_the_problem_and_the_fix(reco
     path = tmp_path / "run.rlviz"
     _run(recorder, path, n=5_000)
     cut = tmp_path / "cut.rlviz"
-    cut.write_bytes(path.read_bytes()[:-100])
-    with pytest.raises(TraceFormatError, match="cut short"):
-        Trace.load(cut)
+    cut.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
+    with pytest.warns(UserWarning, match="cut.rlviz: this spill file is cut short .* loading its first"):
+        part = Trace.load(cut)
+    assert 0 < len(part) < 5_000 and part.columns["item_num"].tolist() == list(range(len(part)))
     foreign = tmp_path / "foreign.json"
     foreign.write_text(json.dumps({"hello": 1}))
     with pytest.raises(TraceFormatError, match="not an rlviz trace"):
@@ -100,14 +103,10 @@ def test_gauge_readings_leave_with_the_evicted_events_into_the_spill_file(record
     assert trace.gauges["spill-gauge"].time_ns.min() >= trace.columns["start_ns"].min() - 10**9
 
 
-def _segment_headers(path) -> list[dict]:
-    """Every segment header of a file in the trace format."""
-    data, at, headers = path.read_bytes(), len(MAGIC) + 4, []
-    while at < len(data):
-        length = struct.unpack("<Q", data[at:at + 8])[0]
-        headers.append(json.loads(data[at + 8:at + 8 + length]))
-        at += 8 + length + sum(nbytes for _, _, nbytes in headers[-1]["columns"])
-    return headers
+def _tables(path) -> list[str]:
+    """The table each record batch of a trace file holds, in file order (read with pyarrow alone)."""
+    with pa.memory_map(str(path)) as source:
+        return [batch.column(0)[0].as_py() for batch in pa.ipc.open_stream(source) if batch.num_rows]
 
 
 def test_spilled_readings_are_columns_that_round_trip_exactly_and_load_only_when_asked_for(recorder, tmp_path):
@@ -127,15 +126,15 @@ def test_spilled_readings_are_columns_that_round_trip_exactly_and_load_only_when
                 written[name].append((lane, value))
             if i % 500 == 0:
                 trace.pull()
-    headers = _segment_headers(path)
-    assert len(headers) > 2 and not any("gauges" in header for header in headers)
-    assert sum(header["readings"] for header in headers) == n // 5
-    series = [tuple(entry) for header in headers for entry in header["series"]]
-    assert len(series) == len(set(series)) == 4 and {entry[0] for entry in series} == set(names)
+    assert _tables(path).count("readings") > 2
+    with pa.memory_map(str(path)) as source:
+        table = pa.ipc.open_stream(source).read_all()
+    assert table.column("table").to_pylist().count("readings") == n // 5
+    series = table.filter(pa.compute.equal(table.column("table"), "series")).select(["series_name", "series_where"])
+    assert series.num_rows == len(set(zip(*series.to_pydict().values()))) == 4
+    assert set(series.column("series_name").to_pylist()) == set(names)
     back = Trace.load(path)
-    assert not any(name.startswith("gauge_") for name in back.columns.loaded)
     gauges = back.gauges
-    assert {"gauge_series", "gauge_time_ns", "gauge_value"} <= set(back.columns.loaded)
     for name in names:
         expected = np.array([value for _, value in written[name]])
         assert np.array_equal(gauges[name].value, expected, equal_nan=True), name
@@ -145,7 +144,7 @@ def test_spilled_readings_are_columns_that_round_trip_exactly_and_load_only_when
 
 def test_a_writer_refuses_readings_as_json_extras(tmp_path):
     trace = Trace.empty()
-    with pytest.raises(ValueError, match="readings are written as columns since version 4: pass them as readings="):
+    with pytest.raises(ValueError, match=r"extras \['gauges'\] are not part of the trace format.*readings="):
         SpillWriter(tmp_path / "t.rlviz").write(trace.columns, [], [], extras={"gauges": {}})
 
 
@@ -216,29 +215,27 @@ def test_a_spilled_union_run_loads_as_the_whole_run_with_its_decisions(recorder,
     assert spilled.dropped > 0 and whole.dropped == 0 and len(whole) > 3 * 4096
     back = Trace.load(path)
     assert back.columns.loaded == [] and back.dropped == 0 and back.gaps == ()
-    segments = read_binary_trace(path)["extras"]["decision_rows"]
-    assert len(segments) > 2, "decisions were written with evicted events, not only at the end"
+    assert _tables(path).count("decision_rows") > 2, "decisions were written with evicted events, not only at the end"
     assert len(back) == len(whole) == spilled.dropped + len(spilled)
     assert len(back.decisions) == len(whole.decisions) > 1000
     assert _shape(back) == _shape(whole)
     assert any("not ready" in (e.why or "") and "replay buffer has" in e.why for e in back.events)
     assert (back.decisions.columns["union_event"] >= 0).sum() == (whole.decisions.columns["union_event"] >= 0).sum()
     assert order_notes(back) == order_notes(whole) != []
-    copy = tmp_path / "copy.rlviz"                # saved whole, the decisions go as one table (version 3, as before)
+    copy = tmp_path / "copy.rlviz"                # saved whole, the decisions go as one table
     back.save(copy)
     assert "decision_rows" not in read_binary_trace(copy)["extras"]
     assert _shape(Trace.load(copy)) == _shape(whole)
     assert len(spilled.decisions) < len(whole.decisions), "the trace in memory is still the block's, bounded"
 
 
-def _segment_ends(path):
-    """The byte at which each segment of a trace file ends."""
-    data, at, ends = path.read_bytes(), len(MAGIC) + 4, []
-    while at < len(data):
-        (length,) = struct.unpack_from("<Q", data, at)
-        header = json.loads(data[at + 8:at + 8 + length])
-        at += 8 + length + sum(nbytes for _, _, nbytes in header["columns"])
-        ends.append(at)
+def _batch_ends(path):
+    """The byte at which each record batch of a trace file ends."""
+    source = pa.BufferReader(path.read_bytes())
+    reader, ends = pa.ipc.MessageReader.open_stream(source), []
+    for message in reader:
+        if message.type == "record batch":
+            ends.append(source.tell())
     return ends
 
 
@@ -252,10 +249,11 @@ def test_a_spill_file_cut_before_its_last_segment_names_only_events_it_has(recor
     assert (whole["union_event"][whole["outcome"] == item] >= 0).all(), \
         "in the whole file every item a child gave has the union's call that passed it on"
     missing = 0
-    for number, end in enumerate(_segment_ends(path)[:-1]):          # as if killed after each evicting pull
+    for number, end in enumerate(_batch_ends(path)[:-1]):            # as if killed after each batch written
         cut = tmp_path / f"cut{number}.rlviz"
         cut.write_bytes(path.read_bytes()[:end])
-        back = Trace.load(cut)
+        with pytest.warns(UserWarning, match="cut short"):
+            back = Trace.load(cut)
         c, node = back.decisions.columns, np.asarray(back.columns["node"])
         assert np.all((c["event"] >= 0) & (c["event"] < len(back)))
         assert {back.nodes[i].op for i in node[c["event"]].tolist()} <= {"Store", "Train", "Log"}
@@ -268,28 +266,52 @@ _ROWS = {"event": [1], "union": [1], "round": [1], "child": [0], "pull": [1], "a
 
 
 @pytest.mark.parametrize("extras, match", [
-    ({"decision_rows": {"event": [0]}}, r'"decision_rows" of segment 1 of those that carry them is not an object '
-                                        r'of integer lists event, union, round'),
-    ({"decision_rows": {**_ROWS, "round": [1, 2]}}, "all of one length"),
-    ({"decision_rows": {**_ROWS, "flags": [0.5]}}, "integer lists"),
     ({"decision_rows": {**_ROWS, "event": [2]}}, "a decision row names event 2, outside the file's 2 events"),
     ({"decision_rows": {**_ROWS, "union": [-1]}}, "names union -1, outside the file's 2 nodes"),
-    ({"decision_rows": {**_ROWS, "pull": [2**70]}}, "beyond int64"),
-    ({"decision_rows": _ROWS, "decisions": {"specs": [], "columns": {}}}, "both a trace's \"decisions\" and"),
 ])
-def test_a_damaged_decision_block_fails_at_load_naming_it(tmp_path, extras, match):
-    nodes = [Node("a", "a", "LocalIterator[a]"), Node("u", "union", "LocalIterator[union]", parents=("a",))]
-    records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": "driver", "pid": 1, "start_ns": i,
-                "end_ns": i + 1, "outcome": "item"} for i, n in enumerate(nodes)]
-    trace = Trace.from_records(records, nodes)
+def test_a_decision_row_outside_the_file_fails_at_load_naming_it(tmp_path, extras, match):
+    trace = _two_node_trace()
     path = tmp_path / "bad.rlviz"
-    SpillWriter(path).write(trace.columns, trace.nodes, trace.texts, 0, extras)
+    _write_closed(path, trace, extras)
     with pytest.raises(TraceFormatError, match=match) as info:
         Trace.load(path)
     assert "bad.rlviz" in str(info.value)
     good = tmp_path / "good.rlviz"                # the same rows, whole, load and explain the union's child call
-    SpillWriter(good).write(trace.columns, trace.nodes, trace.texts, 0, {"decision_rows": {**_ROWS, "event": [0]}})
+    _write_closed(good, trace, {"decision_rows": {**_ROWS, "event": [0]}})
     assert Trace.load(good).why(0) == "round 1: a, pull 1 of 1"
+
+
+@pytest.mark.parametrize("extras, match", [
+    ({"decision_rows": {"event": [0]}}, r"table 'decision_rows' needs columns \['row_event', 'row_union'"),
+    ({"decision_rows": {**_ROWS, "round": [1, 2]}}, "the columns differ in length"),
+    ({"decision_rows": {**_ROWS, "pull": [2**70]}}, "too large"),
+    ({"decision_rows": _ROWS, "decisions": {"specs": [], "columns": {}}}, "decisions or a spill's decision_rows, not"),
+])
+def test_a_writer_refuses_decision_rows_that_do_not_fit_their_table_and_writes_nothing(tmp_path, extras, match):
+    path = tmp_path / "bad.rlviz"
+    writer = SpillWriter(path)
+    size = path.stat().st_size
+    with pytest.raises((ValueError, OverflowError), match=match):
+        writer.write(*_two_node_trace_parts(), 0, extras)
+    assert path.stat().st_size == size
+
+
+def _two_node_trace():
+    nodes = [Node("a", "a", "LocalIterator[a]"), Node("u", "union", "LocalIterator[union]", parents=("a",))]
+    records = [{"op": n.op, "label": n.label, "op_id": n.op_id, "where": "driver", "pid": 1, "start_ns": i,
+                "end_ns": i + 1, "outcome": "item"} for i, n in enumerate(nodes)]
+    return Trace.from_records(records, nodes)
+
+
+def _two_node_trace_parts():
+    trace = _two_node_trace()
+    return trace.columns, trace.nodes, trace.texts
+
+
+def _write_closed(path, trace, extras):
+    writer = SpillWriter(path)
+    writer.write(trace.columns, trace.nodes, trace.texts, 0, extras)
+    writer.close()
 
 
 def test_a_store_finishes_its_spill_once_and_then_writes_nothing_more(tmp_path):

@@ -4,13 +4,17 @@ import json
 import struct
 
 import numpy as np
+import polars as pl
+import pyarrow as pa
 import pytest
 
 import rlviz
 from rlviz.ops import Concurrently
 from rlviz.trace import Gap, Gauge, Node, Trace, TraceFormatError, get_recorder
 from rlviz.trace.recorder import DEFAULT_CAPACITY
-from rlviz.trace.spill import MAGIC, LazyColumns
+from rlviz.trace.io import save_trace
+from rlviz.trace.legacy import MAGIC
+from rlviz.trace.spill import LazyColumns
 from rlviz.trace.store import merge_exports
 from rlviz.viz.explorer_stream import encode_trace
 
@@ -60,6 +64,11 @@ def _rewrite_header(path, header: dict) -> None:
     path.write_bytes(data[:at] + struct.pack("<Q", len(encoded)) + encoded + data[at + 8 + length:])
 
 
+def _save_v4(trace: Trace, path) -> None:
+    """``trace`` written in version 4's layout (before Arrow), as rlviz wrote it until version 5: still read."""
+    save_trace(trace, path, version=4)
+
+
 def _as_version(path, version: int, gauges: dict | None = None) -> None:
     """Rewrite a one-segment file saved without readings in the layout of ``version`` 2 or 3 (no gauge columns, no
     series table), its header carrying ``gauges`` as JSON if given (version 3's form: per name, four lists)."""
@@ -100,23 +109,26 @@ def test_gauge_readings_are_columns_that_round_trip_exactly_and_are_read_only_wh
     trace, path = Trace.from_records(_records()), tmp_path / "t.rlviz"
     trace.gauges = _many_gauges()
     trace.save(path)
-    header, _ = _header(path)
-    assert "gauges" not in header and header["readings"] == sum(len(g) for g in trace.gauges.values())
-    assert [entry[:2] for entry in header["columns"][-3:]] == [["gauge_series", "<u4"], ["gauge_time_ns", "<i8"],
-                                                               ["gauge_value", "<f8"]]
-    assert len(header["series"]) > 12 and len(header["series"]) == len({tuple(e) for e in header["series"]})
+    with pa.memory_map(str(path)) as source:
+        table = pa.ipc.open_stream(source).read_all()
+    kinds = table.column("table").to_pylist()
+    assert kinds.count("readings") == sum(len(g) for g in trace.gauges.values())
+    assert kinds.count("series") > 12 and table.schema.field("reading_value").type == pa.float64()
     loaded = Trace.load(path)
-    assert loaded.columns.loaded == []                 # loading reads no reading
-    gauges = loaded.gauges
-    assert set(loaded.columns.loaded) == {"gauge_series", "gauge_time_ns", "gauge_value"}
-    _assert_same_gauges(gauges, trace.gauges)
+    assert loaded.columns.loaded == []                 # loading reads no reading into the trace's columns
+    _assert_same_gauges(loaded.gauges, trace.gauges)
     loaded.save(path)                                  # and a loaded trace saves its readings back
     _assert_same_gauges(Trace.load(path).gauges, trace.gauges)
+    _save_v4(trace, path)                              # version 4 kept them as columns too, read when used
+    old = Trace.load(path)
+    assert old.columns.loaded == []
+    _assert_same_gauges(old.gauges, trace.gauges)
+    assert set(old.columns.loaded) == {"gauge_series", "gauge_time_ns", "gauge_value"}
 
 
 def test_a_version_3_file_loads_with_its_json_gauges(tmp_path):
     path = tmp_path / "v3.rlviz"
-    Trace.from_records(_records()).save(path)
+    _save_v4(Trace.from_records(_records()), path)
     _as_version(path, 3, {"rows": {"time_ns": [5, 9], "value": [1.5, 2.0], "pid": [1, 1], "where": ["driver", "w"]}})
     loaded = Trace.load(path)
     assert loaded.to_records() == _records()
@@ -143,7 +155,7 @@ def test_a_damaged_gauge_header_is_refused_at_load_naming_the_file_and_the_byte(
     path = tmp_path / "bad.rlviz"
     trace = Trace.from_records(_records())
     trace.gauges = {"g": Gauge(np.array([1, 2]), np.array([0.5, 1.5]), np.array([1, 1]), np.array(["a", "b"], object))}
-    trace.save(path)
+    _save_v4(trace, path)
     _damage_gauges(path, change)
     with pytest.raises(TraceFormatError, match=match) as info:
         Trace.load(path)
@@ -154,7 +166,7 @@ def test_a_reading_of_a_series_the_file_does_not_list_is_refused_when_the_readin
     path = tmp_path / "bad.rlviz"
     trace = Trace.from_records(_records())
     trace.gauges = {"g": Gauge(np.array([1, 2]), np.array([0.5, 1.5]), np.array([1, 1]), np.array(["a", "b"], object))}
-    trace.save(path)
+    _save_v4(trace, path)
     _damage_gauges(path, lambda h: h["series"].pop())
     loaded = Trace.load(path)                          # the header alone looks whole
     with pytest.raises(TraceFormatError, match="bad.rlviz: a gauge reading in the segment whose columns start at "
@@ -173,7 +185,8 @@ def test_save_and_load_round_trip(tmp_path):
 def test_save_writes_the_trace_format_a_spill_has_and_load_reads_it_lazily(tmp_path):
     path = tmp_path / "t.rlviz"
     Trace.from_records(_records()).save(path)
-    assert path.read_bytes()[:12] == MAGIC + struct.pack("<I", 4)
+    with pa.memory_map(str(path)) as source:
+        assert pa.ipc.open_stream(source).schema.metadata[b"rlviz.version"] == b"5"
     loaded = Trace.load(path)
     assert isinstance(loaded.columns, LazyColumns) and loaded.columns.loaded == []
     assert loaded.to_records() == _records()
@@ -231,7 +244,7 @@ def test_json_files_of_version_1_still_load(tmp_path):
 ])
 def test_a_damaged_header_is_refused_naming_the_file_and_the_field(tmp_path, change, match):
     path = tmp_path / "bad.rlviz"
-    Trace.from_records(_records()).save(path)
+    _save_v4(Trace.from_records(_records()), path)
     header, _ = _header(path)
     change(header)
     _rewrite_header(path, header)
@@ -246,12 +259,12 @@ def test_a_file_of_another_version_or_format_names_the_problem_and_the_fix(tmp_p
     with pytest.raises(TraceFormatError, match="version 5 is not supported; this rlviz reads versions 2, 3, 4.*newer"):
         Trace.load(newer)
     older = tmp_path / "older.rlviz"             # version 2: a spill from before the headers carried gaps
-    Trace.from_records(_records()).save(older)
+    _save_v4(Trace.from_records(_records()), older)
     _as_version(older, 2)
     assert Trace.load(older).to_records() == _records() and Trace.load(older).gauges == {}
     picture = tmp_path / "picture.png"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
-    with pytest.raises(TraceFormatError, match="picture.png: not an rlviz trace: it neither opens with RLVIZTRC"
+    with pytest.raises(TraceFormatError, match="picture.png: not an rlviz trace: it neither opens as an Arrow IPC stream .* nor with RLVIZTRC"
                                                ".*written by Trace.save"):
         Trace.load(picture)
 
@@ -267,7 +280,8 @@ def test_node_details_survive_save_and_load_and_older_files_load_without_them(tm
     trace.save(path)
     loaded = Trace.load(path)
     assert loaded.nodes == nodes and loaded.nodes[2].weights == (1, "*")
-    assert _header(path)[0]["nodes"][2]["details"] == {"round_robin_weights": [1, "*"], "deterministic": False}
+    details = pl.read_ipc_stream(path).filter(pl.col("table") == "nodes")["details"].to_list()
+    assert json.loads(details[2]) == {"round_robin_weights": [1, "*"], "deterministic": False}
     path = tmp_path / "t.json"
     saved = _json_v1(trace)
     for node in saved["nodes"]:        # as written before nodes had details
