@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import zlib
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,7 @@ _OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 _END = b"\xff\xff\xff\xff\x00\x00\x00\x00"                      # Arrow's end-of-stream marker
 _READ_ERRORS = (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError)
 _CSR = ("input_offsets", "input_ids")
+_PLACEHOLDER = b"@" * 10                                         # a message's crc32 before it is known
 _INDEXING = ("node", "outcome", "item_kind", "item_num")
 
 
@@ -82,6 +84,33 @@ def _stream(schema: pa.Schema, parts: list[tuple[pa.RecordBatch, dict]]) -> byte
         for batch, metadata in parts:
             writer.write_batch(batch, custom_metadata=metadata)
     return sink.getvalue().to_pybytes()
+
+
+def _crc_field(value: bytes) -> bytes:
+    """How a 10-character metadata value sits in a message (a flatbuffer string: length, bytes, NUL)."""
+    return len(value).to_bytes(4, "little") + value + b"\0"
+
+
+def _message_crc(message: bytes, value: bytes) -> int | None:
+    """The crc32 of a whole record batch message whose ``rlviz.crc32_message`` is ``value``, taken with the
+    placeholder in its place (so the value can sit in the bytes it checks); None if ``value`` is not there once."""
+    field = _crc_field(value)
+    at = message.find(field)
+    if at < 0 or message.find(field, at + 1) >= 0:
+        return None
+    return zlib.crc32(b"".join((message[:at], _crc_field(_PLACEHOLDER), message[at + len(field):])))
+
+
+def _sealed(messages: bytes) -> bytes:
+    """Record batch messages (the stream's body, no prefix, no end) with each placeholder replaced by the
+    message's crc32."""
+    source, out, at = pa.BufferReader(messages), [], 0
+    for _ in pa.ipc.MessageReader.open_stream(source):
+        message = messages[at:source.tell()]
+        crc = _message_crc(message, _PLACEHOLDER)
+        out.append(message.replace(_crc_field(_PLACEHOLDER), _crc_field(f"{crc:010d}".encode())))
+        at = source.tell()
+    return b"".join(out)
 
 
 def _prefix_length(data: bytes) -> int:
@@ -126,6 +155,7 @@ class SpillWriter:
         opening = _stream(self._schema, [(batch, {}) for batch, _ in batches("events", event_columns(_NO_EVENTS), 1)])
         self._prefix = _prefix_length(opening)
         self.path.write_bytes(opening[:self._prefix])
+        self._prefix_crc = zlib.crc32(opening[:self._prefix])
         self.events = 0
         self.closed = False
         self._nodes = 0
@@ -154,9 +184,11 @@ class SpillWriter:
         if {"decisions", "decision_rows"} <= set(extras or {}):
             raise ValueError("a segment carries a whole trace's decisions or a spill's decision_rows, not both")
         parts = self._tables(columns, nodes, texts, dropped, extras or {}, readings)
-        encoded = _stream(self._schema, parts)
+        encoded = _stream(self._schema, [(batch, {**metadata, "rlviz.crc32_prefix": str(self._prefix_crc),
+                                                  "rlviz.crc32_message": _PLACEHOLDER.decode()})
+                                         for batch, metadata in parts])
         with self.path.open("ab") as out:
-            out.write(encoded[self._prefix:-len(_END)])
+            out.write(_sealed(encoded[self._prefix:-len(_END)]))
         self.events += len(columns["node"])
         self._nodes, self._texts = len(nodes), len(texts)
 
@@ -319,25 +351,22 @@ class _File:
             raise self.fail(f"rlviz.written is {meta.get('rlviz.written')!r}, expected 'save' or 'spill'; the "
                             f"file is damaged")
         if not schema.remove_metadata().equals(FILE_SCHEMA):
-            got = {f.name: str(f.type) for f in schema}
-            wrong = [f"{f.name}: {f.type}" + (f" (found {got[f.name]})" if f.name in got else " (missing)")
-                     for f in FILE_SCHEMA if got.get(f.name) != str(f.type)]
-            extra = sorted(set(got).difference(FILE_SCHEMA.names))
-            raise self.fail(f"the schema is not version {VERSION}'s: expected {', '.join(wrong) or 'the same order'}"
-                            f"{'; unexpected ' + ', '.join(extra) if extra else ''}; the file is damaged or was "
-                            f"written by another tool")
+            raise self.fail(f"the schema is not version {VERSION}'s: {_difference(schema)}; the file is damaged or "
+                            f"was written by another tool")
         self.written = meta["rlviz.written"]
         return schema
 
     def _batches(self, ranges: list[tuple[int, int]]) -> list[_Batch]:
-        """The batches whose messages are whole, each checked against its metadata (``table`` column read)."""
+        """The batches whose messages are whole, each checked against its metadata (the crc32s of the whole
+        message and of the stream's prefix, and its ``table`` column read)."""
         found = []
         try:
             reader = pa.ipc.open_stream(pa.BufferReader(self._stream(ranges)),
                                         options=pa.ipc.IpcReadOptions(included_fields=[0]))
+            prefix_crc = zlib.crc32(self.data[:self.prefix])
             for start, end in ranges:
                 batch, metadata = reader.read_next_batch_with_custom_metadata()
-                found.append(self._described(batch, metadata, start, end))
+                found.append(self._described(batch, metadata, start, end, prefix_crc))
         except _READ_ERRORS as err:
             if isinstance(err, TraceFormatError) or self.written == "save" or self.data.endswith(_END):
                 raise (err if isinstance(err, TraceFormatError) else
@@ -345,14 +374,19 @@ class _File:
                                  f"damaged: copy it again, or re-record")) from None
         return found
 
-    def _described(self, batch: pa.RecordBatch, metadata, start: int, end: int) -> _Batch:
+    def _described(self, batch: pa.RecordBatch, metadata, start: int, end: int, prefix_crc: int) -> _Batch:
         meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (metadata or {}).items()}
         try:
             table, rows, crcs = meta["rlviz.table"], int(meta["rlviz.rows"]), json.loads(meta["rlviz.crc32"])
-            dropped = int(meta.get("rlviz.dropped", 0))
+            dropped, written = int(meta.get("rlviz.dropped", 0)), meta["rlviz.crc32_message"]
+            written_prefix = int(meta["rlviz.crc32_prefix"])
         except (KeyError, ValueError) as err:
             raise self.fail(f"the batch at byte {start} lacks valid rlviz metadata ({err!r}); the file is "
                             f"damaged") from None
+        if _message_crc(self.data[start:end], written.encode()) != (int(written) if written.isdigit() else -1) \
+                or written_prefix != prefix_crc:
+            raise self.fail(f"the batch at byte {start} or the schema before it does not match its crc32; the "
+                            f"file is damaged: copy it again, or re-record")
         kinds = batch.column(0)
         if (table not in TABLES or rows != batch.num_rows or rows < 0 or dropped < 0
                 or not isinstance(crcs, dict) or sorted(crcs) != sorted(TABLES[table].names)
@@ -421,6 +455,19 @@ class _File:
         if not arrays:
             return np.zeros(0, dtype)
         return np.concatenate([a.to_numpy(zero_copy_only=False) for a in arrays]).astype(dtype, copy=False)
+
+
+def _difference(schema: pa.Schema) -> str:
+    """What ``schema`` lacks or has otherwise than ``FILE_SCHEMA``, for an error message."""
+    try:
+        got = {f.name: str(f.type) for f in schema}
+    except UnicodeDecodeError:
+        return f"a column name is not UTF-8; expected the columns {', '.join(FILE_SCHEMA.names)}"
+    wrong = [f"{f.name}: {f.type}" + (f" (found {got[f.name]})" if f.name in got else " (missing)")
+             for f in FILE_SCHEMA if got.get(f.name) != str(f.type)]
+    extra = sorted(set(got).difference(FILE_SCHEMA.names))
+    return (f"expected {', '.join(wrong) or 'the same columns, in order and nullable as declared'}"
+            f"{'; unexpected ' + ', '.join(extra) if extra else ''}")
 
 
 def read_binary_trace(path: str | Path) -> dict:

@@ -15,15 +15,18 @@ from rlviz.trace.event import OUTCOMES, Event, Node, NodeTable
 from rlviz.trace.causes import event_causes, with_cause
 from rlviz.trace.decisions import Decisions
 from rlviz.trace.gaps import Gap
-from rlviz.trace.gauges import Gauge
+from rlviz.trace.gauges import Gauge, readings_of
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.items import KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summary
 from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import input_id, is_dropped, mark_dropped
+from rlviz.trace.tables import decision_columns, event_columns, gap_columns, node_columns, reading_columns, to_table
 
 if TYPE_CHECKING:
     import networkx as nx
+    import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["Trace", "Links", "TraceFormatError", "COLUMNS"]
 
@@ -275,6 +278,29 @@ class Trace:
         Events, gaps, decisions and gauges are kept; ``load`` reads them back.
         """
         save_trace(self, path)
+
+    def to_arrow(self) -> dict[str, "pa.Table"]:
+        """The trace's tables as pyarrow Tables, by name, each of its ``rlviz.trace.tables.TABLES`` schema.
+
+        ``events`` (``node`` indexes ``nodes``; ``item_num`` indexes ``texts``
+        for text items; ``inputs`` the value ids each call consumed),
+        ``nodes``, ``texts``, ``series`` and ``readings`` (the gauges; a
+        reading's ``reading_series`` indexes ``series``), ``decisions``
+        (``decision_union`` indexes ``unions``, each a JSON spec) and ``gaps``:
+        the same tables a trace file holds.
+        """
+        readings = readings_of(self.gauges)
+        decisions, unions = decision_columns(self.decisions)
+        columns = {"events": event_columns(self.columns), "nodes": node_columns(self.nodes), "texts": {"text": self.texts},
+                   "series": {"series_name": [s[0] for s in readings.table], "series_pid": [s[1] for s in readings.table],
+                              "series_where": [s[2] for s in readings.table]},
+                   "readings": reading_columns(readings, readings.series), "decisions": decisions, "unions": unions,
+                   "gaps": gap_columns(self.gaps)}
+        return {name: to_table(name, table) for name, table in columns.items()}
+
+    def to_pandas(self) -> dict[str, "pd.DataFrame"]:
+        """``to_arrow()``'s tables as pandas DataFrames, by name."""
+        return {name: table.to_pandas() for name, table in self.to_arrow().items()}
 
     @classmethod
     def load(cls, path: str) -> "Trace":
