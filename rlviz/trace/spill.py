@@ -47,7 +47,7 @@ from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Readings
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, KINDS, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.tables import (FILE_SCHEMA, KIND_DICTIONARY, TABLE_NAMES, TABLES, batches, column_crc, event_columns,
+from rlviz.trace.tables import (FILE_SCHEMA, KIND_DICTIONARY, TABLE_NAMES, TABLES, batches, event_columns,
                                 gap_columns, node_columns)
 
 __all__ = ["VERSION", "FORMAT", "EXTRAS", "ADDED_UP", "ROWS_PER_BATCH", "SpillWriter", "write_binary_trace",
@@ -69,7 +69,7 @@ _END = b"\xff\xff\xff\xff\x00\x00\x00\x00"                      # Arrow's end-of
 _READ_ERRORS = (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError)
 _CSR = ("input_offsets", "input_ids")
 _PLACEHOLDER = b"@" * 10                                         # a message's crc32 before it is known
-_INDEXING = ("node", "outcome", "item_kind", "item_num")
+_INDEXING = ("node", "outcome", "item_kind", "item_num", "start_ns", "end_ns")
 
 
 def _schema(written: str) -> pa.Schema:
@@ -91,14 +91,16 @@ def _crc_field(value: bytes) -> bytes:
     return len(value).to_bytes(4, "little") + value + b"\0"
 
 
-def _message_crc(message: bytes, value: bytes) -> int | None:
+def _message_crc(message: bytes | memoryview, value: bytes) -> int | None:
     """The crc32 of a whole record batch message whose ``rlviz.crc32_message`` is ``value``, taken with the
     placeholder in its place (so the value can sit in the bytes it checks); None if ``value`` is not there once."""
     field = _crc_field(value)
-    at = message.find(field)
-    if at < 0 or message.find(field, at + 1) >= 0:
+    head = bytes(message[:8 + int.from_bytes(message[4:8], "little")])       # marker, length, flatbuffer
+    at = head.find(field)
+    if at < 0 or head.find(field, at + 1) >= 0:
         return None
-    return zlib.crc32(b"".join((message[:at], _crc_field(_PLACEHOLDER), message[at + len(field):])))
+    crc = zlib.crc32(_crc_field(_PLACEHOLDER), zlib.crc32(message[:at]))
+    return zlib.crc32(message[at + len(field):], crc)
 
 
 def _sealed(messages: bytes) -> bytes:
@@ -152,7 +154,7 @@ class SpillWriter:
             raise FileNotFoundError(f"spill file {self.path}: folder {self.path.parent} does not exist; create it "
                                     f"or pass a path in an existing folder")
         self._schema = _schema(written)
-        opening = _stream(self._schema, [(batch, {}) for batch, _ in batches("events", event_columns(_NO_EVENTS), 1)])
+        opening = _stream(self._schema, [(batch, {}) for batch in batches("events", event_columns(_NO_EVENTS), 1)])
         self._prefix = _prefix_length(opening)
         self.path.write_bytes(opening[:self._prefix])
         self._prefix_crc = zlib.crc32(opening[:self._prefix])
@@ -225,8 +227,8 @@ class SpillWriter:
         for name, table in tables:
             if name != "events" and not _rows(table):
                 continue
-            for batch, crcs in batches(name, table, ROWS_PER_BATCH):
-                metadata = {"rlviz.table": name, "rlviz.rows": str(batch.num_rows), "rlviz.crc32": json.dumps(crcs)}
+            for batch in batches(name, table, ROWS_PER_BATCH):
+                metadata = {"rlviz.table": name, "rlviz.rows": str(batch.num_rows)}
                 if name == "events":
                     metadata["rlviz.dropped"] = str(int(dropped))
                 parts.append((batch, metadata))
@@ -283,13 +285,14 @@ def is_arrow_trace(path: str | Path) -> bool:
 
 @dataclass
 class _Batch:
-    """Where one record batch lies in the file and what its metadata says."""
+    """Where one record batch lies in the file, what its metadata says, and whether its crc32 was checked."""
     table: str
     rows: int
-    crcs: dict
+    crc: str
     start: int
     end: int
     dropped: int
+    checked: bool = False
 
 
 class _File:
@@ -300,6 +303,7 @@ class _File:
         self.data = path.read_bytes()
         self.prefix, messages, complete = self._messages()
         self.schema = self._checked_schema()
+        self.prefix_crc = zlib.crc32(memoryview(self.data)[:self.prefix])
         self.batches = self._batches(messages)
         if not complete or len(self.batches) < len(messages):
             self._cut(len(self.batches))
@@ -357,16 +361,15 @@ class _File:
         return schema
 
     def _batches(self, ranges: list[tuple[int, int]]) -> list[_Batch]:
-        """The batches whose messages are whole, each checked against its metadata (the crc32s of the whole
-        message and of the stream's prefix, and its ``table`` column read)."""
+        """The batches whose messages are whole, each checked against its metadata (its ``table`` column read;
+        its crc32 is checked when its columns are first read)."""
         found = []
         try:
             reader = pa.ipc.open_stream(pa.BufferReader(self._stream(ranges)),
                                         options=pa.ipc.IpcReadOptions(included_fields=[0]))
-            prefix_crc = zlib.crc32(self.data[:self.prefix])
             for start, end in ranges:
                 batch, metadata = reader.read_next_batch_with_custom_metadata()
-                found.append(self._described(batch, metadata, start, end, prefix_crc))
+                found.append(self._described(batch, metadata, start, end))
         except _READ_ERRORS as err:
             if isinstance(err, TraceFormatError) or self.written == "save" or self.data.endswith(_END):
                 raise (err if isinstance(err, TraceFormatError) else
@@ -374,28 +377,30 @@ class _File:
                                  f"damaged: copy it again, or re-record")) from None
         return found
 
-    def _described(self, batch: pa.RecordBatch, metadata, start: int, end: int, prefix_crc: int) -> _Batch:
+    def _described(self, batch: pa.RecordBatch, metadata, start: int, end: int) -> _Batch:
         meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (metadata or {}).items()}
         try:
-            table, rows, crcs = meta["rlviz.table"], int(meta["rlviz.rows"]), json.loads(meta["rlviz.crc32"])
-            dropped, written = int(meta.get("rlviz.dropped", 0)), meta["rlviz.crc32_message"]
-            written_prefix = int(meta["rlviz.crc32_prefix"])
+            table, rows, crc = meta["rlviz.table"], int(meta["rlviz.rows"]), meta["rlviz.crc32_message"]
+            dropped, prefix = int(meta.get("rlviz.dropped", 0)), int(meta["rlviz.crc32_prefix"])
         except (KeyError, ValueError) as err:
             raise self.fail(f"the batch at byte {start} lacks valid rlviz metadata ({err!r}); the file is "
                             f"damaged") from None
-        if _message_crc(self.data[start:end], written.encode()) != (int(written) if written.isdigit() else -1) \
-                or written_prefix != prefix_crc:
-            raise self.fail(f"the batch at byte {start} or the schema before it does not match its crc32; the "
-                            f"file is damaged: copy it again, or re-record")
         kinds = batch.column(0)
-        if (table not in TABLES or rows != batch.num_rows or rows < 0 or dropped < 0
-                or not isinstance(crcs, dict) or sorted(crcs) != sorted(TABLES[table].names)
-                or not all(type(v) is int for v in crcs.values())
+        if (table not in TABLES or rows != batch.num_rows or rows < 0 or dropped < 0 or prefix != self.prefix_crc
                 or not kinds.dictionary.equals(KIND_DICTIONARY) or kinds.null_count
                 or (rows and not np.all(kinds.indices.to_numpy() == TABLE_NAMES.index(table)))):
             raise self.fail(f"the batch at byte {start} does not match its metadata (table {table!r}, {rows} rows, "
-                            f"a crc32 per column of its table); the file is damaged")
-        return _Batch(table, rows, crcs, start, end, dropped)
+                            f"the crc32 of the schema before it); the file is damaged")
+        return _Batch(table, rows, crc, start, end, dropped)
+
+    def _check(self, batch: _Batch) -> None:
+        """Refuse ``batch`` unless its whole message matches the crc32 its metadata gives."""
+        if not batch.checked:
+            if _message_crc(memoryview(self.data)[batch.start:batch.end], batch.crc.encode()) != \
+                    (int(batch.crc) if batch.crc.isdigit() else -1):
+                raise self.fail(f"the {batch.table} batch at byte {batch.start} does not match its crc32; the file "
+                                f"is damaged: copy it again, or re-record")
+            batch.checked = True
 
     def _cut(self, whole: int) -> None:
         if self.data.endswith(_END):
@@ -410,18 +415,21 @@ class _File:
                       f"is lost", stacklevel=4)
 
     def _stream(self, ranges: list[tuple[int, int]]) -> bytes:
-        return b"".join([self.data[:self.prefix], *(self.data[s:e] for s, e in ranges), _END])
+        view = memoryview(self.data)
+        return b"".join([view[:self.prefix], *(view[s:e] for s, e in ranges), _END])
 
     def read(self, table: str, names: list[str]) -> dict[str, list[pa.Array]]:
-        """Columns ``names`` of ``table``, a list of arrays per name (one per batch), each checked against its
-        crc32.
+        """Columns ``names`` of ``table``, a list of arrays per name (one per batch), each batch's message checked
+        against its crc32 first.
 
         Raises
         ------
         TraceFormatError
-            If a column's data does not match its checksum, or cannot be decoded.
+            If a batch does not match its checksum, or cannot be decoded.
         """
         chosen = [b for b in self.batches if b.table == table]
+        for batch in chosen:
+            self._check(batch)
         out = {name: [] for name in names}
         if not chosen:
             return out
@@ -433,10 +441,10 @@ class _File:
                 batch = reader.read_next_batch()
                 for name in names:
                     array = batch.column(name)
-                    nulls = array.null_count and not TABLES[table].field(name).nullable
-                    if len(array) != described.rows or nulls or column_crc(array) != described.crcs[name]:
-                        raise self.fail(f"column {name!r} of the {table} batch at byte {described.start} does not "
-                                        f"match its checksum; the file is damaged: copy it again, or re-record")
+                    if len(array) != described.rows or (array.null_count and not TABLES[table].field(name).nullable):
+                        raise self.fail(f"column {name!r} of the {table} batch at byte {described.start} has "
+                                        f"{len(array)} rows, {array.null_count} null; its metadata says "
+                                        f"{described.rows}: the file is damaged or was not written by rlviz")
                     out[name].append(array)
         except _READ_ERRORS as err:
             if isinstance(err, TraceFormatError):
@@ -451,10 +459,14 @@ class _File:
 
     def numbers(self, table: str, name: str, dtype) -> np.ndarray:
         """A number column of ``table`` as one numpy array of ``dtype``."""
-        arrays = self.read(table, [name])[name]
-        if not arrays:
-            return np.zeros(0, dtype)
-        return np.concatenate([a.to_numpy(zero_copy_only=False) for a in arrays]).astype(dtype, copy=False)
+        return _joined(self.read(table, [name])[name], dtype)
+
+
+def _joined(arrays: list[pa.Array], dtype) -> np.ndarray:
+    """Number arrays as one numpy array of ``dtype``."""
+    if not arrays:
+        return np.zeros(0, dtype)
+    return np.concatenate([a.to_numpy(zero_copy_only=False) for a in arrays]).astype(dtype, copy=False)
 
 
 def _difference(schema: pa.Schema) -> str:
@@ -530,6 +542,7 @@ class LazyColumns(MutableMapping):
         self._held: dict[str, np.ndarray] = {}
         self._raw_held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
+        self._ordered = False
 
     def __len__(self) -> int:
         return len(COLUMNS) + len(_CSR)
@@ -544,7 +557,8 @@ class LazyColumns(MutableMapping):
             if name in _CSR:
                 self._held["input_offsets"], self._held["input_ids"] = self._inputs()
             else:
-                self._held[name] = self._raw(name)[self._ordering()]
+                order = self._ordering()
+                self._held[name] = self._raw(name) if order is None else self._raw(name)[order]
         return self._held[name]
 
     def __setitem__(self, name: str, values: np.ndarray) -> None:
@@ -600,26 +614,36 @@ class LazyColumns(MutableMapping):
         """Where the events numbered ``in_file`` (in file order) sit in the columns' order (by start, then end);
         reads ``start_ns`` and ``end_ns``."""
         order = self._ordering()
+        if order is None:
+            return np.asarray(in_file, np.int64)
         where = np.empty(len(order), np.int64)
         where[order] = np.arange(len(order))
         return where[np.asarray(in_file, np.int64)]
 
-    def _ordering(self) -> np.ndarray:
-        if self._order is None:
+    def _ordering(self) -> np.ndarray | None:
+        """The events' order by start, then end, as positions in the file; None if the file has them in that
+        order already (a saved trace: no sort, no copy)."""
+        if not self._ordered:
             start, end = self._raw("start_ns"), self._raw("end_ns")
             if np.any(end < start):
                 raise self._source.fail("an event ends before it starts (end_ns < start_ns); the file is damaged")
-            self._order = np.lexsort((end, start))
+            step = np.diff(start)
+            if np.any(step < 0) or np.any(np.diff(end)[step == 0] < 0):
+                self._order = np.lexsort((end, start))
+            self._ordered = True
         return self._order
 
     def _raw(self, name: str) -> np.ndarray:
-        """Column ``name`` of every events batch, in file order (the indexing ones kept once read)."""
+        """Column ``name`` of every events batch, in file order (the indexing and ordering ones kept, read at
+        load in one pass)."""
         if name in self._raw_held:
             return self._raw_held[name]
-        values = self._source.numbers("events", name, COLUMNS[name])
-        if name in _INDEXING or name in ("start_ns", "end_ns"):
-            self._raw_held[name] = values
-        return values
+        if name in _INDEXING:                       # read together, at load: one pass over the events
+            read = self._source.read("events", list(_INDEXING))
+            for column, arrays in read.items():
+                self._raw_held[column] = _joined(arrays, COLUMNS[column])
+            return self._raw_held[name]
+        return self._source.numbers("events", name, COLUMNS[name])
 
     def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR input pair of all batches, re-based and put in the events' order."""
@@ -630,6 +654,8 @@ class LazyColumns(MutableMapping):
         flat = np.concatenate([a.values.to_numpy() for a in lists]).astype(np.int64, copy=False)
         starts = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
         order = self._ordering()
+        if order is None:
+            return np.concatenate(([0], np.cumsum(count))).astype(np.int64), flat
         new_count = count[order]
         offsets = np.concatenate(([0], np.cumsum(new_count))).astype(np.int64)
         within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_count)

@@ -21,7 +21,6 @@ dictionary encoding.
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,7 +33,7 @@ from rlviz.trace.gauges import Readings
 from rlviz.trace.rows import DECISION_ROW_FIELDS
 
 __all__ = ["TABLES", "TABLE_NAMES", "FILE_SCHEMA", "KIND_DICTIONARY", "event_columns", "node_columns",
-           "reading_columns", "decision_columns", "gap_columns", "column_crc", "to_table", "batches"]
+           "reading_columns", "decision_columns", "gap_columns", "to_table", "batches"]
 
 _INT = {"union": pa.int32(), "outcome": pa.uint8()}
 #: Each table's columns, in file order.  A column's name is unique across tables.
@@ -100,15 +99,6 @@ def gap_columns(gaps: Sequence[Gap]) -> dict:
             "gap_end_ns": [int(gap.end_ns) for gap in gaps], "gap_dropped": [int(gap.dropped) for gap in gaps]}
 
 
-def column_crc(array: pa.Array) -> int:
-    """zlib's crc32 over every buffer of ``array`` (unsliced, as built or as read from a file)."""
-    crc = 0
-    for buffer in array.buffers():
-        if buffer is not None:
-            crc = zlib.crc32(memoryview(buffer), crc)
-    return crc
-
-
 def _rows(values) -> int:
     return len(values[0]) - 1 if isinstance(values, tuple) else len(values)
 
@@ -123,9 +113,20 @@ def _array(field: pa.Field, values, start: int, stop: int) -> pa.Array:
     return pa.array(values[start:stop], field.type)
 
 
-def batches(name: str, columns: dict, rows_per_batch: int) -> list[tuple[pa.RecordBatch, dict[str, int]]]:
-    """Table ``name``'s rows as ``FILE_SCHEMA`` record batches of at most ``rows_per_batch`` rows, each with its
-    columns' crc32s; the other tables' columns are null.
+def _nulls(kind: pa.DataType, rows: int, zeros: pa.Buffer) -> pa.Array:
+    """A column of ``rows`` nulls of type ``kind`` whose buffers are all views of ``zeros`` (another table's
+    column in a batch: compressed, it costs next to nothing)."""
+    if pa.types.is_list(kind):
+        return pa.Array.from_buffers(kind, rows, [zeros, zeros], null_count=rows,
+                                     children=[pa.array([], kind.value_type)])
+    if pa.types.is_string(kind):
+        return pa.Array.from_buffers(kind, rows, [zeros, zeros, zeros], null_count=rows)
+    return pa.Array.from_buffers(kind, rows, [zeros, zeros], null_count=rows)
+
+
+def batches(name: str, columns: dict, rows_per_batch: int) -> list[pa.RecordBatch]:
+    """Table ``name``'s rows as ``FILE_SCHEMA`` record batches of at most ``rows_per_batch`` rows; the other
+    tables' columns are null.
 
     Raises
     ------
@@ -145,9 +146,10 @@ def batches(name: str, columns: dict, rows_per_batch: int) -> list[tuple[pa.Reco
         stop = min(start + rows_per_batch, total)
         own = {field.name: _array(field, columns[field.name], start, stop) for field in schema}
         arrays = [pa.DictionaryArray.from_arrays(pa.array(np.full(stop - start, code, np.int8)), KIND_DICTIONARY)]
-        arrays += [own[field.name] if field.name in own else pa.nulls(stop - start, field.type)
+        zeros = pa.py_buffer(bytes(8 * (stop - start + 1)))          # shared by every null column: one allocation
+        arrays += [own[field.name] if field.name in own else _nulls(field.type, stop - start, zeros)
                    for field in list(FILE_SCHEMA)[1:]]
-        out.append((pa.record_batch(arrays, schema=FILE_SCHEMA), {key: column_crc(a) for key, a in own.items()}))
+        out.append(pa.record_batch(arrays, schema=FILE_SCHEMA))
     return out
 
 
