@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import statistics
-import struct
 import tempfile
 import time
 from pathlib import Path
@@ -72,16 +71,26 @@ def _run(items: int, capacity: int | None, spill: Path | None, readings: int = 0
 
 
 def _decision_bytes(path: Path) -> tuple[int, int]:
-    """The bytes of every segment header's ``decision_rows`` JSON, and the segments, of a trace file."""
-    data, at, total, segments = path.read_bytes(), 12, 0, 0
-    while at < len(data):
-        (length,) = struct.unpack_from("<Q", data, at)
-        header = json.loads(data[at + 8:at + 8 + length])
-        if "decision_rows" in header:
-            total += len(json.dumps(header["decision_rows"], separators=(",", ":")))
-        at += 8 + length + sum(nbytes for _, _, nbytes in header["columns"])
-        segments += 1
-    return total, segments
+    """The bytes of every ``decision_rows`` record batch (whole messages, compressed), and the segments (one
+    ``events`` batch each), of a trace file: read with pyarrow alone."""
+    import pyarrow as pa
+
+    data = path.read_bytes()
+    source = pa.BufferReader(data)
+    sizes, at = [], 0
+    for message in pa.ipc.MessageReader.open_stream(source):
+        if message.type == "record batch":
+            sizes.append(source.tell() - at)
+        at = source.tell()
+    reader = pa.ipc.open_stream(pa.BufferReader(data), options=pa.ipc.IpcReadOptions(included_fields=[0]))
+    tables = []
+    while True:
+        try:
+            tables.append(reader.read_next_batch_with_custom_metadata()[1][b"rlviz.table"].decode())
+        except StopIteration:
+            break
+    total = sum(size for size, table in zip(sizes, tables) if table == "decision_rows")
+    return total, tables.count("events")
 
 
 def _median(values: list[float]) -> float | None:
