@@ -186,8 +186,8 @@ def read_binary_trace(path: str | Path) -> dict:
         version = _HEAD.unpack(raw)[0] if len(raw) == _HEAD.size else None
         if version not in READS:
             raise TraceFormatError(f"{path}: rlviz trace format version {version} is not supported; this rlviz "
-                                   f"reads versions {', '.join(map(str, READS))} in this layout ({MAGIC.decode()}), version 5 as "
-                                   f"an Arrow IPC stream and the JSON of version 1: open "
+                                   f"reads versions {', '.join(map(str, READS))} in this layout ({MAGIC.decode()}), "
+                                   f"version 5 as an Arrow IPC stream and the JSON of version 1: open "
                                    f"it with the rlviz that wrote it (a newer one, if the version is higher), or "
                                    f"save it again with this one")
         size = path.stat().st_size

@@ -12,10 +12,12 @@ table) read it with no rlviz code: filter on ``table``.
 
 * The schema's metadata says ``rlviz.format`` = ``rlviz-trace``,
   ``rlviz.version`` = ``5`` and ``rlviz.written`` = ``save`` or ``spill``.
-* Each batch's custom metadata gives its ``rlviz.table``, ``rlviz.rows`` and
-  ``rlviz.crc32``: zlib's crc32 of each of its table's columns (every
-  buffer, as decoded), checked whenever the column is read.  An ``events``
-  batch also gives ``rlviz.dropped`` (the last one's is the file's).
+* Each batch's custom metadata gives its ``rlviz.table``, ``rlviz.rows``,
+  ``rlviz.crc32_prefix`` (zlib's crc32 of the schema and dictionary
+  messages) and ``rlviz.crc32_message`` (the crc32 of its whole message,
+  taken with that value's ten characters as ``@``), checked the first time
+  the batch is read.  An ``events`` batch also gives ``rlviz.dropped``
+  (the last one's is the file's).
 * Buffers are compressed with zstd (pyarrow and polars read it).
 * A spill writes one segment per eviction: the nodes, texts and gauge series
   first seen since the segment before, then its events, readings, decision
@@ -24,9 +26,10 @@ table) read it with no rlviz code: filter on ``table``.
   end-of-stream marker): a file without one is cut.  A cut spill file loads
   its whole batches, with a warning; a cut saved file is refused.
 
-Loading reads the small tables and the columns that index them (``node``,
-``outcome``, ``item_kind``, ``item_num``, ``reading_series``) and refuses a
-value outside its table; every other column is read, and its checksum
+Loading reads the small tables and the event columns that index them or
+order the events (``node``, ``outcome``, ``item_kind``, ``item_num``,
+``start_ns``, ``end_ns``, and ``reading_series``) and refuses a value
+outside its table; every other column is read, and its batches' checksums
 checked, the first time it is asked for.  Nothing in a file is code.
 """
 from __future__ import annotations

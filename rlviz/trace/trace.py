@@ -291,9 +291,10 @@ class Trace:
         """
         readings = readings_of(self.gauges)
         decisions, unions = decision_columns(self.decisions)
-        columns = {"events": event_columns(self.columns), "nodes": node_columns(self.nodes), "texts": {"text": self.texts},
-                   "series": {"series_name": [s[0] for s in readings.table], "series_pid": [s[1] for s in readings.table],
-                              "series_where": [s[2] for s in readings.table]},
+        names, pids, wheres = (list(part) for part in zip(*readings.table)) if readings.table else ([], [], [])
+        columns = {"events": event_columns(self.columns), "nodes": node_columns(self.nodes),
+                   "texts": {"text": self.texts},
+                   "series": {"series_name": names, "series_pid": pids, "series_where": wheres},
                    "readings": reading_columns(readings, readings.series), "decisions": decisions, "unions": unions,
                    "gaps": gap_columns(self.gaps)}
         return {name: to_table(name, table) for name, table in columns.items()}
