@@ -129,6 +129,9 @@ def test_a_worker_mixes_live_and_offline_batches_and_records_both_sources(writte
     ops = [event.op for event in trace.events]
     assert ops.count("SyncSampler") + ops.count("JsonReader") == 12 == ops.count("MixedInput") == ops.count("sample")
     assert ops.count("JsonReader") == len(offline)
+    graph = trace.graph()
+    fed = {source: graph.edges[f"{source}@driver", "MixedInput@driver"]["items"] for source in ("SyncSampler", "JsonReader")}
+    assert fed == {"SyncSampler": 12 - len(offline), "JsonReader": len(offline)}   # each batch linked to its read
     worker.stop()
 
 

@@ -45,11 +45,14 @@ class MixedInput(InputReader):
         self.p = [float(p) for p in dist.values()]
         seed = ioctx.config.get("seed")
         self._random = np.random.default_rng(None if seed is None else seed + 1000 * ioctx.worker_index + 7)
+        #: The item id of the last source read (-1 when nothing is recorded).
+        self.last_read = -1
 
     def next(self) -> SampleBatch | MultiAgentBatch:
         """The next batch of one input, drawn with the given probabilities."""
         source = self.choices[self._random.choice(len(self.choices), p=self.p)]
-        return read_recorded(source)[0]
+        batch, self.last_read = read_recorded(source)
+        return batch
 
     def source_ops(self) -> tuple[str, ...]:
         """The op_ids of the inputs' nodes in this process: the parents of this reader's node."""

@@ -6,6 +6,8 @@ as separate nodes feeding the worker's ``sample``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rlviz.rollout.offline.input_reader import InputReader
 from rlviz.rollout.sample_batch import MultiAgentBatch, SampleBatch
 from rlviz.trace import get_recorder, span
@@ -23,7 +25,8 @@ def op_id_here(op: str) -> str:
     return f"{op}@{get_recorder().where}"
 
 
-def read_recorded(reader: InputReader, parents: tuple[str, ...] = ()) -> tuple[SampleBatch | MultiAgentBatch, int]:
+def read_recorded(reader: InputReader, parents: tuple[str, ...] = (),
+                  consumed: Callable[[], tuple[int, ...]] | None = None) -> tuple[SampleBatch | MultiAgentBatch, int]:
     """``reader.next()`` as one span of node ``reader_op(reader)``; returns the batch and the span's item id.
 
     Parameters
@@ -32,6 +35,9 @@ def read_recorded(reader: InputReader, parents: tuple[str, ...] = ()) -> tuple[S
         Any reader, a user's subclass included.
     parents : tuple of str
         Op_ids of the nodes this reader takes its batches from (a ``MixedInput``'s sources).
+    consumed : callable, optional
+        Called after the read: the item ids of the reads it passed on (a ``MixedInput``'s
+        ``last_read``), so the trace links each batch to the source read that made it.
 
     Returns
     -------
@@ -41,5 +47,7 @@ def read_recorded(reader: InputReader, parents: tuple[str, ...] = ()) -> tuple[S
     op = reader_op(reader)
     with span(op, f"{op}.next()", parents=parents) as call:
         batch = reader.next()
+        if consumed is not None:
+            call.consumed(*consumed())
         call.produced(batch)
     return batch, call.item_id

@@ -127,11 +127,12 @@ def sample_and_write(worker: Any) -> tuple[SampleBatch | MultiAgentBatch, int]:
 
 
 def _read_fragment(worker: Any, reader: InputReader) -> tuple[SampleBatch | MultiAgentBatch, list[int]]:
-    parents = reader.source_ops() if isinstance(reader, MixedInput) else ()
+    mixed = isinstance(reader, MixedInput)
+    parents, consumed = (reader.source_ops(), lambda: (reader.last_read,)) if mixed else ((), None)
     wanted, most = worker.config.rollout_fragment_length, worker.config.num_envs_per_worker
     batches, ids, steps = [], [], 0
     while not batches or (steps < wanted and len(batches) < most):
-        batch, item_id = read_recorded(reader, parents)
+        batch, item_id = read_recorded(reader, parents, consumed)
         batches.append(batch)
         ids.append(item_id)
         steps += batch.count
