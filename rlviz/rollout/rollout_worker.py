@@ -59,7 +59,8 @@ class RolloutWorker(ParallelIteratorWorker):
     worker_index : int
         0 for the local worker, 1.. for remote ones; offsets the seed.
     **settings
-        ``RolloutConfig`` fields overriding ``config``, e.g. ``num_envs_per_worker=4``.
+        ``RolloutConfig`` fields overriding ``config``, e.g. ``num_envs_per_worker=4``,
+        or ``input="/tmp/out"`` / ``output="/tmp/out"`` to read or write offline data.
 
     Raises
     ------
@@ -124,7 +125,10 @@ class RolloutWorker(ParallelIteratorWorker):
         """Step every sub-env ``rollout_fragment_length`` times and return the batch.
 
         A single-agent batch has ``rollout_fragment_length * num_envs_per_worker``
-        rows, postprocessed per episode segment by the policy.
+        rows, postprocessed per episode segment by the policy.  With an ``input``
+        setting other than ``"sampler"``, the batch is read from ``self.input_reader``
+        instead (``rlviz.rollout.offline``); with an ``output`` setting, it is
+        also written to ``self.output_writer``.
 
         Returns
         -------
