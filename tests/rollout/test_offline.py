@@ -9,7 +9,7 @@ import pytest
 import rlviz
 from rlviz.rollout import MultiAgentArena, RandomPolicy, RolloutWorker, SampleBatch
 from rlviz.rollout.offline import (CorruptRecordError, D4RLReader, InputReader, IOContext, JsonReader,
-                                   JsonWriter, MixedInput, SamplerInput, SyncSampler)
+                                   JsonWriter, MixedInput, OutputWriter, SamplerInput, SyncSampler)
 from rlviz.rollout.sampler import make_vector_env
 from rlviz.rollout.worker_set import WorkerSet
 
@@ -87,6 +87,7 @@ def test_inputs_as_a_file_a_glob_a_list_and_a_directory(written, tmp_path):
 def test_uncompressed_and_rotated_output(tmp_path):
     worker = _writer_worker(tmp_path, output_compress_columns=[], output_max_file_size=1)
     batches = [worker.sample() for _ in range(3)]
+    assert isinstance(worker.output_writer, JsonWriter)
     files = worker.output_writer.files
     assert [os.path.basename(f)[-7:] for f in files] == ["_0.json", "_1.json", "_2.json"]   # a file per batch
     assert isinstance(json.loads(open(files[0]).readline())["obs"], list)
@@ -244,3 +245,21 @@ class _Constant(InputReader):
 
     def next(self):
         return SampleBatch(rewards=[self.reward])
+
+
+def test_a_callable_output_gets_every_sampled_batch():
+    class Keep(OutputWriter):
+        def __init__(self, ioctx):
+            self.ioctx, self.kept = ioctx, []
+
+        def write(self, sample_batch):
+            self.kept.append(sample_batch)
+
+    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=4, seed=0, output=Keep,
+                           output_config={"where": "memory"})
+    batches = [worker.sample() for _ in range(3)]
+    assert worker.output_writer.kept == batches
+    assert worker.output_writer.ioctx.output_config == {"where": "memory"}
+    assert worker.io_context.config["rollout_fragment_length"] == 4          # the worker's settings, as a dict
+    with pytest.raises(TypeError, match="must return an OutputWriter"):
+        RolloutWorker("CartPole-v1", RandomPolicy, output=lambda ioctx: None)
