@@ -35,7 +35,7 @@ _OUTSIDE_SCRIPT = re.compile(r'<script\b[^>]*\bsrc="(?:https?:)?//[^"]*"[^>]*>\s
                              re.S)
 
 #: The public packages, in the order the API reference lists them.
-PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.trace",
+PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.rollout.offline", "rlviz.ops", "rlviz.plans", "rlviz.trace",
                    "rlviz.viz", "rlviz.widgets", "rlviz.testing"]
 
 

@@ -46,6 +46,20 @@ class RolloutConfig:
     cluster nodes started with ``--resources='{"sampler": 4}'`` (RLlib 1.x's key of the same name)."""
     recreate_failed_workers: bool = False
     """Replace a remote worker that died (restoring its weights) instead of raising."""
+    input: Any = "sampler"
+    """What ``sample()`` reads: ``"sampler"`` (the envs), a path, glob or list of JSON files, a dict
+    input -> probability (``MixedInput``), ``"d4rl.<env id>"``, or a callable ``ioctx -> InputReader``."""
+    input_config: dict = field(default_factory=dict)
+    """Settings for a custom input, read by it from ``ioctx.input_config``."""
+    output: Any = None
+    """Where every sampled batch is written: None (nowhere), a directory (JSON lines), ``"logdir"``,
+    or a callable ``ioctx -> OutputWriter``."""
+    output_config: dict = field(default_factory=dict)
+    """Settings for a custom output, read by it from ``ioctx.output_config``."""
+    output_compress_columns: tuple[str, ...] = ("obs", "new_obs")
+    """Columns a JSON output stores compressed (the rest as nested lists)."""
+    output_max_file_size: int = 64 * 1024 * 1024
+    """Bytes after which a JSON output starts its next file."""
 
     def __post_init__(self) -> None:
         check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
@@ -71,6 +85,10 @@ class RolloutConfig:
                             f"{self.custom_resources_per_worker!r}; hint: {{'sampler': 1}}")
         for key, amount in self.custom_resources_per_worker.items():
             check_number(f"custom_resources_per_worker[{key!r}]", amount, above=0)
+        for name in ("input_config", "output_config"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(f"{name} must be a dict, not {type(getattr(self, name)).__name__}")
+        check_int("output_max_file_size", self.output_max_file_size, minimum=1)
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:

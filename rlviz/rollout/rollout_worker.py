@@ -13,6 +13,7 @@ from typing import Any
 from rlviz.iter import ParallelIteratorWorker
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.env import is_multi_agent, make_env_creator
+from rlviz.rollout.offline.worker_io import attach_io, sample_and_write
 from rlviz.rollout.policy import Policy
 from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, MultiAgentBatch, SampleBatch
 from rlviz.rollout.sampler import EpisodeMetrics, MultiAgentSampler, VectorSampler, make_vector_env
@@ -58,7 +59,8 @@ class RolloutWorker(ParallelIteratorWorker):
     worker_index : int
         0 for the local worker, 1.. for remote ones; offsets the seed.
     **settings
-        ``RolloutConfig`` fields overriding ``config``, e.g. ``num_envs_per_worker=4``.
+        ``RolloutConfig`` fields overriding ``config``, e.g. ``num_envs_per_worker=4``,
+        or ``input="/tmp/out"`` / ``output="/tmp/out"`` to read or write offline data.
 
     Raises
     ------
@@ -115,6 +117,7 @@ class RolloutWorker(ParallelIteratorWorker):
             vector_env = make_vector_env(self.env_creator, self.config.num_envs_per_worker)
             self.sampler = VectorSampler(vector_env, self.policy_map[DEFAULT_POLICY_ID],
                                          self.config.rollout_fragment_length, self.seed, worker_index)
+        attach_io(self, self.config)                     # input_reader, output_writer, io_context, sampler_input
         ParallelIteratorWorker.__init__(self, self._sample_forever, False)
 
     # -- sampling -------------------------------------------------------------
@@ -122,7 +125,10 @@ class RolloutWorker(ParallelIteratorWorker):
         """Step every sub-env ``rollout_fragment_length`` times and return the batch.
 
         A single-agent batch has ``rollout_fragment_length * num_envs_per_worker``
-        rows, postprocessed per episode segment by the policy.
+        rows, postprocessed per episode segment by the policy.  With an ``input``
+        setting other than ``"sampler"``, the batch is read from ``self.input_reader``
+        instead (``rlviz.rollout.offline``); with an ``output`` setting, it is
+        also written to ``self.output_writer``.
 
         Returns
         -------
@@ -322,11 +328,9 @@ class RolloutWorker(ParallelIteratorWorker):
 
     def _sample_recorded(self) -> tuple[SampleBatch | MultiAgentBatch, int]:
         """A batch and the id of its ``sample`` span (-1 when nothing is recorded)."""
-        with span("sample") as call:
-            batch = self.sampler.sample()
-            call.produced(batch)
+        batch, item_id = sample_and_write(self)          # the config's input, then its output
         gauge(EPISODES_FINISHED, self.sampler.episodes.finished)
-        return batch, call.item_id
+        return batch, item_id
 
     def _updated(self, version: int) -> None:
         """The weights this worker holds changed to ``version``: keep it, and record it as a gauge."""
