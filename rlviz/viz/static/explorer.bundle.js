@@ -1344,7 +1344,7 @@ function appendChunk(live, message, buffers) {
     live.counters = zeroCounters(live.meta.nodes.length);
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
-  live.meta.texts.push(...message.texts || []);
+  for (const text of message.texts || []) live.meta.texts.push(text);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (message.gaps) live.meta.gaps = message.gaps;
