@@ -1446,7 +1446,7 @@ function count_(live, from, to) {
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
-    else c.busy[k] += duration[i] * unitMs;
+    c.busy[k] += duration[i] * unitMs;
     if (outcome === 3) c.errors[k]++;
   }
 }

@@ -214,7 +214,8 @@ function count_(live, from, to) {
     live.end = Math.max(live.end, start[i] + duration[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
-    if (outcome === 1) c.notReady[k]++; else c.busy[k] += duration[i] * unitMs;
+    if (outcome === 1) c.notReady[k]++;
+    c.busy[k] += duration[i] * unitMs;          // every call, not-ready polls too: op_stats' busy_ns (docs/design.md)
     if (outcome === 3) c.errors[k]++;
   }
 }
