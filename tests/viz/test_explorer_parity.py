@@ -4,7 +4,8 @@ docs/design.md ("Rules written twice") states each rule once: the outcome and
 item-kind bits of an event (``flags = outcome | kind << 2``, read back as an
 outcome name and an item text) and the grouping of a union's polls into
 rounds, the order the steppers visit events in (``TraceStepper`` and the
-Explorer's step keys), and a node's busy time (``op_stats`` and the page's node counters).  Each test runs one recorded trace through both sides.
+Explorer's step keys), and a node's busy time (``op_stats`` and the page's
+node counters).  Each test runs one recorded trace through both sides.
 """
 import random
 import time
