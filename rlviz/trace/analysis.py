@@ -35,7 +35,13 @@ _ITEM, _NOT_READY, _STOP, _ERROR = range(len(OUTCOMES))
 
 
 def op_stats(trace: "Trace") -> list[dict]:
-    """One row per node: op, label, where, calls, items, not_ready, errors, busy_ns."""
+    """One row per node: op, label, where, calls, items, not_ready, errors, busy_ns.
+
+    ``busy_ns`` sums the durations of every call of the node, not-ready polls
+    included: a poll that waits 2 ms kept the op busy for those 2 ms.  The
+    Explorer's node counters apply the same rule (docs/design.md, "Rules
+    written twice").
+    """
     c = trace.columns
     n_nodes = len(trace.nodes)
     node = c["node"].astype(np.int64)

@@ -1344,7 +1344,7 @@ function appendChunk(live, message, buffers) {
     live.counters = zeroCounters(live.meta.nodes.length);
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
-  live.meta.texts.push(...message.texts || []);
+  for (const text of message.texts || []) live.meta.texts.push(text);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (message.gaps) live.meta.gaps = message.gaps;
@@ -1446,7 +1446,7 @@ function count_(live, from, to) {
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
-    else c.busy[k] += duration[i] * unitMs;
+    c.busy[k] += duration[i] * unitMs;
     if (outcome === 3) c.errors[k]++;
   }
 }
@@ -4235,23 +4235,25 @@ function base64Bytes(text) {
   return bytes;
 }
 var BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
+var BASE85_DIGIT = new Uint8Array(128).fill(255);
+for (let k = 0; k < 85; k++) BASE85_DIGIT[BASE85.charCodeAt(k)] = k;
 function base85Bytes(text) {
-  const value = new Uint8Array(128).fill(255);
-  for (let k = 0; k < 85; k++) value[BASE85.charCodeAt(k)] = k;
-  const groups = Math.ceil(text.length / 5), bytes = new Uint8Array(groups * 4);
-  for (let g = 0; g < groups; g++) {
-    let v = 0;
-    for (let k = 5 * g; k < 5 * g + 5; k++) {
-      const digit = k < text.length ? value[text.charCodeAt(k) & 127] : 84;
-      if (digit === 255 || text.charCodeAt(k) > 127) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
-      v = v * 85 + digit;
-    }
-    bytes[4 * g] = v >>> 24;
-    bytes[4 * g + 1] = v >>> 16 & 255;
-    bytes[4 * g + 2] = v >>> 8 & 255;
-    bytes[4 * g + 3] = v & 255;
+  const length = text.length, full = Math.floor(length / 5), tail = length % 5;
+  const bytes = new Uint8Array((full + (tail ? 1 : 0)) * 4);
+  const digit = (k) => {
+    const code = k < length ? text.charCodeAt(k) : 126;
+    const value = code < 128 ? BASE85_DIGIT[code] : 255;
+    if (value === 255) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
+    return value;
+  };
+  for (let g = 0; g < full + (tail ? 1 : 0); g++) {
+    const k = 5 * g, v = (((digit(k) * 85 + digit(k + 1)) * 85 + digit(k + 2)) * 85 + digit(k + 3)) * 85 + digit(k + 4);
+    const at = 4 * g;
+    bytes[at] = v >>> 24;
+    bytes[at + 1] = v >>> 16 & 255;
+    bytes[at + 2] = v >>> 8 & 255;
+    bytes[at + 3] = v & 255;
   }
-  const tail = text.length % 5;
   return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 function splitChunks(meta, bytes) {
