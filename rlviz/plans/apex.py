@@ -136,7 +136,7 @@ class LearnerThread(threading.Thread):
                     actor, batch = self.inqueue.get(timeout=0.1)
                 except queue.Empty:
                     continue
-                rows = batch.policy_batches[DEFAULT_POLICY_ID]                  # replay actors send MultiAgentBatches
+                rows = batch.policy_batches[DEFAULT_POLICY_ID]                  # a ReplayActor's MultiAgentBatch
                 rows = SampleBatch({k: np.array(v) for k, v in rows.items()})   # writable copies
                 with self.lock:
                     info = self.local_worker.learn_on_batch(rows)

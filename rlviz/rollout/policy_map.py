@@ -56,7 +56,8 @@ class PolicyMap(dict):
         super().__init__()
         capacity = DEFAULT_CAPACITY if capacity is None else capacity
         check_int("capacity", capacity, minimum=1,
-                  hint="a PolicyMap keeps at least one policy in memory; use capacity=1 or more (RLlib's default is 100)")
+                  hint="a PolicyMap keeps at least one policy in memory; "
+                       "use capacity=1 or more (RLlib's default is 100)")
         self.capacity = capacity
         self.policy_states_are_swappable = policy_states_are_swappable
         self.worker_index, self.num_workers = worker_index, num_workers

@@ -48,7 +48,8 @@ def test_items_and_values_include_the_stashed_ones():
     assert list(seen) == ["p0", "p1", "p2"] and all(isinstance(p, RandomPolicy) for p in seen.values())
     assert len(list(policies.values())) == 3 and len(policies.cache) == 1
     assert dict(policies).keys() == {"p0", "p1", "p2"}
-    assert isinstance(policies, dict) and str(policies) == "<PolicyMap lru-caching-capacity=1 policy-IDs=['p0', 'p1', 'p2']>"
+    assert isinstance(policies, dict)
+    assert str(policies) == "<PolicyMap lru-caching-capacity=1 policy-IDs=['p0', 'p1', 'p2']>"
 
 
 def test_a_restored_policy_acts_as_it_would_have():
