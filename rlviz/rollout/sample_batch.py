@@ -325,8 +325,8 @@ class SampleBatch(dict):
         """
         if self.SEQ_LENS not in self:
             count = len(range(self.count)[start:end])
-            return self._derived({k: _map_leaves(lambda leaf: leaf[start:end], v) for k, v in dict.items(self)},
-                                 count)
+            return self._derived({k: v[start:end] if not isinstance(v, dict) else
+                                  _map_leaves(lambda leaf: leaf[start:end], v) for k, v in dict.items(self)}, count)
         rows = {k: _map_leaves(lambda leaf: leaf[start:end], v) for k, v in dict.items(self)
                 if not _is_per_sequence(k)}
         count = end - start
@@ -443,7 +443,8 @@ class SampleBatch(dict):
                 ends = ends | np.asarray(self[self.TRUNCATEDS], bool)
             cuts = np.flatnonzero(ends[:-1]) + 1
         bounds = [0, *cuts.tolist(), self.count]
-        return [self[s:e] for s, e in zip(bounds[:-1], bounds[1:])]
+        cut = self.slice if self.SEQ_LENS not in self else (lambda s, e: self[s:e])
+        return [cut(s, e) for s, e in zip(bounds[:-1], bounds[1:])]
 
     def shuffle(self, seed: int | np.random.Generator | None = None) -> "SampleBatch":
         """Shuffle the rows in place (one permutation for every column) and return this batch, as RLlib does.
@@ -875,7 +876,7 @@ def _common_flags(batches: list[SampleBatch]) -> dict:
 
 
 def _concat_leaves(values: list, axis: int) -> Any:
-    if isinstance(values[0], Mapping):
+    if isinstance(values[0], dict):
         return {k: _concat_leaves([v[k] for v in values], axis) for k in values[0]}
     return np.concatenate(values, axis=axis)
 
