@@ -891,11 +891,11 @@ def _is_per_sequence(key: str) -> bool:
 
 
 def _as_column(value: object) -> Any:
+    if isinstance(value, np.ndarray):
+        return value
     if isinstance(value, Mapping):
         return {k: _as_column(v) for k, v in value.items()}
-    if isinstance(value, np.ndarray) or _is_tensor(value):
-        return value
-    return np.asarray(value)
+    return value if _is_tensor(value) else np.asarray(value)
 
 
 def _is_tensor(value: object) -> bool:
