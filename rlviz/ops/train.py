@@ -74,7 +74,7 @@ class TrainOneStep:
             if not isinstance(batch, SampleBatch) or not self.sgd_minibatch_size:
                 info = local.learn_on_batch(batch)
                 continue
-            shuffled = batch.shuffle(rng)
+            shuffled = batch.copy(shallow=True).shuffle(rng)   # in place, on a copy: the batch passes on
             for start in range(0, shuffled.count, self.sgd_minibatch_size):
                 info = local.learn_on_batch(shuffled.slice(start, min(start + self.sgd_minibatch_size,
                                                                       shuffled.count)))

@@ -61,7 +61,8 @@ _NUMBERS = {
     "learning_starts": (0, True, False), "target_network_update_freq": (1, True, False),
     "num_replay_shards": (1, True, False), "max_weight_sync_delay": (1, True, False),
     "learner_queue_size": (1, True, False), "num_cpus_per_worker": (0, False, False),
-    "num_cpus_for_driver": (1, True, True),
+    "num_cpus_for_driver": (1, True, True), "prioritized_replay_alpha": (0, False, False),
+    "prioritized_replay_beta": (0, False, False), "prioritized_replay_eps": (0, False, False),
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}

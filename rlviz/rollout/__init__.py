@@ -13,7 +13,7 @@ __all__ = ["SampleBatch", "MultiAgentBatch", "concat_samples", "DEFAULT_POLICY_I
            "DQNPolicy", "DQNConfig", "MultiAgentEnv", "MultiAgentArena", "make_env_creator",
            "RolloutConfig", "RolloutWorker", "get_global_worker", "EpisodeMetrics", "WorkerSet",
            "WorkerCrashedError", "InputReader", "SamplerInput", "SyncSampler", "IOContext", "JsonReader",
-           "JsonWriter", "MixedInput", "D4RLReader"]
+           "JsonWriter", "MixedInput", "D4RLReader", "PolicyMap", "timeslice_along_seq_lens_with_overlap"]
 
 _WHERE = {
     "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
@@ -24,7 +24,8 @@ _WHERE = {
     "RolloutWorker": "rollout_worker", "get_global_worker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
     "WorkerCrashedError": "worker_set", "InputReader": "offline", "SamplerInput": "offline",
     "SyncSampler": "offline", "IOContext": "offline", "JsonReader": "offline", "JsonWriter": "offline",
-    "MixedInput": "offline", "D4RLReader": "offline",
+    "MixedInput": "offline", "D4RLReader": "offline", "PolicyMap": "policy_map",
+    "timeslice_along_seq_lens_with_overlap": "rnn_sequencing",
 }
 
 
