@@ -16,6 +16,12 @@ test("the round's text names the round and each driver op's calls, in the order 
   assert.equal(roundText({ round: 1200, ran: [["Replay", "not_ready", 2], ["Train", "error", 1]] }),
     "round 1,200: Replay not ready ×2, Train failed");
   assert.equal(roundText({ round: null, ran: [["for_each", "item", 1]] }), "advanced: for_each ×1");
+  const dqn = { round: 3, ran: [["source", "item", 1], ["ParallelRollouts", "item", 1], ["StoreToReplayBuffer", "item", 1],
+    ["tag[0]", "item", 1], ["Replay", "not_ready", 1], ["TrainOneStep", "not_ready", 1], ["tag[1]", "not_ready", 1]] };
+  assert.equal(roundText(dqn), "round 3: ParallelRollouts ×1, StoreToReplayBuffer ×1, Replay not ready",
+    "RLlib's ops, and only the call that was not ready first");
+  assert.equal(roundText(dqn, true), "round 3: source ×1, ParallelRollouts ×1, StoreToReplayBuffer ×1, tag[0] ×1, "
+    + "Replay not ready, TrainOneStep not ready, tag[1] not ready");
   assert.equal(roundText({ round: 2, ran: [] }), "round 2: no driver call");
   assert.equal(roundText(null), "");
   assert.equal(roundText(undefined), "");

@@ -652,6 +652,9 @@ var CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-pane.rlviz-graph-fitted { max-height: none; }
+.rlviz-lower > .rlviz-graph-wide { grid-column: 1 / -1; }
+.rlviz-lower:has(> .rlviz-graph-wide) { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
 .rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
@@ -2088,6 +2091,24 @@ function createStore(initial) {
 // rlviz/viz/static/panes/graph.js
 var PAD = 4;
 var TEXT_PAD = 6;
+var MIN_TEXT_PX = 10;
+var NAME_PX = 11;
+var COUNTER_PX = 10;
+var LINES_MAX = 12.5;
+var NAME_MAX = 24;
+var FIT_HEIGHT = 0.7;
+function fitGraph(width, height, room, tall) {
+  const scale = Math.min(1, room / width, tall > 40 ? tall / height : 1);
+  const needed = MIN_TEXT_PX / scale;
+  const counters = needed <= LINES_MAX;
+  return {
+    scale,
+    name: counters ? Math.max(NAME_PX, needed) : Math.min(NAME_MAX, needed),
+    counter: Math.max(COUNTER_PX, needed),
+    counters,
+    wide: NAME_PX * scale < MIN_TEXT_PX
+  };
+}
 function edgeShape(from, to, count, back) {
   const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
   const [x2, y2] = [to.x, to.y + to.h / 2];
@@ -2126,7 +2147,7 @@ var ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected:
 function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
-  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = false;
+  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = true;
   let measurer = null, family = null;
   build();
   function header() {
@@ -2156,7 +2177,9 @@ function createGraph(host, view) {
     const root = svg("svg", { viewBox: `${-PAD} ${-PAD} ${width + 2 * PAD} ${height + 2 * PAD}`, role: "img" });
     root.dataset.rlviz = "graph-drawing";
     pane.appendChild(root);
-    root.style.width = `${(width + 2 * PAD) * scale(width + 2 * PAD, height + 2 * PAD)}px`;
+    const sizes = placement(width + 2 * PAD, height + 2 * PAD);
+    root.style.width = `${(width + 2 * PAD) * sizes.scale}px`;
+    root.dataset.scale = String(sizes.scale);
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
@@ -2176,10 +2199,12 @@ function createGraph(host, view) {
       const title = svg("title");
       title.textContent = `${n.label}
 @ ${n.where}`;
-      const name = svg("text", { x: n.w / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      const nameY = sizes.counters ? 14 : n.h / 2 + sizes.name * 0.35;
+      const name = svg("text", { x: n.w / 2, y: nameY, "text-anchor": "middle", "font-size": sizes.name, "font-weight": 600 });
       name.textContent = n.short;
-      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      const more = svg("text", { x: n.w / 2, y: 39, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      if (!sizes.counters) stats.style.display = more.style.display = "none";
       const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
       dot.style.display = "none";
       const dotTitle = svg("title");
@@ -2192,7 +2217,7 @@ function createGraph(host, view) {
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, title, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
@@ -2209,12 +2234,27 @@ function createGraph(host, view) {
       else delete g.dataset.break;
     }
   }
-  function scale(width, height) {
-    const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
-    if (!fit) return Math.min(1, Math.max(0.6, room / width));
+  function placement(width, height) {
+    if (!fit) {
+      pane.classList.remove("rlviz-graph-wide", "rlviz-graph-fitted");
+      return { scale: 1, name: NAME_PX, counter: COUNTER_PX, counters: true };
+    }
+    pane.classList.add("rlviz-graph-fitted");
+    pane.classList.remove("rlviz-graph-wide");
+    let sizes = fitGraph(width, height, room(), tall());
+    if (sizes.wide) {
+      pane.classList.add("rlviz-graph-wide");
+      sizes = fitGraph(width, height, room(), tall());
+    }
+    return sizes;
+  }
+  function room() {
+    const share = pane.classList.contains("rlviz-graph-wide") ? 1 : 5 / 12;
+    return (pane.clientWidth || (view.store.get().width || 960) * share) - 2 * PAD;
+  }
+  function tall() {
     const header2 = pane.firstElementChild ? pane.firstElementChild.offsetHeight + 4 : 24;
-    const tall = (pane.clientHeight || 360) - header2 - 2 * PAD;
-    return Math.min(1, room / width, tall > 40 ? tall / height : 1);
+    return (globalThis.innerHeight || 800) * FIT_HEIGHT - header2 - 2 * PAD;
   }
   function groupBox({ where, color, x, y, w, h }) {
     const g = svg("g", { class: "rlviz-group" });
@@ -2223,7 +2263,9 @@ function createGraph(host, view) {
     const box = svg("rect", { x, y, width: w, height: h, rx: 6, fill: color, "fill-opacity": 0.08, stroke: color, "stroke-width": 1 });
     const name = svg("text", { x: x + 5, y: y + 11, "font-size": 10, "font-weight": 600, fill: color });
     name.textContent = where;
-    g.append(box, name);
+    const title = svg("title");
+    title.textContent = where;
+    g.append(title, box, name);
     return g;
   }
   function edge(from, to, count, back) {
@@ -2265,6 +2307,8 @@ function createGraph(host, view) {
         box.more.textContent = more;
         squeeze(box.more, box.width);
       }
+      const hover = [`${n.label}`, `@ ${n.where}`, stats, more].filter(Boolean).join("\n");
+      if (box.title.textContent !== hover) box.title.textContent = hover;
     });
   }
   function mark(reveal = false) {
@@ -2296,7 +2340,7 @@ function createGraph(host, view) {
   }
   return {
     update(changed, info = {}) {
-      if (changed.has("rows")) build();
+      if (changed.has("rows") || changed.has("width") && fit) build();
       else if (changed.has("data")) counters();
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
       if (changed.has("live") || changed.has("rows")) breakpoint();
@@ -2515,12 +2559,18 @@ function createInspector(host, view) {
 var CURVE_W = 260;
 var CURVE_H = 64;
 var OUTCOME_WORDS = { not_ready: "not ready", error: "failed", stop: "ended" };
-function roundText(advanced) {
+var NAMED_OP = /^[A-Z]/;
+function callText([op, outcome, count]) {
+  const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
+  return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
+}
+function roundCalls(ran) {
+  const named = ran.some(([op]) => NAMED_OP.test(op)) ? ran.filter(([op]) => NAMED_OP.test(op)) : ran;
+  return named.filter((entry, k) => entry[1] !== "not_ready" || k === 0 || named[k - 1][1] !== "not_ready");
+}
+function roundText(advanced, full = false) {
   if (!advanced || !advanced.ran) return "";
-  const calls = advanced.ran.map(([op, outcome, count]) => {
-    const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
-    return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
-  });
+  const calls = (full ? advanced.ran : roundCalls(advanced.ran)).map(callText);
   const head = advanced.round != null ? `round ${advanced.round.toLocaleString("en-US")}` : "advanced";
   return `${head}: ${calls.length ? calls.join(", ") : "no driver call"}`;
 }
@@ -2556,7 +2606,6 @@ function createLiveBar(host, before, view) {
   advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
   pause.title = "pause at the next op boundary, or go on (key Space)";
   const round = make("span", "rlviz-round", "round", "");
-  round.title = "the round the last advance ran, and the driver's calls in it";
   const where = make("span", null, "paused-at", "");
   const stop = iconButton("stop", "stop", "stop");
   const follow = make("label", null, "follow");
@@ -2640,6 +2689,7 @@ function createLiveBar(host, before, view) {
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";
     setText(round, texts.round);
+    round.title = texts.round ? `${roundText(live.advanced, true)} (every driver call of the advance)` : "";
     round.style.display = texts.round ? "" : "none";
     setText(where, texts.where);
     where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";

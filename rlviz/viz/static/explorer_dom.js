@@ -32,6 +32,9 @@ export const CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-pane.rlviz-graph-fitted { max-height: none; }
+.rlviz-lower > .rlviz-graph-wide { grid-column: 1 / -1; }
+.rlviz-lower:has(> .rlviz-graph-wide) { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
 .rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }

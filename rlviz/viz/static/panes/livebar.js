@@ -10,18 +10,32 @@ import { iconButton, make, setIconLabel, sized } from "../explorer_dom.js";
 const CURVE_W = 260, CURVE_H = 64;
 
 const OUTCOME_WORDS = { not_ready: "not ready", error: "failed", stop: "ended" };
+const NAMED_OP = /^[A-Z]/;       // RLlib's ops (ParallelRollouts, Replay, ...), not the plumbing (source, for_each, tag[0])
+
+/** One tally entry [op, outcome, calls] as words: "Replay ×2", "Replay not ready". */
+function callText([op, outcome, count]) {
+  const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
+  return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
+}
+
+/**
+ * The calls worth naming of an advance's tally: RLlib's named ops (all calls when none ran), and of a
+ * run of calls that were not ready only the first, which caused the rest.
+ */
+export function roundCalls(ran) {
+  const named = ran.some(([op]) => NAMED_OP.test(op)) ? ran.filter(([op]) => NAMED_OP.test(op)) : ran;
+  return named.filter((entry, k) => entry[1] !== "not_ready" || k === 0 || named[k - 1][1] !== "not_ready");
+}
 
 /**
  * What an advance did, from the gate's tally `advanced` ({round, ran: [[op, outcome, calls], ...]}):
  * "round 8: StoreToReplayBuffer ×1, TrainOneStep ×1"; a call that gave no item says what it gave
- * ("Replay not ready"). "" when there is no advance to tell of.
+ * ("Replay not ready"). `full` names every driver call (the bar's hover text). "" when there is
+ * no advance to tell of.
  */
-export function roundText(advanced) {
+export function roundText(advanced, full = false) {
   if (!advanced || !advanced.ran) return "";
-  const calls = advanced.ran.map(([op, outcome, count]) => {
-    const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
-    return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
-  });
+  const calls = (full ? advanced.ran : roundCalls(advanced.ran)).map(callText);
   const head = advanced.round != null ? `round ${advanced.round.toLocaleString("en-US")}` : "advanced";
   return `${head}: ${calls.length ? calls.join(", ") : "no driver call"}`;
 }
@@ -78,7 +92,6 @@ export function createLiveBar(host, before, view) {
   advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
   pause.title = "pause at the next op boundary, or go on (key Space)";
   const round = make("span", "rlviz-round", "round", "");
-  round.title = "the round the last advance ran, and the driver's calls in it";
   const where = make("span", null, "paused-at", "");
   const stop = iconButton("stop", "stop", "stop");
   const follow = make("label", null, "follow");
@@ -165,6 +178,7 @@ export function createLiveBar(host, before, view) {
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";     // an RLlib 2.x Algorithm has no ops to advance through
     setText(round, texts.round);
+    round.title = texts.round ? `${roundText(live.advanced, true)} (every driver call of the advance)` : "";
     round.style.display = texts.round ? "" : "none";
     setText(where, texts.where);
     where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";
