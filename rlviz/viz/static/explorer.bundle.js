@@ -2662,16 +2662,18 @@ function createLiveBar(host, before, view) {
     }
     if (found < 0) return;
     const since = focus.since, advanced = focus.advanced;
+    let first = end;
     if (since != null) {
       const ran = [];
       for (let i = 0; i < model.n; i++) {
         const ended = model.start[i] + model.duration[i];
         if (ended > since && ended <= end) ran.push(i);
+        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
       }
       view.actions.setMatches(ran);
     }
     focus = null;
-    if (advanced && since != null) showRound(since, end);
+    if (advanced && since != null) showRound(first, end);
     view.actions.select(found, { from: "pause" });
   }
   function showRound(since, end) {

@@ -147,16 +147,19 @@ export function createLiveBar(host, before, view) {
     }
     if (found < 0) return;                              // not arrived yet: the next append brings it
     const since = focus.since, advanced = focus.advanced;
+    let first = end;                                   // the first call made since the previous pause
     if (since != null) {
       const ran = [];
       for (let i = 0; i < model.n; i++) {
         const ended = model.start[i] + model.duration[i];
         if (ended > since && ended <= end) ran.push(i);
+        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
       }
       view.actions.setMatches(ran);
     }
     focus = null;
-    if (advanced && since != null) showRound(since, end);
+    // the round from its first new call: the calls the pause held open span the time the user waited too
+    if (advanced && since != null) showRound(first, end);
     view.actions.select(found, { from: "pause" });
   }
 
