@@ -220,7 +220,7 @@ _GRAPH_BOXES_JS = """root => {
   const rect = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const nodes = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="node"]')].map((g) => ({
     node: g.dataset.node, op: g.dataset.op, where: g.dataset.where,
-    box: rect(g.querySelector("rect")), texts: [...g.querySelectorAll("text")].filter((t) => t.textContent).map(rect) }));
+    box: rect(g.querySelector("rect")), texts: [...g.querySelectorAll("text")].filter((t) => t.textContent && t.style.display !== "none").map(rect) }));
   const groups = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="graph-group"]')].map((g) => ({
     where: g.dataset.where, box: rect(g.querySelector("rect")) }));
   return { nodes, groups };

@@ -186,12 +186,13 @@ test("the live bar's texts: count, rate, state, the pause button, where it pause
   const { liveBarTexts } = await import("../../rlviz/viz/static/panes/livebar.js");
   const running = liveBarTexts({ events: 12345, events_per_s: 740.4, running: true, paused: false, iterations: 3,
     counters: { sampled: 4000, trained: 1000 }, target_ratio: 0.25, break_on: "Replay" });
-  assert.deepEqual(running, { count: "12,345", rate: "740 events/s", state: "running", pause: "❚❚ pause",
-    where: "break on Replay", counters: "iteration 3 · sampled 4,000 · trained 1,000 · trained/sampled 0.25 (target 0.25)" });
+  assert.deepEqual(running, { count: "12,345", rate: "740 events/s", state: "running", pause: "pause", pauseIcon: "pause",
+    round: "", where: "break on Replay", counters: "iteration 3 · sampled 4,000 · trained 1,000 · trained/sampled 0.25 (target 0.25)" });
   const paused = liveBarTexts({ events: 1, events_per_s: 0, running: true, paused: true, iterations: 0,
     paused_at: { op: "Replay", outcome: "not_ready", item: null } });
   assert.equal(paused.state, "paused");
-  assert.equal(paused.pause, "▶ resume");
+  assert.equal(paused.pause, "resume");
+  assert.equal(paused.pauseIcon, "play");
   assert.equal(paused.where, "paused after Replay (not_ready)");
   assert.equal(liveBarTexts({ events: 1, events_per_s: 0, running: false, error: "x", iterations: 0,
     break_error: "break_on raised ZeroDivisionError" }).where, "⚠ break_on raised ZeroDivisionError");

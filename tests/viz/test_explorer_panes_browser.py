@@ -121,6 +121,8 @@ def test_clicks_never_scroll_the_graph_but_steps_follow_keeping_its_title(record
         page.goto(html.as_uri())
         root = wait_ready(page)
         pane = root.locator('[data-rlviz="graph"]')
+        assert not pane.evaluate("e => e.scrollHeight > e.clientHeight + 1"), "the graph opens fitted"
+        root.locator('[data-rlviz="graph-fit"]').click()        # actual size: the pane scrolls
         assert pane.evaluate("e => e.scrollHeight > e.clientHeight + 20"), "the graph must overflow its pane"
         below = pane.evaluate("""e => { const v = e.getBoundingClientRect();
             const g = [...e.querySelectorAll('g.rlviz-node')].find((n) => n.getBoundingClientRect().top > v.bottom);

@@ -88,7 +88,7 @@ def test_pause_advance_and_break_here_from_the_page(notebook, tmp_path):
         root.locator('[data-rlviz="inspector"] [data-rlviz="break"]').click()     # on the selected call's op: for_each
         node = root.locator('[data-rlviz="node"][data-op="for_each"]')
         expect(node).to_have_attribute("data-break", "1", timeout=30_000)
-        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="break"]')).to_have_text("● remove breakpoint")
+        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="break"]')).to_have_text("remove breakpoint")
         before = _paused_text(root).text_content()
         root.focus()
         page.keyboard.press(" ")                                # Space resumes; the breakpoint pauses again

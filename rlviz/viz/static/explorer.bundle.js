@@ -638,7 +638,7 @@ var CSS = `
 .rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
-.rlviz-notes { margin: 6px 0 0 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
+.rlviz-notes { margin: 4px 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
 .rlviz-notes:empty { display: none; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
@@ -652,6 +652,9 @@ var CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-pane.rlviz-graph-fitted { max-height: none; }
+.rlviz-lower > .rlviz-graph-wide { grid-column: 1 / -1; }
+.rlviz-lower:has(> .rlviz-graph-wide) { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
 .rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
@@ -662,11 +665,17 @@ var CSS = `
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
 .rlviz-inspector button.rlviz-dropped { color: #888; font-style: italic; }
+.rlviz-inspector button[data-rlviz="break"] svg { fill: #d62728; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 .rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
 .rlviz-live button { font: inherit; padding: 1px 8px; cursor: pointer; }
 .rlviz-live .rlviz-count { font-weight: 600; }
+.rlviz-live .rlviz-round { font-weight: 600; color: #1f5f99; }
+button svg.rlviz-icon { width: 10px; height: 10px; vertical-align: -1px; margin-right: 4px; fill: currentColor; }
+button svg.rlviz-icon:last-child { margin-right: 0; }
+.rlviz-advance-band { position: absolute; top: 0; bottom: 0; pointer-events: none; background: rgba(31, 95, 153, 0.08);
+  border-left: 2px solid #1f5f99; border-right: 2px solid #1f5f99; box-sizing: border-box; }
 `;
 function rgbOf(hex) {
   const v = parseInt(hex.slice(1), 16);
@@ -705,6 +714,30 @@ function make(tag, className, part, text) {
   if (part) node.dataset.rlviz = part;
   if (text != null) node.textContent = text;
   return node;
+}
+var ICONS = {
+  play: "M1,0 L9,5 L1,10 z",
+  pause: "M1,0 h3 v10 h-3 z M6,0 h3 v10 h-3 z",
+  stop: "M1,1 h8 v8 h-8 z",
+  advance: "M0,0 L6,5 L0,10 z M6,0 h3 v10 h-3 z",
+  prev: "M9,0 L1,5 L9,10 z",
+  next: "M0,0 L6,5 L0,10 z M7,0 h2 v10 h-2 z",
+  dot: "M5,0 A5,5 0 1 1 4.99,0 z",
+  close: "M1,2 L2,1 L5,4 L8,1 L9,2 L6,5 L9,8 L8,9 L5,6 L2,9 L1,8 L4,5 z"
+};
+function setIconLabel(button, icon, text = "") {
+  if (button.dataset.icon === icon && button.dataset.label === text) return;
+  const drawing = svg("svg", { viewBox: "0 0 10 10", class: "rlviz-icon", "aria-hidden": "true" });
+  drawing.appendChild(svg("path", { d: ICONS[icon] }));
+  drawing.dataset.rlviz = "icon";
+  button.replaceChildren(drawing, ...text ? [document.createTextNode(text)] : []);
+  button.dataset.icon = icon;
+  button.dataset.label = text;
+}
+function iconButton(part, icon, text = "") {
+  const button = make("button", null, part);
+  setIconLabel(button, icon, text);
+  return button;
 }
 function svg(tag, attributes) {
   const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
@@ -2058,6 +2091,24 @@ function createStore(initial) {
 // rlviz/viz/static/panes/graph.js
 var PAD = 4;
 var TEXT_PAD = 6;
+var MIN_TEXT_PX = 10;
+var NAME_PX = 11;
+var COUNTER_PX = 10;
+var LINES_MAX = 12.5;
+var NAME_MAX = 24;
+var FIT_HEIGHT = 0.7;
+function fitGraph(width, height, room, tall) {
+  const scale = Math.min(1, room / width, tall > 40 ? tall / height : 1);
+  const needed = MIN_TEXT_PX / scale;
+  const counters = needed <= LINES_MAX;
+  return {
+    scale,
+    name: counters ? Math.max(NAME_PX, needed) : Math.min(NAME_MAX, needed),
+    counter: Math.max(COUNTER_PX, needed),
+    counters,
+    wide: NAME_PX * scale < MIN_TEXT_PX
+  };
+}
 function edgeShape(from, to, count, back) {
   const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
   const [x2, y2] = [to.x, to.y + to.h / 2];
@@ -2096,7 +2147,7 @@ var ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected:
 function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
-  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = false;
+  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = true;
   let measurer = null, family = null;
   build();
   function header() {
@@ -2126,7 +2177,9 @@ function createGraph(host, view) {
     const root = svg("svg", { viewBox: `${-PAD} ${-PAD} ${width + 2 * PAD} ${height + 2 * PAD}`, role: "img" });
     root.dataset.rlviz = "graph-drawing";
     pane.appendChild(root);
-    root.style.width = `${(width + 2 * PAD) * scale(width + 2 * PAD, height + 2 * PAD)}px`;
+    const sizes = placement(width + 2 * PAD, height + 2 * PAD);
+    root.style.width = `${(width + 2 * PAD) * sizes.scale}px`;
+    root.dataset.scale = String(sizes.scale);
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
@@ -2146,10 +2199,12 @@ function createGraph(host, view) {
       const title = svg("title");
       title.textContent = `${n.label}
 @ ${n.where}`;
-      const name = svg("text", { x: n.w / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      const nameY = sizes.counters ? 14 : n.h / 2 + sizes.name * 0.35;
+      const name = svg("text", { x: n.w / 2, y: nameY, "text-anchor": "middle", "font-size": sizes.name, "font-weight": 600 });
       name.textContent = n.short;
-      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      const more = svg("text", { x: n.w / 2, y: 39, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      if (!sizes.counters) stats.style.display = more.style.display = "none";
       const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
       dot.style.display = "none";
       const dotTitle = svg("title");
@@ -2162,7 +2217,7 @@ function createGraph(host, view) {
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, title, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
@@ -2179,12 +2234,27 @@ function createGraph(host, view) {
       else delete g.dataset.break;
     }
   }
-  function scale(width, height) {
-    const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
-    if (!fit) return Math.min(1, Math.max(0.6, room / width));
+  function placement(width, height) {
+    if (!fit) {
+      pane.classList.remove("rlviz-graph-wide", "rlviz-graph-fitted");
+      return { scale: 1, name: NAME_PX, counter: COUNTER_PX, counters: true };
+    }
+    pane.classList.add("rlviz-graph-fitted");
+    pane.classList.remove("rlviz-graph-wide");
+    let sizes = fitGraph(width, height, room(), tall());
+    if (sizes.wide) {
+      pane.classList.add("rlviz-graph-wide");
+      sizes = fitGraph(width, height, room(), tall());
+    }
+    return sizes;
+  }
+  function room() {
+    const share = pane.classList.contains("rlviz-graph-wide") ? 1 : 5 / 12;
+    return (pane.clientWidth || (view.store.get().width || 960) * share) - 2 * PAD;
+  }
+  function tall() {
     const header2 = pane.firstElementChild ? pane.firstElementChild.offsetHeight + 4 : 24;
-    const tall = (pane.clientHeight || 360) - header2 - 2 * PAD;
-    return Math.min(1, room / width, tall > 40 ? tall / height : 1);
+    return (globalThis.innerHeight || 800) * FIT_HEIGHT - header2 - 2 * PAD;
   }
   function groupBox({ where, color, x, y, w, h }) {
     const g = svg("g", { class: "rlviz-group" });
@@ -2193,7 +2263,9 @@ function createGraph(host, view) {
     const box = svg("rect", { x, y, width: w, height: h, rx: 6, fill: color, "fill-opacity": 0.08, stroke: color, "stroke-width": 1 });
     const name = svg("text", { x: x + 5, y: y + 11, "font-size": 10, "font-weight": 600, fill: color });
     name.textContent = where;
-    g.append(box, name);
+    const title = svg("title");
+    title.textContent = where;
+    g.append(title, box, name);
     return g;
   }
   function edge(from, to, count, back) {
@@ -2235,6 +2307,8 @@ function createGraph(host, view) {
         box.more.textContent = more;
         squeeze(box.more, box.width);
       }
+      const hover = [`${n.label}`, `@ ${n.where}`, stats, more].filter(Boolean).join("\n");
+      if (box.title.textContent !== hover) box.title.textContent = hover;
     });
   }
   function mark(reveal = false) {
@@ -2266,7 +2340,7 @@ function createGraph(host, view) {
   }
   return {
     update(changed, info = {}) {
-      if (changed.has("rows")) build();
+      if (changed.has("rows") || changed.has("width") && fit) build();
       else if (changed.has("data")) counters();
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
       if (changed.has("live") || changed.has("rows")) breakpoint();
@@ -2462,7 +2536,8 @@ function createInspector(host, view) {
     drawnBreak = live ? live.break_op ?? null : null;
     if (!live || !live.running || live.gated === false || node.where !== "driver") return;
     const set = drawnBreak === node.op;
-    const button = make("button", set ? "rlviz-break-set" : null, "break", set ? "● remove breakpoint" : "● Break here");
+    const button = make("button", set ? "rlviz-break-set" : null, "break");
+    setIconLabel(button, "dot", set ? "remove breakpoint" : "Break here");
     button.title = set ? `stop pausing after each call of ${node.op}` : `pause the run after each call of ${node.op}`;
     button.addEventListener("click", () => view.command("break", { op: set ? null : node.op }));
     pane.appendChild(button);
@@ -2483,6 +2558,26 @@ function createInspector(host, view) {
 // rlviz/viz/static/panes/livebar.js
 var CURVE_W = 260;
 var CURVE_H = 64;
+var OUTCOME_WORDS = { not_ready: "not ready", error: "failed", stop: "ended" };
+var NAMED_OP = /^[A-Z]/;
+function callText([op, outcome, count]) {
+  const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
+  return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
+}
+function roundCalls(ran) {
+  const named = ran.some(([op]) => NAMED_OP.test(op)) ? ran.filter(([op]) => NAMED_OP.test(op)) : ran;
+  return named.filter((entry, k) => entry[1] !== "not_ready" || k === 0 || named[k - 1][1] !== "not_ready");
+}
+function roundText(advanced, full = false) {
+  if (!advanced || !advanced.ran) return "";
+  const calls = (full ? advanced.ran : roundCalls(advanced.ran)).map(callText);
+  const head = advanced.round != null ? `round ${advanced.round.toLocaleString("en-US")}` : "advanced";
+  return `${head}: ${calls.length ? calls.join(", ") : "no driver call"}`;
+}
+function roundWindow(since, end, full) {
+  const span = Math.max(end - since, 1), margin = span * 0.15;
+  return [Math.max(full[0], since - margin), Math.min(Math.max(full[1], end), end + margin)];
+}
 function liveBarTexts(live) {
   const at = live.paused_at, c = live.counters || {};
   const counters = [`iteration ${live.iterations}`];
@@ -2493,7 +2588,9 @@ function liveBarTexts(live) {
     count: live.events.toLocaleString("en-US"),
     rate: `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`,
     state: live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped",
-    pause: live.paused ? "▶ resume" : "❚❚ pause",
+    pause: live.paused ? "resume" : "pause",
+    pauseIcon: live.paused ? "play" : "pause",
+    round: roundText(live.advanced),
     where: live.break_error ? `⚠ ${live.break_error}` : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "",
     counters: counters.join(" · ")
   };
@@ -2504,22 +2601,23 @@ function createLiveBar(host, before, view) {
   const state = make("span", null, "live-state", "starting");
   const count = make("span", "rlviz-count", "live-count", "0");
   const rate = make("span", null, "live-rate", "");
-  const pause = make("button", null, "pause", "❚❚ pause");
-  const advance = make("button", null, "advance", "⏭ advance");
+  const pause = iconButton("pause", "pause", "pause");
+  const advance = iconButton("advance", "advance", "advance");
   advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
   pause.title = "pause at the next op boundary, or go on (key Space)";
+  const round = make("span", "rlviz-round", "round", "");
   const where = make("span", null, "paused-at", "");
-  const stop = make("button", null, "stop", "■ stop");
+  const stop = iconButton("stop", "stop", "stop");
   const follow = make("label", null, "follow");
   const followBox = make("input", null, "follow-box");
   followBox.type = "checkbox";
   followBox.checked = true;
-  follow.title = "keep the newest events in view (a zoom or pan turns it off)";
+  follow.title = "keep the newest events in view (a zoom, pan or selection turns it off)";
   follow.append(followBox, document.createTextNode(" follow"));
   const counters = make("span", null, "live-counters", "");
   const curve = make("canvas", null, "return-curve");
   curve.title = "episode_reward_mean against sampled steps";
-  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, where, follow, counters, curve);
+  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, round, where, follow, counters, curve);
   host.insertBefore(bar, before);
   const listeners = [
     [pause, "click", () => view.command(store.get().live?.paused ? "resume" : "pause")],
@@ -2547,7 +2645,7 @@ function createLiveBar(host, before, view) {
   function noticePause(live) {
     const at = live.paused_at;
     if (!at || pausedAt && at.end_ns === pausedAt.end_ns && at.op === pausedAt.op) return;
-    focus = { at, since: pausedAt ? pausedAt.end_unit : null };
+    focus = { at, since: pausedAt ? pausedAt.end_unit : null, advanced: Boolean(live.advanced) };
     pausedAt = at;
   }
   function focusPause() {
@@ -2563,16 +2661,23 @@ function createLiveBar(host, before, view) {
       if (Math.abs(model.start[i] + model.duration[i] - end) <= 1 && ofOp(i)) found = i;
     }
     if (found < 0) return;
-    if (focus.since != null) {
+    const since = focus.since, advanced = focus.advanced;
+    let first = end;
+    if (since != null) {
       const ran = [];
       for (let i = 0; i < model.n; i++) {
         const ended = model.start[i] + model.duration[i];
-        if (ended > focus.since && ended <= end) ran.push(i);
+        if (ended > since && ended <= end) ran.push(i);
+        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
       }
       view.actions.setMatches(ran);
     }
     focus = null;
-    view.actions.select(found);
+    if (advanced && since != null) showRound(first, end);
+    view.actions.select(found, { from: "pause" });
+  }
+  function showRound(since, end) {
+    view.store.set({ follow: false, advanced: [since, end], window: roundWindow(since, end, view.full) }, { from: "pause" });
   }
   function show(live) {
     const texts = liveBarTexts(live);
@@ -2581,13 +2686,17 @@ function createLiveBar(host, before, view) {
     setText(rate, texts.rate);
     setText(state, texts.state);
     bar.dataset.running = String(Boolean(live.running));
-    setText(pause, texts.pause);
+    setIconLabel(pause, texts.pauseIcon, texts.pause);
     pause.disabled = stop.disabled = !live.running;
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";
+    setText(round, texts.round);
+    round.title = texts.round ? `${roundText(live.advanced, true)} (every driver call of the advance)` : "";
+    round.style.display = texts.round ? "" : "none";
     setText(where, texts.where);
     where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";
     if (live.running) noticePause(live);
+    if (!live.paused && view.store.get().advanced) view.store.set({ advanced: null }, { from: "pause" });
     setText(counters, texts.counters);
     curve.style.display = live.curve ? "" : "none";
     const points = live.curve || [];
@@ -2668,11 +2777,11 @@ function createOrder(host, view) {
     const items = strip.groups.map((g) => meta.nodes[g.node]?.items ?? g.items);
     pane.append(
       make("p", null, "order-title", `${strip.merge} pulls from ${strip.groups.map((g) => g.name).join(" : ")}`),
-      make("p", null, "order-ratio", ratioText(strip, items))
+      make("p", null, "order-ratio", ratioText(strip, items)),
+      notesList(meta.notes || [])
     );
     if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
     else drawItems(pane, view, strip, colors, items, cache);
-    pane.appendChild(notesList(meta.notes || []));
   }
   function drawIn(ms) {
     clearTimeout(timer);
@@ -3499,7 +3608,7 @@ function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
 }
 
 // rlviz/viz/static/panes/timeline.js
-var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
+var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
 var TRACKS = [createSpanTrack];
 function frameOf(model, meta, state, lod = null) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
@@ -3563,6 +3672,9 @@ function createTimeline(host, view) {
   const scroll = make("div", "rlviz-scroll");
   const canvas = make("canvas", null, "lanes");
   const tooltip = make("div", "rlviz-tooltip", "tooltip");
+  const band = make("div", "rlviz-advance-band", "advance-band");
+  band.title = "what the last advance ran";
+  band.style.display = "none";
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
@@ -3574,7 +3686,7 @@ function createTimeline(host, view) {
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -3594,6 +3706,7 @@ function createTimeline(host, view) {
     }
     gauges.draw();
     gaps.draw();
+    placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -3601,11 +3714,20 @@ function createTimeline(host, view) {
       view.root.dataset.rlvizReady = "1";
     }
   }
+  function placeBand(f) {
+    const stretch = store.get().advanced, place = stretch && bandPlace(stretch, f);
+    band.style.display = place ? "" : "none";
+    if (!place) return;
+    band.style.left = `${place.left}px`;
+    band.style.width = `${place.width}px`;
+    band.dataset.from = String(stretch[0]);
+    band.dataset.to = String(stretch[1]);
+  }
   return {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
       if (changed.has("selected") || changed.has("rows") || hiding || now) {
@@ -3628,6 +3750,10 @@ function createTimeline(host, view) {
       element.remove();
     }
   };
+}
+function bandPlace([from, to], frame) {
+  const left = Math.max(GUTTER, frame.xOf(from)), right = Math.min(GUTTER + frame.plotW, frame.xOf(to));
+  return right - left >= 0 && right > GUTTER ? { left, width: Math.max(2, right - left) } : null;
 }
 function levelName({ exact, levels }) {
   return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
@@ -3727,11 +3853,11 @@ function createToolbar(host, view) {
   search.type = "search";
   search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
   search.setAttribute("aria-label", "search op, label or item text");
-  const prev = make("button", null, "prev", "◀");
+  const prev = iconButton("prev", "prev");
   prev.title = "previous call to complete (←)";
-  const play = make("button", null, "play", "▶ Play");
+  const play = iconButton("play", "play", "Play");
   play.title = "step through calls in completion order";
-  const next = make("button", null, "next", "▶|");
+  const next = iconButton("next", "next");
   next.title = "next call to complete (→)";
   const skip = make("label", "rlviz-skip", "skip-not-ready");
   const skipBox = make("input", null, "skip-not-ready-box");
@@ -3823,10 +3949,10 @@ function createToolbar(host, view) {
     if (playing) {
       clearInterval(playing);
       playing = null;
-      play.textContent = "▶ Play";
+      setIconLabel(play, "play", "Play");
       return;
     }
-    play.textContent = "❚❚ Pause";
+    setIconLabel(play, "pause", "Pause");
     playing = setInterval(() => {
       if (actions.step(1) < 0) togglePlay();
     }, PLAY_MS);
@@ -4018,6 +4144,9 @@ function divergenceMarker({ api, divergence }) {
 }
 
 // rlviz/viz/static/explorer.js
+function stopsFollowing(changed, info) {
+  return changed.has("window") && (info.gesture || info.from === "user") || changed.has("selected") && info.from === "select";
+}
 function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
   const data = openStream(meta, buffers);
@@ -4054,13 +4183,14 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     rows: 0,
     follow: Boolean(live),
     followSpan: null,
-    live: null
+    live: null,
+    advanced: null
   });
   view.actions = createActions(view, host);
   const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
   const unsubscribe = view.store.subscribe((changed, state, info) => {
     view.actions.forget(changed);
-    if (changed.has("window") && info.gesture && state.follow) view.store.set({ follow: false }, { from: "follow" });
+    if (state.follow && stopsFollowing(changed, info)) view.store.set({ follow: false }, { from: "follow" });
     for (const pane of panes) pane.update(changed, info);
     if (info.from === "user") view.actions.notify(changed, state);
   });
@@ -4570,5 +4700,6 @@ export {
   mountExplorer,
   mountLong,
   mountSaved,
-  splitChunks
+  splitChunks,
+  stopsFollowing
 };

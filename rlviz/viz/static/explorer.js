@@ -22,6 +22,14 @@ import { createToolbar } from "./panes/toolbar.js";
 import { DIFF_CSS, linkRuns } from "./explorer_diff.js";      // last: the bundle keeps its order of modules
 
 /**
+ * Whether a change of the store stops a live view's following: any zoom, pan or "zoom to selection"
+ * by the user (a window the user set), or a selection the user made; the feed's own moves do not.
+ */
+export function stopsFollowing(changed, info) {
+  return (changed.has("window") && (info.gesture || info.from === "user")) || (changed.has("selected") && info.from === "select");
+}
+
+/**
  * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream), then its chunks.
  * A saved trace brings all of its chunks along (meta.chunks, their buffers in `buffers`) and is
  * replayed at once; a live run (meta.live) sends its chunks later, through `append`. Both go
@@ -52,13 +60,12 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
     command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null };
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
-    rows: 0, follow: Boolean(live), followSpan: null, live: null });
+    rows: 0, follow: Boolean(live), followSpan: null, live: null, advanced: null });
   view.actions = createActions(view, host);
   const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
   const unsubscribe = view.store.subscribe((changed, state, info) => {
     view.actions.forget(changed);
-    // a zoom or pan by hand stops following the newest events
-    if (changed.has("window") && info.gesture && state.follow) view.store.set({ follow: false }, { from: "follow" });
+    if (state.follow && stopsFollowing(changed, info)) view.store.set({ follow: false }, { from: "follow" });
     for (const pane of panes) pane.update(changed, info);
     if (info.from === "user") view.actions.notify(changed, state);
   });

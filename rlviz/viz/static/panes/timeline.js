@@ -10,7 +10,7 @@ import { createGapMarks } from "./gaps.js";
 import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
-const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
+const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
 
 /**
  * The tracks of a timeline, top to bottom: each a factory `(view) => track`, where a track is
@@ -98,6 +98,9 @@ export function createTimeline(host, view) {
   const scroll = make("div", "rlviz-scroll");
   const canvas = make("canvas", null, "lanes");
   const tooltip = make("div", "rlviz-tooltip", "tooltip");
+  const band = make("div", "rlviz-advance-band", "advance-band");
+  band.title = "what the last advance ran";
+  band.style.display = "none";
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
@@ -111,7 +114,7 @@ export function createTimeline(host, view) {
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -134,6 +137,7 @@ export function createTimeline(host, view) {
     }
     gauges.draw();
     gaps.draw();
+    placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -142,11 +146,22 @@ export function createTimeline(host, view) {
     }
   }
 
+  /** The band over the stretch the last advance ran (store key `advanced`: [from, to] in time units), or none. */
+  function placeBand(f) {
+    const stretch = store.get().advanced, place = stretch && bandPlace(stretch, f);
+    band.style.display = place ? "" : "none";
+    if (!place) return;
+    band.style.left = `${place.left}px`;
+    band.style.width = `${place.width}px`;
+    band.dataset.from = String(stretch[0]);
+    band.dataset.to = String(stretch[1]);
+  }
+
   return {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       // a step draws at once; so does a live append, which the feed already draws inside an animation
       // frame (one frame per refresh, not one for the feed and one more for the timeline)
@@ -168,6 +183,15 @@ export function createTimeline(host, view) {
       element.remove();
     },
   };
+}
+
+/**
+ * Where the band over `stretch` ([from, to] time units) lies in `frame`, clipped to the plot:
+ * {left, width} in px from the canvas's left, or null when none of it is in view.
+ */
+export function bandPlace([from, to], frame) {
+  const left = Math.max(GUTTER, frame.xOf(from)), right = Math.min(GUTTER + frame.plotW, frame.xOf(to));
+  return right - left >= 0 && right > GUTTER ? { left, width: Math.max(2, right - left) } : null;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The toolbar: title, search (every hit highlighted, their count), step buttons, Play, "skip
 // not-ready", zoom buttons, the filter chip with "hide others" and the status line; the error banner and the dropped-events note under it; the keys
 // (← → Esc) of the whole view; and the data-rlviz-* attributes that announce the state.
-import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
+import { PLAY_MS, formatMs, iconButton, make, setIconLabel } from "../explorer_dom.js";
 import { durationText } from "../explorer_time.js";
 
 const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
@@ -40,11 +40,11 @@ export function createToolbar(host, view) {
   search.type = "search";
   search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
   search.setAttribute("aria-label", "search op, label or item text");
-  const prev = make("button", null, "prev", "◀");
+  const prev = iconButton("prev", "prev");
   prev.title = "previous call to complete (←)";
-  const play = make("button", null, "play", "▶ Play");
+  const play = iconButton("play", "play", "Play");
   play.title = "step through calls in completion order";
-  const next = make("button", null, "next", "▶|");
+  const next = iconButton("next", "next");
   next.title = "next call to complete (→)";
   const skip = make("label", "rlviz-skip", "skip-not-ready");
   const skipBox = make("input", null, "skip-not-ready-box");
@@ -124,10 +124,10 @@ export function createToolbar(host, view) {
     if (playing) {
       clearInterval(playing);
       playing = null;
-      play.textContent = "▶ Play";
+      setIconLabel(play, "play", "Play");
       return;
     }
-    play.textContent = "❚❚ Pause";
+    setIconLabel(play, "pause", "Pause");
     playing = setInterval(() => { if (actions.step(1) < 0) togglePlay(); }, PLAY_MS);
   }
 
