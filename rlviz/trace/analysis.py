@@ -112,17 +112,35 @@ def order_notes(trace: "Trace") -> list[str]:
     return notes
 
 
+#: A number in a cause's sentence ("812", "1,000", "0.5").
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _dominant_cause(causes: list[str | None]) -> str:
     """The cause most of these not-ready polls share (counts aside), as a note's ending; "" if none has one.
 
-    Its latest sentence is quoted, so the note says how far the state got.
+    A count that varied across them is given as its range ("between 406 and 812 of the 1,000 rows"), one that
+    did not as itself: quoting the latest poll alone would say the state stood still.
     """
-    kinds = Counter(re.sub(r"[\d,.]+", "#", cause) for cause in causes if cause)
+    kinds = Counter(_NUMBER.sub("#", cause) for cause in causes if cause)
     if not kinds:
         return ""
     kind, count = kinds.most_common(1)[0]
-    latest = next(cause for cause in reversed(causes) if cause and re.sub(r"[\d,.]+", "#", cause) == kind)
-    return f"; the cause (in {count} of them): {latest}"
+    readings = [[float(n.replace(",", "")) for n in _NUMBER.findall(cause)]
+                for cause in causes if cause and _NUMBER.sub("#", cause) == kind]
+    parts = kind.split("#")
+    sentence = parts[0] + "".join(_value_or_range([r[k] for r in readings]) + part
+                                  for k, part in enumerate(parts[1:]))
+    return f"; the cause (in {count} of them): {sentence}"
+
+
+def _value_or_range(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return _number(low) if low == high else f"between {_number(low)} and {_number(high)}"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if value.is_integer() else f"{value:,g}"
 
 
 def _ratio_note(spec: dict, items: list[int]) -> list[str]:
