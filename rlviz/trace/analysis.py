@@ -15,6 +15,7 @@ import numpy as np
 from rlviz.trace.decisions import CAP, STAR
 from rlviz.trace.event import OUTCOMES
 from rlviz.trace.lanes import lane_key
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -62,7 +63,7 @@ def summary_table(trace: "Trace") -> str:
         lines.append(f"{r['where']:<{where_width}} {r['op']:<{op_width}} {r['calls']:>8} {r['items']:>8} "
                      f"{r['not_ready']:>8} {r['errors']:>6} {r['busy_ns'] / 1e6:>9.2f}")
     if trace.dropped:
-        lines.append(f"({trace.dropped} events dropped by the bounded buffers; "
+        lines.append(f"({counted(trace.dropped, 'event')} dropped by the bounded buffers; "
                      f"raise rlviz.record(capacity=...) to keep them)")
     notes = order_notes(trace)
     if notes:

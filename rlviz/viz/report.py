@@ -145,7 +145,7 @@ def report_html(trace: Trace, title: str = "rlviz trace report", *,
         for figure in figures:
             plt.close(figure)
     esc = html.escape
-    dropped = (f'<p class="warn">{trace.dropped:,} events were dropped by the bounded buffers '
+    dropped = (f'<p class="warn">{counted(trace.dropped, "event")} {"was" if trace.dropped == 1 else "were"} dropped by the bounded buffers '
                f'(the oldest); raise <code>rlviz.record(capacity=...)</code> to keep them.</p>'
                if trace.dropped else "")
     by_id = {node.op_id: node for node in trace.nodes}
