@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rlviz.checks import describe_value
 from rlviz.trace.decisions import TURN_ENDED
 from rlviz.trace.event import OUTCOMES, Event, Node
 from rlviz.trace.items import format_summary, summarize
@@ -64,7 +65,7 @@ def check_break_on(break_on: object) -> BreakOn | None:
     if break_on is None or callable(break_on) or (isinstance(break_on, str) and break_on):
         return break_on
     raise TypeError(f"break_on must be an op name (str, e.g. 'Replay') or a callable taking each driver-side "
-                    f"Event and returning True to pause, not {type(break_on).__name__} {break_on!r}")
+                    f"Event and returning True to pause, not {describe_value(break_on)}")
 
 
 def describe_break(break_on: BreakOn | None) -> str | None:

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
-from rlviz.checks import check_int
+from rlviz.checks import check_int, describe_value
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
@@ -434,9 +434,9 @@ class Recorder:
 def _checked_gauge(name: object, value: object) -> float:
     """A gauge's ``value`` as a float, or a TypeError naming what is wrong with it."""
     if type(name) is not str:
-        raise TypeError(f"a gauge's name must be a str, got {type(name).__name__} {name!r}")
+        raise TypeError(f"a gauge's name must be a str, got {describe_value(name)}")
     if not isinstance(value, Real):
-        raise TypeError(f"gauge {name!r} needs a real number, got {type(value).__name__} {value!r}")
+        raise TypeError(f"gauge {name!r} needs a real number, got {describe_value(value)}")
     return float(value)
 
 

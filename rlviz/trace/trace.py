@@ -21,6 +21,7 @@ from rlviz.trace.items import KIND_TEXT, SIZED_NAME_MASK, TextTable, format_summ
 from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import input_id, is_dropped, mark_dropped
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -133,8 +134,8 @@ class Trace:
         return len(self.columns["node"])
 
     def __repr__(self) -> str:
-        return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
-                f"{len(self.processes)} processes, {self.dropped} dropped)")
+        return (f"Trace({counted(len(self), 'event')}, {counted(len(self.nodes), 'node')}, "
+                f"{counted(len(self.processes), 'process')}, {self.dropped} dropped)")
 
     @property
     def gauges(self) -> dict[str, Gauge]:

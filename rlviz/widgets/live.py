@@ -39,7 +39,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from rlviz.checks import check_int
+from rlviz.checks import check_int, describe_value
 from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
 
 from rlviz.trace import Event, Trace, record
@@ -685,7 +685,7 @@ def _kind_of(target: Any) -> str:
     if hasattr(target, "__next__") and hasattr(target, "__iter__"):
         return "iterator"
     raise TypeError(f"watch(target=...) needs an rlviz.Trainer, an RLlib 2.x Algorithm or an rlviz iterator "
-                    f"(a LocalIterator, e.g. from_range(10).gather_sync()), not {type(target).__name__} {target!r}")
+                    f"(a LocalIterator, e.g. from_range(10).gather_sync()), not {describe_value(target)}")
 
 
 def _check_limit(name: str, value: object, integer: bool = False) -> float | int | None:
@@ -693,7 +693,7 @@ def _check_limit(name: str, value: object, integer: bool = False) -> float | int
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
         raise TypeError(f"{name} must be {'an int' if integer else 'a number'} > 0 or None, "
-                        f"not {type(value).__name__} {value!r}")
+                        f"not {describe_value(value)}")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0 or None (no limit), got {value!r}; "
                          f"hint: rlviz.watch(target, {name}={30 if name != 'iterations' else 20})")

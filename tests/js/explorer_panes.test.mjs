@@ -209,3 +209,29 @@ test("the toolbar's texts: the trace's header, what was dropped, the filter chip
   assert.equal(filterChipText({ op: null, where: "driver" }), "showing driver  ✕");
   assert.equal(filterChipText({}), "");
 });
+
+test("counts agree with their nouns everywhere the page writes one: 1 process, 48 calls", async () => {
+  const { counted, compact } = await import("../../rlviz/viz/static/explorer_dom.js");
+  assert.equal(counted(1, "process"), "1 process");
+  assert.equal(counted(48, "call"), "48 calls");
+  assert.equal(counted(5186, "match"), "5,186 matches");
+  assert.equal(counted(0, "item"), "0 items");
+  assert.equal(counted(12345, "call", compact), "12k calls");
+  const { toolbarTexts } = await import("../../rlviz/viz/static/panes/toolbar.js");
+  const one = toolbarTexts({ n: 48 }, { lanes: [{}], span_ms: 1500, dropped: 1 });
+  assert.equal(one.title, "48 calls · 1 process · 1.50 s");
+  assert.match(one.dropped, /^1 event was dropped/);
+  const { nodeCounterLines } = await import("../../rlviz/viz/static/panes/graph.js");
+  assert.equal(nodeCounterLines({ calls: 1, items: 1, busy_ms: 2, not_ready: 0, errors: 1 }).join(" | "),
+    "1 call · 1 item | 2.00 ms busy · 1 error");
+});
+
+test("the search shows one count, from the hits of now: the step's place among them, or their number", async () => {
+  const { searchCountText } = await import("../../rlviz/viz/static/panes/toolbar.js");
+  const before = Uint32Array.from([3, 8, 20, 31]), grown = Uint32Array.from([3, 8, 20, 31, 40, 44]);
+  assert.equal(searchCountText("op:Store", before), "4 matches");
+  assert.equal(searchCountText("op:Store", before, 20), "match 3 of 4");
+  assert.equal(searchCountText("op:Store", grown, 20), "match 3 of 6", "a live trace's new hits count at once");
+  assert.equal(searchCountText("op:Store", Uint32Array.from([3]), 20), "1 match", "a step no longer among them");
+  assert.equal(searchCountText("  ", grown, 20), "");
+});

@@ -752,6 +752,12 @@ var WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 function formatBusy(ms) {
   return ms >= 1e3 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
 }
+function counted(count, noun, shown = (n) => WHOLE.format(n)) {
+  return `${shown(count)} ${count === 1 ? noun : pluralOf(noun)}`;
+}
+function pluralOf(noun) {
+  return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
+}
 function compact(value) {
   if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
   if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
@@ -2117,16 +2123,16 @@ function edgeShape(from, to, count, back) {
     d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
     width: 1 + Math.log10(1 + count) / 2,
     dashed: Boolean(back),
-    title: `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values`
+    title: `${from.op} → ${to.op}: ${counted(count, "value")}`
   };
 }
 function nodeCounterLines(n) {
   return [
-    `${compact(n.calls)} calls · ${compact(n.items)} items`,
+    `${counted(n.calls, "call", compact)} · ${counted(n.items, "item", compact)}`,
     [
       `${formatBusy(n.busy_ms)} ms busy`,
       n.not_ready ? `${compact(n.not_ready)} not ready` : "",
-      n.errors ? `${compact(n.errors)} errors` : ""
+      n.errors ? counted(n.errors, "error", compact) : ""
     ].filter(Boolean).join(" · ")
   ];
 }
@@ -2886,7 +2892,7 @@ function drawRounds(pane, view, plan) {
   legend(pane, [
     ...spec.children.map((name, c) => [
       colorOf(c),
-      `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
+      `${name} (${counted(items[c], "item")}, ${notReady[c].toLocaleString("en-US")} not ready)`,
       false
     ]),
     [NOT_READY_COLOR, "not ready (turn ends)", true]
@@ -3015,7 +3021,7 @@ function hatch(ctx, x, y, w, h, color) {
 var MIN_W = 3;
 function gapTitle(gap, unitMs) {
   const from = gap.from * unitMs, to = gap.to * unitMs;
-  return `${gap.dropped.toLocaleString("en-US")} events of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
+  return `${counted(gap.dropped, "event")} of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
 }
 function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
   const scale = plotW / (b - a), boxes = [];
@@ -3837,9 +3843,14 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 var SEARCH_SETTLE_MS = 200;
 function toolbarTexts(model, meta) {
   return {
-    title: `${(meta.events ?? model.n).toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
-    dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
+    title: `${counted(meta.events ?? model.n, "call")} · ${counted(meta.lanes.length, "process")} · ${durationText(meta.span_ms)}`,
+    dropped: meta.dropped > 0 ? `${counted(meta.dropped, "event")} ${meta.dropped === 1 ? "was" : "were"} dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
   };
+}
+function searchCountText(query, hits, current = -1) {
+  if (!query.trim()) return "";
+  const k = current >= 0 ? hits.indexOf(current) : -1;
+  return k >= 0 ? `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}` : counted(hits.length, "match");
 }
 function filterChipText(filter) {
   const parts = [filter.op, filter.where].filter((v) => v != null);
@@ -3881,6 +3892,7 @@ function createToolbar(host, view) {
   const dropped = make("div", "rlviz-note", "dropped");
   host.append(bar, banner, dropped);
   let playing = null, searched = null, typing = null;
+  let stepped = { query: "", event: -1 };
   const listeners = [
     [root, "keydown", (e) => {
       if (e.target === search) return;
@@ -3961,7 +3973,7 @@ function createToolbar(host, view) {
     if (!searched || searched.query !== query) {
       searched = { query, hits: query.trim() ? actions.search(query) : new Uint32Array(0) };
       actions.setMatches(searched.hits);
-      count.textContent = query.trim() ? `${searched.hits.length.toLocaleString("en-US")} match${searched.hits.length === 1 ? "" : "es"}` : "";
+      count.textContent = searchCountText(query, searched.hits, stepped.query === query ? stepped.event : -1);
     }
     return searched.hits;
   }
@@ -3981,9 +3993,9 @@ function createToolbar(host, view) {
       status.textContent = `no call matches "${query}"`;
       return;
     }
-    const target = actions.searchStep(hits, direction);
-    const k = hits.indexOf(target);
-    status.textContent = `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`;
+    stepped = { query, event: actions.searchStep(hits, direction) };
+    status.textContent = "";
+    count.textContent = searchCountText(query, hits, stepped.event);
   }
   return {
     update(changed) {

@@ -158,6 +158,19 @@ export function formatBusy(ms) {
   return ms >= 1000 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
 }
 
+/**
+ * `count` and `noun`, the noun plural unless the count is exactly one ("1 process", "48 calls");
+ * `shown` writes the number (comma-grouped by default, `compact` for "1.2k").  Every count-and-noun
+ * text of the page goes through it; rlviz/trace/words.py's `counted` is its Python twin.
+ */
+export function counted(count, noun, shown = (n) => WHOLE.format(n)) {
+  return `${shown(count)} ${count === 1 ? noun : pluralOf(noun)}`;
+}
+
+function pluralOf(noun) {
+  return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
+}
+
 export function compact(value) {
   if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
   if (value >= 1e6) return `${(value / 1e6).toFixed(1)}M`;

@@ -6,7 +6,7 @@
 // "actual size" shows it unscaled, the pane scrolling both ways. In a live view, the op with a
 // breakpoint wears a red dot.
 import { nodeMatches } from "../explorer_core.js";
-import { CONSUMER_COLOR, PRODUCER_COLOR, compact, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
+import { CONSUMER_COLOR, PRODUCER_COLOR, compact, counted, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
 
 const PAD = 4;                  // room around the drawing, so outlines are not cut
 const TEXT_PAD = 6;             // room left and right of a box's text
@@ -41,14 +41,14 @@ export function edgeShape(from, to, count, back) {
   const [x2, y2] = [to.x, to.y + to.h / 2];
   const bend = Math.max(30, Math.abs(x2 - x1) / 2);
   return { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`, width: 1 + Math.log10(1 + count) / 2,
-    dashed: Boolean(back), title: `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values` };
+    dashed: Boolean(back), title: `${from.op} → ${to.op}: ${counted(count, "value")}` };
 }
 
 /** A node box's two counter lines, from the meta's counts now: calls and items; busy time, not-ready, errors. */
 export function nodeCounterLines(n) {
-  return [`${compact(n.calls)} calls · ${compact(n.items)} items`,
+  return [`${counted(n.calls, "call", compact)} · ${counted(n.items, "item", compact)}`,
     [`${formatBusy(n.busy_ms)} ms busy`, n.not_ready ? `${compact(n.not_ready)} not ready` : "",
-      n.errors ? `${compact(n.errors)} errors` : ""].filter(Boolean).join(" · ")];
+      n.errors ? counted(n.errors, "error", compact) : ""].filter(Boolean).join(" · ")];
 }
 
 /**

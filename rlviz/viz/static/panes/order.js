@@ -6,7 +6,7 @@
 // is worked out by a function free of the DOM (`roundsPlan`, `itemsPlan`) and painted by another
 // that takes a 2D context (`paintRounds`, `paintItems`).
 import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_core.js";
-import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
+import { GROUP_COLORS, NOT_READY_COLOR, counted, make, sized } from "../explorer_dom.js";
 
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
 const RUNNING_DRAW_MS = 1000;       // while a live run appends, the pane is drawn again at most once a second
@@ -158,7 +158,7 @@ export function paintRounds(ctx, { shown, cell, colorOf }, selected) {
 function drawRounds(pane, view, plan) {
   const { spec, rounds, shown, items, notReady, colorOf, cell, longest, follow } = plan;
   legend(pane, [...spec.children.map((name, c) => [colorOf(c),
-    `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`, false]),
+    `${name} (${counted(items[c], "item")}, ${notReady[c].toLocaleString("en-US")} not ready)`, false]),
   [NOT_READY_COLOR, "not ready (turn ends)", true]]);
   const canvas = make("canvas", null, "order-rounds");
   const note = make("p", "rlviz-status", "order-note");
