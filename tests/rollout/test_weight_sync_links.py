@@ -37,7 +37,8 @@ def test_a_span_knows_its_id_before_it_ends():
             receiver.consumed(promised)
     send, receive = trace.events
     assert send.item_id == promised == call.item_id and receive.inputs == (promised,)
-    assert span("off").__enter__().upcoming_id() == -1, "nothing recorded, no id"
+    with span("off") as idle:
+        assert idle.upcoming_id() == -1, "nothing recorded, no id"
 
 
 @pytest.fixture(scope="module")
