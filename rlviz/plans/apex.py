@@ -21,6 +21,7 @@ from rlviz.ops.names import LEARNER_INFO, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_C
     STEPS_TRAINED_THIS_ITER_COUNTER
 from rlviz.rollout.dqn_policy import DQNPolicy
 from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, SampleBatch
+from rlviz.rollout.weight_sync import weight_sync
 from rlviz.rollout.threads import torch_threads
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan", "LearnerThread", "stop"]
@@ -158,15 +159,12 @@ class UpdateWorkerWeights:
         self.steps_since: dict = {}
 
     def __call__(self, item: tuple) -> Any:
-        import ray
-
         actor, batch = item
         self.steps_since[actor] = self.steps_since.get(actor, 0) + batch.count
         if self.steps_since[actor] >= self.max_delay:
             metrics = LocalIterator.get_metrics()
-            with self.learner.lock:
-                weights = self.learner.local_worker.get_weights()
-            actor.set_weights.remote(ray.put(weights), {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]})
+            with weight_sync(self.learner.local_worker, lock=self.learner.lock) as weights:
+                actor.set_weights.remote(weights, {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]})
             self.steps_since[actor] = 0
         return batch
 

@@ -32,15 +32,22 @@ class Weights(dict):
     The version is the learner's update count when the weights were taken;
     it travels with them (a dict subclass pickles its attributes), so a
     worker that loads them knows which update it holds, whichever op sent them.
+    ``sent_by`` travels the same way: the id of the recorded ``sync_weights``
+    call that sent them, which the receiving ``set_weights`` lists as its input.
 
     >>> w = Weights({"default_policy": {}}, version=3)
     >>> dict(w), w.version
     ({'default_policy': {}}, 3)
     """
 
-    def __init__(self, weights: dict, version: int = 0) -> None:
+    def __init__(self, weights: dict, version: int = 0, sent_by: int = -1) -> None:
         super().__init__(weights)
         self.version = version
+        #: The trace id of the weight sync that sent them (-1: not sent by a recorded sync).
+        self.sent_by = sent_by
+
+    def __rlviz_summary__(self) -> str:
+        return f"weights v{self.version} ({len(self)} {'policy' if len(self) == 1 else 'policies'})"
 
 
 class RolloutWorker(ParallelIteratorWorker):
@@ -98,6 +105,9 @@ class RolloutWorker(ParallelIteratorWorker):
         self.global_vars: dict = {"timestep": 0}
         #: The weights this worker holds: its own update count on a learner, the learner's count at the sync elsewhere.
         self.weights_version = 0
+        #: The trace id of the recorded call that last changed these weights (learn_on_batch, apply_gradients,
+        #: set_weights; -1: none recorded): a sync lists it as its input, a ``sample`` as the weights it acted with.
+        self.weights_item = -1
         if self.multi_agent:
             self._mapping_fn = self.config.policy_mapping_fn or _only_policy(specs)
             self._check_mapping(first_env, specs, self._mapping_fn)
@@ -159,7 +169,7 @@ class RolloutWorker(ParallelIteratorWorker):
             info = {pid: self.policy_map[pid].learn_on_batch(part)
                     for pid, part in self._parts_to_train(batch).items()}
             call.produced(info)
-        self._updated(self.weights_version + 1)
+        self._updated(self.weights_version + 1, call.item_id)
         return info
 
     def compute_gradients(self, batch: SampleBatch | MultiAgentBatch) -> tuple[Any, dict]:
@@ -186,13 +196,13 @@ class RolloutWorker(ParallelIteratorWorker):
 
     def apply_gradients(self, grads: list | dict) -> None:
         """Apply gradients from ``compute_gradients`` (a list, or a dict keyed by policy id)."""
-        with span("apply_gradients"):
+        with span("apply_gradients") as call:
             if isinstance(grads, dict):
                 for pid, policy_grads in grads.items():
                     self.policy_map[pid].apply_gradients(policy_grads)
             else:
                 self.policy_map[DEFAULT_POLICY_ID].apply_gradients(grads)
-        self._updated(self.weights_version + 1)
+        self._updated(self.weights_version + 1, call.item_id)
 
     def sample_and_learn(self) -> tuple[dict[str, dict], int]:
         """Sample one batch and learn on it here; returns ``(learner info, env steps)``."""
@@ -209,16 +219,21 @@ class RolloutWorker(ParallelIteratorWorker):
         """Load weights from ``get_weights`` (policies not listed keep theirs); optionally set global vars.
 
         ``Weights`` from ``get_weights`` carry the sender's version, which this worker then holds (and records
-        as the ``"weights version"`` gauge); a plain dict leaves the version as it was.
+        as the ``"weights version"`` gauge); a plain dict leaves the version as it was.  Weights sent by a
+        recorded ``sync_weights`` name it (``Weights.sent_by``): this call lists it as its input.
         """
-        with span("set_weights"):
+        with span("set_weights") as call:
+            sent_by = getattr(weights, "sent_by", -1)
+            if sent_by >= 0:
+                call.consumed(sent_by)
             for pid, policy_weights in weights.items():
                 self._policy(pid).set_weights(policy_weights)
             if global_vars:
                 self.set_global_vars(global_vars)
+        self.weights_item = call.item_id
         version = getattr(weights, "version", None)
         if version is not None:
-            self._updated(version)
+            self._updated(version, call.item_id)
 
     def get_global_vars(self) -> dict:
         """The global variables last set (``timestep``)."""
@@ -332,9 +347,11 @@ class RolloutWorker(ParallelIteratorWorker):
         gauge(EPISODES_FINISHED, self.sampler.episodes.finished)
         return batch, item_id
 
-    def _updated(self, version: int) -> None:
-        """The weights this worker holds changed to ``version``: keep it, and record it as a gauge."""
+    def _updated(self, version: int, item_id: int) -> None:
+        """The weights this worker holds changed to ``version`` by the recorded call ``item_id``: keep both,
+        and record the version as a gauge."""
         self.weights_version = version
+        self.weights_item = item_id
         gauge(WEIGHTS_VERSION, version)
 
     def _policy(self, policy_id: str) -> Policy:

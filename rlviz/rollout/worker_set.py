@@ -14,6 +14,7 @@ from rlviz.checks import check_int
 from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
 from rlviz.rollout.config import RolloutConfig, make_config
 from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
+from rlviz.rollout.weight_sync import weight_sync
 from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace import span
 from rlviz.trace.event import RESTART_OP
@@ -220,6 +221,9 @@ class WorkerSet:
     def sync_weights(self, policies: list[str] | None = None, global_vars: dict | None = None) -> None:
         """Send the local worker's weights to every remote worker (one ``ray.put``, waits until loaded).
 
+        Recorded as one driver call ``sync_weights`` that lists the local worker's last update as its input;
+        each remote worker's ``set_weights`` lists the sync (``rlviz.rollout.weight_sync``).
+
         Parameters
         ----------
         policies : list of str, optional
@@ -242,8 +246,8 @@ class WorkerSet:
             self._local.set_global_vars(global_vars)
         if not self._remote:
             return
-        weights = ray.put(self._local.get_weights(policies))
-        self._get_all({i: h.set_weights.remote(weights, global_vars) for i, h in self._healthy_items()})
+        with weight_sync(self._local, policies=policies) as weights:
+            self._get_all({i: h.set_weights.remote(weights, global_vars) for i, h in self._healthy_items()})
 
     # -- faults ---------------------------------------------------------------
     def probe_unhealthy_workers(self) -> list[int]:
@@ -326,8 +330,8 @@ class WorkerSet:
             handle = self._start_actor(index)
             ray.get(handle.ping.remote())
             self._labels[index] = track_actor(handle, label, control_group=True)
-            weights = ray.put(self._local.get_weights())
-            ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
+            with weight_sync(self._local) as weights:
+                ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
             self._remote[index] = handle
             self._unhealthy.discard(index)
             self.num_restarts += 1

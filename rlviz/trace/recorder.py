@@ -97,6 +97,16 @@ class Writer:
         append_continuations(rows, more)
         return item_id
 
+    def upcoming_id(self) -> int:
+        """The id the next item this writer records will take.
+
+        A full chunk or id block is handed over first, so the promise holds
+        for the next ``record`` unless other rows are written in between.
+        """
+        if len(self._rows) >= CHUNK_BYTES or self.next_id >= self.id_end:
+            self.hand_over()
+        return self.next_id
+
     def decide(self, union_node: int, round_: int, child: int, pull: int, allowed: int, flags: int) -> None:
         """Append the scheduling decision behind the event this writer wrote last (a union's pull of it).
 
@@ -214,13 +224,21 @@ class Recorder:
         Safe from several threads at once: each thread writes through its own
         writer of the node (a thread's writers hand their rows over when it ends).
         """
+        return self._thread_writer(node).record(start_ns, end_ns, outcome, value, inputs)
+
+    def upcoming_id(self, node: int) -> int:
+        """The id the next item ``record(node, ...)`` on this thread will take (see ``Writer.upcoming_id``)."""
+        return self._thread_writer(node).upcoming_id()
+
+    def _thread_writer(self, node: int) -> Writer:
+        """This thread's writer of node ``node`` (made on first use)."""
         writers = getattr(self._thread, "writers", None)
         if writers is None:
             writers = self._thread.writers = {}
         writer = writers.get(node)
         if writer is None:
             writer = writers[node] = self.writer(node)
-        return writer.record(start_ns, end_ns, outcome, value, inputs)
+        return writer
 
     def gauge(self, name: str, value: float, where: str | None = None) -> None:
         """Record that gauge ``name`` reads ``value`` now (a no-op unless recording): ``rlviz.gauge``.

@@ -115,15 +115,24 @@ def sample_and_write(worker: Any) -> tuple[SampleBatch | MultiAgentBatch, int]:
     reader = worker.input_reader
     if reader is worker.sampler_input:
         with span("sample") as call:
+            _consume_weights(worker, call)
             batch = reader.next()
             call.produced(batch)
     else:
         with span("sample", parents=(op_id_here(reader_op(reader)),)) as call:
+            _consume_weights(worker, call)
             batch, read_ids = _read_fragment(worker, reader)
             call.consumed(*read_ids)
             call.produced(batch)
     _write_recorded(worker.output_writer, batch, call.item_id)
     return batch, call.item_id
+
+
+def _consume_weights(worker: Any, call: Any) -> None:
+    """The weights a sample acts with are one of its inputs: lineage reaches from an update to its samples."""
+    weights_item = getattr(worker, "weights_item", -1)
+    if weights_item >= 0:
+        call.consumed(weights_item)
 
 
 def _read_fragment(worker: Any, reader: InputReader) -> tuple[SampleBatch | MultiAgentBatch, list[int]]:
