@@ -255,17 +255,19 @@ class RolloutWorker(ParallelIteratorWorker):
         -------
         grads, info
             For a ``SampleBatch``: the default policy's list of numpy arrays and
-            its statistics (with ``batch_count``).  For a ``MultiAgentBatch``:
-            dicts keyed by policy id.
+            ``{"learner_stats": {...}, "batch_count": n}``.  For a
+            ``MultiAgentBatch``: grads keyed by policy id, and info
+            ``{policy_id: {"learner_stats": {...}}, "batch_count": n}`` (RLlib's shapes).
         """
         with span("compute_gradients") as call:
             if isinstance(batch, SampleBatch):
-                grads, info = self.policy_map[DEFAULT_POLICY_ID].compute_gradients(batch)
-                info["batch_count"] = batch.count
+                grads, stats = self.policy_map[DEFAULT_POLICY_ID].compute_gradients(batch)
+                info: dict = {LEARNER_STATS_KEY: stats, "batch_count": batch.count}
             else:
                 grads, info = {}, {}
                 for pid, part in self._parts_to_train(batch).items():
-                    grads[pid], info[pid] = self.policy_map[pid].compute_gradients(part)
+                    grads[pid], stats = self.policy_map[pid].compute_gradients(part)
+                    info[pid] = {LEARNER_STATS_KEY: stats}
                 info["batch_count"] = batch.count
             call.produced(grads)
         return grads, info

@@ -34,6 +34,10 @@ FIXED_KEYWORDS = {"episode_horizon": None, "sample_async": False, "compress_obse
                   "soft_horizon": False, "no_done_at_end": False, "fake_sampler": False}
 #: Keys of an RLlib config dict that belong to the trainer, not to one worker: accepted and kept.
 TRAINER_KEYS = ("env", "framework", "num_workers", "num_gpus", "model", "callbacks", "log_level")
+#: Config-dict names given as keywords -> the keyword RLlib's RolloutWorker has for them.
+CONFIG_KEY_KEYWORDS = {"num_envs_per_worker": "num_envs", "policies": "policy_spec",
+                       "policy_class": "default_policy_class", "logdir": "log_dir"}
+_KEYWORD_CONFIG_KEYS = {keyword: key for key, keyword in CONFIG_KEY_KEYWORDS.items()}
 #: The keyword names of ``RolloutWorker.__init__`` itself (the reference's signature plus 1.x's).
 SIGNATURE = ("env_creator", "validate_env", "config", "worker_index", "num_workers", "recreated_worker",
              "log_dir", "spaces", "default_policy_class", "dataset_shards", "policy_spec", "policy",
@@ -66,6 +70,10 @@ def resolve_worker_args(config: Any, default_policy_class: type | None, legacy: 
         For an unknown config key, or a 1.x feature rlviz lacks set away from its default.
     """
     for key in legacy:
+        if key in CONFIG_KEY_KEYWORDS:
+            raise TypeError(f"unknown RolloutWorker keyword {key!r}; did you mean {CONFIG_KEY_KEYWORDS[key]!r}? "
+                            f"({key!r} is the config key, {CONFIG_KEY_KEYWORDS[key]!r} RolloutWorker's keyword; "
+                            f"or pass config={{{key!r}: ...}})")
         if key not in SIGNATURE:
             raise TypeError(unknown_key_message("RolloutWorker", key, list(SIGNATURE), kind="keyword"))
     for key, default in FIXED_KEYWORDS.items():
@@ -113,6 +121,9 @@ def _split_config(config: Any, default_policy_class: type | None) -> tuple[dict,
             policy[key] = value
         elif key in TRAINER_KEYS:
             stored[key] = value
+        elif key in _KEYWORD_CONFIG_KEYS:
+            raise ValueError(f"unknown RolloutWorker config key {key!r}; did you mean {_KEYWORD_CONFIG_KEYS[key]!r}? "
+                             f"({key!r} is the keyword, {_KEYWORD_CONFIG_KEYS[key]!r} the config key)")
         else:
             raise ValueError(unknown_key_message("RolloutWorker config", key,
                                                  rollout_fields + policy_fields + list(TRAINER_KEYS)))
