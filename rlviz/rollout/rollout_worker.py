@@ -150,7 +150,8 @@ class RolloutWorker(ParallelIteratorWorker):
         self.recreated_worker = recreated_worker
         self.log_dir = log_dir
         self.dataset_shards = dataset_shards
-        self._lock = threading.Lock()
+        #: What ``lock()`` / ``unlock()`` take (RLlib's own ``threading.Lock`` of the worker).
+        self.user_lock = threading.Lock()
         self._torch_group = False
         global _GLOBAL_WORKER
         _GLOBAL_WORKER = self                            # what get_global_worker() returns in this process
@@ -449,14 +450,6 @@ class RolloutWorker(ParallelIteratorWorker):
         self.set_is_policy_to_train(state.get("policies_to_train", list(self.policy_map)))
         self._updated(state.get("weights_version", self.weights_version))
 
-    def lock(self) -> None:
-        """Take this worker's own ``threading.Lock`` (blocks while another thread holds it)."""
-        self._lock.acquire()
-
-    def unlock(self) -> None:
-        """Release the lock taken with ``lock()``."""
-        self._lock.release()
-
     def creation_args(self) -> dict:
         """The keyword arguments this worker was built with (``RolloutWorker(**w.creation_args())`` builds a twin)."""
         return dict(self._creation_args)
@@ -602,6 +595,21 @@ class RolloutWorker(ParallelIteratorWorker):
         trainable = set(self._trainable_ids(batch))
         return {pid: part for pid, part in batch.policy_batches.items() if pid in trainable}
 
+
+def _lock(worker: RolloutWorker) -> None:
+    """Take this worker's own ``threading.Lock`` (blocks while another thread holds it)."""
+    worker.user_lock.acquire()
+
+
+def _unlock(worker: RolloutWorker) -> None:
+    """Release the lock taken with ``lock()``."""
+    worker.user_lock.release()
+
+
+# Set after the class is built: ParallelIteratorWorker runs every public method under the actor's call lock,
+# and a thread blocked in lock() must not hold that lock, or unlock() could never run.
+RolloutWorker.lock = _lock
+RolloutWorker.unlock = _unlock
 
 _GLOBAL_WORKER: RolloutWorker | None = None
 

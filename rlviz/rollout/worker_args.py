@@ -21,7 +21,10 @@ __all__ = ["WorkerArgs", "resolve_worker_args", "LEGACY_KEYWORDS", "STORED_KEYWO
 LEGACY_KEYWORDS = {"policy_mapping_fn": "policy_mapping_fn", "policies_to_train": "policies_to_train",
                    "rollout_fragment_length": "rollout_fragment_length", "batch_mode": "batch_mode",
                    "num_envs": "num_envs_per_worker", "observation_filter": "observation_filter",
-                   "env_config": "env_config", "seed": "seed"}
+                   "env_config": "env_config", "seed": "seed",
+                   # offline data: RLlib passes these in its config; as keywords they save a dict
+                   "input": "input", "input_config": "input_config", "output": "output",
+                   "output_config": "output_config"}
 #: RLlib 1.x keywords rlviz accepts and keeps in ``creation_args()`` without acting on them
 #: (TensorFlow, logging, models built by the policy class itself ...).
 STORED_KEYWORDS = ("tf_session_creator", "preprocessor_pref", "model_config", "record_env", "log_level",
@@ -136,11 +139,11 @@ def _config_fields(policy_class: type | None) -> list[str]:
 
 
 def _policy_config(cls: type, config: Any, shared: dict) -> Any:
-    """A policy's own config, or the shared settings its config class knows (RLlib passes the whole config)."""
-    if config is not None:
-        return config
+    """The shared settings its config class knows, overridden by the policy's own (RLlib merges them so)."""
+    if config is not None and not isinstance(config, Mapping):
+        return config                                   # a config dataclass instance: complete already
     fields = _config_fields(cls)
-    return {k: v for k, v in shared.items() if k in fields} or None
+    return {**{k: v for k, v in shared.items() if k in fields}, **(config or {})} or None
 
 
 def _normalize_policies(spec: Any, default_policy_class: type | None) -> dict[str, tuple[type, Any, Any, Any]]:
