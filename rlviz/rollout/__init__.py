@@ -11,7 +11,7 @@ __all__ = ["SampleBatch", "MultiAgentBatch", "concat_samples", "DEFAULT_POLICY_I
            "Policy", "RandomPolicy", "PGPolicy", "PGConfig", "A2CPolicy", "A2CConfig",
            "DQNPolicy", "DQNConfig", "MultiAgentEnv", "MultiAgentArena", "make_env_creator",
            "RolloutConfig", "RolloutWorker", "get_global_worker", "EpisodeMetrics", "WorkerSet",
-           "WorkerCrashedError"]
+           "WorkerCrashedError", "EnvContext", "MeanStdFilter", "NoFilter", "LEARNER_STATS_KEY"]
 
 _WHERE = {
     "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
@@ -20,7 +20,8 @@ _WHERE = {
     "DQNPolicy": "dqn_policy", "DQNConfig": "dqn_policy", "MultiAgentEnv": "multi_agent",
     "make_env_creator": "env", "MultiAgentArena": "arena", "RolloutConfig": "config",
     "RolloutWorker": "rollout_worker", "get_global_worker": "rollout_worker", "EpisodeMetrics": "sampler", "WorkerSet": "worker_set",
-    "WorkerCrashedError": "worker_set",
+    "WorkerCrashedError": "worker_set", "EnvContext": "env_context", "MeanStdFilter": "filters",
+    "NoFilter": "filters", "LEARNER_STATS_KEY": "rollout_worker",
 }
 
 
