@@ -188,7 +188,7 @@ def reconcile(name: str, argument: object, config: Mapping[str, Any], default: o
 
 
 def unknown_key_message(owner: str, key: str, valid: list[str], kind: str = "key") -> str:
-    """``unknown <owner> <kind> 'x'; did you mean 'y'? valid <kind>s are [...]`` (naming the nearest when one is close)."""
+    """``unknown <owner> <kind> 'x'; did you mean 'y'? valid <kind>s are [...]`` (the nearest name, if close)."""
     close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return f"unknown {owner} {kind} {key!r}; {hint}valid {kind}s are {valid}"

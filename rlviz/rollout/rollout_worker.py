@@ -329,7 +329,7 @@ class RolloutWorker(ParallelIteratorWorker):
         return {pid for pid in self.policy_map if self.is_policy_to_train(pid, batch)}
 
     def set_is_policy_to_train(self, is_policy_to_train: Callable[..., bool] | list[str] | set[str]) -> None:
-        """Replace the test of which policies learn: a callable ``(policy_id, batch) -> bool`` or a collection of ids."""
+        """Replace the test of which policies learn: a callable ``(policy_id, batch) -> bool``, or a list of ids."""
         self.is_policy_to_train = _trainable_test(is_policy_to_train)
 
     def set_policy_mapping_fn(self, policy_mapping_fn: Callable[..., str] | None = None) -> None:
@@ -428,7 +428,7 @@ class RolloutWorker(ParallelIteratorWorker):
 
     # -- state, locking, health ------------------------------------------------------
     def get_state(self) -> dict:
-        """Everything needed to restore this worker's learning state: weights, filters, global vars, policies to train."""
+        """What restores this worker's learning state: weights, filters, global vars, policies to train."""
         return {"policy_states": self.get_weights(), "filters": self.get_filters(),
                 "global_vars": self.get_global_vars(),
                 "policies_to_train": sorted(self.get_policies_to_train()), "weights_version": self.weights_version}

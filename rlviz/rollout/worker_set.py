@@ -204,7 +204,7 @@ class WorkerSet:
         return self.num_healthy_remote_workers() + 1
 
     def num_remote_worker_restarts(self) -> int:
-        """How many times a dead remote worker was replaced (``recreate_failed_workers``, ``probe_unhealthy_workers``)."""
+        """Times a dead remote worker was replaced (``recreate_failed_workers``, ``probe_unhealthy_workers``)."""
         return self.num_restarts
 
     # -- pass-throughs -------------------------------------------------------------
