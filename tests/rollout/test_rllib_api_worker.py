@@ -188,6 +188,7 @@ def test_worker_set_from_a_config_and_its_pass_throughs():
         workers.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("ray_local")
 def test_torch_data_parallel_group_of_two_remote_workers():
     workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy,
