@@ -135,7 +135,8 @@ def test_num_workers_true_is_the_same_type_error_everywhere(make):
     from rlviz.rollout import RandomPolicy, WorkerSet
 
     build = {"Trainer": lambda: rlviz.Trainer("pg", num_workers=True),
-             "WorkerSet": lambda: WorkerSet("CartPole-v1", RandomPolicy, num_workers=True)}[make]
+             "WorkerSet": lambda: WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                                            num_workers=True)}[make]
     with pytest.raises(TypeError, match=r"^num_workers must be an int, got bool True$"):
         build()
 

@@ -13,7 +13,8 @@ __all__ = ["SampleBatch", "MultiAgentBatch", "concat_samples", "DEFAULT_POLICY_I
            "DQNPolicy", "DQNConfig", "MultiAgentEnv", "MultiAgentArena", "make_env_creator",
            "RolloutConfig", "RolloutWorker", "get_global_worker", "EpisodeMetrics", "WorkerSet",
            "WorkerCrashedError", "InputReader", "SamplerInput", "SyncSampler", "IOContext", "JsonReader",
-           "JsonWriter", "MixedInput", "D4RLReader", "PolicyMap", "timeslice_along_seq_lens_with_overlap"]
+           "JsonWriter", "MixedInput", "D4RLReader", "PolicyMap", "timeslice_along_seq_lens_with_overlap",
+           "EnvContext", "MeanStdFilter", "NoFilter", "LEARNER_STATS_KEY"]
 
 _WHERE = {
     "SampleBatch": "sample_batch", "MultiAgentBatch": "sample_batch", "concat_samples": "sample_batch",
@@ -26,6 +27,8 @@ _WHERE = {
     "SyncSampler": "offline", "IOContext": "offline", "JsonReader": "offline", "JsonWriter": "offline",
     "MixedInput": "offline", "D4RLReader": "offline", "PolicyMap": "policy_map",
     "timeslice_along_seq_lens_with_overlap": "rnn_sequencing",
+    "EnvContext": "env_context", "MeanStdFilter": "filters",
+    "NoFilter": "filters", "LEARNER_STATS_KEY": "rollout_worker",
 }
 
 
