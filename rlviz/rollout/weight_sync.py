@@ -48,7 +48,7 @@ def weight_sync(learner: RolloutWorker, lock: Any = None, policies: list[str] | 
     --------
     >>> import rlviz
     >>> from rlviz.rollout import RandomPolicy, RolloutWorker
-    >>> learner = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=5)
+    >>> learner = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=5)
     >>> _ = rlviz.init(num_cpus=8)
     >>> with rlviz.record() as trace:
     ...     with weight_sync(learner) as weights:

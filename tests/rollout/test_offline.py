@@ -21,7 +21,7 @@ def _has(module):
 
 
 def _writer_worker(out, **settings):
-    return RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=20, seed=0, output=str(out),
+    return RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=20, seed=0, output=str(out),
                          **settings)
 
 
@@ -55,7 +55,7 @@ def test_a_worker_writes_every_sampled_batch_as_one_json_line(written):
 
 def test_another_worker_reads_them_back_with_equal_values(written):
     out, batches = written
-    reader = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=20, seed=1, input=str(out))
+    reader = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=20, seed=1, input=str(out))
     assert isinstance(reader.input_reader, JsonReader)
     _assert_same(reader.sample(), batches[0])      # worker 0 starts at the first file, at its first line
     _assert_same(reader.sample(), batches[1])
@@ -120,7 +120,7 @@ def test_mixed_input_draws_each_source_with_its_probability(written):
 
 def test_a_worker_mixes_live_and_offline_batches_and_records_both_sources(written):
     out, batches = written
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=20, seed=5,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=20, seed=5,
                            input={"sampler": 0.5, str(out): 0.5})
     assert worker.io_context.default_sampler_input() is worker.sampler_input
     with rlviz.record() as trace:
@@ -137,7 +137,7 @@ def test_a_worker_mixes_live_and_offline_batches_and_records_both_sources(writte
 
 
 def test_the_default_sampler_input_is_a_sync_sampler_over_the_workers_envs():
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=6, num_envs_per_worker=2, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=6, num_envs_per_worker=2, seed=0)
     ctx = IOContext(worker=worker, worker_index=0)
     sampler = ctx.default_sampler_input()
     assert isinstance(sampler, SyncSampler) and isinstance(sampler, SamplerInput)
@@ -162,15 +162,15 @@ def test_a_callable_input_gets_the_io_context():
         seen.append(ioctx)
         return _Constant(2.0)
 
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=3, num_envs_per_worker=5, seed=0,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=3, num_envs_per_worker=5, seed=0,
                            input=make, input_config={"format": "mine"})
     assert seen[0].worker is worker and seen[0].input_config == {"format": "mine"}
     batch = worker.sample()
     assert batch.count == 3 and batch["rewards"].tolist() == [2.0] * 3     # read until the fragment is full
-    one_env = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=3, seed=0, input=make)
+    one_env = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=3, seed=0, input=make)
     assert one_env.sample().count == 1             # RLlib reads at most num_envs_per_worker batches per sample()
     with pytest.raises(TypeError, match="must return an InputReader"):
-        RolloutWorker("CartPole-v1", RandomPolicy, input=lambda ioctx: [1, 2])
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input=lambda ioctx: [1, 2])
 
 
 @pytest.mark.skipif(_has("d4rl"), reason="d4rl is installed here")
@@ -178,7 +178,7 @@ def test_d4rl_reader_names_the_package_and_the_fix():
     with pytest.raises(ImportError, match=r"'d4rl'.*pip install"):
         D4RLReader("hopper-medium-v0")
     with pytest.raises(ImportError, match="d4rl"):
-        RolloutWorker("CartPole-v1", RandomPolicy, input="d4rl.hopper-medium-v0")
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input="d4rl.hopper-medium-v0")
 
 
 @pytest.mark.parametrize("inputs, named", [("{d}/missing.json", "missing.json"), ("{d}/*.jsn", "*.jsn"),
@@ -186,7 +186,7 @@ def test_d4rl_reader_names_the_package_and_the_fix():
 def test_a_missing_input_fails_at_construction_naming_the_path(tmp_path, inputs, named):
     inputs = [i.format(d=tmp_path) for i in inputs] if isinstance(inputs, list) else inputs.format(d=tmp_path)
     with pytest.raises(FileNotFoundError, match=named.replace("*", r"\*")):
-        RolloutWorker("CartPole-v1", RandomPolicy, input=inputs)
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input=inputs)
 
 
 def test_a_corrupt_line_names_file_and_line_and_keeps_what_was_read(written, tmp_path):
@@ -210,7 +210,7 @@ def test_a_corrupt_line_names_file_and_line_and_keeps_what_was_read(written, tmp
 
 def test_remote_reads_and_writes_are_spans_and_nodes_on_the_workers_lane(written, ray_local, tmp_path):
     out, _ = written
-    readers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=20, seed=0,
+    readers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_workers=1, rollout_fragment_length=20, seed=0,
                         input=str(out), output=str(tmp_path))
     (lane,) = readers.lanes()
     with rlviz.record() as trace:
@@ -228,13 +228,13 @@ def test_remote_reads_and_writes_are_spans_and_nodes_on_the_workers_lane(written
 def test_bad_output_and_mix_settings_fail_at_construction(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(NotADirectoryError, match="file"):
-        RolloutWorker("CartPole-v1", RandomPolicy, output=str(tmp_path / "file"))
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, output=str(tmp_path / "file"))
     with pytest.raises(ValueError, match="log_dir"):
-        RolloutWorker("CartPole-v1", RandomPolicy, output="logdir")
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, output="logdir")
     with pytest.raises(ValueError, match="add up to 0.9"):
-        RolloutWorker("CartPole-v1", RandomPolicy, input={"sampler": 0.5, str(tmp_path): 0.4})
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input={"sampler": 0.5, str(tmp_path): 0.4})
     with pytest.raises(TypeError, match="input must be"):
-        RolloutWorker("CartPole-v1", RandomPolicy, input=3)
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input=3)
 
 
 class _Constant(InputReader):
@@ -255,11 +255,11 @@ def test_a_callable_output_gets_every_sampled_batch():
         def write(self, sample_batch):
             self.kept.append(sample_batch)
 
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=4, seed=0, output=Keep,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=4, seed=0, output=Keep,
                            output_config={"where": "memory"})
     batches = [worker.sample() for _ in range(3)]
     assert worker.output_writer.kept == batches
     assert worker.output_writer.ioctx.output_config == {"where": "memory"}
     assert worker.io_context.config["rollout_fragment_length"] == 4          # the worker's settings, as a dict
     with pytest.raises(TypeError, match="must return an OutputWriter"):
-        RolloutWorker("CartPole-v1", RandomPolicy, output=lambda ioctx: None)
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, output=lambda ioctx: None)

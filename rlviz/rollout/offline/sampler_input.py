@@ -75,7 +75,7 @@ class SyncSampler(SamplerInput):
     >>> import gymnasium
     >>> from rlviz.rollout import RolloutWorker, RandomPolicy
     >>> from rlviz.rollout.sampler import make_vector_env
-    >>> worker = RolloutWorker("CartPole-v1", RandomPolicy, seed=0)
+    >>> worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, seed=0)
     >>> sampler = SyncSampler(worker=worker, env=make_vector_env(lambda: gymnasium.make("CartPole-v1"), 2),
     ...                       rollout_fragment_length=4)
     >>> sampler.next().count
