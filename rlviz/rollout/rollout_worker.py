@@ -468,7 +468,7 @@ class RolloutWorker(ParallelIteratorWorker):
         self.set_weights(state["policy_states"], state.get("global_vars"))
         self.sync_filters({**self.filters, **state.get("filters", {})})
         self.set_is_policy_to_train(state.get("policies_to_train", list(self.policy_map)))
-        self._updated(state.get("weights_version", self.weights_version))
+        self._updated(state.get("weights_version", self.weights_version), self.weights_item)
 
     def creation_args(self) -> dict:
         """The keyword arguments this worker was built with (``RolloutWorker(**w.creation_args())`` builds a twin)."""

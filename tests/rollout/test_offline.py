@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rlviz
-from rlviz.rollout import MultiAgentArena, RandomPolicy, RolloutWorker, SampleBatch
+from rlviz.rollout import RandomPolicy, RolloutWorker, SampleBatch
 from rlviz.rollout.offline import (CorruptRecordError, D4RLReader, InputReader, IOContext, JsonReader,
                                    JsonWriter, MixedInput, OutputWriter, SamplerInput, SyncSampler)
 from rlviz.rollout.sampler import make_vector_env
@@ -20,9 +20,9 @@ def _has(module):
     return importlib.util.find_spec(module) is not None
 
 
-def _writer_worker(out, **settings):
-    return RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=20, seed=0, output=str(out),
-                         **settings)
+def _writer_worker(out, config=None):
+    return RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=20,
+                         seed=0, output=str(out), config=config)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_inputs_as_a_file_a_glob_a_list_and_a_directory(written, tmp_path):
 
 
 def test_uncompressed_and_rotated_output(tmp_path):
-    worker = _writer_worker(tmp_path, output_compress_columns=[], output_max_file_size=1)
+    worker = _writer_worker(tmp_path, config={"output_compress_columns": [], "output_max_file_size": 1})
     batches = [worker.sample() for _ in range(3)]
     assert isinstance(worker.output_writer, JsonWriter)
     files = worker.output_writer.files
@@ -97,8 +97,8 @@ def test_uncompressed_and_rotated_output(tmp_path):
 
 def test_multi_agent_batches_round_trip(tmp_path):
     policies = {"agent_0": (RandomPolicy, None), "agent_1": (RandomPolicy, None)}
-    worker = RolloutWorker(MultiAgentArena, policies, rollout_fragment_length=10, seed=0, output=str(tmp_path),
-                           policy_mapping_fn=lambda agent: agent)
+    worker = RolloutWorker(env_creator="MultiAgentArena", policy_spec=policies, rollout_fragment_length=10, seed=0,
+                           output=str(tmp_path), policy_mapping_fn=lambda agent_id, episode, worker, **kw: agent_id)
     batch = worker.sample()
     (back,) = JsonReader(str(tmp_path)).read_all_files()
     assert type(back).__name__ == "MultiAgentBatch" and back.count == batch.count
@@ -137,7 +137,7 @@ def test_a_worker_mixes_live_and_offline_batches_and_records_both_sources(writte
 
 
 def test_the_default_sampler_input_is_a_sync_sampler_over_the_workers_envs():
-    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=6, num_envs_per_worker=2, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=6, num_envs=2, seed=0)
     ctx = IOContext(worker=worker, worker_index=0)
     sampler = ctx.default_sampler_input()
     assert isinstance(sampler, SyncSampler) and isinstance(sampler, SamplerInput)
@@ -162,7 +162,7 @@ def test_a_callable_input_gets_the_io_context():
         seen.append(ioctx)
         return _Constant(2.0)
 
-    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=3, num_envs_per_worker=5, seed=0,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, rollout_fragment_length=3, num_envs=5, seed=0,
                            input=make, input_config={"format": "mine"})
     assert seen[0].worker is worker and seen[0].input_config == {"format": "mine"}
     batch = worker.sample()
@@ -210,8 +210,9 @@ def test_a_corrupt_line_names_file_and_line_and_keeps_what_was_read(written, tmp
 
 def test_remote_reads_and_writes_are_spans_and_nodes_on_the_workers_lane(written, ray_local, tmp_path):
     out, _ = written
-    readers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_workers=1, rollout_fragment_length=20, seed=0,
-                        input=str(out), output=str(tmp_path))
+    readers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_workers=1,
+                        config={"rollout_fragment_length": 20, "seed": 0, "input": str(out),
+                                "output": str(tmp_path)})
     (lane,) = readers.lanes()
     with rlviz.record() as trace:
         readers.foreach_worker(lambda w: w.sample(), local_worker=False)

@@ -43,7 +43,8 @@ def test_a_span_knows_its_id_before_it_ends():
 
 @pytest.fixture(scope="module")
 def pg_workers(ray_local):
-    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy, num_workers=2, rollout_fragment_length=8, seed=0)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy, num_workers=2,
+                        config={"rollout_fragment_length": 8, "seed": 0})
     yield workers
     workers.stop()
 
