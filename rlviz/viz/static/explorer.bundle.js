@@ -3854,7 +3854,7 @@ function searchCountText(query, hits, current = -1) {
 }
 function filterChipText(filter) {
   const parts = [filter.op, filter.where].filter((v) => v != null);
-  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+  return parts.length ? `showing ${parts.join(" @ ")}` : "";
 }
 function createToolbar(host, view) {
   const { store, actions, root } = view;
@@ -3953,7 +3953,7 @@ function createToolbar(host, view) {
     const showing = filterChipText(state.filter);
     chip.style.display = showing ? "" : "none";
     if (showing) {
-      chip.textContent = showing;
+      setIconLabel(chip, "close", showing);
       chip.title = "click to show every op and lane";
     }
   }

@@ -31,10 +31,10 @@ export function searchCountText(query, hits, current = -1) {
     : counted(hits.length, "match");
 }
 
-/** The filter chip's text: which op and/or lane the timeline shows, "" when it shows everything. */
+/** The filter chip's words (after its drawn close mark): which op and/or lane the timeline shows, "" when it shows everything. */
 export function filterChipText(filter) {
   const parts = [filter.op, filter.where].filter((v) => v != null);
-  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+  return parts.length ? `showing ${parts.join(" @ ")}` : "";
 }
 
 /**
@@ -127,7 +127,7 @@ export function createToolbar(host, view) {
     const showing = filterChipText(state.filter);
     chip.style.display = showing ? "" : "none";
     if (showing) {
-      chip.textContent = showing;
+      setIconLabel(chip, "close", showing);          // the page draws the close mark: no font glyph
       chip.title = "click to show every op and lane";
     }
   }
