@@ -94,3 +94,20 @@ def test_no_button_symbol_in_the_page_sources_is_a_font_glyph():
             if names_a_button and FONT_SYMBOL.search(code):
                 found.append(f"{source.name}:{number}: {line.strip()}")
     assert found == [], "\n".join(found)
+
+
+def test_hovering_a_lane_label_the_gutter_cut_shows_it_in_full(tmp_path):
+    """The gutter may cut a long lane label with "…"; hovering it names the lane (and row) whole."""
+    trace = one_call_each(apex_nodes())
+    long_lane = max((node.where for node in trace.nodes), key=len)
+    with chromium_page(1200, 1000) as page:
+        root = _open(page, trace, tmp_path / "apex.html")
+        canvas = root.locator('[data-rlviz="lanes"]')
+        box = canvas.bounding_box()
+        titles = set()
+        for y in range(2, int(min(box["height"], 900)), 6):        # down the gutter, row by row
+            page.mouse.move(box["x"] + 12, box["y"] + y)
+            titles.add(canvas.get_attribute("title") or "")
+        assert any(title.startswith(long_lane) for title in titles), sorted(titles)[:8]
+        page.mouse.move(box["x"] + box["width"] - 5, box["y"] + 5)
+        assert (canvas.get_attribute("title") or "") == "", "off the gutter, no label text"

@@ -3341,6 +3341,8 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
     drawn: { exact: 0, levels: 0 },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    /** The full "lane · row" name under (x, y) in the gutter, which may cut it ("" elsewhere). */
+    label: (frame, x, y) => gutterLabelAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
@@ -3602,6 +3604,16 @@ function drawSelection(ctx, frame, layout, i, shown) {
   }
   outline(ctx, [x, y, w, h], "#000", 2);
 }
+function gutterLabelAt({ model, meta }, layout, x, y) {
+  if (x >= GUTTER) return "";
+  for (let r = 0; r < model.rows.length; r++) {
+    if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) {
+      const lane = meta.lanes[model.rows[r].lane];
+      return `${lane.label ?? lane.name} · ${model.rows[r].name}`;
+    }
+  }
+  return "";
+}
 function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   if (x < GUTTER) return -1;
   let row = -1;
@@ -3643,6 +3655,11 @@ function trackHit(tracks, frame, x, y) {
   const [tops, height] = stackTracks(tracks, frame);
   const k = tops.findLastIndex((top) => top <= y);
   return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+}
+function trackLabel(tracks, frame, x, y) {
+  const [tops, height] = stackTracks(tracks, frame);
+  const k = tops.findLastIndex((top) => top <= y);
+  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
 }
 function drawTracks(ctx, tracks, frame) {
   const [tops] = stackTracks(tracks, frame);
@@ -3693,12 +3710,16 @@ function createTimeline(host, view) {
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
   showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
   function eventAt(clientX, clientY) {
     const box = canvas.getBoundingClientRect();
     return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+  }
+  function labelAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
   }
   function drawNow() {
     const started = performance.now();
@@ -3776,7 +3797,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
     "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
   ));
 }
-function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -3801,6 +3822,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
     showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";
   };
   return [
     [canvas, "wheel", zoom, { passive: false }],

@@ -51,6 +51,13 @@ export function trackHit(tracks, frame, x, y) {
   return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
 }
 
+/** The hover text at (x, y) px of the stacked tracks: a track's full name for what it labels there ("" for none). */
+export function trackLabel(tracks, frame, x, y) {
+  const [tops, height] = stackTracks(tracks, frame);
+  const k = tops.findLastIndex((top) => top <= y);
+  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
+}
+
 /** Draw the tracks one under the other, each with the context moved to its top. */
 export function drawTracks(ctx, tracks, frame) {
   const [tops] = stackTracks(tracks, frame);
@@ -115,7 +122,7 @@ export function createTimeline(host, view) {
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
   showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
 
@@ -123,6 +130,12 @@ export function createTimeline(host, view) {
   function eventAt(clientX, clientY) {
     const box = canvas.getBoundingClientRect();
     return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+  }
+
+  /** The full name of the label under the pointer at (clientX, clientY) ("" for none). */
+  function labelAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
   }
 
   function drawNow() {
@@ -214,7 +227,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
 }
 
 /** The canvas's listeners as [target, name, handler, options]: wheel zooms, drag pans, hover, click selects. */
-function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -239,6 +252,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
     showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";     // a lane name the gutter cut, in full
   };
   return [
     [canvas, "wheel", zoom, { passive: false }],
