@@ -77,6 +77,8 @@ def test_two_linked_runs_with_their_first_divergence(tmp_path):
             assert a < place["ms"] < b and b - a < 0.2 * span / 1e6, (a, b, place)
             expect(mark).to_be_visible()
             assert _mark_x(root, mark) == pytest.approx(_x_of(root, place["ms"]), abs=2)
+            label, ruler = mark.locator("span").bounding_box(), root.locator('[data-rlviz="ruler"]').bounding_box()
+            assert label["y"] >= ruler["y"] + ruler["height"], "the divergence label sits under the ruler's ticks"
         offset = places[1]["ms"] - places[0]["ms"]
         expect(page.locator('[data-rlviz="alignment"]')).to_contain_text("to line up the first divergence")
 

@@ -4059,7 +4059,7 @@ var DIFF_CSS = `
 .rlviz-run-name { font: 600 13px system-ui, -apple-system, "Segoe UI", sans-serif; margin: 6px 0 3px 0; }
 .rlviz-divergence { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px dashed #d62728;
   pointer-events: none; z-index: 2; }
-.rlviz-divergence span { position: absolute; top: 0; left: 3px; background: #fdecea; color: #a31515;
+.rlviz-divergence span { position: absolute; top: ${RULER_H + 2}px; left: 3px; background: #fdecea; color: #a31515;
   font: 10px system-ui, sans-serif; padding: 0 3px; white-space: nowrap; }
 `;
 function matchingNode(nodes, n, others) {
