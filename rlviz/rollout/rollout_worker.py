@@ -20,6 +20,7 @@ from rlviz.rollout.env_context import EnvContext
 from rlviz.rollout.filters import get_filter
 from rlviz.rollout.offline.worker_io import attach_io, sample_and_write
 from rlviz.rollout.policy import Policy
+from rlviz.rollout.policy_map import PolicyMap
 from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, MultiAgentBatch, SampleBatch
 from rlviz.rollout.sampler import EpisodeMetrics, MultiAgentSampler, VectorSampler, make_vector_env
 from rlviz.rollout.worker_args import resolve_worker_args
@@ -172,7 +173,8 @@ class RolloutWorker(ParallelIteratorWorker):
         if validate_env is not None:
             validate_env(first_env, self.env_context)
         self.multi_agent = is_multi_agent(first_env)
-        self.policy_map: dict[str, Policy] = {}
+        #: RLlib's ``PolicyMap``: at most ``capacity`` (100) policies in memory, the least recently used stashed.
+        self.policy_map = PolicyMap(worker_index=worker_index, num_workers=self.num_workers, seed=self.seed)
         self.global_vars: dict = {"timestep": 0}
         #: The weights this worker holds: its own update count on a learner, the learner's count at the sync elsewhere.
         self.weights_version = 0

@@ -231,3 +231,14 @@ def test_ops_record_rllibs_counters_timers_and_learner_info():
         assert info is metrics.info["learner"]
     finally:
         workers.stop()
+
+
+def test_a_workers_policies_live_in_rllibs_policy_map():
+    """``worker.policy_map`` is a ``PolicyMap`` (RLlib's), and the worker's own calls go through it."""
+    from rlviz.rollout import PolicyMap
+
+    worker = RolloutWorker(env_creator=lambda _: gym.make("CartPole-v1"), default_policy_class=RandomPolicy,
+                           rollout_fragment_length=4)
+    assert isinstance(worker.policy_map, PolicyMap) and list(worker.policy_map) == ["default_policy"]
+    assert worker.get_policy() is worker.policy_map["default_policy"]
+    assert len(worker.sample()) == 4
