@@ -199,7 +199,7 @@ def wheel_zoom(page, root, notches: int = 3) -> tuple[tuple[float, float], tuple
 
     lanes = root.locator('[data-rlviz="lanes"]')
     ruler = root.locator('[data-rlviz="ruler"]')
-    lanes.scroll_into_view_if_needed()
+    ruler.evaluate("e => e.scrollIntoView({block: 'center'})")   # in sight, not under a page's sticky header
     announced = root.get_attribute("data-rlviz-window")
     before, ruler_before = window_of(root), _pixels(ruler.screenshot())
     box = lanes.bounding_box()
