@@ -50,7 +50,7 @@ class HeldViews:
         trace = build_trace(self.nodes, columns, list(self.texts.texts), self.ingest.dropped, ids[order],
                             self.links.of_events(ids[order]))
         trace.gauges = self.gauges.build(window_start_ns)
-        trace.gaps = self.ingest.gaps({key: source.dropped for key, source in self.ingest.sources.items()})
+        trace.gaps = self.ingest.gaps()
         self._view = (self._version, trace)
         return trace
 

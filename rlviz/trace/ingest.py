@@ -109,8 +109,11 @@ class Ingest:
         """Per source (by key), the events its recorder evicted that the spill file does not hold."""
         return {key: max(source.dropped - source.spilled, 0) for key, source in self.sources.items()}
 
-    def gaps(self, counts: dict[tuple, int]) -> tuple[Gap, ...]:
-        """One ``Gap`` per source with a count above 0 in ``counts`` (by source key) and a known span."""
+    def gaps(self, counts: dict[tuple, int] | None = None) -> tuple[Gap, ...]:
+        """One ``Gap`` per source with a count above 0 in ``counts`` (by source key; None: each source's
+        ``dropped``) and a known span."""
+        if counts is None:
+            counts = {key: source.dropped for key, source in self.sources.items()}
         gaps = [Gap(source.where, max(source.gap_ns[0] + source.offset_ns, self.since_ns),
                     max(source.gap_ns[1] + source.offset_ns, self.since_ns), counts[key])
                 for key, source in self.sources.items() if counts[key] > 0 and source.gap_ns is not None]

@@ -198,7 +198,7 @@ class TraceStore:
     def gaps(self) -> tuple[Gap, ...]:
         """Where each process's dropped events lay, on the driver's clock (from ``since_ns`` on), by lane."""
         with self.lock:
-            return self._ingest.gaps({key: source.dropped for key, source in self._ingest.sources.items()})
+            return self._ingest.gaps()
 
     @property
     def lanes(self) -> list[str]:
