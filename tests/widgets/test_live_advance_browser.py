@@ -86,7 +86,8 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
             a, b = _window(root)
             shown = root.locator('[data-rlviz="timeline"]').bounding_box()
             box = band.bounding_box()
-            assert box["width"] > 0.3 * shown["width"], f"the round fills the timeline, not a sliver: {box} in {shown}"
+            assert box["width"] > 0.3 * shown["width"], (f"the round fills the timeline, not a sliver: {box} in {shown}; band "
+                                                        f"{band.get_attribute('data-from')}..{band.get_attribute('data-to')} in window {a}..{b}, {round_text.text_content()}")
         assert rounds[1] == rounds[0] + 1, rounds
         root.screenshot(path=str(artifacts / "1-advanced.png"))
 

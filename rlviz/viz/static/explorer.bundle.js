@@ -2590,6 +2590,17 @@ function roundWindow(since, end, full) {
   const span = Math.max(end - since, 1), margin = span * 0.15;
   return [Math.max(full[0], since - margin), Math.min(Math.max(full[1], end), end + margin)];
 }
+function advanceStretch(model, since, end) {
+  const ran = [];
+  let first = end;
+  for (let i = 0; i < model.n; i++) {
+    const ended = model.start[i] + model.duration[i];
+    if (ended <= since || ended > end) continue;
+    ran.push(i);
+    first = Math.min(first, model.start[i] >= since ? model.start[i] : ended);
+  }
+  return { ran, first };
+}
 function liveBarTexts(live) {
   const at = live.paused_at, c = live.counters || {};
   const counters = [`iteration ${live.iterations}`];
@@ -2674,18 +2685,12 @@ function createLiveBar(host, before, view) {
     }
     if (found < 0) return;
     const since = focus.since, advanced = focus.advanced;
-    let first = end;
-    if (since != null) {
-      const ran = [];
-      for (let i = 0; i < model.n; i++) {
-        const ended = model.start[i] + model.duration[i];
-        if (ended > since && ended <= end) ran.push(i);
-        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
-      }
-      view.actions.setMatches(ran);
-    }
     focus = null;
-    if (advanced && since != null) showRound(first, end);
+    if (since != null) {
+      const stretch = advanceStretch(model, since, end);
+      view.actions.setMatches(stretch.ran);
+      if (advanced) showRound(stretch.first, end);
+    }
     view.actions.select(found, { from: "pause" });
   }
   function showRound(since, end) {
