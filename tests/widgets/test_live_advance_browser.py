@@ -24,9 +24,12 @@ COUNTERS = """counters = live.inspect()["counters"]
 print("plan", counters["num_steps_sampled"], counters["num_steps_trained"], live.inspect()["last_advance"]["round"])"""
 STOP = """live.stop()
 print("stopped", live.running, live.error)"""
-ROUND = re.compile(r"^round (\d+): ParallelRollouts ×1, StoreToReplayBuffer ×1, Replay( ×1, TrainOneStep ×1.*| not ready)$")
+#: StandardMetricsReporting's ops take the union's item after a round ends, so they may open the next advance.
+REPORTING = r"(?:(?:OncePerTimestepsElapsed|OncePerTimeInterval|CollectMetrics) ×1, )*"
+ROUND = re.compile(r"^round (\d+): " + REPORTING
+                   + r"ParallelRollouts ×1, StoreToReplayBuffer ×1, Replay( ×1, TrainOneStep ×1.*| not ready)$")
 ANY_ROUND = re.compile(r"^round (\d+): (.+)$")
-DQN_ROUND = ["ParallelRollouts", "StoreToReplayBuffer", "Replay", "TrainOneStep", "UpdateTargetNetwork"]
+DQN_ROUND = ["OncePerTimestepsElapsed", "OncePerTimeInterval", "CollectMetrics", "ParallelRollouts", "StoreToReplayBuffer", "Replay", "TrainOneStep", "UpdateTargetNetwork"]
 
 
 def _rest_of_a_round(text: str) -> bool:
