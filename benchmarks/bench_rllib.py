@@ -264,8 +264,9 @@ def _sampling(repeats: int, seconds: float = 5.0) -> dict:
     from rlviz.rollout import WorkerSet
     from rlviz.rollout.pg_policy import PGPolicy
 
-    workers = WorkerSet(ENV, PGPolicy, num_workers=NUM_SAMPLERS, num_envs_per_worker=ENVS_PER_SAMPLER,
-                        rollout_fragment_length=FRAGMENT)
+    workers = WorkerSet(env_creator=ENV, default_policy_class=PGPolicy,
+                        config={"num_envs_per_worker": ENVS_PER_SAMPLER, "rollout_fragment_length": FRAGMENT},
+                        num_workers=NUM_SAMPLERS)
     algo = _ppo_config().build_algo()
     group = algo.env_runner_group
     rates: dict[str, list[float]] = {"rlviz": [], "rllib": []}

@@ -62,8 +62,9 @@ def run(repeats: int = REPEATS, seconds: float = SECONDS) -> dict:
     plain_tight = statistics.median(_in_parallel_processes(_tight_loop, seconds) for _ in range(repeats))
     plain_sampler = statistics.median(_in_parallel_processes(_sampler_loop, seconds) for _ in range(repeats))
     rlviz.init(num_cpus=8)
-    workers = WorkerSet(ENV, RandomPolicy, num_workers=NUM_WORKERS, num_envs_per_worker=NUM_ENVS,
-                        rollout_fragment_length=FRAGMENT)
+    workers = WorkerSet(env_creator=ENV, default_policy_class=RandomPolicy,
+                        config={"num_envs_per_worker": NUM_ENVS, "rollout_fragment_length": FRAGMENT},
+                        num_workers=NUM_WORKERS)
     rates: dict[str, list[float]] = {}
     try:
         for num_async in NUM_ASYNC:

@@ -9,8 +9,27 @@ import math
 from collections.abc import Iterable, Mapping, Set
 from numbers import Integral, Real
 
-__all__ = ["check_int", "check_number", "check_positive_number", "check_round_robin_weight", "check_round_robin_weights",
-           "check_distinct_indexes", "parse_number"]
+__all__ = ["describe_value", "check_int", "check_number", "check_positive_number", "check_round_robin_weight",
+           "check_round_robin_weights", "check_distinct_indexes", "parse_number"]
+
+
+#: The longest repr an error message quotes; a longer one (a table, a whole object) is left out.
+SHORT_REPR = 60
+
+
+def describe_value(value: object) -> str:
+    """A wrong argument as an error message names it: its type, and its repr when that is short and one line.
+
+    A big object's repr (a diff's 12-line table, a trainer's config) would bury the message.
+
+    Examples
+    --------
+    >>> describe_value(3.5), describe_value("x" * 100), describe_value({"a": [1]})
+    ('float 3.5', 'str', "dict {'a': [1]}")
+    """
+    shown = repr(value)
+    kind = type(value).__name__
+    return f"{kind} {shown}" if len(shown) <= SHORT_REPR and "\n" not in shown else kind
 
 
 def check_int(name: str, value: object, minimum: int | None = None, *, hint: str = "") -> int:
@@ -48,7 +67,7 @@ def check_int(name: str, value: object, minimum: int | None = None, *, hint: str
     TypeError: num_workers must be an int, got bool True
     """
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(_message(name, "an int", f"{type(value).__name__} {value!r}", hint))
+        raise TypeError(_message(name, "an int", describe_value(value), hint))
     if minimum is not None and value < minimum:
         raise ValueError(_message(name, f"an int >= {minimum}", repr(value), hint))
     return int(value)
@@ -92,7 +111,7 @@ def check_number(name: str, value: object, *, minimum: float | None = None, abov
     allowed = "a finite number" + (f" >= {minimum}" if minimum is not None else "") \
         + (f" > {above}" if above is not None else "")
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(_message(name, allowed, f"{type(value).__name__} {value!r}", hint))
+        raise TypeError(_message(name, allowed, describe_value(value), hint))
     if not math.isfinite(value) or (minimum is not None and value < minimum) \
             or (above is not None and not value > above):
         raise ValueError(_message(name, allowed, repr(value), hint))
@@ -153,7 +172,7 @@ def check_round_robin_weights(name: str, weights: object, count: int, *, what: s
     if isinstance(weights, (str, bytes, Mapping, Set)) or not isinstance(weights, Iterable) \
             or not hasattr(weights, "__len__"):
         raise TypeError(_message(name, f'a sequence (list, tuple, numpy array) with one number or "*" per {what}',
-                                 f"{type(weights).__name__} {weights!r}", f"{name}={[1] * count}"))
+                                 describe_value(weights), f"{name}={[1] * count}"))
     weights = [weight.item() if hasattr(weight, "item") and not isinstance(weight, str) else weight
                for weight in weights]
     if len(weights) != count:
@@ -188,7 +207,7 @@ def check_round_robin_weight(name: str, weight: object, *, what: str = "op") -> 
     allowed = 'a finite number > 0 or "*"'
     hint = f'"*" pulls whatever is ready without blocking; a number n pulls n items from its {what} per round'
     if isinstance(weight, bool) or not isinstance(weight, Real):
-        raise TypeError(_message(name, allowed, f"{type(weight).__name__} {weight!r}", hint))
+        raise TypeError(_message(name, allowed, describe_value(weight), hint))
     if not (math.isfinite(weight) and weight > 0):
         raise ValueError(_message(name, allowed, repr(weight), hint))
     return weight
@@ -214,7 +233,7 @@ def check_distinct_indexes(name: str, indexes: object, count: int) -> list[int]:
     """
     if not isinstance(indexes, (list, tuple)):
         raise TypeError(_message(name, f"a list of indexes in 0..{count - 1}",
-                                 f"{type(indexes).__name__} {indexes!r}", f"{name}=[0]"))
+                                 describe_value(indexes), f"{name}=[0]"))
     if not indexes:
         raise ValueError(_message(name, "a non-empty list of indexes", "[]", f"{name}=[0], or None for all"))
     for position, index in enumerate(indexes):

@@ -199,7 +199,7 @@ def wheel_zoom(page, root, notches: int = 3) -> tuple[tuple[float, float], tuple
 
     lanes = root.locator('[data-rlviz="lanes"]')
     ruler = root.locator('[data-rlviz="ruler"]')
-    lanes.scroll_into_view_if_needed()
+    ruler.evaluate("e => e.scrollIntoView({block: 'center'})")   # in sight, not under a page's sticky header
     announced = root.get_attribute("data-rlviz-window")
     before, ruler_before = window_of(root), _pixels(ruler.screenshot())
     box = lanes.bounding_box()
@@ -220,7 +220,7 @@ _GRAPH_BOXES_JS = """root => {
   const rect = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const nodes = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="node"]')].map((g) => ({
     node: g.dataset.node, op: g.dataset.op, where: g.dataset.where,
-    box: rect(g.querySelector("rect")), texts: [...g.querySelectorAll("text")].filter((t) => t.textContent).map(rect) }));
+    box: rect(g.querySelector("rect")), texts: [...g.querySelectorAll("text")].filter((t) => t.textContent && t.style.display !== "none").map(rect) }));
   const groups = [...root.querySelectorAll('[data-rlviz="graph"] [data-rlviz="graph-group"]')].map((g) => ({
     where: g.dataset.where, box: rect(g.querySelector("rect")) }));
   return { nodes, groups };

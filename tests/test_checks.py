@@ -4,7 +4,7 @@ import math
 import pytest
 
 from rlviz.checks import (check_distinct_indexes, check_int, check_number, check_positive_number,
-                          check_round_robin_weights, parse_number)
+                          check_round_robin_weights, describe_value, parse_number)
 
 NAN, INF = float("nan"), float("inf")
 
@@ -135,7 +135,17 @@ def test_num_workers_true_is_the_same_type_error_everywhere(make):
     from rlviz.rollout import RandomPolicy, WorkerSet
 
     build = {"Trainer": lambda: rlviz.Trainer("pg", num_workers=True),
-             "WorkerSet": lambda: WorkerSet("CartPole-v1", RandomPolicy, num_workers=True)}[make]
+             "WorkerSet": lambda: WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                                            num_workers=True)}[make]
     with pytest.raises(TypeError, match=r"^num_workers must be an int, got bool True$"):
         build()
 
+
+
+def test_errors_name_a_big_value_by_its_type_alone():
+    table = type("Table", (), {"__repr__": lambda self: "op  calls\nA   3\nB   4"})()
+    assert describe_value(table) == "Table"
+    assert describe_value(list(range(100))) == "list"
+    assert describe_value([1, 2]) == "list [1, 2]"
+    with pytest.raises(TypeError, match=r"n must be an int, got list$"):
+        check_int("n", list(range(100)))

@@ -37,6 +37,21 @@ def test_every_docs_page_is_in_the_nav(page):
     assert page in NAV, f"docs/{page} is not in mkdocs.yml's nav; add it so the site links it"
 
 
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_readme_and_index_list_every_notebook(page):
+    text = (ROOT / page).read_text()
+    missing = [p.name for p in NOTEBOOKS if f"notebooks/{p.name}" not in text and f"`{p.stem}`" not in text]
+    assert missing == [], f"{page} does not list {missing}: give each notebook its line"
+    counted = re.findall(r"\b(" + "|".join(NUMBER_WORDS) + r")\s+(?:short\s+)?(?:notebooks|walkthroughs)\b", text)
+    assert all(NUMBER_WORDS.index(word) == len(NOTEBOOKS) for word in counted), \
+        f"{page} counts {counted} notebooks where notebooks/ holds {len(NOTEBOOKS)}"
+
+
 @pytest.mark.parametrize("notebook", sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")))
 def test_every_notebook_is_in_the_nav(notebook):
     assert f"notebooks/{notebook}" in NAV, f"notebooks/{notebook} is not in mkdocs.yml's nav"

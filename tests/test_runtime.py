@@ -25,7 +25,8 @@ SCRIPT = textwrap.dedent("""
     except ValueError as err:
         print("EXPLICIT:", err)
     from rlviz.rollout import RandomPolicy, WorkerSet
-    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=5)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                        config={"rollout_fragment_length": 5}, num_workers=1)
     ray.shutdown()                                    # a notebook's last cell; the WorkerSet is still referenced
     try:
         workers.foreach_worker(lambda w: w.sample())

@@ -9,7 +9,9 @@ widget shown as a note shows its picture too, and that no page asked for
 anything outside the site.  ``test_built_site_navigation_*`` follows every
 navigation link of every page from ``file://``: each opens a page, never a
 directory listing, the headings' code survives in the table of contents, and
-search finds pages.
+search finds pages.  ``test_built_site_toc_matches_headings_and_anchors_exist`` reads every page's
+HTML: each table-of-contents entry reads as its heading does (inline code kept) and every link
+into the site lands on an anchor that exists.
 """
 import importlib.util
 import json
@@ -17,7 +19,9 @@ import os
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from browser_harness import chromium
@@ -212,3 +216,75 @@ def _search(page, query: str) -> int:
     results = page.locator(".md-search-result__list > li")
     results.first.wait_for(timeout=30_000)
     return results.count()
+
+
+class _PageAnchors(HTMLParser):
+    """A page's ids, its headings and its table-of-contents entries (text with code as `...`), its links."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.links, self.headings, self.toc, self.api_headings = set(), [], {}, {}, set()
+        self._open = []                # (tag, what) per open element; what: "toc", "heading" or None
+        self._text = None              # (kind, anchor, parts) of the heading or entry being read
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        self.ids.update(v for k, v in attrs.items() if k == "id" or (tag == "a" and k == "name"))
+        in_toc = any(what == "toc" for _, what in self._open)
+        what = "toc" if tag == "nav" and "md-nav--secondary" in classes else None
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+            if in_toc and attrs["href"].startswith("#"):
+                self._text = ("toc", unquote(attrs["href"][1:]), [])
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6") and attrs.get("id") and not in_toc:
+            self._text, what = ("heading", attrs["id"], []), "heading"
+            if "doc-heading" in classes:
+                self.api_headings.add(attrs["id"])
+        if tag == "code" and self._text:
+            self._text[2].append("`")
+        if tag not in ("br", "img", "input", "meta", "link", "hr", "source", "wbr"):
+            self._open.append((tag, what))
+
+    def handle_endtag(self, tag):
+        if tag == "code" and self._text:
+            self._text[2].append("`")
+        if self._text and (tag == "a" and self._text[0] == "toc" or self._open and self._open[-1][1] == "heading"
+                           and tag == self._open[-1][0]):
+            kind, anchor, parts = self._text
+            (self.toc if kind == "toc" else self.headings)[anchor] = " ".join("".join(parts).replace("¶", "").split())
+            self._text = None
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if self._text:
+            self._text[2].append(data)
+
+
+@pytest.mark.notebook
+def test_built_site_toc_matches_headings_and_anchors_exist(built_site):
+    pages = {}
+    for path in built_site.rglob("*.html"):
+        pages[path] = _PageAnchors()
+        pages[path].feed(path.read_text(errors="replace"))
+    problems, entries = [], 0
+    for path, page in sorted(pages.items()):
+        name = path.relative_to(built_site)
+        for anchor, entry in page.toc.items():
+            entries += 1
+            heading = page.headings.get(anchor)
+            if heading is None:
+                problems.append(f"{name}: the table of contents links #{anchor} ({entry!r}), no heading has that id")
+            elif heading != entry and anchor not in page.api_headings:   # API headings add a `property` label
+                problems.append(f"{name}: heading {heading!r} reads {entry!r} in the table of contents")
+        for link in page.links:
+            target, _, anchor = link.partition("#")
+            if not anchor or "//" in target or target.startswith(("mailto:", "data:", "javascript:")):
+                continue
+            linked = pages.get((path.parent / unquote(target)).resolve() if target else path)
+            if linked is not None and unquote(anchor) not in linked.ids:
+                problems.append(f"{name}: link {link} points to an anchor that does not exist")
+    assert problems == [], "\n".join(sorted(set(problems)))
+    assert entries > 300 and len(pages) > 30, f"only {entries} entries on {len(pages)} pages: is the site whole?"

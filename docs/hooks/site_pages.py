@@ -7,6 +7,8 @@ Explorer output becomes the kernel-free Explorer the kernel embedded in it, ever
 widget its picture plus a line saying to run the notebook for the live widget, and no page
 loads a script from outside the site (the notebook template's CDN scripts are left out).
 The API pages list, module by module, every name in the ``__all__`` of each public package.
+A notebook page's table of contents is made from the headings the page shows, so each entry
+links to its heading's anchor and keeps the heading's inline code.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import get_toc
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "notebooks"
@@ -33,9 +36,11 @@ LIVE_NOTE = ("A picture of this widget: run the notebook in Jupyter to use the l
 _OUTSIDE_SCRIPT = re.compile(r'<script\b[^>]*\bsrc="(?:https?:)?//[^"]*"[^>]*>\s*</script>'
                              r'|<script\b[^>]*>(?:(?!</script>).)*?import\(\s*"https?://(?:(?!</script>).)*</script>',
                              re.S)
+#: A heading with an id in a rendered page: its level, its id and its inner HTML.
+_HEADING = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', re.S | re.I)
 
 #: The public packages, in the order the API reference lists them.
-PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.ops", "rlviz.plans", "rlviz.trace",
+PUBLIC_PACKAGES = ["rlviz", "rlviz.iter", "rlviz.rollout", "rlviz.rollout.offline", "rlviz.ops", "rlviz.plans", "rlviz.trace",
                    "rlviz.viz", "rlviz.widgets", "rlviz.testing"]
 
 
@@ -55,6 +60,32 @@ def on_files(files: Files, config) -> Files:
     for package in PUBLIC_PACKAGES:
         files.append(File.generated(config, f"api/{package}.md", content=api_page(package)))
     return files
+
+
+@event_priority(50)                             # before the typeset plugin copies each heading's code into its entry
+def on_page_content(page_html: str, page, config, files) -> str:
+    """A notebook page's table of contents, made from the headings the page shows.
+
+    mkdocs-jupyter makes it from a Markdown copy of the notebook, whose headings lose their code
+    spans: their entries then read "From to weights" and link to anchors the page does not have.
+    """
+    if page.file.src_uri.endswith(".ipynb"):
+        page.toc = get_toc(heading_tokens(page_html))
+    return page_html
+
+
+def heading_tokens(page_html: str) -> list[dict]:
+    """The headings of a rendered page as table-of-contents tokens, each nested under the last higher one."""
+    tokens: list[dict] = []
+    open_headings: list[dict] = []
+    for level, anchor, inner in _HEADING.findall(page_html):
+        text = re.sub(r"<a\b[^>]*>[^<]*</a>\s*$", "", inner.strip())    # the heading's own permalink
+        token = {"level": int(level), "id": anchor, "name": re.sub(r"<[^>]+>", "", text).strip(), "children": []}
+        while open_headings and open_headings[-1]["level"] >= token["level"]:
+            open_headings.pop()
+        (open_headings[-1]["children"] if open_headings else tokens).append(token)
+        open_headings.append(token)
+    return tokens
 
 
 def on_post_page(output: str, page, config) -> str:

@@ -11,10 +11,11 @@ from rlviz.ops.names import *  # noqa: F401,F403 - the counter and timer names
 from rlviz.ops.names import __all__ as _names
 
 _HOMES = {
-    "buffers": ("PrioritizedReplayBuffer", "ReplayActor", "ReplayBuffer"),
+    "buffers": ("PrioritizedReplayBuffer", "ReplayBuffer"),
     "concurrency": ("Concurrently", "Dequeue", "Enqueue"),
     "errors": ("OpInputError",),
     "metrics": ("CollectMetrics", "OncePerTimeInterval", "OncePerTimestepsElapsed", "StandardMetricsReporting"),
+    "replay_buffer": ("LocalReplayBuffer", "ReplayActor"),
     "replay": ("MixInReplay", "Replay", "SimpleReplayBuffer", "StoreToReplayBuffer", "WaitUntilTimestepsElapsed"),
     "rollouts": ("AsyncGradients", "ConcatBatches", "ParallelRollouts", "SelectExperiences", "StandardizeFields"),
     "train": ("ApplyGradients", "AverageGradients", "ComputeGradients", "TrainOneStep", "UpdateTargetNetwork"),

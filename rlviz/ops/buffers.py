@@ -1,22 +1,20 @@
-"""Replay buffers: a uniform ring buffer, a proportional prioritized one, and an actor holding either.
+"""Replay buffers: a uniform ring buffer and a proportional prioritized one (columnar storage).
 
 Columnar numpy storage; ``replay()`` returns None until ``learning_starts``
 rows were added.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
 from rlviz.checks import check_int
-from rlviz.iter import ParallelIteratorWorker
 from rlviz.ops.errors import OpInputError
+from rlviz.ops.segment_tree import SumMinTree
 from rlviz.rollout.sample_batch import MultiAgentBatch, SampleBatch
 from rlviz.trace import gauge
 from rlviz.trace.gauges import LEARNING_STARTS, REPLAY_ADDED, REPLAY_HELD
 
-__all__ = ["ReplayBuffer", "PrioritizedReplayBuffer", "ReplayActor"]
+__all__ = ["ReplayBuffer", "PrioritizedReplayBuffer"]
 
 
 class ReplayBuffer:
@@ -113,13 +111,14 @@ class ReplayBuffer:
 
 
 class PrioritizedReplayBuffer(ReplayBuffer):
-    """Proportional prioritized replay: row i is drawn with probability ``p_i**alpha / sum``.
+    """Proportional prioritized replay: row i is drawn with probability ``p_i**alpha / sum``, from a sum-tree.
 
     New rows get the largest priority seen so far.  ``replay()`` adds
-    ``batch_indexes`` and importance ``weights`` (``(N * P(i))**-beta``,
-    normalised by their max) columns; ``update_priorities`` takes
-    ``|td_error| + eps``.  Sampling is a cumulative-sum search (O(capacity) per
-    batch), which is plenty for CartPole-sized buffers.
+    ``batch_indexes`` and importance ``weights`` columns: ``(N * P(i))**-beta``
+    normalised by the largest possible weight (that of the smallest
+    priority), as RLlib does; ``update_priorities`` takes TD errors and stores
+    ``|td_error| + eps``.  A ``SumMinTree`` keeps sampling and updates at
+    O(log capacity) per row.
 
     Examples
     --------
@@ -136,79 +135,52 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         if not alpha >= 0:
             raise ValueError(f"alpha must be >= 0, got {alpha!r}")
         self.alpha, self.beta, self.eps = alpha, beta, eps
-        self.priorities = np.zeros(capacity, np.float64)
+        self.tree = SumMinTree(capacity)
         self.max_priority = 1.0
 
     def update_priorities(self, batch_indexes: np.ndarray, td_errors: np.ndarray) -> None:
         """Set the priorities of rows ``batch_indexes`` to ``|td_errors| + eps``."""
-        new = np.abs(np.asarray(td_errors, np.float64)) + self.eps
-        self.priorities[np.asarray(batch_indexes, np.int64)] = new
-        self.max_priority = max(self.max_priority, float(new.max(initial=0.0)))
+        self.set_priorities(batch_indexes, np.abs(np.asarray(td_errors, np.float64)) + self.eps)
+
+    def set_priorities(self, batch_indexes: np.ndarray, priorities: np.ndarray) -> None:
+        """Set the priorities of rows ``batch_indexes`` as given (RLlib's buffer-level ``update_priorities``).
+
+        Raises
+        ------
+        ValueError
+            If a priority is not positive or an index is outside the rows held.
+        """
+        idx = np.asarray(batch_indexes, np.int64)
+        priorities = np.asarray(priorities, np.float64)
+        if priorities.size and not (priorities > 0).all():
+            raise ValueError(f"priorities must be > 0, got {priorities[priorities <= 0][:5].tolist()}; "
+                             f"add an eps (prioritized_replay_eps) to |td_error|")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.size):
+            raise ValueError(f"batch_indexes must lie in 0..{self.size - 1} (the rows held), got "
+                             f"{idx.min()}..{idx.max()}; pass the batch_indexes column of a replayed batch")
+        self.tree.set(idx, priorities ** self.alpha)
+        self.max_priority = max(self.max_priority, float(priorities.max(initial=0.0)))
+
+    def priorities_of(self, batch_indexes: np.ndarray) -> np.ndarray:
+        """The priorities (before ``** alpha``) of rows ``batch_indexes``."""
+        scaled = self.tree[batch_indexes]
+        return scaled if self.alpha == 0 else scaled ** (1.0 / self.alpha)
 
     def _on_added(self, idx: np.ndarray) -> None:
-        self.priorities[idx] = self.max_priority
+        self.tree.set(idx, self.max_priority ** self.alpha)
 
     def _sample_indexes(self, n: int) -> np.ndarray:
-        scaled = self.priorities[:self.size] ** self.alpha
-        cumulative = np.cumsum(scaled)
-        idx = np.searchsorted(cumulative, self.rng.random(n) * cumulative[-1], side="right")
+        idx = self.tree.find_prefixsum_idx(self.rng.random(n) * self.tree.total())
         return np.minimum(idx, self.size - 1)
 
     def _rows(self, idx: np.ndarray) -> SampleBatch:
         batch = super()._rows(idx)
-        scaled = self.priorities[:self.size] ** self.alpha
-        probs = scaled[idx] / scaled.sum()
-        weights = (self.size * probs) ** -self.beta
-        batch["weights"] = (weights / weights.max()).astype(np.float32)
+        total = self.tree.total()
+        max_weight = (self.tree.min() / total * self.size) ** -self.beta
+        weights = (self.tree[idx] / total * self.size) ** -self.beta / max_weight
+        batch["weights"] = weights.astype(np.float32)
         batch["batch_indexes"] = idx.astype(np.int64)
         return batch
-
-
-class ReplayActor(ParallelIteratorWorker):
-    """A replay buffer on its own actor (Ape-X's replay shards); its shard yields ``replay()`` forever.
-
-    Before ``learning_starts`` the shard yields None after a short sleep
-    (``Replay(actors=...)`` drops those), so an idle shard does not spin.
-    Start it with ``ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ReplayActor)``.
-    """
-
-    def __init__(self, prioritized: bool = True, idle_sleep_s: float = 0.01, **buffer_args) -> None:
-        cls = PrioritizedReplayBuffer if prioritized else ReplayBuffer
-        self.buffer = cls(**buffer_args)
-        self.idle_sleep_s = idle_sleep_s
-        ParallelIteratorWorker.__init__(self, self._replay_forever, False)
-
-    def add_batch(self, batch: SampleBatch | MultiAgentBatch) -> int:
-        """Add a batch; return the rows now held."""
-        self.buffer.add_batch(batch)
-        return len(self.buffer)
-
-    def replay(self) -> SampleBatch | None:
-        """One replayed batch, or None before ``learning_starts``."""
-        return self.buffer.replay()
-
-    def update_priorities(self, batch_indexes: np.ndarray, td_errors: np.ndarray) -> None:
-        """Forward to the buffer (prioritized only)."""
-        if isinstance(self.buffer, PrioritizedReplayBuffer):
-            self.buffer.update_priorities(batch_indexes, td_errors)
-
-    def stats(self) -> dict:
-        """The buffer's counts."""
-        return self.buffer.stats()
-
-    def ping(self) -> str:
-        """Liveness check."""
-        return "pong"
-
-    def _replay_forever(self) -> Iterator:
-        import time
-        while True:
-            with self.rlviz_lock:
-                batch = self.buffer.replay()
-            if batch is None:
-                self.buffer.record_progress()       # why this shard yields None, read on its lane
-                time.sleep(self.idle_sleep_s)
-            yield batch
 
 
 def _single(batch: SampleBatch | MultiAgentBatch) -> SampleBatch:

@@ -17,6 +17,7 @@ from rlviz.ops.names import (AGENT_STEPS_TRAINED_COUNTER, APPLY_GRADS_TIMER, COM
                              STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER, STEPS_TRAINED_THIS_ITER_COUNTER,
                              WORKER_UPDATE_TIMER)
 from rlviz.rollout.sample_batch import SampleBatch
+from rlviz.rollout.weight_sync import weight_sync
 
 __all__ = ["TrainOneStep", "ComputeGradients", "AverageGradients", "ApplyGradients", "UpdateTargetNetwork",
            "sync_all_weights", "broadcast_weights"]
@@ -74,7 +75,7 @@ class TrainOneStep:
             if not isinstance(batch, SampleBatch) or not self.sgd_minibatch_size:
                 info = local.learn_on_batch(batch)
                 continue
-            shuffled = batch.shuffle(rng)
+            shuffled = batch.copy(shallow=True).shuffle(rng)   # in place, on a copy: the batch passes on
             for start in range(0, shuffled.count, self.sgd_minibatch_size):
                 info = local.learn_on_batch(shuffled.slice(start, min(start + self.sgd_minibatch_size,
                                                                       shuffled.count)))
@@ -152,8 +153,6 @@ class ApplyGradients:
         self.update_all = bool(update_all)
 
     def __call__(self, item: tuple[Any, int]) -> tuple[Any, int]:
-        import ray
-
         grads, count = item
         metrics = LocalIterator.get_metrics()
         local = self.workers.local_worker()
@@ -170,8 +169,8 @@ class ApplyGradients:
                              "(metrics.current_actor); gather them with gather_async (AsyncGradients)")
         global_vars = {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]}
         local.set_global_vars(global_vars)
-        with metrics.timers[WORKER_UPDATE_TIMER]:
-            actor.set_weights.remote(ray.put(local.get_weights()), global_vars)
+        with metrics.timers[WORKER_UPDATE_TIMER], weight_sync(local) as weights:
+            actor.set_weights.remote(weights, global_vars)
         return item
 
 
@@ -221,10 +220,9 @@ def broadcast_weights(workers: Any, metrics: Any) -> None:
     loads the weights before it runs the next ``sample()`` the driver asks
     for.  A worker that died is noticed at that next call.  Waiting
     (``sync_all_weights``) cost ~10 ms per train step on 2 cores, a large
-    share of a DQN step that learns on 64 rows.
+    share of a DQN step that learns on 64 rows.  Recorded as one driver call ``sync_weights``
+    (``rlviz.rollout.weight_sync``) that each worker's ``set_weights`` links to.
     """
-    import ray
-
     global_vars = {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]}
     local = workers.local_worker()
     remote = workers.remote_workers()
@@ -233,9 +231,9 @@ def broadcast_weights(workers: Any, metrics: Any) -> None:
         return
     with metrics.timers[WORKER_UPDATE_TIMER]:
         local.set_global_vars(global_vars)
-        weights = ray.put(local.get_weights())
-        for handle in remote:
-            handle.set_weights.remote(weights, global_vars)
+        with weight_sync(local) as weights:
+            for handle in remote:
+                handle.set_weights.remote(weights, global_vars)
 
 
 def sync_all_weights(workers: Any, metrics: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from rlviz.checks import check_positive_number
+from rlviz.checks import check_positive_number, describe_value
 
 __all__ = ["DQN_SAMPLING", "RR_KEYS", "native_ratio", "calculate_rr_weights", "calculate_rr_weights_float"]
 
@@ -118,7 +118,7 @@ def _ratio(config: Mapping) -> float | None:
 def _check_config(config: object, *, need_sampling: bool) -> None:
     """A mapping without misspelt keys; with the sampling keys when they are needed."""
     if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a mapping (a dict of config keys), got {type(config).__name__} {config!r}; "
+        raise TypeError(f"config must be a mapping (a dict of config keys), got {describe_value(config)}; "
                         f"hint: config={{'training_intensity': 4, 'train_batch_size': 64, ...}}")
     for key in config:
         if isinstance(key, str) and key not in RR_KEYS:

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from rlviz.iter import CONCURRENCY_GROUPS, LocalIterator, track_actor
+from rlviz.iter import LocalIterator, track_actor
 from rlviz.ops import (Concurrently, Dequeue, Enqueue, ParallelRollouts, Replay, ReplayActor,
                        StandardMetricsReporting, StoreToReplayBuffer, UpdateTargetNetwork, calculate_rr_weights)
 from rlviz.ops.names import LEARNER_INFO, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER, \
     STEPS_TRAINED_THIS_ITER_COUNTER
 from rlviz.rollout.dqn_policy import DQNPolicy
-from rlviz.rollout.sample_batch import SampleBatch
+from rlviz.rollout.sample_batch import DEFAULT_POLICY_ID, SampleBatch
+from rlviz.rollout.weight_sync import weight_sync
 from rlviz.rollout.threads import torch_threads
 
 __all__ = ["POLICY", "DEFAULT_CONFIG", "execution_plan", "LearnerThread", "stop"]
@@ -33,6 +34,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "training_intensity": None,          # None: async Concurrently; a number: round robin [w0, w1, "*"]
     "num_replay_shards": 2,
     "buffer_size": 50_000,
+    "prioritized_replay_alpha": 0.6,     # RLlib's DQN defaults, passed to each ReplayActor
+    "prioritized_replay_beta": 0.4,
+    "prioritized_replay_eps": 1e-6,
     "learning_starts": 1000,
     "target_network_update_freq": 2000,
     "max_weight_sync_delay": 200,
@@ -54,11 +58,13 @@ def execution_plan(workers: Any, config: dict) -> LocalIterator:
     import ray
 
     # ------------------------------------------------------------------ ALGO LOGIC
-    replay_cls = ray.remote(num_cpus=0, concurrency_groups=CONCURRENCY_GROUPS)(ReplayActor)
-    per_shard = config["buffer_size"] // config["num_replay_shards"]
-    replay_actors = [replay_cls.remote(prioritized=True, capacity=per_shard,
-                                       learning_starts=config["learning_starts"] // config["num_replay_shards"],
-                                       replay_batch_size=config["train_batch_size"])
+    replay_actors = [ReplayActor.remote(num_shards=config["num_replay_shards"],
+                                        learning_starts=config["learning_starts"],
+                                        buffer_size=config["buffer_size"],
+                                        replay_batch_size=config["train_batch_size"],
+                                        prioritized_replay_alpha=config["prioritized_replay_alpha"],
+                                        prioritized_replay_beta=config["prioritized_replay_beta"],
+                                        prioritized_replay_eps=config["prioritized_replay_eps"])
                      for _ in range(config["num_replay_shards"])]
     for i, actor in enumerate(replay_actors):
         track_actor(actor, f"ReplayActor-{i}", control_group=True)
@@ -106,7 +112,7 @@ def stop(workers: Any) -> None:
 class LearnerThread(threading.Thread):
     """Learns on the local worker from ``inqueue`` items ``(replay actor, batch)``.
 
-    Puts ``(actor, (batch_indexes, td_errors), count, info)`` into ``outqueue``.
+    Puts ``(actor, {policy_id: (batch_indexes, td_errors)}, count, info)`` into ``outqueue``.
     ``lock`` is held while the weights change.
     """
 
@@ -131,11 +137,12 @@ class LearnerThread(threading.Thread):
                     actor, batch = self.inqueue.get(timeout=0.1)
                 except queue.Empty:
                     continue
-                batch = SampleBatch({k: np.array(v) for k, v in batch.items()})   # writable copies
+                rows = batch.policy_batches[DEFAULT_POLICY_ID]                  # a ReplayActor's MultiAgentBatch
+                rows = SampleBatch({k: np.array(v) for k, v in rows.items()})   # writable copies
                 with self.lock:
-                    info = self.local_worker.learn_on_batch(batch)
-                    td = self.local_worker.get_policy().compute_td_error(batch)
-                self.outqueue.put((actor, (batch["batch_indexes"], td), batch.count, info))
+                    info = self.local_worker.learn_on_batch(rows)
+                    td = self.local_worker.get_policy().compute_td_error(rows)
+                self.outqueue.put((actor, {DEFAULT_POLICY_ID: (rows["batch_indexes"], td)}, rows.count, info))
         except BaseException as err:  # noqa: BLE001 - reported by is_alive() -> Dequeue raises
             self.error = err
             raise
@@ -152,15 +159,12 @@ class UpdateWorkerWeights:
         self.steps_since: dict = {}
 
     def __call__(self, item: tuple) -> Any:
-        import ray
-
         actor, batch = item
         self.steps_since[actor] = self.steps_since.get(actor, 0) + batch.count
         if self.steps_since[actor] >= self.max_delay:
             metrics = LocalIterator.get_metrics()
-            with self.learner.lock:
-                weights = self.learner.local_worker.get_weights()
-            actor.set_weights.remote(ray.put(weights), {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]})
+            with weight_sync(self.learner.local_worker, lock=self.learner.lock) as weights:
+                actor.set_weights.remote(weights, {"timestep": metrics.counters[STEPS_SAMPLED_COUNTER]})
             self.steps_since[actor] = 0
         return batch
 
@@ -171,8 +175,8 @@ class UpdatePriorities:
     __rlviz_op__ = "UpdatePriorities"
 
     def __call__(self, item: tuple) -> tuple:
-        actor, (indexes, td_errors), count, info = item
-        actor.update_priorities.remote(np.asarray(indexes), np.asarray(td_errors))
+        actor, prio_dict, count, info = item
+        actor.update_priorities.remote(prio_dict)
         metrics = LocalIterator.get_metrics()
         metrics.counters[STEPS_TRAINED_COUNTER] += count
         metrics.counters[STEPS_TRAINED_THIS_ITER_COUNTER] += count

@@ -61,7 +61,8 @@ _NUMBERS = {
     "learning_starts": (0, True, False), "target_network_update_freq": (1, True, False),
     "num_replay_shards": (1, True, False), "max_weight_sync_delay": (1, True, False),
     "learner_queue_size": (1, True, False), "num_cpus_per_worker": (0, False, False),
-    "num_cpus_for_driver": (1, True, True),
+    "num_cpus_for_driver": (1, True, True), "prioritized_replay_alpha": (0, False, False),
+    "prioritized_replay_beta": (0, False, False), "prioritized_replay_eps": (0, False, False),
 }
 
 _NEEDS_REMOTE = {"a3c", "apex"}
@@ -129,7 +130,7 @@ class Trainer:
 
     def __init__(self, plan: str, env: Any = None, num_workers: int | None = None,
                  config: dict | None = None) -> None:
-        from rlviz.rollout import DEFAULT_POLICY_ID, RolloutConfig, WorkerSet
+        from rlviz.rollout import RolloutConfig, WorkerSet
         from rlviz.rollout.config import reconcile
 
         if plan not in PLANS:
@@ -160,8 +161,8 @@ class Trainer:
         rollout = RolloutConfig(rollout_fragment_length=self.config["rollout_fragment_length"],
                                 num_envs_per_worker=self.config["num_envs_per_worker"], seed=self.config["seed"],
                                 **{key: self.config[key] for key in WORKER_SET_KEYS})
-        self.workers = WorkerSet(env, {DEFAULT_POLICY_ID: (self.module.POLICY, policy_config)}, num_workers,
-                                 rollout)
+        self.workers = WorkerSet(env_creator=env, default_policy_class=self.module.POLICY,
+                                 config={**dataclasses.asdict(rollout), **policy_config}, num_workers=num_workers)
         self.plan = self.module.execution_plan(self.workers, self.config)
         self.iteration = 0
         self.history: list[dict] = []

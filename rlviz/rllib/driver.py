@@ -40,6 +40,7 @@ from rlviz.trace.event import Node
 from rlviz.trace.recorder import get_recorder
 from rlviz.trace.rows import ERROR, ITEM
 from rlviz.trace.spans import span
+from rlviz.trace.words import counted
 
 __all__ = ["recorded_algorithm_class", "IdleCalls", "IDLE_EVERY_S", "WeightSync", "ReplayLinks"]
 
@@ -198,7 +199,7 @@ def _received(foreach: Callable, lane: str, runners: tuple[str, ...]) -> Callabl
                 return results
             episodes = episodes_in(results)
             call.consumed(*link_ids(episodes))
-            call.produced(Summary(f"{len(results)} results, {len(episodes)} episodes"))
+            call.produced(Summary(f"{counted(len(results), 'result')}, {counted(len(episodes), 'episode')}"))
         tag_episodes(episodes, call.item_id)
         return results
 

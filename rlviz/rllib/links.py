@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterable
 
+from rlviz.trace.words import counted
+
 __all__ = ["LINK_KEY", "Summary", "episodes_in", "link_ids", "tag_episodes", "sample_summary", "take_link",
            "with_link", "weights_source"]
 
@@ -71,7 +73,7 @@ def tag_episodes(episodes: Iterable, item_id: int) -> None:
 def sample_summary(episodes: list) -> Summary:
     """``"5 episodes, 2000 env steps"``: the item summary of a ``sample`` call."""
     steps = sum(episode.env_steps() for episode in episodes)
-    return Summary(f"{len(episodes)} episodes, {steps} env steps")
+    return Summary(f"{counted(len(episodes), 'episode')}, {counted(steps, 'env step')}")
 
 
 def take_link(state: object) -> tuple[object, int]:

@@ -12,7 +12,10 @@ from typing import Any, TypeVar
 
 from rlviz.checks import check_int, check_number
 
-__all__ = ["RolloutConfig", "make_config", "reconcile"]
+__all__ = ["RolloutConfig", "make_config", "reconcile", "unknown_key_message", "BATCH_MODES"]
+
+#: RLlib's batch modes; rlviz's samplers cut fragments, so only the first (RLlib's default) is built.
+BATCH_MODES = ("truncate_episodes", "complete_episodes")
 
 C = TypeVar("C")
 
@@ -33,10 +36,11 @@ class RolloutConfig:
     """Steps taken in every sub-env per ``sample()``; a batch has this times num_envs_per_worker rows."""
     env_config: dict = field(default_factory=dict)
     """Keyword arguments for the env creator (``gymnasium.make(id, **env_config)``)."""
-    policy_mapping_fn: Callable[[str], str] | None = None
-    """Multi-agent only: agent id -> policy id (default: every agent uses the only policy)."""
-    policies_to_train: tuple[str, ...] | None = None
-    """Policy ids that learn_on_batch updates (None: all of them)."""
+    policy_mapping_fn: Callable[..., str] | None = None
+    """Multi-agent only: ``policy_mapping_fn(agent_id, episode, worker, **kwargs)`` -> policy id, as RLlib calls it
+    (default: every agent uses the only policy)."""
+    policies_to_train: tuple[str, ...] | Callable[..., bool] | None = None
+    """Policy ids that learn_on_batch updates, or RLlib's ``is_policy_to_train(policy_id, batch)`` (None: all)."""
     seed: int | None = None
     """Base seed; worker i seeds its envs and policies with seed + 1000 * i."""
     num_cpus_per_worker: float = 0
@@ -46,6 +50,24 @@ class RolloutConfig:
     cluster nodes started with ``--resources='{"sampler": 4}'`` (RLlib 1.x's key of the same name)."""
     recreate_failed_workers: bool = False
     """Replace a remote worker that died (restoring its weights) instead of raising."""
+    batch_mode: str = "truncate_episodes"
+    """RLlib's batch mode; ``"truncate_episodes"``: a batch is the fragment, episodes may continue in the next."""
+    observation_filter: str = "NoFilter"
+    """``"NoFilter"`` or ``"MeanStdFilter"`` (running mean/std normalisation of observations, per policy)."""
+    input: Any = "sampler"
+    """What ``sample()`` reads: ``"sampler"`` (the envs), a path, glob or list of JSON files, a dict
+    input -> probability (``MixedInput``), ``"d4rl.<env id>"``, or a callable ``ioctx -> InputReader``."""
+    input_config: dict = field(default_factory=dict)
+    """Settings for a custom input, read by it from ``ioctx.input_config``."""
+    output: Any = None
+    """Where every sampled batch is written: None (nowhere), a directory (JSON lines), ``"logdir"``,
+    or a callable ``ioctx -> OutputWriter``."""
+    output_config: dict = field(default_factory=dict)
+    """Settings for a custom output, read by it from ``ioctx.output_config``."""
+    output_compress_columns: tuple[str, ...] = ("obs", "new_obs")
+    """Columns a JSON output stores compressed (the rest as nested lists)."""
+    output_max_file_size: int = 64 * 1024 * 1024
+    """Bytes after which a JSON output starts its next file."""
 
     def __post_init__(self) -> None:
         check_int("num_envs_per_worker", self.num_envs_per_worker, minimum=1)
@@ -61,7 +83,7 @@ class RolloutConfig:
         if isinstance(self.policies_to_train, str):
             raise TypeError(f"policies_to_train must be a list of policy ids, not the string "
                             f"{self.policies_to_train!r}; write [{self.policies_to_train!r}]")
-        if self.policies_to_train is not None:
+        if self.policies_to_train is not None and not callable(self.policies_to_train):
             self.policies_to_train = tuple(self.policies_to_train)
         check_number("num_cpus_per_worker", self.num_cpus_per_worker, minimum=0,
                      hint="0 lets several workers share a small machine")
@@ -71,6 +93,18 @@ class RolloutConfig:
                             f"{self.custom_resources_per_worker!r}; hint: {{'sampler': 1}}")
         for key, amount in self.custom_resources_per_worker.items():
             check_number(f"custom_resources_per_worker[{key!r}]", amount, above=0)
+        if self.batch_mode not in BATCH_MODES:
+            raise ValueError(f"unknown batch_mode {self.batch_mode!r}; RLlib's are {list(BATCH_MODES)}")
+        if self.batch_mode != "truncate_episodes":
+            raise ValueError("batch_mode='complete_episodes' is not built in rlviz: its samplers cut fixed "
+                             "fragments; use RLlib's default 'truncate_episodes'")
+        if self.observation_filter not in ("NoFilter", "MeanStdFilter"):
+            raise ValueError(f"unknown observation_filter {self.observation_filter!r}; use 'NoFilter' "
+                             f"(RLlib's default) or 'MeanStdFilter'")
+        for name in ("input_config", "output_config"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise TypeError(f"{name} must be a dict, not {type(getattr(self, name)).__name__}")
+        check_int("output_max_file_size", self.output_max_file_size, minimum=1)
 
 
 def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None, **overrides: Any) -> C:
@@ -119,7 +153,7 @@ def make_config(config_cls: type[C], value: C | Mapping[str, Any] | None = None,
     valid = [f.name for f in dataclasses.fields(config_cls)]
     for key in settings:
         if key not in valid:
-            raise ValueError(_unknown_key_message(config_cls.__name__, key, valid))
+            raise ValueError(unknown_key_message(config_cls.__name__, key, valid))
     return config_cls(**settings)
 
 
@@ -163,8 +197,8 @@ def reconcile(name: str, argument: object, config: Mapping[str, Any], default: o
     return config[name]
 
 
-# -- helpers ------------------------------------------------------------------
-def _unknown_key_message(owner: str, key: str, valid: list[str]) -> str:
+def unknown_key_message(owner: str, key: str, valid: list[str], kind: str = "key") -> str:
+    """``unknown <owner> <kind> 'x'; did you mean 'y'? valid <kind>s are [...]`` (the nearest name, if close)."""
     close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown {owner} key {key!r}; {hint}valid keys are {valid}"
+    return f"unknown {owner} {kind} {key!r}; {hint}valid {kind}s are {valid}"

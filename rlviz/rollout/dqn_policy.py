@@ -129,6 +129,19 @@ class DQNPolicy(TorchPolicy):
         self.target_model.load_state_dict(self.model.state_dict())
         self.num_target_updates += 1
 
+    def get_state(self) -> dict:
+        """``TorchPolicy.get_state`` plus the target network's weights and update count."""
+        target = {k: v.detach().cpu().numpy().copy() for k, v in self.target_model.state_dict().items()}
+        return {**super().get_state(), "target_weights": target, "num_target_updates": self.num_target_updates}
+
+    def set_state(self, state: dict) -> None:
+        """Load ``get_state()``'s parts, the target network's among them."""
+        super().set_state(state)
+        if "target_weights" in state:
+            self.target_model.load_state_dict({k: torch.from_numpy(np.array(v))
+                                               for k, v in state["target_weights"].items()})
+            self.num_target_updates = int(state["num_target_updates"])
+
     def loss(self, batch: SampleBatch) -> tuple[torch.Tensor, dict]:
         """Huber loss between Q(s, a) and r + gamma^k * (1 - terminated) * Q_target(s', a').
 

@@ -1,4 +1,4 @@
-"""Making environments: from a gymnasium id, a registered name or a callable.
+"""Making environments: from a gymnasium id, a registered name or a callable, always given an ``EnvContext``.
 
 Unknown ids fail at construction with the closest registered names.
 """
@@ -8,15 +8,16 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rlviz.rollout.env_context import EnvContext
 from rlviz.rollout.multi_agent import MultiAgentEnv
 
 __all__ = ["make_env_creator", "is_multi_agent", "register_env"]
 
 
-def _arena(**config: Any) -> Any:
+def _arena(env_context: Mapping[str, Any]) -> Any:
     from rlviz.rollout.arena import MultiAgentArena
 
-    return MultiAgentArena(**config)
+    return MultiAgentArena(**env_context)
 
 
 _RLVIZ_ENVS: dict[str, Callable[..., Any]] = {"MultiAgentArena": _arena}
@@ -30,11 +31,12 @@ def register_env(name: str, creator: Callable[..., Any]) -> None:
     name : str
         The id, e.g. ``"MultiAgentArena"``.
     creator : callable
-        Called with the ``env_config`` keywords; returns the env.
+        Called with one ``EnvContext`` (the env config dict), as RLlib's
+        ``register_env`` creators are; returns the env.
 
     Examples
     --------
-    >>> register_env("TinyArena", lambda **cfg: None)
+    >>> register_env("TinyArena", lambda env_context: None)
     >>> "TinyArena" in _RLVIZ_ENVS
     True
     """
@@ -44,22 +46,25 @@ def register_env(name: str, creator: Callable[..., Any]) -> None:
 
 
 def make_env_creator(env: str | Callable[..., Any], env_config: Mapping[str, Any] | None = None
-                     ) -> Callable[[], Any]:
-    """A zero-argument function that makes one env, checked now rather than on first use.
+                     ) -> Callable[..., Any]:
+    """A function ``creator(env_context=None)`` that makes one env, checked now rather than on first use.
 
     Parameters
     ----------
     env : str or callable
         A gymnasium id (``"CartPole-v1"``), an id registered with
-        ``register_env`` (``"MultiAgentArena"``), or a callable returning a
-        ``gymnasium.Env`` or a ``MultiAgentEnv``.
+        ``register_env`` (``"MultiAgentArena"``), or a callable
+        ``env_creator(env_context)`` returning a ``gymnasium.Env`` or a
+        ``MultiAgentEnv`` (RLlib's form: ``lambda _: gym.make("CartPole-v1")``).
     env_config : dict, optional
-        Keyword arguments for ``gymnasium.make`` or the callable.
+        The env config: keyword arguments for ``gymnasium.make``; the
+        context a callable receives when ``creator`` is called without one.
 
     Returns
     -------
     callable
-        ``creator()`` returns a new env each time.
+        ``creator(env_context=None)`` returns a new env each time; a callable
+        ``env`` always receives exactly one ``EnvContext``.
 
     Raises
     ------
@@ -80,7 +85,7 @@ def make_env_creator(env: str | Callable[..., Any], env_config: Mapping[str, Any
     config = dict(env_config or {})
     if isinstance(env, str):
         if env in _RLVIZ_ENVS:
-            return _bind(_RLVIZ_ENVS[env], config)
+            return _bind(_RLVIZ_ENVS[env], config, env)
         import gymnasium
 
         if env not in gymnasium.registry:
@@ -89,9 +94,9 @@ def make_env_creator(env: str | Callable[..., Any], env_config: Mapping[str, Any
             hint = f"close matches: {close}" if close else "no close match"
             raise ValueError(f"unknown env id {env!r}; {hint}. Pass a registered gymnasium id, "
                              f"one of rlviz's {sorted(_RLVIZ_ENVS)}, or a callable returning an env")
-        return _bind(gymnasium.make, config, env)
+        return _bind(lambda env_context: gymnasium.make(env, **env_context), config, env)
     if callable(env):
-        return _bind(env, config)
+        return _bind(env, config, getattr(env, "__name__", "env"))
     raise TypeError(f"env must be a gymnasium id string or a callable returning an env, "
                     f"not {type(env).__name__}")
 
@@ -115,9 +120,9 @@ def is_multi_agent(env: object) -> bool:
 
 
 # -- helpers ------------------------------------------------------------------
-def _bind(fn: Callable[..., Any], config: dict, *args: Any) -> Callable[[], Any]:
-    def creator() -> Any:
-        return fn(*args, **config)
+def _bind(fn: Callable[[EnvContext], Any], config: dict, name: str) -> Callable[..., Any]:
+    def creator(env_context: Mapping[str, Any] | None = None) -> Any:
+        return fn(EnvContext(config) if env_context is None else env_context)
 
-    creator.__qualname__ = f"env_creator[{args[0] if args else getattr(fn, '__name__', 'env')}]"
+    creator.__qualname__ = f"env_creator[{name}]"
     return creator

@@ -4,6 +4,7 @@ Acting, postprocessing, learning and weights, as in RLlib 1.x.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,52 @@ class Policy:
 
     def set_weights(self, weights: dict[str, np.ndarray]) -> None:
         """Load parameters produced by ``get_weights``."""
+
+    def get_state(self) -> dict:
+        """Everything needed to rebuild this policy: RLlib's ``weights``, ``global_timestep`` and ``policy_spec``.
+
+        ``policy_spec`` holds the class, spaces, config and seed (objects, kept in
+        this process: a ``PolicyMap`` stashes states in memory); ``rng_state``
+        (an rlviz addition) lets a restored policy go on drawing the same random
+        numbers.  Subclasses add their parts (optimizer, target network).
+
+        Examples
+        --------
+        >>> import gymnasium
+        >>> from rlviz.rollout.random_policy import RandomPolicy
+        >>> policy = RandomPolicy(gymnasium.spaces.Box(-1, 1, (2,)), gymnasium.spaces.Discrete(2), seed=0)
+        >>> sorted(policy.get_state())
+        ['global_timestep', 'policy_spec', 'rng_state', 'weights']
+        """
+        return {"weights": self.get_weights(), "global_timestep": self.global_timestep,
+                "policy_spec": {"policy_class": type(self), "observation_space": self.observation_space,
+                                "action_space": self.action_space, "config": self.config, "seed": self.seed},
+                "rng_state": copy.deepcopy(self.rng.bit_generator.state)}
+
+    def set_state(self, state: dict) -> None:
+        """Load a ``get_state()`` result of a policy of the same class and spaces."""
+        self.set_weights(state["weights"])
+        self.global_timestep = int(state["global_timestep"])
+        if "rng_state" in state:
+            self.rng.bit_generator.state = copy.deepcopy(state["rng_state"])
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Policy":
+        """A new policy built from ``state["policy_spec"]`` and loaded with ``state``, as RLlib's ``Policy.from_state``.
+
+        Raises
+        ------
+        ValueError
+            If ``state`` has no ``policy_spec`` (it did not come from ``get_state``).
+        """
+        spec = state.get("policy_spec")
+        if not spec:
+            raise ValueError(f"Policy.from_state needs the 'policy_spec' a get_state() result holds; "
+                             f"got keys {sorted(state)}")
+        policy = spec["policy_class"](spec["observation_space"], spec["action_space"], spec["config"],
+                                      seed=spec.get("seed"))
+        policy.set_state(state)
+        return policy
 
     def on_global_var_update(self, global_vars: dict) -> None:
         """Receive the trainer's global variables (``timestep``)."""

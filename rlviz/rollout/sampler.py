@@ -92,8 +92,12 @@ class _Episodes:
         self.done.append(EpisodeMetrics(episode_return, length, self.worker_index))
 
 
-def make_vector_env(env_creator: Callable[[], Any], num_envs: int) -> Any:
+def make_vector_env(env_creator: Callable[[], Any] | list[Callable[[], Any]], num_envs: int) -> Any:
     """A ``SyncVectorEnv`` of ``num_envs`` copies in SAME_STEP autoreset mode.
+
+    ``env_creator`` is one zero-argument function called ``num_envs`` times,
+    or a list of ``num_envs`` of them (one per sub-env, e.g. each with its own
+    ``vector_index``).
 
     gymnasium 1.x vector envs default to NEXT_STEP autoreset: the step after an
     episode ends ignores the action and only resets, which would put a fake
@@ -110,7 +114,8 @@ def make_vector_env(env_creator: Callable[[], Any], num_envs: int) -> Any:
     """
     from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-    return SyncVectorEnv([env_creator] * num_envs, copy=False, autoreset_mode=AutoresetMode.SAME_STEP)
+    env_fns = list(env_creator) if isinstance(env_creator, list) else [env_creator] * num_envs
+    return SyncVectorEnv(env_fns, copy=False, autoreset_mode=AutoresetMode.SAME_STEP)
 
 
 class VectorSampler:
@@ -131,17 +136,23 @@ class VectorSampler:
         Seed for the first reset (sub-env i gets seed + i).
     worker_index : int
         Stored with the episode metrics.
+    obs_filter : callable, optional
+        ``obs_filter(obs_batch)`` applied to every observation the envs return
+        (reset, step and final observations) before the policy or the batch
+        sees it; RLlib's ``observation_filter``.
     """
 
     def __init__(self, vector_env: Any, policy: Policy, fragment_length: int,
-                 seed: int | None = None, worker_index: int = 0) -> None:
+                 seed: int | None = None, worker_index: int = 0, obs_filter: Callable[[Any], Any] | None = None
+                 ) -> None:
         self.env = vector_env
+        self.obs_filter = obs_filter or _unfiltered
         self.policy = policy
         self.fragment_length = fragment_length
         self.num_envs = vector_env.num_envs
         self.episodes = _Episodes(self.num_envs, worker_index)
         obs, _ = vector_env.reset(seed=seed)
-        self.obs = np.array(obs)
+        self.obs = np.array(self.obs_filter(obs))
         self._postprocess = type(policy).postprocess_trajectory is not Policy.postprocess_trajectory
 
     def sample(self) -> SampleBatch:
@@ -163,10 +174,10 @@ class VectorSampler:
             actions, extra = self.policy.compute_actions(obs[step])
             _store_policy_outputs(outputs, step, T, actions, extra)
             next_obs, rewards[step], terminateds[step], truncateds[step], infos = self.env.step(actions)
-            obs[step + 1] = next_obs
+            obs[step + 1] = self.obs_filter(next_obs)
             if "final_obs" in infos:                 # SAME_STEP: next_obs[i] is already the reset obs
                 for i in np.flatnonzero(infos["_final_obs"]):
-                    final_obs[step, i] = infos["final_obs"][i]
+                    final_obs[step, i] = self.obs_filter(infos["final_obs"][i])
         self.obs = obs[T].copy()
         new_obs = obs[1:].copy()
         for (step, i), last in final_obs.items():
@@ -297,6 +308,10 @@ class MultiAgentSampler:
         eps.finish(i)
         self.obs[i] = env.reset()[0]
         return finished
+
+
+def _unfiltered(obs: Any) -> Any:
+    return obs
 
 
 def _store_policy_outputs(outputs: dict, step: int, T: int, actions: Any, extra: dict) -> None:

@@ -5,6 +5,7 @@ that into compute/apply gradients and numpy weights.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,16 @@ class TorchPolicy(Policy):
             raise ValueError(f"weights have keys {sorted(weights)} but {type(self).__name__} expects "
                              f"{sorted(own)}; were they taken from the same policy class?")
         self.model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+
+    def get_state(self) -> dict:
+        """``Policy.get_state`` plus the optimizer's state as RLlib's ``_optimizer_variables`` (a deep copy)."""
+        return {**super().get_state(), "_optimizer_variables": copy.deepcopy(self.optimizer.state_dict())}
+
+    def set_state(self, state: dict) -> None:
+        """Load weights, timestep and (when present) the optimizer's state."""
+        super().set_state(state)
+        if "_optimizer_variables" in state:
+            self.optimizer.load_state_dict(copy.deepcopy(state["_optimizer_variables"]))
 
     def column_tensor(self, batch: SampleBatch, key: str, dtype: Any = torch.float32) -> torch.Tensor:
         """Column ``key`` of ``batch`` as a tensor of ``dtype``."""

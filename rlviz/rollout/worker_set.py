@@ -5,15 +5,16 @@ label ``RolloutWorker-i``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ray
 
 from rlviz.checks import check_int
-from rlviz.iter import CONCURRENCY_GROUPS, release_actor, track_actor
-from rlviz.rollout.config import RolloutConfig, make_config
-from rlviz.rollout.rollout_worker import PolicySpec, RolloutWorker
+from rlviz.iter import release_actor, track_actor
+from rlviz.rollout.config import reconcile
+from rlviz.rollout.rollout_worker import RolloutWorker
+from rlviz.rollout.weight_sync import weight_sync
 from rlviz.runtime import check_same_ray, ensure_ray, ray_session
 from rlviz.trace import span
 from rlviz.trace.event import RESTART_OP
@@ -39,22 +40,34 @@ class WorkerCrashedError(RuntimeError):
 class WorkerSet:
     """A local ``RolloutWorker`` (index 0) and ``num_workers`` remote ones (indices 1..N).
 
+    Built the ways RLlib's code builds one: from an env creator, a policy
+    class and a config (RLlib 2.x's keywords, or 1.x's ``policy_class`` and
+    ``trainer_config``), or from workers that exist already with
+    ``WorkerSet._from_existing(local_worker, remote_workers)``.
+
     Parameters
     ----------
-    env_creator : str or callable
+    env_creator : callable or str
+        As for ``RolloutWorker``: ``env_creator(env_context)``, or an env id.
+    validate_env : callable, optional
         As for ``RolloutWorker``.
-    policy : Policy subclass or dict
-        As for ``RolloutWorker``.
-    num_workers : int
-        Remote worker actors to start (0: sample on the local worker only).
-    config : RolloutConfig or dict, optional
-        Shared by every worker; ``num_cpus_per_worker`` and
-        ``recreate_failed_workers`` apply to the set.
-    **settings
-        ``RolloutConfig`` fields overriding ``config``.
+    default_policy_class : Policy subclass, optional
+        As for ``RolloutWorker`` (1.x's keyword: ``policy_class``).
+    config : RolloutConfig, dict or object with ``to_dict()``, optional
+        Shared by every worker (1.x's keyword: ``trainer_config``);
+        ``num_workers``, ``num_cpus_per_worker``, ``custom_resources_per_worker``
+        and ``recreate_failed_workers`` apply to the set.
+    num_workers : int, optional
+        Remote worker actors to start (default: ``config["num_workers"]``, else 0).
+    local_worker : bool
+        Must be True: rlviz's set always has its local worker (it learns).
+    logdir : str, optional
+        Passed to the workers as ``log_dir``.
 
     Raises
     ------
+    TypeError
+        For an unknown keyword (RolloutWorker's message).
     ValueError
         For bad settings, env ids or policy ids: the local worker is built
         first, so these fail before any actor starts.
@@ -64,7 +77,8 @@ class WorkerSet:
     >>> import rlviz
     >>> from rlviz.rollout import RandomPolicy
     >>> _ = rlviz.init(num_cpus=8)
-    >>> workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    >>> workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+    ...                     config={"rollout_fragment_length": 5}, num_workers=2)
     >>> workers
     WorkerSet(local + 2 remote RolloutWorkers)
     >>> [batch.count for batch in workers.foreach_worker(lambda w: w.sample())]
@@ -72,20 +86,42 @@ class WorkerSet:
     >>> workers.stop()
     """
 
-    def __init__(self, env_creator: str | Callable[..., Any], policy: PolicySpec, num_workers: int = 0,
-                 config: RolloutConfig | dict | None = None, **settings: Any) -> None:
-        check_int("num_workers", num_workers, minimum=0)
-        self.config = make_config(RolloutConfig, config, **settings)
-        self._env_creator = env_creator
-        self._policy_spec = policy
-        self._local = RolloutWorker(env_creator, policy, self.config, worker_index=0)
+    def __init__(self, *, env_creator: str | Callable[..., Any] | None = None,
+                 validate_env: Callable[..., None] | None = None, default_policy_class: type | None = None,
+                 config: Any = None, num_workers: int | None = None, local_worker: bool = True,
+                 logdir: str | None = None, policy_class: type | None = None, trainer_config: Any = None,
+                 _setup: bool = True) -> None:
+        if not local_worker:
+            raise ValueError("local_worker=False is not built in rlviz: the local worker holds the weights that "
+                             "count and learns; keep local_worker=True")
         self._remote: dict[int, Any] = {}
         self._labels: dict[int, str] = {}           # worker index -> its lane in traces
         self._unhealthy: set[int] = set()
         self._in_flight: dict[Any, int] = {}
         self.num_restarts = 0
         self._session: tuple | None = None          # the Ray the remote workers live on
+        if not _setup:
+            return
+        config = config if config is not None else trainer_config
+        num_workers = reconcile("num_workers", num_workers, config if isinstance(config, Mapping) else {}, 0)
+        check_int("num_workers", num_workers, minimum=0)
+        local = RolloutWorker(env_creator=env_creator, validate_env=validate_env, config=config,
+                              default_policy_class=default_policy_class or policy_class, worker_index=0,
+                              num_workers=num_workers, log_dir=logdir)
+        self._adopt_local(local)
         self.add_workers(num_workers)
+
+    @classmethod
+    def _from_existing(cls, local_worker: RolloutWorker, remote_workers: list | None = None) -> "WorkerSet":
+        """A set around workers built already (RLlib 1.x's constructor of the same name).
+
+        The remote workers are tracked as ``RolloutWorker-1..N``; make them with
+        ``RolloutWorker.as_remote()`` so they report while they stream.
+        """
+        workers = cls(_setup=False)
+        workers._adopt_local(local_worker)
+        workers.reset(remote_workers or [])
+        return workers
 
     # -- the workers ------------------------------------------------------------
     def local_worker(self) -> RolloutWorker:
@@ -112,7 +148,8 @@ class WorkerSet:
         >>> import rlviz
         >>> from rlviz.rollout import RandomPolicy
         >>> _ = rlviz.init(num_cpus=8)
-        >>> workers = WorkerSet("CartPole-v1", RandomPolicy, rollout_fragment_length=5)
+        >>> workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+        ...                     config={"rollout_fragment_length": 5})
         >>> workers.add_workers(1)
         >>> workers.num_healthy_remote_workers()
         1
@@ -125,11 +162,32 @@ class WorkerSet:
         ensure_ray()
         self._session = ray_session()
         first = max(self._remote, default=0) + 1
-        started = {i: self._start_actor(i) for i in range(first, first + num_workers)}
+        total = len(self._remote) + num_workers
+        started = {i: self._start_actor(i, total) for i in range(first, first + num_workers)}
         ray.get([handle.ping.remote() for handle in started.values()])  # construct in parallel, then track
         for i, handle in started.items():
             self._labels[i] = track_actor(handle, _label(i), control_group=True)
         self._remote.update(started)
+
+    def reset(self, new_remote_workers: list) -> None:
+        """Replace the remote workers with ``new_remote_workers`` (indices 1..N), as RLlib's ``reset``.
+
+        The old actors are no longer tracked or called; they are not killed
+        (whoever made them owns them). The new ones are tracked as
+        ``RolloutWorker-i`` and must come from ``RolloutWorker.as_remote()``.
+        """
+        for handle in self._remote.values():
+            release_actor(handle)
+        self._remote.clear()
+        self._unhealthy.clear()
+        self._in_flight.clear()
+        if not new_remote_workers:
+            return
+        ensure_ray()
+        self._session = ray_session()
+        for i, handle in enumerate(new_remote_workers, start=1):
+            self._labels[i] = track_actor(handle, _label(i), control_group=True)
+            self._remote[i] = handle
 
     def lanes(self) -> list[str]:
         """The trace lane of each remote worker, in index order (``RolloutWorker-1``, ...).
@@ -141,6 +199,48 @@ class WorkerSet:
     def num_healthy_remote_workers(self) -> int:
         """Remote workers not known to be dead."""
         return len(self._remote) - len(self._unhealthy)
+
+    def num_healthy_workers(self) -> int:
+        """Healthy remote workers plus the local one."""
+        return self.num_healthy_remote_workers() + 1
+
+    def num_remote_worker_restarts(self) -> int:
+        """Times a dead remote worker was replaced (``recreate_failed_workers``, ``probe_unhealthy_workers``)."""
+        return self.num_restarts
+
+    # -- pass-throughs -------------------------------------------------------------
+    def add_policy(self, policy_id: str, policy_cls: type, *, config: Any = None,
+                   policy_mapping_fn: Callable[..., str] | None = None,
+                   policies_to_train: list[str] | None = None, workers: list | None = None) -> None:
+        """``add_policy`` on every worker (or on ``workers``: RolloutWorkers or actor handles)."""
+        def add(worker: RolloutWorker) -> None:
+            worker.add_policy(policy_id, policy_cls, config, policy_mapping_fn, policies_to_train)
+
+        if workers is None:
+            self.foreach_worker(add)
+            return
+        remote = [w for w in workers if not isinstance(w, RolloutWorker)]
+        for worker in workers:
+            if isinstance(worker, RolloutWorker):
+                add(worker)
+        ray.get([handle.apply.remote(add) for handle in remote])
+
+    def foreach_env(self, fn: Callable[[Any], Any]) -> list[list]:
+        """Per worker (local first), ``[fn(env) for each of its sub-envs]``."""
+        return self.foreach_worker(lambda worker: worker.foreach_env(fn))
+
+    def foreach_env_with_context(self, fn: Callable[[Any, Any], Any]) -> list[list]:
+        """Per worker (local first), ``[fn(env, env_context) for each of its sub-envs]``."""
+        return self.foreach_worker(lambda worker: worker.foreach_env_with_context(fn))
+
+    def foreach_policy(self, fn: Callable[[Any, str], Any]) -> list:
+        """``fn(policy, policy_id)`` for every policy of every worker, in one flat list (local worker first)."""
+        return [out for results in self.foreach_worker(lambda worker: worker.foreach_policy(fn)) for out in results]
+
+    def foreach_policy_to_train(self, fn: Callable[[Any, str], Any]) -> list:
+        """As ``foreach_policy``, for the policies each worker trains."""
+        return [out for results in self.foreach_worker(lambda worker: worker.foreach_policy_to_train(fn))
+                for out in results]
 
     # -- calling every worker -----------------------------------------------------
     def foreach_worker(self, fn: Callable[[RolloutWorker], Any], local_worker: bool = True) -> list:
@@ -220,6 +320,9 @@ class WorkerSet:
     def sync_weights(self, policies: list[str] | None = None, global_vars: dict | None = None) -> None:
         """Send the local worker's weights to every remote worker (one ``ray.put``, waits until loaded).
 
+        Recorded as one driver call ``sync_weights`` that lists the local worker's last update as its input;
+        each remote worker's ``set_weights`` lists the sync (``rlviz.rollout.weight_sync``).
+
         Parameters
         ----------
         policies : list of str, optional
@@ -232,7 +335,8 @@ class WorkerSet:
         >>> import rlviz
         >>> from rlviz.rollout import RandomPolicy
         >>> _ = rlviz.init(num_cpus=8)
-        >>> workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=5)
+        >>> workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+        ...                     config={"rollout_fragment_length": 5}, num_workers=1)
         >>> workers.sync_weights(global_vars={"timestep": 100})
         >>> workers.foreach_worker(lambda w: w.get_global_vars()["timestep"])
         [100, 100]
@@ -242,8 +346,8 @@ class WorkerSet:
             self._local.set_global_vars(global_vars)
         if not self._remote:
             return
-        weights = ray.put(self._local.get_weights(policies))
-        self._get_all({i: h.set_weights.remote(weights, global_vars) for i, h in self._healthy_items()})
+        with weight_sync(self._local, policies=policies) as weights:
+            self._get_all({i: h.set_weights.remote(weights, global_vars) for i, h in self._healthy_items()})
 
     # -- faults ---------------------------------------------------------------
     def probe_unhealthy_workers(self) -> list[int]:
@@ -265,9 +369,14 @@ class WorkerSet:
         return replaced
 
     def stop(self) -> None:
-        """Close the local worker's envs and end every remote actor (inside ``rlviz.record()``, lanes are kept)."""
+        """Stop every worker (envs closed, torch groups left) and end the remote actors.
+
+        Inside ``rlviz.record()``, their lanes are kept.
+        """
         self._local.stop()
         alive = self._session is None or ray_session() == self._session    # after ray.shutdown() they are gone
+        if alive and self._remote:
+            _stop_quietly([h for i, h in self._remote.items() if i not in self._unhealthy])
         for handle in self._remote.values() if alive else ():
             release_actor(handle)
             ray.kill(handle, no_restart=True)
@@ -279,11 +388,17 @@ class WorkerSet:
         return f"WorkerSet(local + {len(self._remote)} remote RolloutWorkers)"
 
     # -- helpers ------------------------------------------------------------
-    def _start_actor(self, index: int) -> Any:
-        actor_cls = ray.remote(num_cpus=self.config.num_cpus_per_worker,
-                               resources=dict(self.config.custom_resources_per_worker) or None,
-                               concurrency_groups=CONCURRENCY_GROUPS)(RolloutWorker)
-        return actor_cls.remote(self._env_creator, self._policy_spec, self.config, index)
+    def _adopt_local(self, local: RolloutWorker) -> None:
+        self._local = local
+        self.config = local.config
+        self._worker_args = {k: v for k, v in local.creation_args().items()
+                             if k not in ("worker_index", "num_workers", "recreated_worker")}
+
+    def _start_actor(self, index: int, num_workers: int, recreated: bool = False) -> Any:
+        actor_cls = RolloutWorker.as_remote(num_cpus=self.config.num_cpus_per_worker,
+                                            resources=dict(self.config.custom_resources_per_worker) or None)
+        return actor_cls.remote(**self._worker_args, worker_index=index, num_workers=num_workers,
+                                recreated_worker=recreated)
 
     def _healthy_items(self) -> list[tuple[int, Any]]:
         if self._remote:
@@ -323,15 +438,23 @@ class WorkerSet:
             except Exception:  # noqa: BLE001 - the actor is gone already; nothing to clean up
                 pass
             self._in_flight = {ref: i for ref, i in self._in_flight.items() if i != index}
-            handle = self._start_actor(index)
+            handle = self._start_actor(index, len(self._remote), recreated=True)
             ray.get(handle.ping.remote())
             self._labels[index] = track_actor(handle, label, control_group=True)
-            weights = ray.put(self._local.get_weights())
-            ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
+            with weight_sync(self._local) as weights:
+                ray.get(handle.set_weights.remote(weights, self._local.get_global_vars()))
             self._remote[index] = handle
             self._unhealthy.discard(index)
             self.num_restarts += 1
             call.produced(f"{label} ({type(err).__name__})")
+
+
+def _stop_quietly(handles: list) -> None:
+    """``stop()`` on each actor before it is killed (it leaves torch groups); a dead or stuck one is skipped."""
+    try:
+        ray.get([handle.stop.remote() for handle in handles], timeout=_PROBE_TIMEOUT_S)
+    except (ray.exceptions.RayError, TimeoutError):
+        pass
 
 
 def _label(index: int) -> str:

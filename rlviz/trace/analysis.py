@@ -15,6 +15,7 @@ import numpy as np
 from rlviz.trace.decisions import CAP, STAR
 from rlviz.trace.event import OUTCOMES
 from rlviz.trace.lanes import lane_key
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -35,7 +36,13 @@ _ITEM, _NOT_READY, _STOP, _ERROR = range(len(OUTCOMES))
 
 
 def op_stats(trace: "Trace") -> list[dict]:
-    """One row per node: op, label, where, calls, items, not_ready, errors, busy_ns."""
+    """One row per node: op, label, where, calls, items, not_ready, errors, busy_ns.
+
+    ``busy_ns`` sums the durations of every call of the node, not-ready polls
+    included: a poll that waits 2 ms kept the op busy for those 2 ms.  The
+    Explorer's node counters apply the same rule (docs/design.md, "Rules
+    written twice").
+    """
     c = trace.columns
     n_nodes = len(trace.nodes)
     node = c["node"].astype(np.int64)
@@ -62,7 +69,7 @@ def summary_table(trace: "Trace") -> str:
         lines.append(f"{r['where']:<{where_width}} {r['op']:<{op_width}} {r['calls']:>8} {r['items']:>8} "
                      f"{r['not_ready']:>8} {r['errors']:>6} {r['busy_ns'] / 1e6:>9.2f}")
     if trace.dropped:
-        lines.append(f"({trace.dropped} events dropped by the bounded buffers; "
+        lines.append(f"({counted(trace.dropped, 'event')} dropped by the bounded buffers; "
                      f"raise rlviz.record(capacity=...) to keep them)")
     notes = order_notes(trace)
     if notes:
@@ -112,17 +119,35 @@ def order_notes(trace: "Trace") -> list[str]:
     return notes
 
 
+#: A number in a cause's sentence ("812", "1,000", "0.5").
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _dominant_cause(causes: list[str | None]) -> str:
     """The cause most of these not-ready polls share (counts aside), as a note's ending; "" if none has one.
 
-    Its latest sentence is quoted, so the note says how far the state got.
+    A count that varied across them is given as its range ("between 406 and 812 of the 1,000 rows"), one that
+    did not as itself: quoting the latest poll alone would say the state stood still.
     """
-    kinds = Counter(re.sub(r"[\d,.]+", "#", cause) for cause in causes if cause)
+    kinds = Counter(_NUMBER.sub("#", cause) for cause in causes if cause)
     if not kinds:
         return ""
     kind, count = kinds.most_common(1)[0]
-    latest = next(cause for cause in reversed(causes) if cause and re.sub(r"[\d,.]+", "#", cause) == kind)
-    return f"; the cause (in {count} of them): {latest}"
+    readings = [[float(n.replace(",", "")) for n in _NUMBER.findall(cause)]
+                for cause in causes if cause and _NUMBER.sub("#", cause) == kind]
+    parts = kind.split("#")
+    sentence = parts[0] + "".join(_value_or_range([r[k] for r in readings]) + part
+                                  for k, part in enumerate(parts[1:]))
+    return f"; the cause (in {count} of them): {sentence}"
+
+
+def _value_or_range(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return _number(low) if low == high else f"between {_number(low)} and {_number(high)}"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if value.is_integer() else f"{value:,g}"
 
 
 def _ratio_note(spec: dict, items: list[int]) -> list[str]:

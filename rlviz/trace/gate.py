@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rlviz.checks import describe_value
 from rlviz.trace.decisions import TURN_ENDED
 from rlviz.trace.event import OUTCOMES, Event, Node
 from rlviz.trace.items import format_summary, summarize
@@ -64,7 +65,7 @@ def check_break_on(break_on: object) -> BreakOn | None:
     if break_on is None or callable(break_on) or (isinstance(break_on, str) and break_on):
         return break_on
     raise TypeError(f"break_on must be an op name (str, e.g. 'Replay') or a callable taking each driver-side "
-                    f"Event and returning True to pause, not {type(break_on).__name__} {break_on!r}")
+                    f"Event and returning True to pause, not {describe_value(break_on)}")
 
 
 def describe_break(break_on: BreakOn | None) -> str | None:
@@ -190,6 +191,15 @@ class Gate:
         too; its error is kept in ``error`` and the predicate is dropped.
     on_pause : callable, optional
         Called with the ``Event`` each time the run pauses (on the run's thread).
+
+    Attributes
+    ----------
+    last_advance : dict or None
+        What the last advance ran, once it paused at its end (None from a
+        resume, or when a breakpoint cut it short): ``round`` (the union's
+        round it ended, None without a union) and ``ran``, the driver's calls
+        in it as ``[op, outcome, calls]`` in the order first seen (the union's
+        own calls left out).
     """
 
     def __init__(self, dataflow: Callable[[], Sequence[Node]], break_on: BreakOn | None = None,
@@ -206,6 +216,8 @@ class Gate:
         self._deferred: Event | None = None      # a pause taken, to block at settle()
         self.pauses = 0
         self.error: str | None = None
+        self._ran: dict[tuple[str, str], int] = {}      # (op, outcome) -> calls, during the advance under way
+        self.last_advance: dict | None = None
 
     # -- state ---------------------------------------------------------------
     @property
@@ -274,9 +286,19 @@ class Gate:
             return False
         if self._hold:
             return True
-        if self._until is not None and self._until.reached(event):
-            return True
+        if self._until is not None:
+            self._tally(event)
+            if self._until.reached(event):
+                self.last_advance = {"round": getattr(self._until, "round", None),
+                                     "ran": [[op, outcome, calls] for (op, outcome), calls in self._ran.items()]}
+                return True
         return self._matches(event)
+
+    def _tally(self, event: Event) -> None:
+        """Count the advance's driver calls by op and outcome (the union's own calls only pass its children's on)."""
+        if event.op_id != getattr(self._until, "union_id", None):
+            key = (event.op, event.outcome)
+            self._ran[key] = self._ran.get(key, 0) + 1
 
     def _matches(self, event: Event) -> bool:
         rule = self._break_on
@@ -302,7 +324,7 @@ class Gate:
     def resume(self) -> None:
         """Go on (breakpoints stay set)."""
         with self._cond:
-            self._hold, self._until, self.paused_at = False, None, None
+            self._hold, self._until, self.paused_at, self.last_advance = False, None, None, None
             self._cond.notify_all()
         GATES.update()
 
@@ -342,6 +364,7 @@ class Gate:
                 raise RuntimeError("advance() needs a run paused at an op boundary: call pause() (or set "
                                    "break_on) and wait until paused_at is set, then advance()")
             pauses = self.pauses
+            self._ran, self.last_advance = {}, None
             self._until = _Rounds(union, rounds) if union is not None else _Next(nodes[-1].op_id if nodes else None)
             if union is None and rounds > 1:
                 self._until = _Calls(self._until, rounds)

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
-from rlviz.checks import check_int
+from rlviz.checks import check_int, describe_value
 from rlviz.trace.event import DRIVER, Node
 from rlviz.trace.items import TextTable, summarize
 from rlviz.trace.rows import (CHUNK_BYTES, CHUNK_EVENTS, FIELDS, GAUGE, GAUGE_ROW, ITEM, NO_INPUT, ROW,
@@ -96,6 +96,16 @@ class Writer:
         rows += ROW.pack(start_ns, end_ns, pack_code(outcome, kind), number, first)
         append_continuations(rows, more)
         return item_id
+
+    def upcoming_id(self) -> int:
+        """The id the next item this writer records will take.
+
+        A full chunk or id block is handed over first, so the promise holds
+        for the next ``record`` unless other rows are written in between.
+        """
+        if len(self._rows) >= CHUNK_BYTES or self.next_id >= self.id_end:
+            self.hand_over()
+        return self.next_id
 
     def decide(self, union_node: int, round_: int, child: int, pull: int, allowed: int, flags: int) -> None:
         """Append the scheduling decision behind the event this writer wrote last (a union's pull of it).
@@ -214,13 +224,21 @@ class Recorder:
         Safe from several threads at once: each thread writes through its own
         writer of the node (a thread's writers hand their rows over when it ends).
         """
+        return self._thread_writer(node).record(start_ns, end_ns, outcome, value, inputs)
+
+    def upcoming_id(self, node: int) -> int:
+        """The id the next item ``record(node, ...)`` on this thread will take (see ``Writer.upcoming_id``)."""
+        return self._thread_writer(node).upcoming_id()
+
+    def _thread_writer(self, node: int) -> Writer:
+        """This thread's writer of node ``node`` (made on first use)."""
         writers = getattr(self._thread, "writers", None)
         if writers is None:
             writers = self._thread.writers = {}
         writer = writers.get(node)
         if writer is None:
             writer = writers[node] = self.writer(node)
-        return writer.record(start_ns, end_ns, outcome, value, inputs)
+        return writer
 
     def gauge(self, name: str, value: float, where: str | None = None) -> None:
         """Record that gauge ``name`` reads ``value`` now (a no-op unless recording): ``rlviz.gauge``.
@@ -434,9 +452,9 @@ class Recorder:
 def _checked_gauge(name: object, value: object) -> float:
     """A gauge's ``value`` as a float, or a TypeError naming what is wrong with it."""
     if type(name) is not str:
-        raise TypeError(f"a gauge's name must be a str, got {type(name).__name__} {name!r}")
+        raise TypeError(f"a gauge's name must be a str, got {describe_value(name)}")
     if not isinstance(value, Real):
-        raise TypeError(f"gauge {name!r} needs a real number, got {type(value).__name__} {value!r}")
+        raise TypeError(f"gauge {name!r} needs a real number, got {describe_value(value)}")
     return float(value)
 
 

@@ -6,7 +6,7 @@ Costs one attribute read when recording is off.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rlviz.trace.event import Node
@@ -21,12 +21,13 @@ _UNSET = object()
 class Span:
     """The handle ``span()`` yields: say what the call produced and consumed."""
 
-    __slots__ = ("value", "inputs", "item_id")
+    __slots__ = ("value", "inputs", "item_id", "_promise")
 
-    def __init__(self) -> None:
+    def __init__(self, promise: Callable[[], int] | None = None) -> None:
         self.value: object = _UNSET
         self.inputs: tuple[int, ...] | None = None
         self.item_id = -1
+        self._promise = promise
 
     def produced(self, value: object) -> None:
         """The call produced ``value``; the event shows its summary."""
@@ -35,6 +36,16 @@ class Span:
     def consumed(self, *item_ids: int) -> None:
         """The call consumed the values with these ids."""
         self.inputs = item_ids
+
+    def upcoming_id(self) -> int:
+        """The id this call's value will take, known before the call ends (-1 when nothing is recorded).
+
+        So a call can hand its own id to the calls it starts elsewhere (a
+        weight sync tags the weights it sends, and each worker's
+        ``set_weights`` lists the sync as its input).  Exact as long as the
+        block records no other span of the same op on the same thread.
+        """
+        return -1 if self._promise is None else self._promise()
 
 
 @contextmanager
@@ -64,12 +75,12 @@ def span(op: str, label: str | None = None, where: str | None = None,
     'list[3]'
     """
     recorder = get_recorder()
-    handle = Span()
     if not recorder.enabled:
-        yield handle
+        yield Span()
         return
     place = where or recorder.where
     node = recorder.register(Node(f"{op}@{place}", op, label or op, place, tuple(parents)))
+    handle = Span(lambda: recorder.upcoming_id(node))
     start = time.time_ns()
     try:
         yield handle

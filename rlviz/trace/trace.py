@@ -22,6 +22,7 @@ from rlviz.trace.io import read_trace, save_trace
 from rlviz.trace.lanes import lane_order
 from rlviz.trace.rows import input_id, is_dropped, mark_dropped
 from rlviz.trace.tables import decision_columns, event_columns, gap_columns, node_columns, reading_columns, to_table
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -136,8 +137,8 @@ class Trace:
         return len(self.columns["node"])
 
     def __repr__(self) -> str:
-        return (f"Trace({len(self)} events, {len(self.nodes)} nodes, "
-                f"{len(self.processes)} processes, {self.dropped} dropped)")
+        return (f"Trace({counted(len(self), 'event')}, {counted(len(self.nodes), 'node')}, "
+                f"{counted(len(self.processes), 'process')}, {self.dropped} dropped)")
 
     @property
     def gauges(self) -> dict[str, Gauge]:
@@ -357,8 +358,8 @@ class Trace:
 class _Builder:
     """Collects ``from_records`` dicts, then sorts them into a Trace.
 
-    Recorders' rows are read by one decoder only, ``rlviz.trace.store``'s
-    (``merge_exports`` for finished exports), never here.
+    Recorders' rows are read by one decoder only, a store's
+    (``rlviz.trace.ingest``; ``rlviz.trace.store.merge_exports`` for finished exports), never here.
     """
 
     def __init__(self) -> None:

@@ -13,6 +13,7 @@ from rlviz.trace.lanes import lane_order
 from rlviz.viz.canvas import check_axes, draw_note, literal_text, text_width
 from rlviz.viz.layout import BoxStyle, Geometry, Layout, graph_geometry, graph_layout
 from rlviz.viz.palette import ERROR_COLOR, duration_text, short_text, where_colors
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -188,11 +189,11 @@ def _is_node_list(value: object) -> bool:
 
 def _default_title(graph: "nx.DiGraph", obj: object) -> str:
     wheres = {graph.nodes[n]["where"] for n in graph.nodes}
-    text = f"Dataflow: {graph.number_of_nodes()} nodes on {len(wheres)} processes"
+    text = f"Dataflow: {counted(graph.number_of_nodes(), 'node')} on {counted(len(wheres), 'process')}"
     if isinstance(obj, Trace):
-        text += f"  ·  {len(obj):,} calls recorded"
+        text += f"  ·  {counted(len(obj), 'call')} recorded"
         if obj.dropped:
-            text += f"  ·  {obj.dropped:,} events dropped"
+            text += f"  ·  {counted(obj.dropped, 'event')} dropped"
     return text
 
 
@@ -317,12 +318,12 @@ def _draw_nodes(ax: "Axes", graph: "nx.DiGraph", geometry: Geometry, colors: dic
 
 
 def _stats_text(data: dict) -> str:
-    line1 = f"{_compact(data['calls'])} calls · {_compact(data['items'])} items"
+    line1 = f"{counted(data['calls'], 'call', shown=_compact)} · {counted(data['items'], 'item', shown=_compact)}"
     extras = [f"{duration_text(data['busy_ns'])} busy"]
     if data["not_ready"]:
         extras.append(f"{_compact(data['not_ready'])} not ready")
     if data["errors"]:
-        extras.append(f"{_compact(data['errors'])} errors")
+        extras.append(counted(data['errors'], 'error', shown=_compact))
     return line1 + "\n" + " · ".join(extras)
 
 

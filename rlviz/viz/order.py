@@ -20,6 +20,7 @@ from rlviz.trace.analysis import order_notes
 from rlviz.trace.order import Rounds, completion_categories, round_cells, stream_op
 from rlviz.viz.canvas import check_axes, check_trace, draw_note, literal_text
 from rlviz.viz.palette import key_colors, op_colors, short_text
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -248,12 +249,12 @@ def _squares(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _group_count(name: str, items: int, not_ready: int) -> str:
-    return f"{name} ({items:,} items" + (f", {not_ready:,} not ready)" if not_ready else ")")
+    return f"{name} ({counted(items, 'item')}" + (f", {not_ready:,} not ready)" if not_ready else ")")
 
 
 def _round_title(trace: Trace, cells: Cells, by_round: Rounds, weights: list | None, chars: int) -> str:
     rounds = len(np.unique(by_round.round))
-    head = f"Completion order by round: {rounds:,} rounds, " + " · ".join(
+    head = f"Completion order by round: {counted(rounds, 'round')}, " + " · ".join(
         _group_count(name, items, not_ready) for name, items, not_ready in
         zip(cells.names, cells.counts.tolist(), by_round.not_ready_counts.tolist()))
     spec = trace.decisions.specs[by_round.union]
@@ -284,7 +285,7 @@ def _row_length(count: int, weights: list | None) -> int:
 
 def _title(cells: Cells, weights: list | None) -> str:
     counts = cells.counts.tolist()
-    head = f"Completion order: {sum(counts):,} items from {len(counts)} groups"
+    head = f"Completion order: {counted(sum(counts), 'item')} from {counted(len(counts), 'group')}"
     if not counts or counts[0] == 0:
         return head
     measured = f"measured {' : '.join(f'{n:,}' for n in counts)}"

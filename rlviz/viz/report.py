@@ -30,6 +30,7 @@ from rlviz.trace.order import merge_inputs, stream_op
 from rlviz.viz.order import plot_order
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, duration_text, middle_text, op_colors, where_colors
 from rlviz.viz.timeline import plot_timeline
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -144,7 +145,7 @@ def report_html(trace: Trace, title: str = "rlviz trace report", *,
         for figure in figures:
             plt.close(figure)
     esc = html.escape
-    dropped = (f'<p class="warn">{trace.dropped:,} events were dropped by the bounded buffers '
+    dropped = (f'<p class="warn">{counted(trace.dropped, "event")} {"was" if trace.dropped == 1 else "were"} dropped by the bounded buffers '
                f'(the oldest); raise <code>rlviz.record(capacity=...)</code> to keep them.</p>'
                if trace.dropped else "")
     by_id = {node.op_id: node for node in trace.nodes}
@@ -237,7 +238,7 @@ def report_main(argv: list[str]) -> int:
     except OSError as err:
         print(f"rlviz report: cannot write {output}: {err}", file=sys.stderr)
         return 1
-    print(f"wrote {output} ({len(trace):,} events, {len(trace.nodes)} nodes)")
+    print(f"wrote {output} ({counted(len(trace), 'event')}, {counted(len(trace.nodes), 'node')})")
     return 0
 
 
@@ -249,8 +250,8 @@ def _header(trace: Trace, run: Mapping[str, object] | None,
     c = trace.columns
     span = int(c["end_ns"].max() - c["start_ns"].min()) if len(trace) else 0
     facts = [(str(k), str(v)) for k, v in (run or {}).items()]
-    facts.append(("recorded", f"{duration_text(span)} · {len(trace):,} calls · "
-                              f"{len(trace.processes)} processes"))
+    facts.append(("recorded", f"{duration_text(span)} · {counted(len(trace), 'call')} · "
+                              f"{counted(len(trace.processes), 'process')}"))
     curve = ""
     if returns:
         facts.append(("final return", f"{returns[-1][1]:.1f} (mean of recent episodes)"))

@@ -17,6 +17,7 @@ from rlviz.trace.rows import OUTCOME_CODES
 from rlviz.viz.canvas import check_trace, draw_note, literal_text, new_axes
 from rlviz.viz.palette import ERROR_COLOR, NOT_READY_COLOR, RESTART_COLOR, op_colors, short_text, where_colors
 from rlviz.viz.timeaxis import duration_text, start_text, time_axis
+from rlviz.trace.words import counted
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -224,12 +225,12 @@ def _frame(ax: "Axes", lanes: Lanes, trace: Trace, window: tuple | None, end_ms:
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
     if title is None:
-        title = (f"Timeline: {len(trace):,} calls on {len(lanes.names)} processes over "
+        title = (f"Timeline: {counted(len(trace), 'call')} on {counted(len(lanes.names), 'process')} over "
                  f"{duration_text(end_ms)}")
         if window:
             title += f"  (window from {start_text(window[0])}, {duration_text(window[1] - window[0])} wide)"
     if trace.dropped:
-        title += f"  ·  {trace.dropped:,} events dropped (oldest first)"
+        title += f"  ·  {counted(trace.dropped, 'event')} dropped (oldest first)"
     if title:
         ax.set_title(literal_text(title), fontsize=10, loc="left")
 

@@ -39,7 +39,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from rlviz.checks import check_int
+from rlviz.checks import check_int, describe_value
+from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
 
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
@@ -327,7 +328,11 @@ class LiveView(anywidget.AnyWidget):
             buffer's ``"replay rows held"`` and ``"replay rows added"``, ...);
             ``weights_version`` (lane -> the version of the weights it holds:
             the learner's update count, on the driver and each worker that
-            loaded weights; remote readings arrive with the page's refresh).
+            loaded weights; remote readings arrive with the page's refresh);
+            ``last_advance`` (what the last ``advance()`` ran, while the run
+            is paused at its end: ``round``, the outermost union's round it
+            ended, and ``ran``, the driver's calls as ``[op, outcome, calls]``;
+            None otherwise).
         """
         nodes = self._dataflow()
         paused = self._gate.paused_at
@@ -340,7 +345,8 @@ class LiveView(anywidget.AnyWidget):
         return {"paused_at": paused, "last_items": last,
                 "in_flight": _downstream(nodes, paused.op_id) if paused is not None else [],
                 "counters": _counters(self._target), "workers": _workers(self._target),
-                "gauges": latest, "weights_version": latest.get(WEIGHTS_VERSION, {})}
+                "gauges": latest, "weights_version": latest.get(WEIGHTS_VERSION, {}),
+                "last_advance": self._gate.last_advance if paused is not None else None}
 
     def stop(self, timeout: float = _JOIN_S) -> None:
         """Stop the run: the step running now ends, the iterator's streams close, the thread is joined; the trace stays.
@@ -487,15 +493,27 @@ class LiveView(anywidget.AnyWidget):
         status = {"running": self.running, "paused": self.paused, "iterations": self.iterations,
                   "events": held, "events_per_s": rate, "error": self.error, "gated": self._gated,
                   "paused_at": self._pause_facts(paused_at) if paused_at is not None else None,
+                  "advanced": self._gate.last_advance if paused_at is not None else None,
                   "break_on": describe_break(self._gate.break_on), "break_error": self._gate.error,
                   "break_op": self._gate.break_on if isinstance(self._gate.break_on, str) else None,
                   "curve": self._curve[-500:] if self._kind == "trainer" else None}
         if self._kind == "trainer":
-            progress = train_progress(self.result if isinstance(self.result, dict) else {})
-            status["counters"] = {"sampled": progress["sampled"], "trained": progress["trained"]}
+            status["counters"] = self._live_counters()
             config = getattr(self._target, "config", None)
             status["target_ratio"] = config.get("training_intensity") if hasattr(config, "get") else None
         return status
+
+    def _live_counters(self) -> dict:
+        """Steps sampled and trained as the plan counts them now (its ops' counters change within a train() call).
+
+        A target without the plan's counters (an RLlib 2.x ``Algorithm``) has them from its last ``train()`` result.
+        """
+        counters = _counters(self._target)
+        if STEPS_SAMPLED_COUNTER in counters:
+            return {"sampled": int(counters[STEPS_SAMPLED_COUNTER]),
+                    "trained": int(counters.get(STEPS_TRAINED_COUNTER, 0))}
+        progress = train_progress(self.result if isinstance(self.result, dict) else {})
+        return {"sampled": progress["sampled"], "trained": progress["trained"]}
 
     def _pause_facts(self, event: Event) -> dict:
         """What the page shows of the event the run paused at; ``end_unit`` is its end as the page's columns count it."""
@@ -667,7 +685,7 @@ def _kind_of(target: Any) -> str:
     if hasattr(target, "__next__") and hasattr(target, "__iter__"):
         return "iterator"
     raise TypeError(f"watch(target=...) needs an rlviz.Trainer, an RLlib 2.x Algorithm or an rlviz iterator "
-                    f"(a LocalIterator, e.g. from_range(10).gather_sync()), not {type(target).__name__} {target!r}")
+                    f"(a LocalIterator, e.g. from_range(10).gather_sync()), not {describe_value(target)}")
 
 
 def _check_limit(name: str, value: object, integer: bool = False) -> float | int | None:
@@ -675,7 +693,7 @@ def _check_limit(name: str, value: object, integer: bool = False) -> float | int
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
         raise TypeError(f"{name} must be {'an int' if integer else 'a number'} > 0 or None, "
-                        f"not {type(value).__name__} {value!r}")
+                        f"not {describe_value(value)}")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0 or None (no limit), got {value!r}; "
                          f"hint: rlviz.watch(target, {name}={30 if name != 'iterations' else 20})")

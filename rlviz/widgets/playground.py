@@ -220,12 +220,17 @@ class RoundRobinPlayground(widgets.VBox):
                                  f"</code><br>passed on: <code>{html.escape(shown)}</code>")
             self.picture.value = picture
             self.picture.width = str(width)
+        self.picture.layout.display = None
 
     def _show_error(self, what: str, err: Exception) -> None:
-        """Show ``err`` in the widget: a callback's exception would otherwise only reach the kernel log."""
+        """Show ``err`` in the widget: a callback's exception would otherwise only reach the kernel log.
+
+        The error replaces the strip: the last good run's strip would read as the answer to the bad input.
+        """
         kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
         self.error = f"{kind}{err}"
         self.status.value = f"<b style='color:#c62828'>{what}: {html.escape(self.error)}</b>"
+        self.picture.layout.display = "none"
 
     def _on_intensity(self, change: dict | None) -> None:
         try:
@@ -257,7 +262,7 @@ class RoundRobinPlayground(widgets.VBox):
         bundle = super()._repr_mimebundle_(**kwargs) or {}
         metadata = {}
         bundle["text/plain"] = html.unescape(re.sub(r"<[^>]+>", " ", self.status.value.replace("<br>", "\n")))
-        if self.picture.value:
+        if self.picture.value and self.error is None:
             bundle["image/png"] = base64.b64encode(self.picture.value).decode("ascii")
             metadata["image/png"] = {"width": int(self.picture.width)}
         return bundle, metadata

@@ -11,7 +11,8 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from rlviz.checks import check_int, check_round_robin_weight, check_round_robin_weights, parse_number
+from rlviz.checks import (check_int, check_round_robin_weight, check_round_robin_weights, describe_value,
+                          parse_number)
 from rlviz.trace import Trace, record
 
 __all__ = ["run_round_robin", "RoundRobinRun", "OP_NAMES", "parse_weight"]
@@ -137,7 +138,7 @@ def parse_weight(value: object, name: str = "weight") -> float | int | str:
 
 def _check_list(value: object, name: str) -> list:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list, got {type(value).__name__} {value!r}; hint: {name}=[2, 1]")
+        raise TypeError(f"{name} must be a list, got {describe_value(value)}; hint: {name}=[2, 1]")
     return list(value)
 
 

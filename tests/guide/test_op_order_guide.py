@@ -20,8 +20,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def workers(ray_local):
-    workers = WorkerSet("CartPole-v1", {"default_policy": (DQNPolicy, {"lr": 1e-3, "epsilon_timesteps": 2000})},
-                        num_workers=2, rollout_fragment_length=4, seed=0)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=DQNPolicy,
+                        config={"lr": 1e-3, "epsilon_timesteps": 2000, "rollout_fragment_length": 4, "seed": 0},
+                        num_workers=2)
     yield workers
     workers.stop()
 

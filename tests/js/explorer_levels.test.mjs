@@ -11,7 +11,7 @@ import {
   chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelsFromOverview, pickLevel, undoDelta,
 } from "../../rlviz/viz/static/explorer_levels.js";
 import { createLod, inflate, modelOf, unpackChunk, unshuffle } from "../../rlviz/viz/static/explorer_long.js";
-import { rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
+import { gutterLabelAt, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf_, payload } from "./fixtures.mjs";
 
@@ -114,6 +114,18 @@ test("the span track draws a lane from its levels where the model does not hold 
   const exact = rasterizeSpans(pixels, frameOf(m, m.meta, state, null), layout);
   assert.deepEqual(exact, { exact: 2, levels: 0 }, "a page without levels draws every lane from its model");
   assert.equal(spanAt({ ...frameOf(m, m.meta, state, null), tOf: () => 6 }, layout, GUTTER + 6, shard + 3), 0);
+});
+
+test("hovering a gutter label names its lane and row in full, however narrow the gutter drew it", () => {
+  const m = modelOf_(NODES, [[0, 5, 2, 0, 0, 0, []]]);
+  m.meta.lanes[m.rows[m.nodeRow[0]].lane].label = "RolloutWorker-1 · episodes finished and weights 1:2 · a long label";
+  const layout = rowLayout(m, { op: null, where: null }, false, { rowHeight: ROW_H, laneGap: LANE_GAP });
+  const frame = { model: m, meta: m.meta };
+  const row = m.nodeRow[0], y = layout.y[row] + 3;
+  assert.equal(gutterLabelAt(frame, layout, 10, y),
+    `RolloutWorker-1 · episodes finished and weights 1:2 · a long label · ${m.rows[row].name}`);
+  assert.equal(gutterLabelAt(frame, layout, GUTTER + 1, y), "", "the plot is the events' tooltip's, not the label's");
+  assert.equal(gutterLabelAt(frame, layout, 10, layout.y[m.rows.length] + 50), "", "below every row");
 });
 
 /** A long trace's start meta and its detail chunks, from events [node, start, duration, outcome, kind, item, inputs] in start order. */

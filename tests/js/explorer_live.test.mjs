@@ -383,3 +383,16 @@ test("rows that fill at different rates re-lay the model out about once per doub
   // 8,000 held from 40: about log2(200) doublings; one re-layout per row that fills would be twice as many
   assert.ok(layouts <= 10, `${layouts} layouts for 8,000 events in 200 appends`);
 });
+
+test("a chunk of 250,000 distinct item texts appends (a spread of them would overflow the call stack)", () => {
+  const count = 250_000;
+  const events = Array.from({ length: count }, (_, k) => [0, k, 1, 0, k + 1]);
+  const [message, buffers] = chunk(0, events, [], { texts: Array.from({ length: count }, (_, k) => `str 'v${k}'`) });
+  buffers[3] = new Uint8Array(count).fill(4 << 2).buffer;           // flags: outcome item, kind text
+  const live = createLive(STRUCTURE);
+  appendChunk(live, message, buffers);
+  const model = liveModel(live);
+  assert.equal(model.meta.texts.length, 1 + count);
+  assert.equal(itemText(model, count - 1), `str 'v${count - 1}'`);
+  assert.equal(itemText(model, 0), "str 'v0'");
+});

@@ -186,12 +186,13 @@ test("the live bar's texts: count, rate, state, the pause button, where it pause
   const { liveBarTexts } = await import("../../rlviz/viz/static/panes/livebar.js");
   const running = liveBarTexts({ events: 12345, events_per_s: 740.4, running: true, paused: false, iterations: 3,
     counters: { sampled: 4000, trained: 1000 }, target_ratio: 0.25, break_on: "Replay" });
-  assert.deepEqual(running, { count: "12,345", rate: "740 events/s", state: "running", pause: "❚❚ pause",
-    where: "break on Replay", counters: "iteration 3 · sampled 4,000 · trained 1,000 · trained/sampled 0.25 (target 0.25)" });
+  assert.deepEqual(running, { count: "12,345", rate: "740 events/s", state: "running", pause: "pause", pauseIcon: "pause",
+    round: "", where: "break on Replay", counters: "iteration 3 · sampled 4,000 · trained 1,000 · trained/sampled 0.25 (target 0.25)" });
   const paused = liveBarTexts({ events: 1, events_per_s: 0, running: true, paused: true, iterations: 0,
     paused_at: { op: "Replay", outcome: "not_ready", item: null } });
   assert.equal(paused.state, "paused");
-  assert.equal(paused.pause, "▶ resume");
+  assert.equal(paused.pause, "resume");
+  assert.equal(paused.pauseIcon, "play");
   assert.equal(paused.where, "paused after Replay (not_ready)");
   assert.equal(liveBarTexts({ events: 1, events_per_s: 0, running: false, error: "x", iterations: 0,
     break_error: "break_on raised ZeroDivisionError" }).where, "⚠ break_on raised ZeroDivisionError");
@@ -204,7 +205,33 @@ test("the toolbar's texts: the trace's header, what was dropped, the filter chip
   assert.equal(texts.dropped, "5,000 events were dropped by the bounded buffers (the oldest); "
     + "raise rlviz.record(capacity=...) to keep them.");
   assert.equal(toolbarTexts({ n: 0 }, { lanes: [], span_ms: 0, dropped: 0 }).dropped, "");
-  assert.equal(filterChipText({ op: "sample", where: "shard-0" }), "showing sample @ shard-0  ✕");
-  assert.equal(filterChipText({ op: null, where: "driver" }), "showing driver  ✕");
+  assert.equal(filterChipText({ op: "sample", where: "shard-0" }), "showing sample @ shard-0");
+  assert.equal(filterChipText({ op: null, where: "driver" }), "showing driver");
   assert.equal(filterChipText({}), "");
+});
+
+test("counts agree with their nouns everywhere the page writes one: 1 process, 48 calls", async () => {
+  const { counted, compact } = await import("../../rlviz/viz/static/explorer_dom.js");
+  assert.equal(counted(1, "process"), "1 process");
+  assert.equal(counted(48, "call"), "48 calls");
+  assert.equal(counted(5186, "match"), "5,186 matches");
+  assert.equal(counted(0, "item"), "0 items");
+  assert.equal(counted(12345, "call", compact), "12k calls");
+  const { toolbarTexts } = await import("../../rlviz/viz/static/panes/toolbar.js");
+  const one = toolbarTexts({ n: 48 }, { lanes: [{}], span_ms: 1500, dropped: 1 });
+  assert.equal(one.title, "48 calls · 1 process · 1.50 s");
+  assert.match(one.dropped, /^1 event was dropped/);
+  const { nodeCounterLines } = await import("../../rlviz/viz/static/panes/graph.js");
+  assert.equal(nodeCounterLines({ calls: 1, items: 1, busy_ms: 2, not_ready: 0, errors: 1 }).join(" | "),
+    "1 call · 1 item | 2.00 ms busy · 1 error");
+});
+
+test("the search shows one count, from the hits of now: the step's place among them, or their number", async () => {
+  const { searchCountText } = await import("../../rlviz/viz/static/panes/toolbar.js");
+  const before = Uint32Array.from([3, 8, 20, 31]), grown = Uint32Array.from([3, 8, 20, 31, 40, 44]);
+  assert.equal(searchCountText("op:Store", before), "4 matches");
+  assert.equal(searchCountText("op:Store", before, 20), "match 3 of 4");
+  assert.equal(searchCountText("op:Store", grown, 20), "match 3 of 6", "a live trace's new hits count at once");
+  assert.equal(searchCountText("op:Store", Uint32Array.from([3]), 20), "1 match", "a step no longer among them");
+  assert.equal(searchCountText("  ", grown, 20), "");
 });

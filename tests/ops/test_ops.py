@@ -105,7 +105,7 @@ class _FakeLocal:
 
     def learn_on_batch(self, batch):
         self.learned.append(batch.count)
-        return {"loss": 1.0}
+        return {"default_policy": {"learner_stats": {"loss": 1.0}}}
 
     def foreach_policy_to_train(self, fn):
         return [fn(self.policy, "default_policy")]
@@ -122,7 +122,7 @@ def _fake_workers():
 def test_train_one_step_learns_counts_and_returns_batch_and_info():
     workers = _fake_workers()
     out = list(_stream([_batch(4), _batch(6)]).for_each(TrainOneStep(workers)))
-    assert [b.count for b, _ in out] == [4, 6] and out[0][1] == {"loss": 1.0}
+    assert [b.count for b, _ in out] == [4, 6] and out[0][1] == {"default_policy": {"learner_stats": {"loss": 1.0}}}
     it = _stream([_batch(4)]).for_each(TrainOneStep(workers))
     next(it)
     assert it.shared_metrics.get().counters[names.STEPS_TRAINED_COUNTER] == 4
@@ -194,7 +194,8 @@ def test_train_one_step_broadcasts_weights_without_waiting_and_in_order(monkeypa
     from rlviz.rollout import WorkerSet
     from rlviz.rollout.dqn_policy import DQNPolicy
 
-    workers = WorkerSet("CartPole-v1", DQNPolicy, num_workers=1, rollout_fragment_length=8)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=DQNPolicy,
+                        config={"rollout_fragment_length": 8}, num_workers=1)
     try:
         remote = workers.remote_workers()[0]
         it = (LocalIterator(lambda timeout: iter([workers.local_worker().sample()] * 3))

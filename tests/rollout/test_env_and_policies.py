@@ -18,7 +18,7 @@ CARTPOLE = gymnasium.make("CartPole-v1")
 
 def test_env_creator_from_id_and_callable():
     assert make_env_creator("CartPole-v1")().spec.id == "CartPole-v1"
-    assert isinstance(make_env_creator(MultiAgentArena, {"num_agents": 3})(), MultiAgentArena)
+    assert isinstance(make_env_creator(lambda ctx: MultiAgentArena(**ctx), {"num_agents": 3})(), MultiAgentArena)
     assert len(make_env_creator("MultiAgentArena", {"num_agents": 3})().possible_agents) == 3
 
 
@@ -34,21 +34,31 @@ def test_arena_episode_ends_for_everyone():
 @pytest.mark.parametrize("make, error, match", [
     (lambda: make_env_creator("CartPol-v1"), ValueError, r"unknown env id 'CartPol-v1'; close matches: \['CartPole-v1'"),
     (lambda: make_env_creator(42), TypeError, "gymnasium id string or a callable"),
-    (lambda: RolloutWorker("NoSuchEnv-v9", RandomPolicy), ValueError, "unknown env id 'NoSuchEnv-v9'"),
-    (lambda: RolloutWorker("FrozenLake-v1", PGPolicy), ValueError,
+    (lambda: RolloutWorker(env_creator="NoSuchEnv-v9", default_policy_class=RandomPolicy), ValueError,
+     "unknown env id 'NoSuchEnv-v9'"),
+    (lambda: RolloutWorker(env_creator="FrozenLake-v1", default_policy_class=PGPolicy), ValueError,
      r"PGPolicy supports 1-D Box observation spaces, got Discrete\(16\)"),
-    (lambda: RolloutWorker("Pendulum-v1", DQNPolicy), ValueError, "DQNPolicy supports Discrete action spaces, got Box"),
-    (lambda: RolloutWorker("MultiAgentArena", {"a": (PGPolicy, None), "b": (PGPolicy, None)},
-                           policy_mapping_fn=lambda agent: "c"), ValueError,
+    (lambda: RolloutWorker(env_creator="Pendulum-v1", default_policy_class=DQNPolicy), ValueError,
+     "DQNPolicy supports Discrete action spaces, got Box"),
+    (lambda: RolloutWorker(env_creator="MultiAgentArena",
+                           policy_spec={"a": (PGPolicy, None), "b": (PGPolicy, None)},
+                           policy_mapping_fn=lambda agent_id, episode, worker, **kwargs: "c"), ValueError,
      "maps agent 'agent_0' to policy 'c', which is not one of the policies"),
-    (lambda: RolloutWorker("MultiAgentArena", {"a": (PGPolicy, None), "b": (PGPolicy, None)}), ValueError,
+    (lambda: RolloutWorker(env_creator="MultiAgentArena",
+                           policy_spec={"a": (PGPolicy, None), "b": (PGPolicy, None)}), ValueError,
      "needs policy_mapping_fn"),
-    (lambda: RolloutWorker("CartPole-v1", "PGPolicy"), TypeError, "policy must be a Policy subclass"),
-    (lambda: RolloutWorker("CartPole-v1", RandomPolicy, num_envs=2), ValueError,
-     "unknown RolloutConfig key 'num_envs'; did you mean 'num_envs_per_worker'"),
-    (lambda: RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=0), ValueError,
+    (lambda: RolloutWorker(env_creator="CartPole-v1", policy_spec="PGPolicy"), TypeError,
+     "policy must be a Policy subclass"),
+    (lambda: RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_envs_per_worker=2),
+     TypeError, "unknown RolloutWorker keyword 'num_envs_per_worker'; did you mean 'num_envs'"),
+    (lambda: RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                           config={"num_envs": 2}), ValueError,
+     "unknown RolloutWorker config key 'num_envs'; did you mean 'num_envs_per_worker'"),
+    (lambda: RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                           rollout_fragment_length=0), ValueError,
      "rollout_fragment_length must be an int >= 1, got 0"),
-    (lambda: RolloutWorker("CartPole-v1", (PGPolicy, {"lrr": 0.1})), TypeError, "policy must be"),
+    (lambda: RolloutWorker(env_creator="CartPole-v1", policy_spec=(PGPolicy, {"lrr": 0.1})), TypeError,
+     "policy must be"),
     (lambda: PGPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, {"lrr": 0.1}), ValueError,
      "unknown PGConfig key 'lrr'; did you mean 'lr'"),
     (lambda: make_config(RolloutConfig, "fast"), TypeError, "config must be a RolloutConfig, a dict or None"),
@@ -93,12 +103,13 @@ def test_dqn_epsilon_decays_with_global_timestep_and_target_updates():
     assert dqn.epsilon() == 1.0
     dqn.on_global_var_update({"timestep": 100})
     assert dqn.epsilon() == 0.0
-    worker = RolloutWorker("CartPole-v1", (DQNPolicy), rollout_fragment_length=16, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=DQNPolicy,
+                           rollout_fragment_length=16, seed=0)
     batch = worker.sample()
     assert batch["q_values"].shape == (16, 2)
     policy = worker.get_policy()
     before = policy.target_model[0].weight.detach().clone()
-    info = worker.learn_on_batch(batch)["default_policy"]
+    info = worker.learn_on_batch(batch)["default_policy"]["learner_stats"]
     assert {"loss", "mean_q", "epsilon"} <= set(info)
     assert np.allclose(before, policy.target_model[0].weight.detach())
     policy.update_target()
@@ -132,7 +143,8 @@ def test_adjust_nstep_sums_discounted_rewards_within_one_segment():
 def test_dqn_n_step_targets_bootstrap_with_gamma_to_the_n_steps():
     config = {"n_step": 3, "gamma": 0.5, "double_q": False}
     dqn = DQNPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, config, seed=0)
-    worker = RolloutWorker("CartPole-v1", {"default_policy": (DQNPolicy, config)}, rollout_fragment_length=16, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", policy_spec={"default_policy": (DQNPolicy, config)},
+                           rollout_fragment_length=16, seed=0)
     batch = worker.sample()
     assert "n_steps" in batch and set(batch["n_steps"].tolist()) <= {1, 2, 3}
     _, target = dqn._q_and_target(batch)
@@ -140,7 +152,8 @@ def test_dqn_n_step_targets_bootstrap_with_gamma_to_the_n_steps():
         q_next = dqn.target_model(torch.as_tensor(batch["new_obs"])).max(dim=1).values.numpy()
     expected = batch["rewards"] + 0.5 ** batch["n_steps"] * (1 - batch["terminateds"]) * q_next
     assert np.allclose(target.numpy(), expected, atol=1e-6)
-    plain = RolloutWorker("CartPole-v1", DQNPolicy, rollout_fragment_length=4, seed=0).sample()
+    plain = RolloutWorker(env_creator="CartPole-v1", default_policy_class=DQNPolicy, rollout_fragment_length=4,
+                          seed=0).sample()
     assert "n_steps" not in plain and set(plain["rewards"].tolist()) == {1.0}   # n_step=1: unchanged
     with pytest.raises(ValueError, match="n_step must be an int >= 1, got 0"):
         DQNPolicy(CARTPOLE.observation_space, CARTPOLE.action_space, {"n_step": 0})

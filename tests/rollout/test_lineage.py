@@ -10,8 +10,9 @@ from rlviz.trace import Trace
 
 @pytest.fixture(scope="module")
 def workers(ray_local):
-    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=3, rollout_fragment_length=8,
-                        num_envs_per_worker=1, seed=0)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy,
+                        config={"rollout_fragment_length": 8, "num_envs_per_worker": 1, "seed": 0},
+                        num_workers=3)
     yield workers
     workers.stop()
 

@@ -17,7 +17,8 @@ def _sub_env_streams(batches, num_envs, fragment):
 
 
 def test_batch_shapes():
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, num_envs_per_worker=3, rollout_fragment_length=7, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_envs=3,
+                           rollout_fragment_length=7, seed=0)
     batch, count = worker.sample_with_count()
     assert count == batch.count == 21
     assert batch["obs"].shape == batch["new_obs"].shape == (21, 4)
@@ -27,7 +28,7 @@ def test_batch_shapes():
 
 def test_episode_boundaries_are_consistent_across_fragments():
     num_envs, fragment = 3, 16
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, num_envs_per_worker=num_envs,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_envs=num_envs,
                            rollout_fragment_length=fragment, seed=1, env_config={"max_episode_steps": 20})
     batches = [worker.sample() for _ in range(6)]
     ends = 0
@@ -50,17 +51,23 @@ def test_episode_boundaries_are_consistent_across_fragments():
 
 
 def test_seeded_workers_repeat_themselves():
-    a = RolloutWorker("CartPole-v1", PGPolicy, rollout_fragment_length=10, seed=3)
-    b = RolloutWorker("CartPole-v1", PGPolicy, rollout_fragment_length=10, seed=3)
+    a = RolloutWorker(env_creator="CartPole-v1", default_policy_class=PGPolicy, rollout_fragment_length=10,
+                      seed=3)
+    b = RolloutWorker(env_creator="CartPole-v1", default_policy_class=PGPolicy, rollout_fragment_length=10,
+                      seed=3)
     sa, sb = a.sample(), b.sample()
     assert np.array_equal(sa["obs"], sb["obs"]) and np.array_equal(sa["actions"], sb["actions"])
 
 
+def _red_first(agent_id, episode, worker, **kwargs):
+    return "red" if agent_id == "agent_0" else "blue"
+
+
 def test_multi_agent_sampling_gives_per_policy_batches():
-    worker = RolloutWorker("MultiAgentArena", {"red": (PGPolicy, None), "blue": (RandomPolicy, None)},
-                           env_config={"num_agents": 3, "max_steps": 6}, num_envs_per_worker=2,
-                           rollout_fragment_length=10, seed=0,
-                           policy_mapping_fn=lambda agent: "red" if agent == "agent_0" else "blue")
+    worker = RolloutWorker(env_creator="MultiAgentArena",
+                           policy_spec={"red": (PGPolicy, None), "blue": (RandomPolicy, None)},
+                           env_config={"num_agents": 3, "max_steps": 6}, num_envs=2, rollout_fragment_length=10,
+                           seed=0, policy_mapping_fn=_red_first)
     batch = worker.sample()
     assert isinstance(batch, MultiAgentBatch)
     assert batch.env_steps() == 20 and batch.agent_steps() == 60
@@ -75,22 +82,25 @@ def test_multi_agent_sampling_gives_per_policy_batches():
 
 
 def test_policy_management():
-    worker = RolloutWorker("MultiAgentArena", {"red": (RandomPolicy, None)}, rollout_fragment_length=4)
-    worker.add_policy("blue", PGPolicy, policy_mapping_fn=lambda agent: "blue", policies_to_train=["blue"])
+    worker = RolloutWorker(env_creator="MultiAgentArena", policy_spec={"red": (RandomPolicy, None)},
+                           rollout_fragment_length=4)
+    worker.add_policy("blue", PGPolicy, policy_mapping_fn=lambda agent_id, episode, worker, **kw: "blue", policies_to_train=["blue"])
     assert set(worker.sample().policy_batches) == {"blue"}
     assert worker.foreach_policy_to_train(lambda policy, pid: pid) == ["blue"]
     assert worker.for_policy(lambda policy: type(policy).__name__, "blue") == "PGPolicy"
     with pytest.raises(ValueError, match="maps agent 'agent_0' to policy 'blue'"):
         worker.remove_policy("blue")
-    worker.remove_policy("blue", policy_mapping_fn=lambda agent: "red")
+    worker.remove_policy("blue", policy_mapping_fn=lambda agent_id, episode, worker, **kw: "red")
     assert sorted(worker.foreach_policy(lambda policy, pid: pid)) == ["red"]
+    assert worker.get_policy("blue") is None, "RLlib's get_policy of an unknown id returns None"
     with pytest.raises(KeyError, match="no policy 'blue'"):
-        worker.get_policy("blue")
+        worker.for_policy(lambda policy: policy, "blue")
     assert worker.ping() == "pong" and len(worker.foreach_env(lambda env: env)) == 1
 
 
 def test_gradients_and_global_vars_on_the_worker():
-    worker = RolloutWorker("CartPole-v1", PGPolicy, rollout_fragment_length=20, seed=0)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=PGPolicy, rollout_fragment_length=20,
+                           seed=0)
     batch = worker.sample()
     grads, info = worker.compute_gradients(batch)
     assert info["batch_count"] == 20 and isinstance(grads, list)
@@ -103,7 +113,8 @@ def test_gradients_and_global_vars_on_the_worker():
 
 def test_pg_learns_on_cartpole():
     """A few hundred episodes of PG (a few seconds) lift the mean return well above random (~22)."""
-    worker = RolloutWorker("CartPole-v1", PGPolicy, {"num_envs_per_worker": 8, "rollout_fragment_length": 100,
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=PGPolicy,
+                           config={"num_envs_per_worker": 8, "rollout_fragment_length": 100,
                                                       "seed": 0})
     worker.get_policy().config.lr = 0.02
     returns = []
@@ -117,5 +128,6 @@ def test_pg_learns_on_cartpole():
 def test_get_global_worker_is_the_worker_of_this_process():
     from rlviz.rollout import RandomPolicy, RolloutWorker, get_global_worker
 
-    worker = RolloutWorker("CartPole-v1", RandomPolicy, rollout_fragment_length=5)
+    worker = RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                           rollout_fragment_length=5)
     assert get_global_worker() is worker

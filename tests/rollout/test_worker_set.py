@@ -12,8 +12,9 @@ from rlviz.rollout.worker_set import WorkerCrashedError, WorkerSet
 
 @pytest.fixture(scope="module")
 def pg_workers(ray_local):
-    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=8,
-                        num_envs_per_worker=2, seed=0)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy,
+                        config={"rollout_fragment_length": 8, "num_envs_per_worker": 2, "seed": 0},
+                        num_workers=2)
     yield workers
     workers.stop()
 
@@ -59,14 +60,16 @@ def test_remote_errors_keep_their_type(pg_workers):
 
 def test_bad_settings_fail_before_any_actor_starts(ray_local):
     with pytest.raises(ValueError, match="did you mean 'recreate_failed_workers'"):
-        WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, recreate_failed_worker=True)
+        WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                  config={"recreate_failed_worker": True}, num_workers=1)
     with pytest.raises(ValueError, match="num_workers must be an int >= 0"):
-        WorkerSet("CartPole-v1", RandomPolicy, num_workers=-1)
+        WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy, num_workers=-1)
 
 
 @pytest.mark.slow  # starts and kills torch actors: ~15 s on 2 cores
 def test_killed_worker_raises_a_clear_error_then_probe_replaces_it(ray_local):
-    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy,
+                        config={"rollout_fragment_length": 4}, num_workers=2)
     try:
         doomed = workers.remote_workers()[1]
         ray.kill(doomed)
@@ -84,8 +87,8 @@ def test_killed_worker_raises_a_clear_error_then_probe_replaces_it(ray_local):
 
 @pytest.mark.slow  # starts and kills torch actors: ~15 s on 2 cores
 def test_killed_worker_is_recreated_with_weights_and_recorded(ray_local):
-    workers = WorkerSet("CartPole-v1", PGPolicy, num_workers=2, rollout_fragment_length=4,
-                        recreate_failed_workers=True)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=PGPolicy,
+                        config={"rollout_fragment_length": 4, "recreate_failed_workers": True}, num_workers=2)
     try:
         workers.local_worker().get_policy().model["pi"][0].bias.data += 1.0
         workers.sync_weights()
@@ -110,7 +113,8 @@ def test_killed_worker_is_recreated_with_weights_and_recorded(ray_local):
 
 
 def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
-    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                        config={"rollout_fragment_length": 5}, num_workers=2)
     try:
         with rlviz.record() as trace:
             workers.foreach_worker(lambda w: w.sample())
@@ -122,7 +126,8 @@ def test_remote_sample_is_recorded_on_the_worker_lane(ray_local):
 
 
 def test_workers_stopped_inside_a_recording_keep_their_lanes(ray_local):
-    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                        config={"rollout_fragment_length": 5}, num_workers=2)
     stopped = False
     expected = {"driver", *workers.lanes()}
     try:
@@ -138,8 +143,10 @@ def test_workers_stopped_inside_a_recording_keep_their_lanes(ray_local):
 
 
 def test_two_live_worker_sets_get_their_own_lanes(ray_local):
-    first = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=3)
-    second = WorkerSet("CartPole-v1", RandomPolicy, num_workers=1, rollout_fragment_length=4)
+    first = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                      config={"rollout_fragment_length": 3}, num_workers=1)
+    second = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                       config={"rollout_fragment_length": 4}, num_workers=1)
     try:
         with rlviz.record() as trace:
             first.foreach_worker(lambda w: w.sample())
@@ -157,7 +164,8 @@ def test_two_live_worker_sets_get_their_own_lanes(ray_local):
 def test_gather_async_over_remote_workers(ray_local):
     from rlviz.iter import from_actors
 
-    workers = WorkerSet("CartPole-v1", RandomPolicy, num_workers=2, rollout_fragment_length=5)
+    workers = WorkerSet(env_creator="CartPole-v1", default_policy_class=RandomPolicy,
+                        config={"rollout_fragment_length": 5}, num_workers=2)
     try:
         stream = from_actors(workers.remote_workers()).gather_async().zip_with_source_actor()
         pairs = stream.take(6)

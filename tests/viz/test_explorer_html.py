@@ -1,4 +1,5 @@
 """write_html: one offline page with the viewer's code inlined and the columns embedded."""
+import base64
 import json
 import re
 import zlib
@@ -87,9 +88,11 @@ def test_the_page_can_open_on_a_chosen_view_and_bad_views_fail_early():
         explorer_html(trace, view={"zoom": 2})
 
 
-@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5, 8, 1001])
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5, 6, 7, 8, 1001])
 def test_the_embedded_blob_is_base85_without_a_less_than_sign_and_reads_back(size):
-    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes() + b"<" * size
+    data = (np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes() + b"<" * size
+            + b"\xff" * (size % 5))                                      # the greatest group, whole or cut
     text = encode_blob(data)
     assert "<" not in text and len(text) <= 5 * -(-len(data) // 4)        # 5 characters per 4 bytes
+    assert text == base64.b85encode(data).decode("ascii").replace("<", ".")   # RFC 1924's text, "." for "<"
     assert decode_blob(text) == data

@@ -121,6 +121,8 @@ def test_clicks_never_scroll_the_graph_but_steps_follow_keeping_its_title(record
         page.goto(html.as_uri())
         root = wait_ready(page)
         pane = root.locator('[data-rlviz="graph"]')
+        assert not pane.evaluate("e => e.scrollHeight > e.clientHeight + 1"), "the graph opens fitted"
+        root.locator('[data-rlviz="graph-fit"]').click()        # actual size: the pane scrolls
         assert pane.evaluate("e => e.scrollHeight > e.clientHeight + 20"), "the graph must overflow its pane"
         below = pane.evaluate("""e => { const v = e.getBoundingClientRect();
             const g = [...e.querySelectorAll('g.rlviz-node')].find((n) => n.getBoundingClientRect().top > v.bottom);
@@ -245,7 +247,7 @@ def check_graph_pane(root, processes: set[str]) -> None:
 @pytest.mark.parametrize("plan", ["apex", "a2c-like"])
 def test_graph_boxes_never_overlap_and_the_pane_scrolls_or_fits(plan, tmp_path):
     """Ape-X's plan (36 nodes on 9 processes) and A2C's shape, where the driver's learn_on_batch was drawn on
-    top of the workers' boxes; the wide graph scrolls, "fit" shrinks it into the pane, a click still filters."""
+    top of the workers' boxes; the graph opens fitted, a click still filters, and at actual size the wide one scrolls."""
     from playwright.sync_api import expect
 
     nodes = apex_nodes() if plan == "apex" else a2c_like_nodes()
@@ -256,17 +258,16 @@ def test_graph_boxes_never_overlap_and_the_pane_scrolls_or_fits(plan, tmp_path):
         expect(root.locator('[data-rlviz="graph"] [data-rlviz="node"]')).to_have_count(len(nodes))
         check_graph_pane(root, {n.where for n in nodes})
         pane = root.locator('[data-rlviz="graph"]')
+        fit = pane.locator('[data-rlviz="graph-fit"]')
+        expect(fit).to_have_attribute("aria-pressed", "true")              # the graph opens fitted
+        assert pane.evaluate("e => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1"), \
+            "fitted, the whole graph shows in the pane"
+        pane.locator('[data-rlviz="node"]').last.click()     # a click on a node still filters the timeline
+        expect(root.locator('[data-rlviz="filter"]')).to_be_visible()
+        fit.click()                                                          # actual size
+        expect(pane.locator('[data-rlviz="graph-fit"]')).to_have_attribute("aria-pressed", "false")
         if plan == "apex":
             assert pane.evaluate("e => e.scrollWidth > e.clientWidth + 100"), "Ape-X's graph is wider than its pane"
             pane.evaluate("e => { e.scrollLeft = 300; }")
             assert pane.evaluate("e => e.scrollLeft") > 0, "the pane scrolls sideways"
-        fit = pane.locator('[data-rlviz="graph-fit"]')
-        fit.click()
-        expect(fit).to_have_attribute("aria-pressed", "true")
-        assert pane.evaluate("e => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1"), \
-            "fitted, the whole graph shows in the pane"
         check_graph_pane(root, {n.where for n in nodes})
-        pane.locator('[data-rlviz="node"]').last.click()     # a click on a node still filters the timeline
-        expect(root.locator('[data-rlviz="filter"]')).to_be_visible()
-        fit.click()
-        expect(pane.locator('[data-rlviz="graph-fit"]')).to_have_attribute("aria-pressed", "false")

@@ -3,16 +3,19 @@
 docs/design.md ("Rules written twice") states each rule once: the outcome and
 item-kind bits of an event (``flags = outcome | kind << 2``, read back as an
 outcome name and an item text) and the grouping of a union's polls into
-rounds, and the order the steppers visit events in (``TraceStepper`` and the
-Explorer's step keys).  Each test runs one recorded trace through both sides.
+rounds, the order the steppers visit events in (``TraceStepper`` and the
+Explorer's step keys), and a node's busy time (``op_stats`` and the page's
+node counters).  Each test runs one recorded trace through both sides.
 """
 import random
+import time
 
 import pytest
 from page_replay import NODE, named_op as _op, replay_in_node
 
 import rlviz
 from rlviz.iter import LocalIterator
+from rlviz.iter.sentinel import NOT_READY
 from rlviz.ops import Concurrently
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (make test installs it)")
@@ -82,3 +85,27 @@ def test_steps_visit_the_same_events_in_the_same_order(mixed_trace, tmp_path):
     python = [steps.select(op, where, skip).tolist() for op, where, skip in filters]
     assert page["steps"] == python
     assert len(python[0]) == len(mixed_trace) and python[2] != python[0][:len(python[2])]
+
+
+def _slow_polls(name: str, polls: int, poll_s: float) -> LocalIterator:
+    """A driver op whose first ``polls`` calls each wait ``poll_s`` and return not ready, then yield items."""
+    def source(timeout):
+        for _ in range(polls):
+            time.sleep(poll_s)
+            yield NOT_READY
+        yield from (f"{name}{k}" for k in range(100))
+    return LocalIterator(source, name=name).named(name)
+
+
+def test_busy_time_of_every_node_counts_slow_not_ready_polls_on_both_sides(tmp_path):
+    with rlviz.record() as trace:
+        Concurrently([_slow_polls("Waits", polls=3, poll_s=0.002), _op("Ready")], mode="round_robin").take(8)
+    page = replay_in_node(trace, tmp_path, "", "console.log(JSON.stringify({unit_ns: model.meta.unit_ns, "
+                          "nodes: model.meta.nodes.map((n) => [n.op, n.calls, n.not_ready, n.busy_ms])}));")
+    python = trace.op_stats()
+    assert [[n[0], n[1], n[2]] for n in page["nodes"]] == [[r["op"], r["calls"], r["not_ready"]] for r in python]
+    for (op, calls, _, busy_ms), row in zip(page["nodes"], python):
+        # the page holds floored time units: each call may lose at most one
+        assert busy_ms == pytest.approx(row["busy_ns"] / 1e6, abs=calls * page["unit_ns"] / 1e6 + 1e-9), op
+    waits = next(row for row in python if row["op"] == "Waits")
+    assert waits["not_ready"] == 3 and waits["busy_ns"] >= 3 * 2_000_000, "the slow polls are busy time"

@@ -61,7 +61,8 @@ def test_a_replay_not_ready_says_its_cause_on_the_page_as_in_python(tmp_path):
                                     "1,000 rows learning_starts needs)") for why in whys)
     # 2 of 11 polls is below the 20% share that notes a mostly-not-ready op, yet the summary names the cause
     assert ("* Learn was not ready in 2 of 11 polls (18%); each ends its turn, so it ran less often than its weight "
-            "says; the cause (in 2 of them): replay buffer has 812 of the 1,000 rows learning_starts needs"
+            "says; the cause (in 2 of them): replay buffer has between 406 and 812 of the 1,000 rows "
+            "learning_starts needs"
             in trace.summary())
 
 

@@ -126,7 +126,7 @@ def test_errors_outline_the_node_in_red():
                 "start_ns": 0, "end_ns": 5, "outcome": "error"}]
     ax = plot_graph(Trace.from_records(records))
     assert to_hex(_node_boxes(ax)[NODE_GID.format(0)].get_edgecolor()) == "#d62728"
-    assert "1 errors" in _texts(ax, "rlviz-stats")[0]
+    assert "1 error" in _texts(ax, "rlviz-stats")[0]
 
 
 @pytest.mark.parametrize("obj", [apex_nodes(), concurrently_trace(), sharded_trace(shards=6)])

@@ -96,7 +96,7 @@ def test_star_weight_is_accepted():
 def test_empty_trace_draws_a_note():
     ax = plot_order(Trace.empty(), ops=["anything"])
     assert _notes(ax) == ["empty trace: no items to order"]
-    assert ax.get_title(loc="left") == "Completion order: 0 items from 1 groups"
+    assert ax.get_title(loc="left") == "Completion order: 0 items from 1 group"
 
 
 def test_selection_without_items_draws_a_note():

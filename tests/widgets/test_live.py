@@ -48,6 +48,16 @@ def test_watch_refuses_what_it_cannot_run(target):
         rlviz.watch(target)
 
 
+def test_watch_names_a_big_wrong_target_by_its_type_not_its_whole_repr():
+    from rlviz.viz.examples import sharded_trace
+    diff = rlviz.diff(sharded_trace(), sharded_trace())
+    assert "\n" in repr(diff), "a diff's repr is a table: the case this guards"
+    with pytest.raises(TypeError) as refused:
+        rlviz.watch(diff)
+    message = str(refused.value)
+    assert "not TraceDiff" in message and "\n" not in message and len(message) < 200, message
+
+
 def test_watch_points_a_parallel_iterator_to_its_gathers(ray_local):
     from rlviz.iter import from_range
     with pytest.raises(TypeError, match="gather_sync"):

@@ -51,6 +51,8 @@ def test_a_breakpoint_pauses_after_the_matching_call_and_advance_runs_one_more_c
         assert live.advance(rounds=3).item == "int 28"
         state = live.inspect()
         assert state["paused_at"].item == "int 28"
+        assert state["last_advance"] == {"round": None, "ran": [["numbers", "item", 3], ["for_each", "item", 3]]}
+        assert live._status()["advanced"] == state["last_advance"]        # what the page's bar says
         wait_for(lambda: live.inspect()["gauges"].get("numbers made") == {"driver": 15}, "the gauges read at the pause")
         assert live.inspect()["weights_version"] == {"driver": 7}
         live.resume()
@@ -167,8 +169,12 @@ def test_dqn_breaks_at_the_third_replay_not_ready_samples_nothing_while_paused_a
         assert [e.op for e in _driver_events_after(live, paused.end_ns)] == [
             "TrainOneStep", "UpdateTargetNetwork", "tag[1]"]
         for _ in range(2):                              # each advance is one round: store once, replay once
-            before = live.paused_at
+            before, round_before = live.paused_at, live.inspect()["last_advance"]["round"]
             after = live.advance()
+            advanced = live.inspect()["last_advance"]
+            assert advanced["round"] == round_before + 1
+            assert ["tag[0]", "item", 1] in advanced["ran"] and ["StoreToReplayBuffer", "item", 1] in advanced["ran"]
+            assert not any(op == "Concurrently" for op, _, _ in advanced["ran"])
             wait_for(lambda: _remote_samples(live) >= frozen + 2, "the round's two samples")
             _settled(live, after)
             frozen += 2
@@ -183,6 +189,8 @@ def test_dqn_breaks_at_the_third_replay_not_ready_samples_nothing_while_paused_a
         state = live.inspect()
         assert state["paused_at"] == live.paused_at
         assert state["last_items"]["ParallelRollouts"] and state["counters"]["num_steps_sampled"] > 0
+        assert live._status()["counters"] == {"sampled": state["counters"]["num_steps_sampled"],    # the page's counters:
+                                              "trained": state["counters"]["num_steps_trained"]}   # the plan's, now
         assert state["workers"]["healthy"] == 2
         assert state["gauges"]["replay rows added"]["driver"] > 0 and state["gauges"]["learning_starts"] == {"driver": 32}
         assert set(state["weights_version"]) <= {"driver", "RolloutWorker-1", "RolloutWorker-2"}

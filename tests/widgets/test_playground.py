@@ -76,6 +76,18 @@ def test_bad_widget_input_is_reported_not_raised():
     assert pg.error is None
 
 
+
+def test_an_error_replaces_the_strip_and_a_good_run_brings_it_back():
+    pg = RoundRobinPlayground(weights=[1, 1], items=4)
+    assert pg.picture.layout.display is None and "image/png" in pg._repr_mimebundle_()[0]
+    pg.weight_boxes[0].value = "fast"
+    assert pg.picture.layout.display == "none", "the old strip stays under the new error"
+    shown, _ = pg._repr_mimebundle_()
+    assert "image/png" not in shown and "cannot run" in shown["text/plain"]
+    pg.weight_boxes[0].value = "2"
+    assert pg.error is None and pg.picture.layout.display is None and pg.pattern == "S S T S"
+
+
 @pytest.mark.parametrize("intensity, rr, ray", [
     (8.0, [1, 1], [1, 1.0]),
     (2.0, [4, 1], [1, 0.25]),

@@ -638,7 +638,7 @@ var CSS = `
 .rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
-.rlviz-notes { margin: 6px 0 0 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
+.rlviz-notes { margin: 4px 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
 .rlviz-notes:empty { display: none; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
@@ -652,6 +652,9 @@ var CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-pane.rlviz-graph-fitted { max-height: none; }
+.rlviz-lower > .rlviz-graph-wide { grid-column: 1 / -1; }
+.rlviz-lower:has(> .rlviz-graph-wide) { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
 .rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
@@ -662,11 +665,17 @@ var CSS = `
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
 .rlviz-inspector button.rlviz-dropped { color: #888; font-style: italic; }
+.rlviz-inspector button[data-rlviz="break"] svg { fill: #d62728; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 .rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
 .rlviz-live button { font: inherit; padding: 1px 8px; cursor: pointer; }
 .rlviz-live .rlviz-count { font-weight: 600; }
+.rlviz-live .rlviz-round { font-weight: 600; color: #1f5f99; }
+button svg.rlviz-icon { width: 10px; height: 10px; vertical-align: -1px; margin-right: 4px; fill: currentColor; }
+button svg.rlviz-icon:last-child { margin-right: 0; }
+.rlviz-advance-band { position: absolute; top: 0; bottom: 0; pointer-events: none; background: rgba(31, 95, 153, 0.08);
+  border-left: 2px solid #1f5f99; border-right: 2px solid #1f5f99; box-sizing: border-box; }
 `;
 function rgbOf(hex) {
   const v = parseInt(hex.slice(1), 16);
@@ -706,6 +715,30 @@ function make(tag, className, part, text) {
   if (text != null) node.textContent = text;
   return node;
 }
+var ICONS = {
+  play: "M1,0 L9,5 L1,10 z",
+  pause: "M1,0 h3 v10 h-3 z M6,0 h3 v10 h-3 z",
+  stop: "M1,1 h8 v8 h-8 z",
+  advance: "M0,0 L6,5 L0,10 z M6,0 h3 v10 h-3 z",
+  prev: "M9,0 L1,5 L9,10 z",
+  next: "M0,0 L6,5 L0,10 z M7,0 h2 v10 h-2 z",
+  dot: "M5,0 A5,5 0 1 1 4.99,0 z",
+  close: "M1,2 L2,1 L5,4 L8,1 L9,2 L6,5 L9,8 L8,9 L5,6 L2,9 L1,8 L4,5 z"
+};
+function setIconLabel(button, icon, text = "") {
+  if (button.dataset.icon === icon && button.dataset.label === text) return;
+  const drawing = svg("svg", { viewBox: "0 0 10 10", class: "rlviz-icon", "aria-hidden": "true" });
+  drawing.appendChild(svg("path", { d: ICONS[icon] }));
+  drawing.dataset.rlviz = "icon";
+  button.replaceChildren(drawing, ...text ? [document.createTextNode(text)] : []);
+  button.dataset.icon = icon;
+  button.dataset.label = text;
+}
+function iconButton(part, icon, text = "") {
+  const button = make("button", null, part);
+  setIconLabel(button, icon, text);
+  return button;
+}
 function svg(tag, attributes) {
   const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
   for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, String(value));
@@ -718,6 +751,12 @@ function formatMs(value) {
 var WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 function formatBusy(ms) {
   return ms >= 1e3 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
+}
+function counted(count, noun, shown = (n) => WHOLE.format(n)) {
+  return `${shown(count)} ${count === 1 ? noun : pluralOf(noun)}`;
+}
+function pluralOf(noun) {
+  return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
 }
 function compact(value) {
   if (value >= 1e7) return `${Math.round(value / 1e6)}M`;
@@ -1344,7 +1383,7 @@ function appendChunk(live, message, buffers) {
     live.counters = zeroCounters(live.meta.nodes.length);
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
-  live.meta.texts.push(...message.texts || []);
+  for (const text of message.texts || []) live.meta.texts.push(text);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (message.gaps) live.meta.gaps = message.gaps;
@@ -1446,7 +1485,7 @@ function count_(live, from, to) {
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
-    else c.busy[k] += duration[i] * unitMs;
+    c.busy[k] += duration[i] * unitMs;
     if (outcome === 3) c.errors[k]++;
   }
 }
@@ -1728,8 +1767,13 @@ function adler32(bytes) {
   }
   return (b << 16 | a) >>> 0;
 }
+var SAVED_PARTS = {
+  meta: "the trace's description (#rlviz-meta)",
+  view: "what the page opens on (#rlviz-view)",
+  runs: "the list of compared runs (#rlviz-runs)"
+};
 function savedJson(text, part = "meta") {
-  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  const what = SAVED_PARTS[part];
   if (text == null) throw new DamagedPage(`${what} is missing`);
   let value;
   try {
@@ -1738,6 +1782,7 @@ function savedJson(text, part = "meta") {
     throw new DamagedPage(`${what} does not parse: ${error.message}`);
   }
   if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  if (part === "runs" && !Array.isArray(value)) throw new DamagedPage(`${what} is not a list`);
   return value;
 }
 function announcedBytes(meta) {
@@ -2058,6 +2103,24 @@ function createStore(initial) {
 // rlviz/viz/static/panes/graph.js
 var PAD = 4;
 var TEXT_PAD = 6;
+var MIN_TEXT_PX = 10;
+var NAME_PX = 11;
+var COUNTER_PX = 10;
+var LINES_MAX = 12.5;
+var NAME_MAX = 24;
+var FIT_HEIGHT = 0.7;
+function fitGraph(width, height, room, tall) {
+  const scale = Math.min(1, room / width, tall > 40 ? tall / height : 1);
+  const needed = MIN_TEXT_PX / scale;
+  const counters = needed <= LINES_MAX;
+  return {
+    scale,
+    name: counters ? Math.max(NAME_PX, needed) : Math.min(NAME_MAX, needed),
+    counter: Math.max(COUNTER_PX, needed),
+    counters,
+    wide: NAME_PX * scale < MIN_TEXT_PX
+  };
+}
 function edgeShape(from, to, count, back) {
   const [x1, y1] = [from.x + from.w, from.y + from.h / 2];
   const [x2, y2] = [to.x, to.y + to.h / 2];
@@ -2066,16 +2129,16 @@ function edgeShape(from, to, count, back) {
     d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`,
     width: 1 + Math.log10(1 + count) / 2,
     dashed: Boolean(back),
-    title: `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values`
+    title: `${from.op} → ${to.op}: ${counted(count, "value")}`
   };
 }
 function nodeCounterLines(n) {
   return [
-    `${compact(n.calls)} calls · ${compact(n.items)} items`,
+    `${counted(n.calls, "call", compact)} · ${counted(n.items, "item", compact)}`,
     [
       `${formatBusy(n.busy_ms)} ms busy`,
       n.not_ready ? `${compact(n.not_ready)} not ready` : "",
-      n.errors ? `${compact(n.errors)} errors` : ""
+      n.errors ? counted(n.errors, "error", compact) : ""
     ].filter(Boolean).join(" · ")
   ];
 }
@@ -2096,7 +2159,7 @@ var ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selected:
 function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
-  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = false;
+  let drawing = null, boxes = /* @__PURE__ */ new Map(), fit = true;
   let measurer = null, family = null;
   build();
   function header() {
@@ -2126,7 +2189,9 @@ function createGraph(host, view) {
     const root = svg("svg", { viewBox: `${-PAD} ${-PAD} ${width + 2 * PAD} ${height + 2 * PAD}`, role: "img" });
     root.dataset.rlviz = "graph-drawing";
     pane.appendChild(root);
-    root.style.width = `${(width + 2 * PAD) * scale(width + 2 * PAD, height + 2 * PAD)}px`;
+    const sizes = placement(width + 2 * PAD, height + 2 * PAD);
+    root.style.width = `${(width + 2 * PAD) * sizes.scale}px`;
+    root.dataset.scale = String(sizes.scale);
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
@@ -2146,10 +2211,12 @@ function createGraph(host, view) {
       const title = svg("title");
       title.textContent = `${n.label}
 @ ${n.where}`;
-      const name = svg("text", { x: n.w / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      const nameY = sizes.counters ? 14 : n.h / 2 + sizes.name * 0.35;
+      const name = svg("text", { x: n.w / 2, y: nameY, "text-anchor": "middle", "font-size": sizes.name, "font-weight": 600 });
       name.textContent = n.short;
-      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      const more = svg("text", { x: n.w / 2, y: 39, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      if (!sizes.counters) stats.style.display = more.style.display = "none";
       const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
       dot.style.display = "none";
       const dotTitle = svg("title");
@@ -2162,7 +2229,7 @@ function createGraph(host, view) {
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, title, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
@@ -2179,12 +2246,27 @@ function createGraph(host, view) {
       else delete g.dataset.break;
     }
   }
-  function scale(width, height) {
-    const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
-    if (!fit) return Math.min(1, Math.max(0.6, room / width));
+  function placement(width, height) {
+    if (!fit) {
+      pane.classList.remove("rlviz-graph-wide", "rlviz-graph-fitted");
+      return { scale: 1, name: NAME_PX, counter: COUNTER_PX, counters: true };
+    }
+    pane.classList.add("rlviz-graph-fitted");
+    pane.classList.remove("rlviz-graph-wide");
+    let sizes = fitGraph(width, height, room(), tall());
+    if (sizes.wide) {
+      pane.classList.add("rlviz-graph-wide");
+      sizes = fitGraph(width, height, room(), tall());
+    }
+    return sizes;
+  }
+  function room() {
+    const share = pane.classList.contains("rlviz-graph-wide") ? 1 : 5 / 12;
+    return (pane.clientWidth || (view.store.get().width || 960) * share) - 2 * PAD;
+  }
+  function tall() {
     const header2 = pane.firstElementChild ? pane.firstElementChild.offsetHeight + 4 : 24;
-    const tall = (pane.clientHeight || 360) - header2 - 2 * PAD;
-    return Math.min(1, room / width, tall > 40 ? tall / height : 1);
+    return (globalThis.innerHeight || 800) * FIT_HEIGHT - header2 - 2 * PAD;
   }
   function groupBox({ where, color, x, y, w, h }) {
     const g = svg("g", { class: "rlviz-group" });
@@ -2193,7 +2275,9 @@ function createGraph(host, view) {
     const box = svg("rect", { x, y, width: w, height: h, rx: 6, fill: color, "fill-opacity": 0.08, stroke: color, "stroke-width": 1 });
     const name = svg("text", { x: x + 5, y: y + 11, "font-size": 10, "font-weight": 600, fill: color });
     name.textContent = where;
-    g.append(box, name);
+    const title = svg("title");
+    title.textContent = where;
+    g.append(title, box, name);
     return g;
   }
   function edge(from, to, count, back) {
@@ -2235,6 +2319,8 @@ function createGraph(host, view) {
         box.more.textContent = more;
         squeeze(box.more, box.width);
       }
+      const hover = [`${n.label}`, `@ ${n.where}`, stats, more].filter(Boolean).join("\n");
+      if (box.title.textContent !== hover) box.title.textContent = hover;
     });
   }
   function mark(reveal = false) {
@@ -2266,7 +2352,7 @@ function createGraph(host, view) {
   }
   return {
     update(changed, info = {}) {
-      if (changed.has("rows")) build();
+      if (changed.has("rows") || changed.has("width") && fit) build();
       else if (changed.has("data")) counters();
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));
       if (changed.has("live") || changed.has("rows")) breakpoint();
@@ -2462,7 +2548,8 @@ function createInspector(host, view) {
     drawnBreak = live ? live.break_op ?? null : null;
     if (!live || !live.running || live.gated === false || node.where !== "driver") return;
     const set = drawnBreak === node.op;
-    const button = make("button", set ? "rlviz-break-set" : null, "break", set ? "● remove breakpoint" : "● Break here");
+    const button = make("button", set ? "rlviz-break-set" : null, "break");
+    setIconLabel(button, "dot", set ? "remove breakpoint" : "Break here");
     button.title = set ? `stop pausing after each call of ${node.op}` : `pause the run after each call of ${node.op}`;
     button.addEventListener("click", () => view.command("break", { op: set ? null : node.op }));
     pane.appendChild(button);
@@ -2483,6 +2570,37 @@ function createInspector(host, view) {
 // rlviz/viz/static/panes/livebar.js
 var CURVE_W = 260;
 var CURVE_H = 64;
+var OUTCOME_WORDS = { not_ready: "not ready", error: "failed", stop: "ended" };
+var NAMED_OP = /^[A-Z]/;
+function callText([op, outcome, count]) {
+  const times = count > 1 || outcome === "item" ? ` ×${count.toLocaleString("en-US")}` : "";
+  return outcome === "item" ? `${op}${times}` : `${op} ${OUTCOME_WORDS[outcome] || outcome}${times}`;
+}
+function roundCalls(ran) {
+  const named = ran.some(([op]) => NAMED_OP.test(op)) ? ran.filter(([op]) => NAMED_OP.test(op)) : ran;
+  return named.filter((entry, k) => entry[1] !== "not_ready" || k === 0 || named[k - 1][1] !== "not_ready");
+}
+function roundText(advanced, full = false) {
+  if (!advanced || !advanced.ran) return "";
+  const calls = (full ? advanced.ran : roundCalls(advanced.ran)).map(callText);
+  const head = advanced.round != null ? `round ${advanced.round.toLocaleString("en-US")}` : "advanced";
+  return `${head}: ${calls.length ? calls.join(", ") : "no driver call"}`;
+}
+function roundWindow(since, end, full) {
+  const span = Math.max(end - since, 1), margin = span * 0.15;
+  return [Math.max(full[0], since - margin), Math.min(Math.max(full[1], end), end + margin)];
+}
+function advanceStretch(model, since, end) {
+  const ran = [];
+  let first = end;
+  for (let i = 0; i < model.n; i++) {
+    const ended = model.start[i] + model.duration[i];
+    if (ended <= since || ended > end) continue;
+    ran.push(i);
+    first = Math.min(first, model.start[i] >= since ? model.start[i] : ended);
+  }
+  return { ran, first };
+}
 function liveBarTexts(live) {
   const at = live.paused_at, c = live.counters || {};
   const counters = [`iteration ${live.iterations}`];
@@ -2493,7 +2611,9 @@ function liveBarTexts(live) {
     count: live.events.toLocaleString("en-US"),
     rate: `${Math.round(live.events_per_s).toLocaleString("en-US")} events/s`,
     state: live.error ? "stopped by an error" : live.running ? live.paused ? "paused" : "running" : "stopped",
-    pause: live.paused ? "▶ resume" : "❚❚ pause",
+    pause: live.paused ? "resume" : "pause",
+    pauseIcon: live.paused ? "play" : "pause",
+    round: roundText(live.advanced),
     where: live.break_error ? `⚠ ${live.break_error}` : at ? `paused after ${at.op} (${at.outcome}${at.item ? `: ${at.item}` : ""})` : live.break_on ? `break on ${live.break_on}` : "",
     counters: counters.join(" · ")
   };
@@ -2504,22 +2624,23 @@ function createLiveBar(host, before, view) {
   const state = make("span", null, "live-state", "starting");
   const count = make("span", "rlviz-count", "live-count", "0");
   const rate = make("span", null, "live-rate", "");
-  const pause = make("button", null, "pause", "❚❚ pause");
-  const advance = make("button", null, "advance", "⏭ advance");
+  const pause = iconButton("pause", "pause", "pause");
+  const advance = iconButton("advance", "advance", "advance");
   advance.title = "run one round of the outermost union (or one call of the last op), then pause again (key N)";
   pause.title = "pause at the next op boundary, or go on (key Space)";
+  const round = make("span", "rlviz-round", "round", "");
   const where = make("span", null, "paused-at", "");
-  const stop = make("button", null, "stop", "■ stop");
+  const stop = iconButton("stop", "stop", "stop");
   const follow = make("label", null, "follow");
   const followBox = make("input", null, "follow-box");
   followBox.type = "checkbox";
   followBox.checked = true;
-  follow.title = "keep the newest events in view (a zoom or pan turns it off)";
+  follow.title = "keep the newest events in view (a zoom, pan or selection turns it off)";
   follow.append(followBox, document.createTextNode(" follow"));
   const counters = make("span", null, "live-counters", "");
   const curve = make("canvas", null, "return-curve");
   curve.title = "episode_reward_mean against sampled steps";
-  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, where, follow, counters, curve);
+  bar.append(state, count, make("span", null, null, "events"), rate, pause, advance, stop, round, where, follow, counters, curve);
   host.insertBefore(bar, before);
   const listeners = [
     [pause, "click", () => view.command(store.get().live?.paused ? "resume" : "pause")],
@@ -2547,7 +2668,7 @@ function createLiveBar(host, before, view) {
   function noticePause(live) {
     const at = live.paused_at;
     if (!at || pausedAt && at.end_ns === pausedAt.end_ns && at.op === pausedAt.op) return;
-    focus = { at, since: pausedAt ? pausedAt.end_unit : null };
+    focus = { at, since: pausedAt ? pausedAt.end_unit : null, advanced: Boolean(live.advanced) };
     pausedAt = at;
   }
   function focusPause() {
@@ -2563,16 +2684,17 @@ function createLiveBar(host, before, view) {
       if (Math.abs(model.start[i] + model.duration[i] - end) <= 1 && ofOp(i)) found = i;
     }
     if (found < 0) return;
-    if (focus.since != null) {
-      const ran = [];
-      for (let i = 0; i < model.n; i++) {
-        const ended = model.start[i] + model.duration[i];
-        if (ended > focus.since && ended <= end) ran.push(i);
-      }
-      view.actions.setMatches(ran);
-    }
+    const since = focus.since, advanced = focus.advanced;
     focus = null;
-    view.actions.select(found);
+    if (since != null) {
+      const stretch = advanceStretch(model, since, end);
+      view.actions.setMatches(stretch.ran);
+      if (advanced) showRound(stretch.first, end);
+    }
+    view.actions.select(found, { from: "pause" });
+  }
+  function showRound(since, end) {
+    view.store.set({ follow: false, advanced: [since, end], window: roundWindow(since, end, view.full) }, { from: "pause" });
   }
   function show(live) {
     const texts = liveBarTexts(live);
@@ -2581,13 +2703,17 @@ function createLiveBar(host, before, view) {
     setText(rate, texts.rate);
     setText(state, texts.state);
     bar.dataset.running = String(Boolean(live.running));
-    setText(pause, texts.pause);
+    setIconLabel(pause, texts.pauseIcon, texts.pause);
     pause.disabled = stop.disabled = !live.running;
     advance.disabled = !live.running || !live.paused_at;
     advance.style.display = live.gated === false ? "none" : "";
+    setText(round, texts.round);
+    round.title = texts.round ? `${roundText(live.advanced, true)} (every driver call of the advance)` : "";
+    round.style.display = texts.round ? "" : "none";
     setText(where, texts.where);
     where.dataset.outcome = live.paused_at ? live.paused_at.outcome : "";
     if (live.running) noticePause(live);
+    if (!live.paused && view.store.get().advanced) view.store.set({ advanced: null }, { from: "pause" });
     setText(counters, texts.counters);
     curve.style.display = live.curve ? "" : "none";
     const points = live.curve || [];
@@ -2668,11 +2794,11 @@ function createOrder(host, view) {
     const items = strip.groups.map((g) => meta.nodes[g.node]?.items ?? g.items);
     pane.append(
       make("p", null, "order-title", `${strip.merge} pulls from ${strip.groups.map((g) => g.name).join(" : ")}`),
-      make("p", null, "order-ratio", ratioText(strip, items))
+      make("p", null, "order-ratio", ratioText(strip, items)),
+      notesList(meta.notes || [])
     );
     if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
     else drawItems(pane, view, strip, colors, items, cache);
-    pane.appendChild(notesList(meta.notes || []));
   }
   function drawIn(ms) {
     clearTimeout(timer);
@@ -2777,7 +2903,7 @@ function drawRounds(pane, view, plan) {
   legend(pane, [
     ...spec.children.map((name, c) => [
       colorOf(c),
-      `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`,
+      `${name} (${counted(items[c], "item")}, ${notReady[c].toLocaleString("en-US")} not ready)`,
       false
     ]),
     [NOT_READY_COLOR, "not ready (turn ends)", true]
@@ -2906,7 +3032,7 @@ function hatch(ctx, x, y, w, h, color) {
 var MIN_W = 3;
 function gapTitle(gap, unitMs) {
   const from = gap.from * unitMs, to = gap.to * unitMs;
-  return `${gap.dropped.toLocaleString("en-US")} events of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
+  return `${counted(gap.dropped, "event")} of ${gap.where} dropped here, between ${startText(from)} and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its capacity. Raise rlviz.record(capacity=...) to keep them.`;
 }
 function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
   const scale = plotW / (b - a), boxes = [];
@@ -3226,6 +3352,8 @@ function createSpanTrack(view, newCanvas = () => document.createElement("canvas"
     /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
     drawn: { exact: 0, levels: 0 },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    /** The full "lane · row" name under (x, y) in the gutter, which may cut it ("" elsewhere). */
+    label: (frame, x, y) => gutterLabelAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
@@ -3487,6 +3615,16 @@ function drawSelection(ctx, frame, layout, i, shown) {
   }
   outline(ctx, [x, y, w, h], "#000", 2);
 }
+function gutterLabelAt({ model, meta }, layout, x, y) {
+  if (x >= GUTTER) return "";
+  for (let r = 0; r < model.rows.length; r++) {
+    if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) {
+      const lane = meta.lanes[model.rows[r].lane];
+      return `${lane.label ?? lane.name} · ${model.rows[r].name}`;
+    }
+  }
+  return "";
+}
 function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   if (x < GUTTER) return -1;
   let row = -1;
@@ -3499,7 +3637,7 @@ function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
 }
 
 // rlviz/viz/static/panes/timeline.js
-var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
+var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
 var TRACKS = [createSpanTrack];
 function frameOf(model, meta, state, lod = null) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
@@ -3528,6 +3666,11 @@ function trackHit(tracks, frame, x, y) {
   const [tops, height] = stackTracks(tracks, frame);
   const k = tops.findLastIndex((top) => top <= y);
   return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+}
+function trackLabel(tracks, frame, x, y) {
+  const [tops, height] = stackTracks(tracks, frame);
+  const k = tops.findLastIndex((top) => top <= y);
+  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
 }
 function drawTracks(ctx, tracks, frame) {
   const [tops] = stackTracks(tracks, frame);
@@ -3563,6 +3706,9 @@ function createTimeline(host, view) {
   const scroll = make("div", "rlviz-scroll");
   const canvas = make("canvas", null, "lanes");
   const tooltip = make("div", "rlviz-tooltip", "tooltip");
+  const band = make("div", "rlviz-advance-band", "advance-band");
+  band.title = "what the last advance ran";
+  band.style.display = "none";
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
@@ -3574,13 +3720,17 @@ function createTimeline(host, view) {
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
   function eventAt(clientX, clientY) {
     const box = canvas.getBoundingClientRect();
     return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+  }
+  function labelAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
   }
   function drawNow() {
     const started = performance.now();
@@ -3594,6 +3744,7 @@ function createTimeline(host, view) {
     }
     gauges.draw();
     gaps.draw();
+    placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -3601,11 +3752,20 @@ function createTimeline(host, view) {
       view.root.dataset.rlvizReady = "1";
     }
   }
+  function placeBand(f) {
+    const stretch = store.get().advanced, place = stretch && bandPlace(stretch, f);
+    band.style.display = place ? "" : "none";
+    if (!place) return;
+    band.style.left = `${place.left}px`;
+    band.style.width = `${place.width}px`;
+    band.dataset.from = String(stretch[0]);
+    band.dataset.to = String(stretch[1]);
+  }
   return {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
       if (changed.has("selected") || changed.has("rows") || hiding || now) {
@@ -3629,6 +3789,10 @@ function createTimeline(host, view) {
     }
   };
 }
+function bandPlace([from, to], frame) {
+  const left = Math.max(GUTTER, frame.xOf(from)), right = Math.min(GUTTER + frame.plotW, frame.xOf(to));
+  return right - left >= 0 && right > GUTTER ? { left, width: Math.max(2, right - left) } : null;
+}
 function levelName({ exact, levels }) {
   return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
 }
@@ -3644,7 +3808,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
     "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
   ));
 }
-function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -3669,6 +3833,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
     showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";
   };
   return [
     [canvas, "wheel", zoom, { passive: false }],
@@ -3711,13 +3876,18 @@ function showTooltip(view, tooltip, i, clientX, clientY) {
 var SEARCH_SETTLE_MS = 200;
 function toolbarTexts(model, meta) {
   return {
-    title: `${(meta.events ?? model.n).toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
-    dropped: meta.dropped > 0 ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
+    title: `${counted(meta.events ?? model.n, "call")} · ${counted(meta.lanes.length, "process")} · ${durationText(meta.span_ms)}`,
+    dropped: meta.dropped > 0 ? `${counted(meta.dropped, "event")} ${meta.dropped === 1 ? "was" : "were"} dropped by the bounded buffers (the oldest); raise rlviz.record(capacity=...) to keep them.` : ""
   };
+}
+function searchCountText(query, hits, current = -1) {
+  if (!query.trim()) return "";
+  const k = current >= 0 ? hits.indexOf(current) : -1;
+  return k >= 0 ? `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}` : counted(hits.length, "match");
 }
 function filterChipText(filter) {
   const parts = [filter.op, filter.where].filter((v) => v != null);
-  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+  return parts.length ? `showing ${parts.join(" @ ")}` : "";
 }
 function createToolbar(host, view) {
   const { store, actions, root } = view;
@@ -3727,11 +3897,11 @@ function createToolbar(host, view) {
   search.type = "search";
   search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
   search.setAttribute("aria-label", "search op, label or item text");
-  const prev = make("button", null, "prev", "◀");
+  const prev = iconButton("prev", "prev");
   prev.title = "previous call to complete (←)";
-  const play = make("button", null, "play", "▶ Play");
+  const play = iconButton("play", "play", "Play");
   play.title = "step through calls in completion order";
-  const next = make("button", null, "next", "▶|");
+  const next = iconButton("next", "next");
   next.title = "next call to complete (→)";
   const skip = make("label", "rlviz-skip", "skip-not-ready");
   const skipBox = make("input", null, "skip-not-ready-box");
@@ -3755,6 +3925,7 @@ function createToolbar(host, view) {
   const dropped = make("div", "rlviz-note", "dropped");
   host.append(bar, banner, dropped);
   let playing = null, searched = null, typing = null;
+  let stepped = { query: "", event: -1 };
   const listeners = [
     [root, "keydown", (e) => {
       if (e.target === search) return;
@@ -3815,7 +3986,7 @@ function createToolbar(host, view) {
     const showing = filterChipText(state.filter);
     chip.style.display = showing ? "" : "none";
     if (showing) {
-      chip.textContent = showing;
+      setIconLabel(chip, "close", showing);
       chip.title = "click to show every op and lane";
     }
   }
@@ -3823,10 +3994,10 @@ function createToolbar(host, view) {
     if (playing) {
       clearInterval(playing);
       playing = null;
-      play.textContent = "▶ Play";
+      setIconLabel(play, "play", "Play");
       return;
     }
-    play.textContent = "❚❚ Pause";
+    setIconLabel(play, "pause", "Pause");
     playing = setInterval(() => {
       if (actions.step(1) < 0) togglePlay();
     }, PLAY_MS);
@@ -3835,7 +4006,7 @@ function createToolbar(host, view) {
     if (!searched || searched.query !== query) {
       searched = { query, hits: query.trim() ? actions.search(query) : new Uint32Array(0) };
       actions.setMatches(searched.hits);
-      count.textContent = query.trim() ? `${searched.hits.length.toLocaleString("en-US")} match${searched.hits.length === 1 ? "" : "es"}` : "";
+      count.textContent = searchCountText(query, searched.hits, stepped.query === query ? stepped.event : -1);
     }
     return searched.hits;
   }
@@ -3855,9 +4026,9 @@ function createToolbar(host, view) {
       status.textContent = `no call matches "${query}"`;
       return;
     }
-    const target = actions.searchStep(hits, direction);
-    const k = hits.indexOf(target);
-    status.textContent = `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`;
+    stepped = { query, event: actions.searchStep(hits, direction) };
+    status.textContent = "";
+    count.textContent = searchCountText(query, hits, stepped.event);
   }
   return {
     update(changed) {
@@ -3899,7 +4070,7 @@ var DIFF_CSS = `
 .rlviz-run-name { font: 600 13px system-ui, -apple-system, "Segoe UI", sans-serif; margin: 6px 0 3px 0; }
 .rlviz-divergence { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px dashed #d62728;
   pointer-events: none; z-index: 2; }
-.rlviz-divergence span { position: absolute; top: 0; left: 3px; background: #fdecea; color: #a31515;
+.rlviz-divergence span { position: absolute; top: ${RULER_H + 2}px; left: 3px; background: #fdecea; color: #a31515;
   font: 10px system-ui, sans-serif; padding: 0 3px; white-space: nowrap; }
 `;
 function matchingNode(nodes, n, others) {
@@ -4018,6 +4189,9 @@ function divergenceMarker({ api, divergence }) {
 }
 
 // rlviz/viz/static/explorer.js
+function stopsFollowing(changed, info) {
+  return changed.has("window") && (info.gesture || info.from === "user") || changed.has("selected") && info.from === "select";
+}
 function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
   const data = openStream(meta, buffers);
@@ -4054,13 +4228,14 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     rows: 0,
     follow: Boolean(live),
     followSpan: null,
-    live: null
+    live: null,
+    advanced: null
   });
   view.actions = createActions(view, host);
   const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
   const unsubscribe = view.store.subscribe((changed, state, info) => {
     view.actions.forget(changed);
-    if (changed.has("window") && info.gesture && state.follow) view.store.set({ follow: false }, { from: "follow" });
+    if (state.follow && stopsFollowing(changed, info)) view.store.set({ follow: false }, { from: "follow" });
     for (const pane of panes) pane.update(changed, info);
     if (info.from === "user") view.actions.notify(changed, state);
   });
@@ -4235,23 +4410,25 @@ function base64Bytes(text) {
   return bytes;
 }
 var BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
+var BASE85_DIGIT = new Uint8Array(128).fill(255);
+for (let k = 0; k < 85; k++) BASE85_DIGIT[BASE85.charCodeAt(k)] = k;
 function base85Bytes(text) {
-  const value = new Uint8Array(128).fill(255);
-  for (let k = 0; k < 85; k++) value[BASE85.charCodeAt(k)] = k;
-  const groups = Math.ceil(text.length / 5), bytes = new Uint8Array(groups * 4);
-  for (let g = 0; g < groups; g++) {
-    let v = 0;
-    for (let k = 5 * g; k < 5 * g + 5; k++) {
-      const digit = k < text.length ? value[text.charCodeAt(k) & 127] : 84;
-      if (digit === 255 || text.charCodeAt(k) > 127) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
-      v = v * 85 + digit;
-    }
-    bytes[4 * g] = v >>> 24;
-    bytes[4 * g + 1] = v >>> 16 & 255;
-    bytes[4 * g + 2] = v >>> 8 & 255;
-    bytes[4 * g + 3] = v & 255;
+  const length = text.length, full = Math.floor(length / 5), tail = length % 5;
+  const bytes = new Uint8Array((full + (tail ? 1 : 0)) * 4);
+  const digit = (k) => {
+    const code = k < length ? text.charCodeAt(k) : 126;
+    const value = code < 128 ? BASE85_DIGIT[code] : 255;
+    if (value === 255) throw new Error(`the embedded data has ${JSON.stringify(text[k])} at ${k}: not base85`);
+    return value;
+  };
+  for (let g = 0; g < full + (tail ? 1 : 0); g++) {
+    const k = 5 * g, v = (((digit(k) * 85 + digit(k + 1)) * 85 + digit(k + 2)) * 85 + digit(k + 3)) * 85 + digit(k + 4);
+    const at = 4 * g;
+    bytes[at] = v >>> 24;
+    bytes[at + 1] = v >>> 16 & 255;
+    bytes[at + 2] = v >>> 8 & 255;
+    bytes[at + 3] = v & 255;
   }
-  const tail = text.length % 5;
   return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 function splitChunks(meta, bytes) {
@@ -4275,20 +4452,9 @@ function mountSaved(host, doc = document) {
     if (meta.long) overview = packedOverview(meta, doc);
     const data = meta.long ? null : doc.getElementById("rlviz-data");
     if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) {
-      try {
-        bytes = base85Bytes(data.textContent.trim());
-      } catch (error) {
-        throw new DamagedPage(error.message);
-      }
-      checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
-    }
+    if (data) bytes = checkedBytes(meta, data);
   } catch (error) {
-    if (!(error instanceof DamagedPage)) throw error;
-    const box = make("div", null, "damaged", damagedText(error.message));
-    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
-    host.replaceChildren(box);
-    return null;
+    return showDamaged(host, error);
   }
   const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc)) : mountExplorer(host, meta, splitChunks(meta, bytes));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
@@ -4308,6 +4474,41 @@ function packedOverview(meta, doc) {
     }
   }
   return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+}
+function mountSavedDiff(host, doc = document) {
+  let runs;
+  try {
+    runs = savedJson(doc.getElementById("rlviz-runs")?.textContent, "runs").map((run, k) => {
+      try {
+        const meta = savedJson(doc.getElementById(`rlviz-meta-${k}`)?.textContent);
+        const data = doc.getElementById(`rlviz-data-${k}`);
+        if (!data) throw new DamagedPage("its trace data is missing: the file was cut short");
+        return { ...run, meta, buffers: splitChunks(meta, checkedBytes(meta, data)) };
+      } catch (error) {
+        throw error instanceof DamagedPage ? new DamagedPage(`run ${k + 1} (${run.name}): ${error.message}`) : error;
+      }
+    });
+  } catch (error) {
+    return showDamaged(host, error);
+  }
+  return mountDiff(host, runs);
+}
+function checkedBytes(meta, element) {
+  let bytes;
+  try {
+    bytes = base85Bytes(element.textContent.trim());
+  } catch (error) {
+    throw new DamagedPage(error.message);
+  }
+  checkSavedBytes(meta, bytes, element.dataset.adler32 == null ? null : Number(element.dataset.adler32));
+  return bytes;
+}
+function showDamaged(host, error) {
+  if (!(error instanceof DamagedPage)) throw error;
+  const box = make("div", null, "damaged", damagedText(error.message));
+  Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+  host.replaceChildren(box);
+  return null;
 }
 function base85Length(bytes) {
   return 5 * Math.floor(bytes / 4) + (bytes % 4 ? bytes % 4 + 1 : 0);
@@ -4568,5 +4769,7 @@ export {
   mountExplorer,
   mountLong,
   mountSaved,
-  splitChunks
+  mountSavedDiff,
+  splitChunks,
+  stopsFollowing
 };

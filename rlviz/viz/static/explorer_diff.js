@@ -2,7 +2,7 @@
 // mounted Explorers. Zoom, pan, selection and filter of one run move the other, in ms since each
 // run's own start (shifted by an offset once the runs are brought to their first divergence); the
 // first divergence is marked in each run's timeline, and a button brings both runs to it.
-import { GUTTER, make } from "./explorer_dom.js";
+import { GUTTER, RULER_H, make } from "./explorer_dom.js";
 import { frameOf } from "./panes/timeline.js";
 
 /** The window the "first divergence" button opens: this share of the shorter run's span, at least. */
@@ -17,7 +17,7 @@ export const DIFF_CSS = `
 .rlviz-run-name { font: 600 13px system-ui, -apple-system, "Segoe UI", sans-serif; margin: 6px 0 3px 0; }
 .rlviz-divergence { position: absolute; top: 0; bottom: 0; width: 0; border-left: 2px dashed #d62728;
   pointer-events: none; z-index: 2; }
-.rlviz-divergence span { position: absolute; top: 0; left: 3px; background: #fdecea; color: #a31515;
+.rlviz-divergence span { position: absolute; top: ${RULER_H + 2}px; left: 3px; background: #fdecea; color: #a31515;
   font: 10px system-ui, sans-serif; padding: 0 3px; white-space: nowrap; }
 `;
 

@@ -18,7 +18,7 @@ export const CSS = `
 .rlviz-bar label input { margin: 0; }
 .rlviz-title { font-weight: 600; margin-right: 8px; }
 .rlviz-status { color: #555; }
-.rlviz-notes { margin: 6px 0 0 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
+.rlviz-notes { margin: 4px 0; padding-left: 16px; color: #7a4b00; font-size: 11px; }
 .rlviz-notes:empty { display: none; }
 .rlviz-chip { background: #eef4fb; border: 1px solid #9cc3e6; border-radius: 9px; padding: 0 6px; }
 .rlviz-banner { background: #fdecea; border-left: 4px solid #d62728; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
@@ -32,6 +32,9 @@ export const CSS = `
 .rlviz-pane select { font: inherit; max-width: 100%; }
 .rlviz-graph svg { display: block; height: auto; max-width: none; }
 .rlviz-graph g.rlviz-node { cursor: pointer; }
+.rlviz-pane.rlviz-graph-fitted { max-height: none; }
+.rlviz-lower > .rlviz-graph-wide { grid-column: 1 / -1; }
+.rlviz-lower:has(> .rlviz-graph-wide) { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
 .rlviz-graph h4 button { font: inherit; font-weight: normal; padding: 0 6px; margin-left: 6px; cursor: pointer; }
 .rlviz-order canvas { display: block; cursor: pointer; }
 .rlviz-legend .entry { display: inline-block; white-space: nowrap; margin-right: 10px; }
@@ -42,11 +45,17 @@ export const CSS = `
 .rlviz-inspector button { font: inherit; display: block; text-align: left; border: none; background: none;
   color: #1f5f99; cursor: pointer; padding: 0; } .rlviz-inspector button:hover { text-decoration: underline; }
 .rlviz-inspector button.rlviz-dropped { color: #888; font-style: italic; }
+.rlviz-inspector button[data-rlviz="break"] svg { fill: #d62728; }
 .rlviz-tooltip { position: absolute; pointer-events: none; background: rgba(30,30,30,0.92); color: #fff;
   padding: 4px 7px; border-radius: 3px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; display: none; z-index: 10; max-width: 480px; }
 .rlviz-live { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 4px; }
 .rlviz-live button { font: inherit; padding: 1px 8px; cursor: pointer; }
 .rlviz-live .rlviz-count { font-weight: 600; }
+.rlviz-live .rlviz-round { font-weight: 600; color: #1f5f99; }
+button svg.rlviz-icon { width: 10px; height: 10px; vertical-align: -1px; margin-right: 4px; fill: currentColor; }
+button svg.rlviz-icon:last-child { margin-right: 0; }
+.rlviz-advance-band { position: absolute; top: 0; bottom: 0; pointer-events: none; background: rgba(31, 95, 153, 0.08);
+  border-left: 2px solid #1f5f99; border-right: 2px solid #1f5f99; box-sizing: border-box; }
 `;
 
 /** [r, g, b] of a #rrggbb colour. */
@@ -98,6 +107,39 @@ export function make(tag, className, part, text) {
   return node;
 }
 
+/**
+ * The symbols on the page's buttons, as SVG paths in a 10 x 10 box: drawn by the page, so no reader's
+ * font lacks them (a glyph such as U+23ED shows as a missing-glyph box where no font has it).
+ */
+export const ICONS = {
+  play: "M1,0 L9,5 L1,10 z",
+  pause: "M1,0 h3 v10 h-3 z M6,0 h3 v10 h-3 z",
+  stop: "M1,1 h8 v8 h-8 z",
+  advance: "M0,0 L6,5 L0,10 z M6,0 h3 v10 h-3 z",
+  prev: "M9,0 L1,5 L9,10 z",
+  next: "M0,0 L6,5 L0,10 z M7,0 h2 v10 h-2 z",
+  dot: "M5,0 A5,5 0 1 1 4.99,0 z",
+  close: "M1,2 L2,1 L5,4 L8,1 L9,2 L6,5 L9,8 L8,9 L5,6 L2,9 L1,8 L4,5 z",
+};
+
+/** Show `icon` (a key of ICONS) and then `text` on `button`: the symbol as inline SVG, the words as text. */
+export function setIconLabel(button, icon, text = "") {
+  if (button.dataset.icon === icon && button.dataset.label === text) return;
+  const drawing = svg("svg", { viewBox: "0 0 10 10", class: "rlviz-icon", "aria-hidden": "true" });
+  drawing.appendChild(svg("path", { d: ICONS[icon] }));
+  drawing.dataset.rlviz = "icon";
+  button.replaceChildren(drawing, ...(text ? [document.createTextNode(text)] : []));
+  button.dataset.icon = icon;
+  button.dataset.label = text;
+}
+
+/** A button whose symbol the page draws (ICONS) before its words. */
+export function iconButton(part, icon, text = "") {
+  const button = make("button", null, part);
+  setIconLabel(button, icon, text);
+  return button;
+}
+
 /** Create an SVG element with attributes. */
 export function svg(tag, attributes) {
   const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
@@ -114,6 +156,19 @@ const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });   //
 
 export function formatBusy(ms) {
   return ms >= 1000 ? WHOLE.format(Math.round(ms)) : ms.toPrecision(3);
+}
+
+/**
+ * `count` and `noun`, the noun plural unless the count is exactly one ("1 process", "48 calls");
+ * `shown` writes the number (comma-grouped by default, `compact` for "1.2k").  Every count-and-noun
+ * text of the page goes through it; rlviz/trace/words.py's `counted` is its Python twin.
+ */
+export function counted(count, noun, shown = (n) => WHOLE.format(n)) {
+  return `${shown(count)} ${count === 1 ? noun : pluralOf(noun)}`;
+}
+
+function pluralOf(noun) {
+  return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
 }
 
 export function compact(value) {

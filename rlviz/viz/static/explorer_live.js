@@ -82,7 +82,7 @@ export function appendChunk(live, message, buffers) {
     live.counters = zeroCounters(live.meta.nodes.length);
     for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
   }
-  live.meta.texts.push(...(message.texts || []));
+  for (const text of message.texts || []) live.meta.texts.push(text);   // a spread of 150k texts overflows the stack
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (message.gaps) live.meta.gaps = message.gaps;        // each chunk brings the latest (explorer_stream.py)
@@ -214,7 +214,8 @@ function count_(live, from, to) {
     live.end = Math.max(live.end, start[i] + duration[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
-    if (outcome === 1) c.notReady[k]++; else c.busy[k] += duration[i] * unitMs;
+    if (outcome === 1) c.notReady[k]++;
+    c.busy[k] += duration[i] * unitMs;          // every call, not-ready polls too: op_stats' busy_ns (docs/design.md)
     if (outcome === 3) c.errors[k]++;
   }
 }

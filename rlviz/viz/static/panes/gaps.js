@@ -3,7 +3,7 @@
 // title says how many were dropped there and what to do. The gaps come in the stream's meta (each
 // chunk brings the latest: rlviz.viz.explorer_stream), so a live page and a saved one mark the same.
 // The geometry is one plain function (gapBoxes), tested alone in tests/js/explorer_gaps.test.mjs.
-import { GUTTER, make } from "../explorer_dom.js";
+import { GUTTER, counted, make } from "../explorer_dom.js";
 import { durationText, startText } from "../explorer_time.js";
 
 const MIN_W = 3;                 // a gap narrower than this many pixels is drawn this wide, so it shows
@@ -11,7 +11,7 @@ const MIN_W = 3;                 // a gap narrower than this many pixels is draw
 /** What hovering gap `gap` says (`unitMs` converts its times). */
 export function gapTitle(gap, unitMs) {
   const from = gap.from * unitMs, to = gap.to * unitMs;
-  return `${gap.dropped.toLocaleString("en-US")} events of ${gap.where} dropped here, between ${startText(from)} `
+  return `${counted(gap.dropped, "event")} of ${gap.where} dropped here, between ${startText(from)} `
     + `and ${startText(to)} (${durationText(to - from)}): its bounded buffer evicted its oldest events past its `
     + "capacity. Raise rlviz.record(capacity=...) to keep them.";
 }

@@ -1,13 +1,36 @@
 // The graph pane: the dataflow graph as SVG, drawn where Python's layout (rlviz/viz/layout.py, the one
 // plot_graph draws) put each node box and each process's group box; nothing is laid out here. Each
 // node's counters are shown; a click filters the timeline to that node, the selection's producers and
-// consumers are outlined. The pane scrolls both ways, and "fit" shrinks the whole graph into it. In a
-// live view, the op with a breakpoint wears a red dot.
+// consumers are outlined. The pane opens fitted: every node inside it, its text never under
+// MIN_TEXT_PX on screen (a graph too wide for its column takes the whole row under the timeline);
+// "actual size" shows it unscaled, the pane scrolling both ways. In a live view, the op with a
+// breakpoint wears a red dot.
 import { nodeMatches } from "../explorer_core.js";
-import { CONSUMER_COLOR, PRODUCER_COLOR, compact, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
+import { CONSUMER_COLOR, PRODUCER_COLOR, compact, counted, formatBusy, make, revealInPane, svg } from "../explorer_dom.js";
 
 const PAD = 4;                  // room around the drawing, so outlines are not cut
 const TEXT_PAD = 6;             // room left and right of a box's text
+/** The smallest a node's text may be on screen, in CSS px. */
+export const MIN_TEXT_PX = 10;
+const NAME_PX = 11, COUNTER_PX = 10;    // a node's name and counter lines at actual size
+const LINES_MAX = 12.5;         // the largest font (drawing units) three lines fit a node box at
+const NAME_MAX = 24;            // the largest font of a name shown alone in its box
+const FIT_HEIGHT = 0.7;         // a fitted graph is at most this share of the window's height
+
+/**
+ * How a graph `width` x `height` (drawing px) is fitted into `room` x `tall` px: its `scale` (never
+ * above 1) and the font sizes in drawing units that keep a node's text at MIN_TEXT_PX or more on
+ * screen (`name`, `counter`). Where three lines at that size no longer fit a box, the box shows its
+ * name alone (`counters` false: they stay in its hover text). `wide` when the text had to grow,
+ * i.e. the graph wants more room than it was given.
+ */
+export function fitGraph(width, height, room, tall) {
+  const scale = Math.min(1, room / width, tall > 40 ? tall / height : 1);
+  const needed = MIN_TEXT_PX / scale;
+  const counters = needed <= LINES_MAX;
+  return { scale, name: counters ? Math.max(NAME_PX, needed) : Math.min(NAME_MAX, needed),
+    counter: Math.max(COUNTER_PX, needed), counters, wide: NAME_PX * scale < MIN_TEXT_PX };
+}
 
 /**
  * The curve of an edge from node box `from` to `to` carrying `count` values (a back edge dashed):
@@ -18,14 +41,14 @@ export function edgeShape(from, to, count, back) {
   const [x2, y2] = [to.x, to.y + to.h / 2];
   const bend = Math.max(30, Math.abs(x2 - x1) / 2);
   return { d: `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`, width: 1 + Math.log10(1 + count) / 2,
-    dashed: Boolean(back), title: `${from.op} → ${to.op}: ${count.toLocaleString("en-US")} values` };
+    dashed: Boolean(back), title: `${from.op} → ${to.op}: ${counted(count, "value")}` };
 }
 
 /** A node box's two counter lines, from the meta's counts now: calls and items; busy time, not-ready, errors. */
 export function nodeCounterLines(n) {
-  return [`${compact(n.calls)} calls · ${compact(n.items)} items`,
+  return [`${counted(n.calls, "call", compact)} · ${counted(n.items, "item", compact)}`,
     [`${formatBusy(n.busy_ms)} ms busy`, n.not_ready ? `${compact(n.not_ready)} not ready` : "",
-      n.errors ? `${compact(n.errors)} errors` : ""].filter(Boolean).join(" · ")];
+      n.errors ? counted(n.errors, "error", compact) : ""].filter(Boolean).join(" · ")];
 }
 
 /**
@@ -61,7 +84,7 @@ const ROLE_COLOR = { producer: PRODUCER_COLOR, consumer: CONSUMER_COLOR, selecte
 export function createGraph(host, view) {
   const pane = make("div", "rlviz-pane rlviz-graph", "graph");
   host.appendChild(pane);
-  let drawing = null, boxes = new Map(), fit = false;
+  let drawing = null, boxes = new Map(), fit = true;
   let measurer = null, family = null;     // a canvas that measures text without a layout of the page
   build();
 
@@ -88,7 +111,9 @@ export function createGraph(host, view) {
     const root = svg("svg", { viewBox: `${-PAD} ${-PAD} ${width + 2 * PAD} ${height + 2 * PAD}`, role: "img" });
     root.dataset.rlviz = "graph-drawing";
     pane.appendChild(root);
-    root.style.width = `${(width + 2 * PAD) * scale(width + 2 * PAD, height + 2 * PAD)}px`;
+    const sizes = placement(width + 2 * PAD, height + 2 * PAD);
+    root.style.width = `${(width + 2 * PAD) * sizes.scale}px`;
+    root.dataset.scale = String(sizes.scale);
     const defs = svg("defs");
     const marker = svg("marker", { id: "rlviz-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#888" }));
@@ -107,10 +132,12 @@ export function createGraph(host, view) {
       const rect = svg("rect", { width: n.w, height: n.h, rx: 5, fill: "#fff", stroke: lanes[n.where] || "#5b6770", "stroke-width": 1.6 });
       const title = svg("title");
       title.textContent = `${n.label}\n@ ${n.where}`;
-      const name = svg("text", { x: n.w / 2, y: 14, "text-anchor": "middle", "font-size": 11, "font-weight": 600 });
+      const nameY = sizes.counters ? 14 : n.h / 2 + sizes.name * 0.35;
+      const name = svg("text", { x: n.w / 2, y: nameY, "text-anchor": "middle", "font-size": sizes.name, "font-weight": 600 });
       name.textContent = n.short;
-      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": 9, fill: "#444" });
-      const more = svg("text", { x: n.w / 2, y: 38, "text-anchor": "middle", "font-size": 9, fill: "#444" });
+      const stats = svg("text", { x: n.w / 2, y: 27, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      const more = svg("text", { x: n.w / 2, y: 39, "text-anchor": "middle", "font-size": sizes.counter, fill: "#444" });
+      if (!sizes.counters) stats.style.display = more.style.display = "none";    // too small to read: in the title
       const dot = svg("circle", { cx: 0, cy: 0, r: 5, fill: "#d62728", stroke: "#fff", "stroke-width": 1.5 });
       dot.style.display = "none";
       const dotTitle = svg("title");
@@ -123,7 +150,7 @@ export function createGraph(host, view) {
         view.actions.setFilter(same ? {} : { op: n.op, where: n.where });
       });
       root.appendChild(g);
-      boxes.set(k, { g, rect, name, stats, more, dot, width: n.w });
+      boxes.set(k, { g, rect, name, stats, more, dot, title, width: n.w });
       squeeze(name, n.w);
     }
     drawing = root;
@@ -142,14 +169,31 @@ export function createGraph(host, view) {
     }
   }
 
-  /** How much to shrink a drawing of `width` x `height`: to fit the pane when "fit" is on, else only a
-   * wide graph and not so far that its text gets unreadable (the pane scrolls). */
-  function scale(width, height) {
-    const room = (pane.clientWidth || (view.store.get().width || 960) * 5 / 12) - 2 * PAD;
-    if (!fit) return Math.min(1, Math.max(0.6, room / width));
+  /** The scale and font sizes of a drawing `width` x `height`: fitted when "fit" is on (a graph too wide
+   * for its column first takes the whole row), else at actual size (the pane scrolls). */
+  function placement(width, height) {
+    if (!fit) {
+      pane.classList.remove("rlviz-graph-wide", "rlviz-graph-fitted");
+      return { scale: 1, name: NAME_PX, counter: COUNTER_PX, counters: true };
+    }
+    pane.classList.add("rlviz-graph-fitted");
+    pane.classList.remove("rlviz-graph-wide");
+    let sizes = fitGraph(width, height, room(), tall());
+    if (sizes.wide) {
+      pane.classList.add("rlviz-graph-wide");
+      sizes = fitGraph(width, height, room(), tall());
+    }
+    return sizes;
+  }
+
+  function room() {
+    const share = pane.classList.contains("rlviz-graph-wide") ? 1 : 5 / 12;     // .rlviz-lower's columns
+    return (pane.clientWidth || (view.store.get().width || 960) * share) - 2 * PAD;
+  }
+
+  function tall() {
     const header = pane.firstElementChild ? pane.firstElementChild.offsetHeight + 4 : 24;
-    const tall = (pane.clientHeight || 360) - header - 2 * PAD;
-    return Math.min(1, room / width, tall > 40 ? tall / height : 1);
+    return (globalThis.innerHeight || 800) * FIT_HEIGHT - header - 2 * PAD;
   }
 
   function groupBox({ where, color, x, y, w, h }) {
@@ -159,7 +203,9 @@ export function createGraph(host, view) {
     const box = svg("rect", { x, y, width: w, height: h, rx: 6, fill: color, "fill-opacity": 0.08, stroke: color, "stroke-width": 1 });
     const name = svg("text", { x: x + 5, y: y + 11, "font-size": 10, "font-weight": 600, fill: color });
     name.textContent = where;
-    g.append(box, name);
+    const title = svg("title");
+    title.textContent = where;                 // a fitted wide graph draws the name small: in full on hover
+    g.append(title, box, name);
     return g;
   }
 
@@ -205,6 +251,8 @@ export function createGraph(host, view) {
       const [stats, more] = nodeCounterLines(n);
       if (box.stats.textContent !== stats) { box.stats.textContent = stats; squeeze(box.stats, box.width); }
       if (box.more.textContent !== more) { box.more.textContent = more; squeeze(box.more, box.width); }
+      const hover = [`${n.label}`, `@ ${n.where}`, stats, more].filter(Boolean).join("\n");   // every word a box cuts
+      if (box.title.textContent !== hover) box.title.textContent = hover;
     });
   }
 
@@ -235,7 +283,7 @@ export function createGraph(host, view) {
 
   return {
     update(changed, info = {}) {
-      if (changed.has("rows")) build();             // new nodes: lay the graph out again
+      if (changed.has("rows") || (changed.has("width") && fit)) build();   // new nodes, or a new room to fit
       else if (changed.has("data")) counters();
       // a click never scrolls the pane under the cursor: only keyboard and Play steps are followed
       if (changed.has("selected") || changed.has("filter") || changed.has("data")) mark(Boolean(info.reveal) && changed.has("selected"));

@@ -2,7 +2,7 @@
 // with buttons to the calls that produced its inputs and consumed its output. In a live view of a
 // run with dataflow ops, "Break here" sets a breakpoint on the selected driver op (again: removes it).
 import { completionOrder, decisionIndex, isDroppedInput } from "../explorer_core.js";
-import { MAX_LINKS_LISTED, make } from "../explorer_dom.js";
+import { MAX_LINKS_LISTED, make, setIconLabel } from "../explorer_dom.js";
 import { durationText, startText } from "../explorer_time.js";
 import { eventWhy } from "../explorer_gauges.js";
 
@@ -104,7 +104,8 @@ export function createInspector(host, view) {
     drawnBreak = live ? live.break_op ?? null : null;
     if (!live || !live.running || live.gated === false || node.where !== "driver") return;
     const set = drawnBreak === node.op;
-    const button = make("button", set ? "rlviz-break-set" : null, "break", set ? "● remove breakpoint" : "● Break here");
+    const button = make("button", set ? "rlviz-break-set" : null, "break");
+    setIconLabel(button, "dot", set ? "remove breakpoint" : "Break here");
     button.title = set ? `stop pausing after each call of ${node.op}` : `pause the run after each call of ${node.op}`;
     button.addEventListener("click", () => view.command("break", { op: set ? null : node.op }));
     pane.appendChild(button);

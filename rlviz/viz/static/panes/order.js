@@ -2,11 +2,11 @@
 // pulls from, picked in a <select>. A union that recorded its scheduling decisions is drawn one
 // row per round, its not-ready polls as hatched cells; any other merge as the items it got, one
 // cell each, in the order they completed. Only what completed inside the visible window is drawn.
-// Under it, the trace's notes: where a scheduling rule dominates the order. What each view shows
+// Above it, the trace's notes: where a scheduling rule dominates the order. What each view shows
 // is worked out by a function free of the DOM (`roundsPlan`, `itemsPlan`) and painted by another
 // that takes a 2D context (`paintRounds`, `paintItems`).
 import { completedIn, defaultMerge, mergeEvents, roundRows } from "../explorer_core.js";
-import { GROUP_COLORS, NOT_READY_COLOR, make, sized } from "../explorer_dom.js";
+import { GROUP_COLORS, NOT_READY_COLOR, counted, make, sized } from "../explorer_dom.js";
 
 const WINDOW_SETTLE_MS = 120;       // a zoom or pan redraws the strip once it pauses
 const RUNNING_DRAW_MS = 1000;       // while a live run appends, the pane is drawn again at most once a second
@@ -47,10 +47,10 @@ export function createOrder(host, view) {
     const colors = groupColors(meta, strip);
     const items = strip.groups.map((g) => (meta.nodes[g.node]?.items ?? g.items));
     pane.append(make("p", null, "order-title", `${strip.merge} pulls from ${strip.groups.map((g) => g.name).join(" : ")}`),
-      make("p", null, "order-ratio", ratioText(strip, items)));
+      make("p", null, "order-ratio", ratioText(strip, items)),
+      notesList(meta.notes || []));                 // above the rounds: a long list would hide them below the fold
     if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
     else drawItems(pane, view, strip, colors, items, cache);
-    pane.appendChild(notesList(meta.notes || []));
   }
 
   /** Draw `ms` from now (a draw already due waits with it). */
@@ -158,7 +158,7 @@ export function paintRounds(ctx, { shown, cell, colorOf }, selected) {
 function drawRounds(pane, view, plan) {
   const { spec, rounds, shown, items, notReady, colorOf, cell, longest, follow } = plan;
   legend(pane, [...spec.children.map((name, c) => [colorOf(c),
-    `${name} (${items[c].toLocaleString("en-US")} items, ${notReady[c].toLocaleString("en-US")} not ready)`, false]),
+    `${name} (${counted(items[c], "item")}, ${notReady[c].toLocaleString("en-US")} not ready)`, false]),
   [NOT_READY_COLOR, "not ready (turn ends)", true]]);
   const canvas = make("canvas", null, "order-rounds");
   const note = make("p", "rlviz-status", "order-note");

@@ -44,6 +44,8 @@ export function createSpanTrack(view, newCanvas = () => document.createElement("
     /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
     drawn: { exact: 0, levels: 0 },
     hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    /** The full "lane · row" name under (x, y) in the gutter, which may cut it ("" elsewhere). */
+    label: (frame, x, y) => gutterLabelAt(frame, laidOut(), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
@@ -332,6 +334,18 @@ function drawSelection(ctx, frame, layout, i, shown) {
     arrow(ctx, [x + w, y + h / 2], [xOf(model.start[c]), middle(c)], color);
   }
   outline(ctx, [x, y, w, h], "#000", 2);
+}
+
+/** The full name of the row under (x, y) in the gutter, "lane · row" ("" off the gutter or between rows): the hover text of a label the gutter cuts. */
+export function gutterLabelAt({ model, meta }, layout, x, y) {
+  if (x >= GUTTER) return "";
+  for (let r = 0; r < model.rows.length; r++) {
+    if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) {
+      const lane = meta.lanes[model.rows[r].lane];
+      return `${lane.label ?? lane.name} · ${model.rows[r].name}`;
+    }
+  }
+  return "";
 }
 
 /** The event under (x, y) of the track (-1 for none): on the row at y, within 3 pixels of x; none where a lane is drawn from its levels. */

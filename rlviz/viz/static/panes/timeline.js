@@ -10,7 +10,7 @@ import { createGapMarks } from "./gaps.js";
 import { createGaugeTracks, laneExtra } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
-const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches"];
+const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
 
 /**
  * The tracks of a timeline, top to bottom: each a factory `(view) => track`, where a track is
@@ -49,6 +49,13 @@ export function trackHit(tracks, frame, x, y) {
   const [tops, height] = stackTracks(tracks, frame);
   const k = tops.findLastIndex((top) => top <= y);
   return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+}
+
+/** The hover text at (x, y) px of the stacked tracks: a track's full name for what it labels there ("" for none). */
+export function trackLabel(tracks, frame, x, y) {
+  const [tops, height] = stackTracks(tracks, frame);
+  const k = tops.findLastIndex((top) => top <= y);
+  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
 }
 
 /** Draw the tracks one under the other, each with the context moved to its top. */
@@ -98,6 +105,9 @@ export function createTimeline(host, view) {
   const scroll = make("div", "rlviz-scroll");
   const canvas = make("canvas", null, "lanes");
   const tooltip = make("div", "rlviz-tooltip", "tooltip");
+  const band = make("div", "rlviz-advance-band", "advance-band");
+  band.title = "what the last advance ran";
+  band.style.display = "none";
   scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
@@ -111,8 +121,8 @@ export function createTimeline(host, view) {
   const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
   const painter = { frame: 0, first: false };
   const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt });
+  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
 
@@ -120,6 +130,12 @@ export function createTimeline(host, view) {
   function eventAt(clientX, clientY) {
     const box = canvas.getBoundingClientRect();
     return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+  }
+
+  /** The full name of the label under the pointer at (clientX, clientY) ("" for none). */
+  function labelAt(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
   }
 
   function drawNow() {
@@ -134,6 +150,7 @@ export function createTimeline(host, view) {
     }
     gauges.draw();
     gaps.draw();
+    placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
       painter.first = true;
@@ -142,11 +159,22 @@ export function createTimeline(host, view) {
     }
   }
 
+  /** The band over the stretch the last advance ran (store key `advanced`: [from, to] in time units), or none. */
+  function placeBand(f) {
+    const stretch = store.get().advanced, place = stretch && bandPlace(stretch, f);
+    band.style.display = place ? "" : "none";
+    if (!place) return;
+    band.style.left = `${place.left}px`;
+    band.style.width = `${place.width}px`;
+    band.dataset.from = String(stretch[0]);
+    band.dataset.to = String(stretch[1]);
+  }
+
   return {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       // a step draws at once; so does a live append, which the feed already draws inside an animation
       // frame (one frame per refresh, not one for the feed and one more for the timeline)
@@ -171,6 +199,15 @@ export function createTimeline(host, view) {
 }
 
 /**
+ * Where the band over `stretch` ([from, to] time units) lies in `frame`, clipped to the plot:
+ * {left, width} in px from the canvas's left, or null when none of it is in view.
+ */
+export function bandPlace([from, to], frame) {
+  const left = Math.max(GUTTER, frame.xOf(from)), right = Math.min(GUTTER + frame.plotW, frame.xOf(to));
+  return right - left >= 0 && right > GUTTER ? { left, width: Math.max(2, right - left) } : null;
+}
+
+/**
  * What the lanes drew, as the timeline's `data-rlviz-level` says it: "exact" (every lane from the
  * model's events), "levels" (every lane from a long trace's levels), "mixed".
  */
@@ -190,7 +227,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
 }
 
 /** The canvas's listeners as [target, name, handler, options]: wheel zooms, drag pans, hover, click selects. */
-function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -215,6 +252,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt }) {
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
     showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";     // a lane name the gutter cut, in full
   };
   return [
     [canvas, "wheel", zoom, { passive: false }],

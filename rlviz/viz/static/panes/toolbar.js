@@ -1,7 +1,7 @@
 // The toolbar: title, search (every hit highlighted, their count), step buttons, Play, "skip
 // not-ready", zoom buttons, the filter chip with "hide others" and the status line; the error banner and the dropped-events note under it; the keys
 // (← → Esc) of the whole view; and the data-rlviz-* attributes that announce the state.
-import { PLAY_MS, formatMs, make } from "../explorer_dom.js";
+import { PLAY_MS, counted, formatMs, iconButton, make, setIconLabel } from "../explorer_dom.js";
 import { durationText } from "../explorer_time.js";
 
 const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
@@ -12,18 +12,29 @@ const SEARCH_SETTLE_MS = 200;       // typing highlights the hits once it pauses
  */
 export function toolbarTexts(model, meta) {
   return {
-    title: `${(meta.events ?? model.n).toLocaleString("en-US")} calls · ${meta.lanes.length} processes · ${durationText(meta.span_ms)}`,
+    title: `${counted(meta.events ?? model.n, "call")} · ${counted(meta.lanes.length, "process")} · ${durationText(meta.span_ms)}`,
     dropped: meta.dropped > 0
-      ? `${meta.dropped.toLocaleString("en-US")} events were dropped by the bounded buffers (the oldest); `
+      ? `${counted(meta.dropped, "event")} ${meta.dropped === 1 ? "was" : "were"} dropped by the bounded buffers (the oldest); `
         + "raise rlviz.record(capacity=...) to keep them."
       : "",
   };
 }
 
-/** The filter chip's text: which op and/or lane the timeline shows, "" when it shows everything. */
+/**
+ * The search's one count: "match 3 of 5,186" once Enter stepped to hit `current` (an event index), else
+ * "5,186 matches"; "" for an empty query.  Read from the hits of now, so it never lags them.
+ */
+export function searchCountText(query, hits, current = -1) {
+  if (!query.trim()) return "";
+  const k = current >= 0 ? hits.indexOf(current) : -1;
+  return k >= 0 ? `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`
+    : counted(hits.length, "match");
+}
+
+/** The filter chip's words (after its drawn close mark): which op and/or lane the timeline shows, "" when it shows everything. */
 export function filterChipText(filter) {
   const parts = [filter.op, filter.where].filter((v) => v != null);
-  return parts.length ? `showing ${parts.join(" @ ")}  ✕` : "";
+  return parts.length ? `showing ${parts.join(" @ ")}` : "";
 }
 
 /**
@@ -40,11 +51,11 @@ export function createToolbar(host, view) {
   search.type = "search";
   search.placeholder = "search op or item, op:Name for op names only (Enter: next)";
   search.setAttribute("aria-label", "search op, label or item text");
-  const prev = make("button", null, "prev", "◀");
+  const prev = iconButton("prev", "prev");
   prev.title = "previous call to complete (←)";
-  const play = make("button", null, "play", "▶ Play");
+  const play = iconButton("play", "play", "Play");
   play.title = "step through calls in completion order";
-  const next = make("button", null, "next", "▶|");
+  const next = iconButton("next", "next");
   next.title = "next call to complete (→)";
   const skip = make("label", "rlviz-skip", "skip-not-ready");
   const skipBox = make("input", null, "skip-not-ready-box");
@@ -68,6 +79,7 @@ export function createToolbar(host, view) {
   const dropped = make("div", "rlviz-note", "dropped");
   host.append(bar, banner, dropped);
   let playing = null, searched = null, typing = null;
+  let stepped = { query: "", event: -1 };      // the hit Enter last stepped to, and for which query
 
   const listeners = [
     [root, "keydown", (e) => {
@@ -115,7 +127,7 @@ export function createToolbar(host, view) {
     const showing = filterChipText(state.filter);
     chip.style.display = showing ? "" : "none";
     if (showing) {
-      chip.textContent = showing;
+      setIconLabel(chip, "close", showing);          // the page draws the close mark: no font glyph
       chip.title = "click to show every op and lane";
     }
   }
@@ -124,10 +136,10 @@ export function createToolbar(host, view) {
     if (playing) {
       clearInterval(playing);
       playing = null;
-      play.textContent = "▶ Play";
+      setIconLabel(play, "play", "Play");
       return;
     }
-    play.textContent = "❚❚ Pause";
+    setIconLabel(play, "pause", "Pause");
     playing = setInterval(() => { if (actions.step(1) < 0) togglePlay(); }, PLAY_MS);
   }
 
@@ -136,7 +148,7 @@ export function createToolbar(host, view) {
     if (!searched || searched.query !== query) {
       searched = { query, hits: query.trim() ? actions.search(query) : new Uint32Array(0) };
       actions.setMatches(searched.hits);
-      count.textContent = query.trim() ? `${searched.hits.length.toLocaleString("en-US")} match${searched.hits.length === 1 ? "" : "es"}` : "";
+      count.textContent = searchCountText(query, searched.hits, stepped.query === query ? stepped.event : -1);
     }
     return searched.hits;
   }
@@ -152,9 +164,9 @@ export function createToolbar(host, view) {
     const hits = hitsOf(query);
     if (!query.trim()) { status.textContent = ""; return; }
     if (hits.length === 0) { status.textContent = `no call matches "${query}"`; return; }
-    const target = actions.searchStep(hits, direction);
-    const k = hits.indexOf(target);
-    status.textContent = `match ${(k + 1).toLocaleString("en-US")} of ${hits.length.toLocaleString("en-US")}`;
+    stepped = { query, event: actions.searchStep(hits, direction) };
+    status.textContent = "";
+    count.textContent = searchCountText(query, hits, stepped.event);
   }
 
   return {
