@@ -72,7 +72,7 @@ _END = b"\xff\xff\xff\xff\x00\x00\x00\x00"                      # Arrow's end-of
 _READ_ERRORS = (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError)
 _CSR = ("input_offsets", "input_ids")
 _PLACEHOLDER = b"@" * 10                                         # a message's crc32 before it is known
-_INDEXING = ("node", "outcome", "item_kind", "item_num", "start_ns", "end_ns")
+_TIMES = ("start_ns", "end_ns")
 
 
 def _schema(written: str) -> pa.Schema:
@@ -230,10 +230,15 @@ class SpillWriter:
         for name, table in tables:
             if name != "events" and not _rows(table):
                 continue
-            for batch in batches(name, table, ROWS_PER_BATCH):
+            for index, batch in enumerate(batches(name, table, ROWS_PER_BATCH)):
                 metadata = {"rlviz.table": name, "rlviz.rows": str(batch.num_rows)}
+                first = index * ROWS_PER_BATCH
                 if name == "events":
                     metadata["rlviz.dropped"] = str(int(dropped))
+                    metadata["rlviz.bounds"] = json.dumps(_event_bounds(columns, first, first + batch.num_rows))
+                elif name == "readings":
+                    metadata["rlviz.bounds"] = json.dumps(
+                        {"reading_series": _span(table["reading_series"][first:first + batch.num_rows])})
                 parts.append((batch, metadata))
         return parts
 
@@ -245,6 +250,29 @@ class SpillWriter:
             name, pid, where = readings.table[code]
             number[code] = self._series.setdefault((str(name), int(pid), str(where)), len(self._series))
         return number[readings.series]
+
+
+def _span(values: np.ndarray) -> list[int] | None:
+    """The least and greatest of ``values`` (None if there are none)."""
+    return [int(values.min()), int(values.max())] if len(values) else None
+
+
+def _text_refs(kind: np.ndarray, number: np.ndarray) -> np.ndarray:
+    """The texts that items of ``kind`` and ``number`` name (a text item's number, a sized item's name)."""
+    return np.concatenate((number[kind == KIND_TEXT], number[kind == KIND_SIZED] & SIZED_NAME_MASK))
+
+
+def _event_bounds(columns: dict, first: int, stop: int) -> dict:
+    """What loading needs of events ``first..stop`` without decoding them: the least and greatest node,
+    outcome, item kind and named text (the range checks), the first and last (start, end), and whether the
+    events are in (start, end) order (a saved trace: then loading sorts nothing)."""
+    node, outcome, kind, number, start, end = (np.asarray(columns[name][first:stop]) for name in
+                                               ("node", "outcome", "item_kind", "item_num", "start_ns", "end_ns"))
+    ordered = _in_order(start, end)
+    return {"node": _span(node), "outcome": _span(outcome), "item_kind": _span(kind),
+            "text": _span(_text_refs(kind, number)), "ordered": bool(ordered),
+            "first": [int(start[0]), int(end[0])] if len(start) else None,
+            "last": [int(start[-1]), int(end[-1])] if len(start) else None}
 
 
 def _integers(values) -> np.ndarray:
@@ -295,7 +323,19 @@ class _Batch:
     start: int
     end: int
     dropped: int
+    bounds: dict
     checked: bool = False
+
+
+_BOUNDED = {"events": ("node", "outcome", "item_kind", "text", "first", "last", "ordered"),
+            "readings": ("reading_series",)}
+
+
+def _mapped(path: Path) -> pa.Buffer:
+    """The file at ``path``, memory-mapped (its pages are read when used, nothing is copied)."""
+    if path.stat().st_size == 0:
+        return pa.py_buffer(b"")
+    return pa.memory_map(str(path)).read_buffer()
 
 
 class _File:
@@ -303,10 +343,12 @@ class _File:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data = path.read_bytes()
+        self.data = _mapped(path)
+        self.view = memoryview(self.data)
+        self.ends_whole = bytes(self.view[-len(_END):]) == _END
         self.prefix, messages, complete = self._messages()
         self.schema = self._checked_schema()
-        self.prefix_crc = zlib.crc32(memoryview(self.data)[:self.prefix])
+        self.prefix_crc = zlib.crc32(self.view[:self.prefix])
         self.batches = self._batches(messages)
         if not complete or len(self.batches) < len(messages):
             self._cut(len(self.batches))
@@ -325,7 +367,7 @@ class _File:
                 try:
                     message = reader.read_next_message()
                 except StopIteration:
-                    complete = self.data.endswith(_END) and source.tell() == len(self.data)
+                    complete = self.ends_whole and source.tell() == self.data.size
                     break
                 if message.type == "record batch":
                     prefix = at if prefix is None else prefix
@@ -341,7 +383,7 @@ class _File:
 
     def _checked_schema(self) -> pa.Schema:
         try:
-            schema = pa.ipc.open_stream(pa.BufferReader(self.data[:self.prefix] + _END)).schema
+            schema = pa.ipc.open_stream(pa.BufferReader(bytes(self.view[:self.prefix]) + _END)).schema
         except _READ_ERRORS as err:
             raise self.fail(f"not a readable Arrow stream ({err}); expected an rlviz trace file written by "
                             f"Trace.save or record(spill=...)") from None
@@ -374,7 +416,7 @@ class _File:
                 batch, metadata = reader.read_next_batch_with_custom_metadata()
                 found.append(self._described(batch, metadata, start, end))
         except _READ_ERRORS as err:
-            if isinstance(err, TraceFormatError) or self.written == "save" or self.data.endswith(_END):
+            if isinstance(err, TraceFormatError) or self.written == "save" or self.ends_whole:
                 raise (err if isinstance(err, TraceFormatError) else
                        self.fail(f"the batch at byte {ranges[len(found)][0]} cannot be read ({err}); the file is "
                                  f"damaged: copy it again, or re-record")) from None
@@ -385,6 +427,9 @@ class _File:
         try:
             table, rows, crc = meta["rlviz.table"], int(meta["rlviz.rows"]), meta["rlviz.crc32_message"]
             dropped, prefix = int(meta.get("rlviz.dropped", 0)), int(meta["rlviz.crc32_prefix"])
+            bounds = json.loads(meta["rlviz.bounds"]) if table in _BOUNDED else {}
+            if not isinstance(bounds, dict) or not set(_BOUNDED.get(table, ())) <= set(bounds):
+                raise ValueError(f"rlviz.bounds lacks {_BOUNDED[table]}")
         except (KeyError, ValueError) as err:
             raise self.fail(f"the batch at byte {start} lacks valid rlviz metadata ({err!r}); the file is "
                             f"damaged") from None
@@ -394,19 +439,19 @@ class _File:
                 or (rows and not np.all(kinds.indices.to_numpy() == TABLE_NAMES.index(table)))):
             raise self.fail(f"the batch at byte {start} does not match its metadata (table {table!r}, {rows} rows, "
                             f"the crc32 of the schema before it); the file is damaged")
-        return _Batch(table, rows, crc, start, end, dropped)
+        return _Batch(table, rows, crc, start, end, dropped, bounds)
 
     def _check(self, batch: _Batch) -> None:
         """Refuse ``batch`` unless its whole message matches the crc32 its metadata gives."""
         if not batch.checked:
-            if _message_crc(memoryview(self.data)[batch.start:batch.end], batch.crc.encode()) != \
+            if _message_crc(self.view[batch.start:batch.end], batch.crc.encode()) != \
                     (int(batch.crc) if batch.crc.isdigit() else -1):
                 raise self.fail(f"the {batch.table} batch at byte {batch.start} does not match its crc32; the file "
                                 f"is damaged: copy it again, or re-record")
             batch.checked = True
 
     def _cut(self, whole: int) -> None:
-        if self.data.endswith(_END):
+        if self.ends_whole:
             raise self.fail(f"the stream breaks off after {whole} whole batches, though the file ends as a whole "
                             f"stream does; the file is damaged: copy it again, or re-record")
         if self.written == "save":
@@ -417,8 +462,31 @@ class _File:
                       f"copy is partial): loading its first {whole} whole batches ({events} events); what followed "
                       f"is lost", stacklevel=4)
 
+    def in_order(self) -> bool:
+        """True if the events batches' metadata says the file holds its events in (start, end) order (each batch
+        in order, and each starting where the one before ended); verified when ``start_ns`` is first read."""
+        events = [b.bounds for b in self.batches if b.table == "events" and b.rows]
+        if not all(bounds["ordered"] is True for bounds in events):
+            return False
+        try:
+            return all(_pair(a["last"]) <= _pair(b["first"]) for a, b in zip(events, events[1:]))
+        except ValueError as err:
+            raise self.fail(f"{err}; the file is damaged") from None
+
+    def refuse_outside(self, table: str, name: str, limit: int, what: str) -> None:
+        """Refuse the file if a ``table`` batch's metadata gives values of ``name`` outside ``0..limit - 1``
+        (nothing is decoded: the values are checked against the metadata when first read)."""
+        for batch in self.batches:
+            if batch.table == table and batch.rows:
+                span = batch.bounds[name]
+                valid = span is None or (isinstance(span, list) and len(span) == 2 and
+                                         all(isinstance(v, int) for v in span))
+                if not valid or (span is not None and (span[0] < 0 or span[1] >= limit)):
+                    raise self.fail(f"the {table} batch at byte {batch.start} names {what} (from {span!r}); the "
+                                    f"file is damaged: copy it again, or re-record")
+
     def _stream(self, ranges: list[tuple[int, int]]) -> bytes:
-        view = memoryview(self.data)
+        view = self.view
         return b"".join([view[:self.prefix], *(view[s:e] for s, e in ranges), _END])
 
     def read(self, table: str, names: list[str]) -> dict[str, list[pa.Array]]:
@@ -463,6 +531,19 @@ class _File:
     def numbers(self, table: str, name: str, dtype) -> np.ndarray:
         """A number column of ``table`` as one numpy array of ``dtype``."""
         return _joined(self.read(table, [name])[name], dtype)
+
+
+def _in_order(start: np.ndarray, end: np.ndarray) -> bool:
+    """True if events of ``start`` and ``end`` are in (start, end) order."""
+    step = np.diff(start)
+    return not np.any(step < 0) and not np.any(np.diff(end)[step == 0] < 0)
+
+
+def _pair(value) -> tuple[int, int]:
+    """A (start, end) pair from a batch's bounds (damaged metadata fails later, at its crc32, or here)."""
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value)):
+        raise ValueError(f"a batch's first or last (start, end) is {value!r}")
+    return value[0], value[1]
 
 
 def _joined(arrays: list[pa.Array], dtype) -> np.ndarray:
@@ -546,6 +627,7 @@ class LazyColumns(MutableMapping):
         self._raw_held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
         self._ordered = False
+        self._limits: dict[str, tuple[int, str]] = {}
 
     def __len__(self) -> int:
         return len(COLUMNS) + len(_CSR)
@@ -581,24 +663,19 @@ class LazyColumns(MutableMapping):
         return sum(b.rows for b in self._source.batches if b.table == "events")
 
     def check(self, nodes: int, texts: int) -> None:
-        """Refuse a node index, an outcome code, an item kind or a text number outside its table (reads the
-        columns that hold them, kept for later)."""
-        node, outcome = self._raw("node"), self._raw("outcome")
-        kind, number = self._raw("item_kind"), self._raw("item_num")
-        problems = [
-            (len(node) and (node.min() < 0 or node.max() >= nodes), f"a node index outside the {nodes} nodes"),
-            (len(outcome) and outcome.max() >= len(OUTCOMES), f"an outcome code outside 0..{len(OUTCOMES) - 1}"),
-            (len(kind) and kind.max() >= len(KINDS), f"an item kind outside 0..{len(KINDS) - 1}"),
-        ]
-        refs = np.concatenate((number[kind == KIND_TEXT], number[kind == KIND_SIZED] & SIZED_NAME_MASK))
-        problems.append((len(refs) and (refs.min() < 0 or refs.max() >= texts), f"a text outside the {texts} texts"))
-        for bad, what in problems:
-            if bad:
-                raise self._source.fail(f"an event names {what}; the file is damaged")
-        self.readings_series()
+        """Refuse a node index, an outcome code, an item kind, a text number or a gauge series outside its table,
+        from the batches' metadata (nothing is decoded); each column's values are checked when first read."""
+        self._limits = {"node": (nodes, f"a node index outside the {nodes} nodes"),
+                        "outcome": (len(OUTCOMES), f"an outcome code outside 0..{len(OUTCOMES) - 1}"),
+                        "item_kind": (len(KINDS), f"an item kind outside 0..{len(KINDS) - 1}"),
+                        "text": (texts, f"a text outside the {texts} texts")}
+        for name, (limit, what) in self._limits.items():
+            self._source.refuse_outside("events", name, limit, what)
+        self._source.refuse_outside("readings", "reading_series", len(self._table),
+                                    f"a gauge series outside the {len(self._table)} series")
 
     def readings_series(self) -> np.ndarray:
-        """The ``reading_series`` column (int64), each number checked against the series table."""
+        """The ``reading_series`` column (int64), each number checked against the series table when first read."""
         if "reading_series" not in self._raw_held:
             series = self._source.numbers("readings", "reading_series", np.int64)
             if len(series) and series.max() >= len(self._table):
@@ -627,26 +704,42 @@ class LazyColumns(MutableMapping):
         """The events' order by start, then end, as positions in the file; None if the file has them in that
         order already (a saved trace: no sort, no copy)."""
         if not self._ordered:
-            start, end = self._raw("start_ns"), self._raw("end_ns")
-            if np.any(end < start):
-                raise self._source.fail("an event ends before it starts (end_ns < start_ns); the file is damaged")
-            step = np.diff(start)
-            if np.any(step < 0) or np.any(np.diff(end)[step == 0] < 0):
-                self._order = np.lexsort((end, start))
+            if not self._source.in_order():
+                start, end = self._raw("start_ns"), self._raw("end_ns")
+                if not _in_order(start, end):
+                    self._order = np.lexsort((end, start))
             self._ordered = True
         return self._order
 
     def _raw(self, name: str) -> np.ndarray:
-        """Column ``name`` of every events batch, in file order (the indexing and ordering ones kept, read at
-        load in one pass)."""
+        """Column ``name`` of every events batch, in file order, its values checked against their table (the
+        ones that order the events kept)."""
         if name in self._raw_held:
             return self._raw_held[name]
-        if name in _INDEXING:                       # read together, at load: one pass over the events
-            read = self._source.read("events", list(_INDEXING))
-            for column, arrays in read.items():
-                self._raw_held[column] = _joined(arrays, COLUMNS[column])
+        if name in _TIMES:
+            self._raw_held.update(self._times())
             return self._raw_held[name]
-        return self._source.numbers("events", name, COLUMNS[name])
+        values = self._source.numbers("events", name, COLUMNS[name])
+        if name in self._limits or (name == "item_num" and "text" in self._limits):
+            limit, what = self._limits["text" if name == "item_num" else name]
+            named = _text_refs(self._raw("item_kind"), values) if name == "item_num" else values
+            if len(named) and (named.min() < 0 or named.max() >= limit):
+                raise self._source.fail(f"an event names {what}; the file is damaged")
+            if name == "item_kind":
+                self._raw_held[name] = values
+        return values
+
+    def _times(self) -> dict[str, np.ndarray]:
+        """``start_ns`` and ``end_ns`` in file order, refused if an event ends before it starts or if the
+        metadata said the events were in order and they are not."""
+        start = self._source.numbers("events", "start_ns", COLUMNS["start_ns"])
+        end = self._source.numbers("events", "end_ns", COLUMNS["end_ns"])
+        if np.any(end < start):
+            raise self._source.fail("an event ends before it starts (end_ns < start_ns); the file is damaged")
+        if self._source.in_order() and not _in_order(start, end):
+            raise self._source.fail("the events are not in the (start, end) order the batches' metadata gives; "
+                                    "the file is damaged")
+        return {"start_ns": start, "end_ns": end}
 
     def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR input pair of all batches, re-based and put in the events' order."""

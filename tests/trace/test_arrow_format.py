@@ -15,6 +15,7 @@ from rlviz.ops import Concurrently
 from rlviz.trace import Gap, Gauge, Trace, TraceFormatError, get_recorder
 from rlviz.trace.io import save_trace
 from rlviz.trace.recorder import DEFAULT_CAPACITY
+from rlviz.trace import spill
 from rlviz.trace.spill import SpillWriter
 from rlviz.trace.tables import FILE_SCHEMA, TABLES
 
@@ -241,8 +242,25 @@ def test_a_value_outside_its_table_is_refused_at_load(sample, tmp_path):
         writer = SpillWriter(path, written="save")
         writer.write(bad, sample.nodes, sample.texts)
         writer.close()
-        with pytest.raises(TraceFormatError, match=f"{name}.rlviz: an event names {match}"):
+        with pytest.raises(TraceFormatError, match=fr"{name}.rlviz: the events batch at byte \d+ names {match}"):
             Trace.load(path)
+
+
+def test_a_value_its_batch_metadata_hides_is_refused_at_first_use(sample, tmp_path, monkeypatch):
+    """Loading checks ranges from each batch's metadata only; if that metadata is wrong (here, written so), the
+    column's values are still checked when first read, and loading the events raises."""
+    columns = {name: np.array(sample.columns[name]) for name in (*sample.columns, "input_offsets", "input_ids")}
+    columns["node"][0] = len(sample.nodes)
+    honest = spill._event_bounds
+    monkeypatch.setattr(spill, "_event_bounds", lambda *args: {**honest(*args), "node": [0, 0]})
+    path = tmp_path / "hidden.rlviz"
+    writer = SpillWriter(path, written="save")
+    writer.write(columns, sample.nodes, sample.texts)
+    writer.close()
+    loaded = Trace.load(path)
+    assert loaded.columns.loaded == []                     # nothing decoded at load
+    with pytest.raises(TraceFormatError, match="hidden.rlviz: an event names a node index outside the 4 nodes"):
+        len(loaded.events)
 
 
 def test_a_version_4_file_written_before_arrow_still_loads(tmp_path):
