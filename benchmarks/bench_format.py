@@ -6,7 +6,8 @@ each size, and records a real in-process ``Concurrently`` run (decisions, not-re
 per item), then saves each as version 4 (``save_trace(..., version=4)``, the layout before Arrow) and version
 5 in the same run.  Reported per trace: bytes per event of each and their ratio (target <= 1.0), the save
 times, and ``Trace.load`` to the first query (``trace.processes``: the lanes, which reads the node column)
-for each version (target <= 1 s at 10M events).
+for each version (target <= 1 s at 10M events), then the full scan after it (``trace.op_stats()``: every
+column it needs decoded and checked).
 """
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def measure(trace, folder: Path, name: str) -> dict:
         loaded = Trace.load(path)
         lanes = loaded.processes
         out[f"v{version}_load_to_first_query_s"] = round(time.perf_counter() - started, 3)
+        started = time.perf_counter()
+        loaded.op_stats()
+        out[f"v{version}_full_scan_s"] = round(time.perf_counter() - started, 3)
         assert len(loaded) == len(trace) and lanes == trace.processes
         path.unlink()
     out["v5_over_v4"] = round(out["v5_bytes_per_event"] / out["v4_bytes_per_event"], 3)
