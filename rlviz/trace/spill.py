@@ -26,11 +26,15 @@ table) read it with no rlviz code: filter on ``table``.
   end-of-stream marker): a file without one is cut.  A cut spill file loads
   its whole batches, with a warning; a cut saved file is refused.
 
-Loading reads the small tables and the event columns that index them or
-order the events (``node``, ``outcome``, ``item_kind``, ``item_num``,
-``start_ns``, ``end_ns``, and ``reading_series``) and refuses a value
-outside its table; every other column is read, and its batches' checksums
-checked, the first time it is asked for.  Nothing in a file is code.
+Loading memory-maps the file and reads its small tables and each batch's
+metadata, no event column: ``events`` and ``readings`` batches carry
+``rlviz.bounds`` (the least and greatest node, outcome, item kind, named
+text or series, the first and last (start, end), whether the events are in
+that order), from which a value outside its table is refused at load and a
+saved trace's order taken without a sort.  Each column is decoded the
+first time it is asked for: then its batches' checksums are checked, its
+values against their tables and the order against the metadata.  Nothing
+in a file is code.
 """
 from __future__ import annotations
 
