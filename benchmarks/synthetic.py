@@ -113,7 +113,7 @@ def pipeline_trace(events: int = 1_000_000, lanes: int = 16, span_s: float = 300
                              values + value_ids + 1,            # a gather consumed its map value
                              2 * values + members.ravel() + 1])   # a batch consumed eight gathered values
 
-    order = np.argsort(start, kind="stable")[:events]             # exactly `events`, the earliest
+    order = np.lexsort((end, start))[:events]        # exactly `events`, the earliest, by start then end as a Trace
     flat_first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     new_counts = counts[order]
     offsets = np.concatenate([[0], np.cumsum(new_counts)])

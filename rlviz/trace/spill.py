@@ -414,8 +414,7 @@ class _File:
         its crc32 is checked when its columns are first read)."""
         found = []
         try:
-            reader = pa.ipc.open_stream(pa.BufferReader(self._stream(ranges)),
-                                        options=pa.ipc.IpcReadOptions(included_fields=[0]))
+            reader = self._reader([0])
             for start, end in ranges:
                 batch, metadata = reader.read_next_batch_with_custom_metadata()
                 found.append(self._described(batch, metadata, start, end))
@@ -489,9 +488,10 @@ class _File:
                     raise self.fail(f"the {table} batch at byte {batch.start} names {what} (from {span!r}); the "
                                     f"file is damaged: copy it again, or re-record")
 
-    def _stream(self, ranges: list[tuple[int, int]]) -> bytes:
-        view = self.view
-        return b"".join([view[:self.prefix], *(view[s:e] for s, e in ranges), _END])
+    def _reader(self, fields: list[int]) -> pa.ipc.RecordBatchStreamReader:
+        """A reader of the file's batches, in order, decoding only ``fields``; it reads the mapped file in place
+        (no copy), so only the whole batches found (``self.batches``, or the ranges being described) are read."""
+        return pa.ipc.open_stream(pa.BufferReader(self.data), options=pa.ipc.IpcReadOptions(included_fields=fields))
 
     def read(self, table: str, names: list[str]) -> dict[str, list[pa.Array]]:
         """Columns ``names`` of ``table``, a list of arrays per name (one per batch), each batch's message checked
@@ -510,10 +510,11 @@ class _File:
             return out
         fields = [FILE_SCHEMA.get_field_index(name) for name in names]
         try:
-            reader = pa.ipc.open_stream(pa.BufferReader(self._stream([(b.start, b.end) for b in chosen])),
-                                        options=pa.ipc.IpcReadOptions(included_fields=fields))
-            for described in chosen:
-                batch = reader.read_next_batch()
+            reader = self._reader(fields)
+            for described in self.batches[:self.batches.index(chosen[-1]) + 1]:
+                batch = reader.read_next_batch()                # another table's: its null columns, skipped
+                if described.table != table:
+                    continue
                 for name in names:
                     array = batch.column(name)
                     if len(array) != described.rows or (array.null_count and not TABLES[table].field(name).nullable):
