@@ -272,3 +272,21 @@ def test_a_version_4_file_written_before_arrow_still_loads(tmp_path):
     path = tmp_path / "v5.rlviz"
     old.save(path)
     _same(Trace.load(path), Trace.load(V4_FIXTURE))
+
+
+def test_an_order_its_batch_metadata_claims_falsely_is_refused_at_first_use(sample, tmp_path, monkeypatch):
+    """A file whose metadata says its events are in (start, end) order loads without a sort; if they are not,
+    reading the times raises instead of showing the events in the wrong order."""
+    columns = {name: np.array(sample.columns[name]) for name in (*sample.columns, "input_offsets", "input_ids")}
+    swap = [0, len(sample) - 1]
+    for name in ("start_ns", "end_ns"):
+        columns[name][swap] = columns[name][swap[::-1]]
+    honest = spill._event_bounds
+    monkeypatch.setattr(spill, "_event_bounds", lambda *args: {**honest(*args), "ordered": True})
+    path = tmp_path / "unordered.rlviz"
+    writer = SpillWriter(path, written="save")
+    writer.write(columns, sample.nodes, sample.texts)
+    writer.close()
+    loaded = Trace.load(path)
+    with pytest.raises(TraceFormatError, match="unordered.rlviz: the events are not in the .start, end. order"):
+        len(loaded.events)
