@@ -116,6 +116,26 @@ def write_notebook(path: Path, cells: Sequence[str]) -> None:
     path.write_text(json.dumps(notebook))
 
 
+@contextlib.contextmanager
+def lab_over_notebooks(scratch: Path, notebooks: dict[str, Sequence[str]]) -> Iterator[str]:
+    """A JupyterLab (``jupyter_lab``) over new notebooks ``{file name: code cells}`` in ``scratch/root``; yields its url."""
+    root = scratch / "root"
+    root.mkdir()
+    for name, cells in notebooks.items():
+        write_notebook(root / name, cells)
+    with jupyter_lab(root, scratch) as url:
+        yield url
+
+
+def open_and_run_first_cell(page, url: str, name: str, timeout_ms: float = 180_000) -> list[str]:
+    """Open notebook ``name``, run its first cell, and return the list the page's uncaught errors are added to."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_notebook(page, url, name)
+    run_cell(page, 0, timeout_ms=timeout_ms)
+    return errors
+
+
 def open_notebook(page, url: str, name: str) -> None:
     """Open notebook ``name`` in JupyterLab at ``url`` and wait until its kernel is idle.
 

@@ -11,7 +11,7 @@ per lane, how many events the block holds and the span they cover; a window
 query reads only the blocks whose span meets the window (events arrive
 roughly in time order, so a narrow window meets a few blocks).
 
-Both belong to ``rlviz.trace.store.TraceStore``; docs/design.md ("Long runs")
+Both belong to a store's ``rlviz.trace.windows.LaneIndex``; docs/design.md ("Long runs")
 describes what a window query answers from them.
 """
 from __future__ import annotations

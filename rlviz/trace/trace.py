@@ -331,8 +331,8 @@ class Trace:
 class _Builder:
     """Collects ``from_records`` dicts, then sorts them into a Trace.
 
-    Recorders' rows are read by one decoder only, ``rlviz.trace.store``'s
-    (``merge_exports`` for finished exports), never here.
+    Recorders' rows are read by one decoder only, a store's
+    (``rlviz.trace.ingest``; ``rlviz.trace.store.merge_exports`` for finished exports), never here.
     """
 
     def __init__(self) -> None:

@@ -265,14 +265,10 @@ _DIFF_BOOT = """
 {
   const host = document.getElementById("rlviz-root");
   try {
-    const runs = JSON.parse(document.getElementById("rlviz-runs").textContent).map((run, k) => {
-      const meta = JSON.parse(document.getElementById(`rlviz-meta-${k}`).textContent);
-      const bytes = base85Bytes(document.getElementById(`rlviz-data-${k}`).textContent.trim());
-      return { ...run, meta, buffers: splitChunks(meta, bytes) };
-    });
-    window.rlvizDiff = mountDiff(host, runs);
+    window.rlvizDiff = mountSavedDiff(host, document);
   } catch (error) {
     const box = document.createElement("pre");
+    box.dataset.rlviz = "error";
     box.textContent = "The Explorer failed: " + error.message;
     host.replaceChildren(box);
   }

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { roundText, roundWindow } from "../../rlviz/viz/static/panes/livebar.js";
+import { advanceStretch, roundText, roundWindow } from "../../rlviz/viz/static/panes/livebar.js";
 import { bandPlace, frameOf } from "../../rlviz/viz/static/panes/timeline.js";
 import { GUTTER, ICONS } from "../../rlviz/viz/static/explorer_dom.js";
 
@@ -63,4 +63,16 @@ test("a zoom, pan, 'zoom to selection' or selection by the user stops following;
   assert.equal(stopsFollowing(window, { from: "append" }), false, "the feed following the run");
   assert.equal(stopsFollowing(both, { from: "pause" }), false, "the page selecting where the run paused");
   assert.equal(stopsFollowing(window, {}), false, "Python setting the window");
+});
+
+test("an advance's stretch starts at its first new call, or where it finished the calls the pause held open", () => {
+  // calls as [start, duration]: 0 ended before the pause (at 10); 1 was held open by it (the user waited
+  // until 100); 2 and 3 started after the advance resumed; 4 ends after the advance's pause (at 130)
+  const calls = [[2, 8], [5, 120], [101, 4], [108, 10], [120, 30]];
+  const model = { n: calls.length, start: calls.map((c) => c[0]), duration: calls.map((c) => c[1]) };
+  assert.deepEqual(advanceStretch(model, 10, 130), { ran: [1, 2, 3], first: 101 });
+  const onlyOpen = { n: 2, start: [5, 0], duration: [120, 126] };     // only enclosing calls finished
+  assert.deepEqual(advanceStretch(onlyOpen, 10, 126), { ran: [0, 1], first: 125 },
+    "not the pause's own end: a band of no width would be a sliver at any zoom");
+  assert.deepEqual(advanceStretch(model, 130, 130), { ran: [], first: 130 });
 });

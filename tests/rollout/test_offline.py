@@ -236,6 +236,8 @@ def test_bad_output_and_mix_settings_fail_at_construction(tmp_path):
         RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input={"sampler": 0.5, str(tmp_path): 0.4})
     with pytest.raises(TypeError, match="input must be"):
         RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, input=3)
+    with pytest.raises(TypeError, match="output callable must return an OutputWriter"):
+        RolloutWorker(env_creator="CartPole-v1", default_policy_class=RandomPolicy, output=lambda ioctx: "a file")
 
 
 class _Constant(InputReader):

@@ -5,7 +5,8 @@ one (the checksum catches it), a character the encoding never writes, a
 broken description: each shows ``[data-rlviz=damaged]`` naming what is wrong
 and what to do.  A file cut inside the viewer's own script cannot run it, so
 the note the page opens with (``[data-rlviz=opening]``) stays and says the
-same.  A whole file opens as before, and the note is gone.
+same.  A whole file opens as before, and the note is gone.  A diff page (two runs)
+checks each run the same way and names the damaged one.
 """
 import re
 
@@ -13,8 +14,9 @@ import pytest
 from browser_harness import chromium_page
 from explorer_checks import wait_ready
 
+from rlviz.testing import diff
 from rlviz.viz import write_html
-from rlviz.viz.examples import large_trace
+from rlviz.viz.examples import concurrently_trace, large_trace
 
 pytestmark = pytest.mark.browser
 
@@ -90,3 +92,31 @@ def test_a_damaged_file_says_what_is_wrong_and_what_to_do_and_a_whole_one_opens(
         assert page.locator('[data-rlviz="opening"]').count() == 0
         assert page.locator('[data-rlviz="damaged"]').count() == 0
         assert errors == [], errors
+
+
+def test_a_damaged_diff_page_names_the_run_and_a_whole_one_opens_both(tmp_path):
+    from playwright.sync_api import expect
+
+    compared = diff(concurrently_trace((1, 2)), concurrently_trace((1, 3), seed=1), names=("before", "after"))
+    text = write_html(compared, tmp_path / "diff.html").read_text()
+    second = re.compile(r'(id="rlviz-data-1"[^>]*>)([^<]*)(</script>)').search(text)
+    at = (second.start(2) + second.end(2)) // 2
+    damages = {"changed": (text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1:], "does not match the checksum"),
+               "cut": (text[:at], "the file was cut short")}
+    with chromium_page(1200, 1000) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for name, (damaged, says) in damages.items():
+            path = tmp_path / f"{name}.html"
+            path.write_text(damaged, encoding="utf-8")
+            page.goto(path.as_uri())
+            message = page.locator('[data-rlviz="damaged"]')
+            expect(message).to_be_visible(timeout=30_000)
+            words = message.inner_text()
+            assert "run 2 (after)" in words and says in words, (name, words)
+            assert page.locator('[data-rlviz="explorer"]').count() == 0
+        page.goto((tmp_path / "diff.html").as_uri())
+        expect(page.locator('[data-rlviz="run"] [data-rlviz="explorer"]')).to_have_count(2, timeout=30_000)
+        assert page.locator('[data-rlviz="damaged"]').count() == 0
+        assert errors == [], errors
+

@@ -7,7 +7,7 @@ is gone (``[data-rlviz=kernel]``) over everything it still shows: the same
 calls, the lanes, a selection that still works.
 """
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell
 from explorer_checks import press_right, wait_ready
 
 pytestmark = pytest.mark.browser
@@ -21,10 +21,7 @@ os._exit(1)"""
 
 @pytest.fixture
 def notebook(tmp_path):
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / "die.ipynb", [SHOW, DIE])
-    with jupyter_lab(root, tmp_path) as url:
+    with lab_over_notebooks(tmp_path, {"die.ipynb": [SHOW, DIE]}) as url:
         yield url
 
 
@@ -32,10 +29,7 @@ def test_a_view_whose_kernel_died_says_so_and_keeps_what_it_shows(notebook, tmp_
     from playwright.sync_api import expect
 
     with chromium_page(1400, 1000) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, notebook, "die.ipynb")
-        run_cell(page, 0)
+        errors = open_and_run_first_cell(page, notebook, "die.ipynb")
         root = wait_ready(page)
         title = root.locator(".rlviz-title").inner_text()
         assert title.startswith("81 calls")

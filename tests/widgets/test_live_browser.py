@@ -11,7 +11,7 @@ import re
 from contextlib import contextmanager
 
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell, run_cell
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -63,12 +63,8 @@ INTERRUPTED_AFTER = LOCAL_AFTER.replace("live.error)", "live.error.split(':')[0]
 
 @pytest.fixture
 def notebook(tmp_path):
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / "watch.ipynb", [START, BUSY, AFTER])
-    write_notebook(root / "local.ipynb", [LOCAL, BUSY, LOCAL_AFTER])
-    write_notebook(root / "interrupt.ipynb", [LOCAL, INTERRUPTED_AFTER])
-    with jupyter_lab(root, tmp_path) as url:
+    with lab_over_notebooks(tmp_path, {"watch.ipynb": [START, BUSY, AFTER], "local.ipynb": [LOCAL, BUSY, LOCAL_AFTER],
+                                       "interrupt.ipynb": [LOCAL, INTERRUPTED_AFTER]}) as url:
         yield url
 
 
@@ -79,10 +75,7 @@ def _watching(url: str, name: str, height: int = 1100, start_ms: float = 120_000
     Yields the page, the Explorer's root and its event count; fails if the page raised.
     """
     with chromium_page(1400, height) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, url, name)
-        run_cell(page, 0, timeout_ms=max(180_000, start_ms))
+        errors = open_and_run_first_cell(page, url, name, timeout_ms=max(180_000, start_ms))
         root = page.locator('[data-rlviz="explorer"]').first
         count = root.locator('[data-rlviz="live-count"]')
         expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=start_ms)

@@ -8,7 +8,7 @@ resume with Space until the breakpoint pauses the run again, then stop.
 import re
 
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell, run_cell
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -32,10 +32,7 @@ print("state", live.running, live.break_on, live.iterations > 0, live.error)"""
 
 @pytest.fixture
 def notebook(tmp_path):
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / "pause.ipynb", [LOCAL, AFTER])
-    with jupyter_lab(root, tmp_path) as url:
+    with lab_over_notebooks(tmp_path, {"pause.ipynb": [LOCAL, AFTER]}) as url:
         yield url
 
 
@@ -53,10 +50,7 @@ def test_pause_advance_and_break_here_from_the_page(notebook, tmp_path):
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
     with chromium_page(1400, 1100) as page:
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, notebook, "pause.ipynb")
-        run_cell(page, 0, timeout_ms=120_000)
+        errors = open_and_run_first_cell(page, notebook, "pause.ipynb", timeout_ms=120_000)
         root = page.locator('[data-rlviz="explorer"]').first
         count = root.locator('[data-rlviz="live-count"]')
         expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)

@@ -57,11 +57,7 @@ def make_input_reader(setting: Any, ioctx: IOContext) -> InputReader:
     if isinstance(setting, Mapping):
         return MixedInput(setting, ioctx)
     if callable(setting):
-        reader = setting(ioctx)
-        if not isinstance(reader, InputReader):
-            raise TypeError(f"input={setting!r} returned {type(reader).__name__}; an input callable must "
-                            f"return an InputReader (rlviz.rollout.offline.InputReader)")
-        return reader
+        return _built_by(setting, ioctx, InputReader, "input")
     if isinstance(setting, (str, os.PathLike, list, tuple)):
         return JsonReader(setting, ioctx)
     raise TypeError(f"input must be 'sampler', a path, glob or list of files, a dict input -> probability, "
@@ -83,11 +79,7 @@ def make_output_writer(setting: Any, ioctx: IOContext) -> OutputWriter:
     if setting is None:
         return NoopOutput()
     if callable(setting):
-        writer = setting(ioctx)
-        if not isinstance(writer, OutputWriter):
-            raise TypeError(f"output={setting!r} returned {type(writer).__name__}; an output callable must "
-                            f"return an OutputWriter (rlviz.rollout.offline.OutputWriter)")
-        return writer
+        return _built_by(setting, ioctx, OutputWriter, "output")
     if setting == "logdir":
         if ioctx.log_dir is None:
             raise ValueError("output='logdir' needs the worker's log_dir, which is not set; give a directory "
@@ -155,3 +147,12 @@ def _write_recorded(writer: OutputWriter, batch: SampleBatch | MultiAgentBatch, 
     with span(op, f"{op}.write()", parents=(op_id_here("sample"),)) as call:
         call.consumed(sampled)
         writer.write(batch)
+
+
+def _built_by(factory: Any, ioctx: IOContext, expected: type, setting_name: str) -> Any:
+    """What a user's ``factory(ioctx)`` returns for the ``input``/``output`` setting, checked to be an ``expected``."""
+    built = factory(ioctx)
+    if not isinstance(built, expected):
+        raise TypeError(f"{setting_name}={factory!r} returned {type(built).__name__}; an {setting_name} callable "
+                        f"must return an {expected.__name__} (rlviz.rollout.offline.{expected.__name__})")
+    return built

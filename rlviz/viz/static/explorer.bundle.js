@@ -1767,8 +1767,13 @@ function adler32(bytes) {
   }
   return (b << 16 | a) >>> 0;
 }
+var SAVED_PARTS = {
+  meta: "the trace's description (#rlviz-meta)",
+  view: "what the page opens on (#rlviz-view)",
+  runs: "the list of compared runs (#rlviz-runs)"
+};
 function savedJson(text, part = "meta") {
-  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  const what = SAVED_PARTS[part];
   if (text == null) throw new DamagedPage(`${what} is missing`);
   let value;
   try {
@@ -1777,6 +1782,7 @@ function savedJson(text, part = "meta") {
     throw new DamagedPage(`${what} does not parse: ${error.message}`);
   }
   if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  if (part === "runs" && !Array.isArray(value)) throw new DamagedPage(`${what} is not a list`);
   return value;
 }
 function announcedBytes(meta) {
@@ -2614,6 +2620,17 @@ function roundWindow(since, end, full) {
   const span = Math.max(end - since, 1), margin = span * 0.15;
   return [Math.max(full[0], since - margin), Math.min(Math.max(full[1], end), end + margin)];
 }
+function advanceStretch(model, since, end) {
+  const ran = [];
+  let first = end;
+  for (let i = 0; i < model.n; i++) {
+    const ended = model.start[i] + model.duration[i];
+    if (ended <= since || ended > end) continue;
+    ran.push(i);
+    first = Math.min(first, model.start[i] >= since ? model.start[i] : ended);
+  }
+  return { ran, first };
+}
 function liveBarTexts(live) {
   const at = live.paused_at, c = live.counters || {};
   const counters = [`iteration ${live.iterations}`];
@@ -2698,18 +2715,12 @@ function createLiveBar(host, before, view) {
     }
     if (found < 0) return;
     const since = focus.since, advanced = focus.advanced;
-    let first = end;
-    if (since != null) {
-      const ran = [];
-      for (let i = 0; i < model.n; i++) {
-        const ended = model.start[i] + model.duration[i];
-        if (ended > since && ended <= end) ran.push(i);
-        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
-      }
-      view.actions.setMatches(ran);
-    }
     focus = null;
-    if (advanced && since != null) showRound(first, end);
+    if (since != null) {
+      const stretch = advanceStretch(model, since, end);
+      view.actions.setMatches(stretch.ran);
+      if (advanced) showRound(stretch.first, end);
+    }
     view.actions.select(found, { from: "pause" });
   }
   function showRound(since, end) {
@@ -4558,20 +4569,9 @@ function mountSaved(host, doc = document) {
     if (meta.long) overview = packedOverview(meta, doc);
     const data = meta.long ? null : doc.getElementById("rlviz-data");
     if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) {
-      try {
-        bytes = base85Bytes(data.textContent.trim());
-      } catch (error) {
-        throw new DamagedPage(error.message);
-      }
-      checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
-    }
+    if (data) bytes = checkedBytes(meta, data);
   } catch (error) {
-    if (!(error instanceof DamagedPage)) throw error;
-    const box = make("div", null, "damaged", damagedText(error.message));
-    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
-    host.replaceChildren(box);
-    return null;
+    return showDamaged(host, error);
   }
   const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc)) : mountExplorer(host, meta, splitChunks(meta, bytes));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
@@ -4591,6 +4591,41 @@ function packedOverview(meta, doc) {
     }
   }
   return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+}
+function mountSavedDiff(host, doc = document) {
+  let runs;
+  try {
+    runs = savedJson(doc.getElementById("rlviz-runs")?.textContent, "runs").map((run, k) => {
+      try {
+        const meta = savedJson(doc.getElementById(`rlviz-meta-${k}`)?.textContent);
+        const data = doc.getElementById(`rlviz-data-${k}`);
+        if (!data) throw new DamagedPage("its trace data is missing: the file was cut short");
+        return { ...run, meta, buffers: splitChunks(meta, checkedBytes(meta, data)) };
+      } catch (error) {
+        throw error instanceof DamagedPage ? new DamagedPage(`run ${k + 1} (${run.name}): ${error.message}`) : error;
+      }
+    });
+  } catch (error) {
+    return showDamaged(host, error);
+  }
+  return mountDiff(host, runs);
+}
+function checkedBytes(meta, element) {
+  let bytes;
+  try {
+    bytes = base85Bytes(element.textContent.trim());
+  } catch (error) {
+    throw new DamagedPage(error.message);
+  }
+  checkSavedBytes(meta, bytes, element.dataset.adler32 == null ? null : Number(element.dataset.adler32));
+  return bytes;
+}
+function showDamaged(host, error) {
+  if (!(error instanceof DamagedPage)) throw error;
+  const box = make("div", null, "damaged", damagedText(error.message));
+  Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+  host.replaceChildren(box);
+  return null;
 }
 function base85Length(bytes) {
   return 5 * Math.floor(bytes / 4) + (bytes % 4 ? bytes % 4 + 1 : 0);
@@ -4851,6 +4886,7 @@ export {
   mountExplorer,
   mountLong,
   mountSaved,
+  mountSavedDiff,
   splitChunks,
   stopsFollowing
 };

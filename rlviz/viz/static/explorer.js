@@ -281,16 +281,9 @@ export function mountSaved(host, doc = document) {
     if (meta.long) overview = packedOverview(meta, doc);
     const data = meta.long ? null : doc.getElementById("rlviz-data");
     if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) {
-      try { bytes = base85Bytes(data.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
-      checkSavedBytes(meta, bytes, data.dataset.adler32 == null ? null : Number(data.dataset.adler32));
-    }
+    if (data) bytes = checkedBytes(meta, data);
   } catch (error) {
-    if (!(error instanceof DamagedPage)) throw error;
-    const box = make("div", null, "damaged", damagedText(error.message));
-    Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
-    host.replaceChildren(box);
-    return null;
+    return showDamaged(host, error);
   }
   const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc))
     : mountExplorer(host, meta, splitChunks(meta, bytes));
@@ -319,6 +312,50 @@ function packedOverview(meta, doc) {
     }
   }
   return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+}
+
+/**
+ * Mount a saved diff page (rlviz.viz.diff_html) into `host`: each run's #rlviz-meta-K and #rlviz-data-K,
+ * checked as a saved page's are. A damaged run shows what is wrong, naming the run, and what to do
+ * ([data-rlviz=damaged]) instead of both runs, and returns null.
+ * @param {HTMLElement} host  the page's root element
+ * @param {Document} doc
+ * @returns {object|null} the mounted diff (see mountDiff), or null
+ */
+export function mountSavedDiff(host, doc = document) {
+  let runs;
+  try {
+    runs = savedJson(doc.getElementById("rlviz-runs")?.textContent, "runs").map((run, k) => {
+      try {
+        const meta = savedJson(doc.getElementById(`rlviz-meta-${k}`)?.textContent);
+        const data = doc.getElementById(`rlviz-data-${k}`);
+        if (!data) throw new DamagedPage("its trace data is missing: the file was cut short");
+        return { ...run, meta, buffers: splitChunks(meta, checkedBytes(meta, data)) };
+      } catch (error) {
+        throw error instanceof DamagedPage ? new DamagedPage(`run ${k + 1} (${run.name}): ${error.message}`) : error;
+      }
+    });
+  } catch (error) {
+    return showDamaged(host, error);
+  }
+  return mountDiff(host, runs);
+}
+
+/** The bytes of a saved page's data element (base85), checked against `meta` and the element's Adler-32. */
+function checkedBytes(meta, element) {
+  let bytes;
+  try { bytes = base85Bytes(element.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
+  checkSavedBytes(meta, bytes, element.dataset.adler32 == null ? null : Number(element.dataset.adler32));
+  return bytes;
+}
+
+/** Show a DamagedPage's words in `host` ([data-rlviz=damaged]) and return null; any other error goes on up. */
+function showDamaged(host, error) {
+  if (!(error instanceof DamagedPage)) throw error;
+  const box = make("div", null, "damaged", damagedText(error.message));
+  Object.assign(box.style, { background: "#fdecea", borderLeft: "4px solid #d62728", padding: "6px 10px", margin: "4px 0" });
+  host.replaceChildren(box);
+  return null;
 }
 
 /** Characters of the base85 text of `bytes` bytes (five per four, a last partial group one more than its bytes). */

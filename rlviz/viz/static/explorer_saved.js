@@ -18,18 +18,27 @@ export function adler32(bytes) {
   return ((b << 16) | a) >>> 0;
 }
 
+/** How a damaged page names each JSON part it reads. */
+const SAVED_PARTS = {
+  meta: "the trace's description (#rlviz-meta)",
+  view: "what the page opens on (#rlviz-view)",
+  runs: "the list of compared runs (#rlviz-runs)",
+};
+
 /**
  * One of the page's JSON parts as an object, or a DamagedPage saying why not: the trace's description
- * (`part` "meta", #rlviz-meta, which lists the chunks) or what the page opens on ("view", #rlviz-view).
+ * (`part` "meta", #rlviz-meta, which lists the chunks), what the page opens on ("view", #rlviz-view),
+ * or a diff page's compared runs ("runs", #rlviz-runs, a list).
  */
 export function savedJson(text, part = "meta") {
-  const what = part === "meta" ? "the trace's description (#rlviz-meta)" : "what the page opens on (#rlviz-view)";
+  const what = SAVED_PARTS[part];
   if (text == null) throw new DamagedPage(`${what} is missing`);
   let value;
   try { value = JSON.parse(text); } catch (error) {
     throw new DamagedPage(`${what} does not parse: ${error.message}`);
   }
   if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
+  if (part === "runs" && !Array.isArray(value)) throw new DamagedPage(`${what} is not a list`);
   return value;
 }
 

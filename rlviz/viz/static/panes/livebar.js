@@ -50,6 +50,25 @@ export function roundWindow(since, end, full) {
 }
 
 /**
+ * What ran between two pauses of a run (their events' ends `since` and `end`, time units) in `model`:
+ * `ran`, the calls that ended in (since, end], and `first`, where the advance's own stretch of time
+ * starts. A call that started after `since` counts from its start; a call the pause held open (it
+ * started before, and its start lies in the time the user waited) counts from its end, so an
+ * advance that only finished open calls still gets the short stretch in which it finished them.
+ */
+export function advanceStretch(model, since, end) {
+  const ran = [];
+  let first = end;
+  for (let i = 0; i < model.n; i++) {
+    const ended = model.start[i] + model.duration[i];
+    if (ended <= since || ended > end) continue;
+    ran.push(i);
+    first = Math.min(first, model.start[i] >= since ? model.start[i] : ended);
+  }
+  return { ran, first };
+}
+
+/**
  * What the live bar says of a run's status `live` (the kernel's status message): the event count and
  * rate, the run's state, the pause button's label, where it paused (or breaks, or why its predicate
  * failed) and the counters line.
@@ -147,19 +166,12 @@ export function createLiveBar(host, before, view) {
     }
     if (found < 0) return;                              // not arrived yet: the next append brings it
     const since = focus.since, advanced = focus.advanced;
-    let first = end;                                   // the first call made since the previous pause
-    if (since != null) {
-      const ran = [];
-      for (let i = 0; i < model.n; i++) {
-        const ended = model.start[i] + model.duration[i];
-        if (ended > since && ended <= end) ran.push(i);
-        if (ended > since && ended <= end && model.start[i] >= since) first = Math.min(first, model.start[i]);
-      }
-      view.actions.setMatches(ran);
-    }
     focus = null;
-    // the round from its first new call: the calls the pause held open span the time the user waited too
-    if (advanced && since != null) showRound(first, end);
+    if (since != null) {
+      const stretch = advanceStretch(model, since, end);
+      view.actions.setMatches(stretch.ran);
+      if (advanced) showRound(stretch.first, end);
+    }
     view.actions.select(found, { from: "pause" });
   }
 
