@@ -27,17 +27,12 @@ it run one round of the outermost union before it pauses again.  An RLlib
 """
 from __future__ import annotations
 
-import base64
 import contextvars
 import difflib
 import math
 import threading
 import time
-import uuid
-from typing import Any
-
-import anywidget
-import traitlets
+from typing import Any, Callable
 
 from rlviz.checks import check_int, describe_value
 from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
@@ -45,8 +40,8 @@ from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
 from rlviz.trace.gauges import WEIGHTS_VERSION, Gauge
-from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
+from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import timeline_png
 
@@ -123,7 +118,7 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
     return LiveView(target, seconds=seconds, iterations=iterations, window_s=window_s, break_on=break_on)
 
 
-class LiveView(anywidget.AnyWidget):
+class LiveView(ExplorerHost):
     """A live Explorer over a run in a background thread: the kernel stays free.
 
     The page shows the timeline, graph, order strip and inspector growing
@@ -151,12 +146,6 @@ class LiveView(anywidget.AnyWidget):
         What was recorded (a frozen snapshot while running).
     """
 
-    _esm = traitlets.Unicode().tag(sync=True)
-    # the picture shown when no kernel answers (the timeline once the run ends; saved with widget state)
-    _picture = traitlets.Bytes(b"").tag(sync=True)
-    # names this view's Explorer in the page, so an output re-rendered by join()'s picture moves it, not rebuilds it
-    _view_key = traitlets.Unicode().tag(sync=True)
-
     def __init__(self, target: Any, *, seconds: float | None = None, iterations: int | None = None,
                  window_s: float | None = None, break_on: BreakOn | None = None) -> None:
         kind = _kind_of(target)
@@ -171,7 +160,7 @@ class LiveView(anywidget.AnyWidget):
                                  f"{time.time() - other._started:.0f} s ago); call its stop() first, "
                                  f"or watch another target")
             _WATCHED[id(target)] = self
-        super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
+        super().__init__()
         self._target, self._kind = target, kind
         self._limits = (seconds, iterations)
         self._window_s = window_s
@@ -193,9 +182,7 @@ class LiveView(anywidget.AnyWidget):
         self._gated = callable(getattr(target, "dataflow", None))   # its ops are recorded: it pauses between them
         self._check_break(break_on)
         self._gate = Gate(self._dataflow, break_on, on_pause=self._on_gate_paused)
-        self._display_ids: list[str] = []           # the outputs showing this view (``_ipython_display_``)
-        self._pictured = False                     # those outputs show the ended run's picture
-        self.on_msg(self._on_message)
+        self._pictured = False                     # the outputs showing this view show the ended run's picture
         on_kernel_interrupt(_stop_every_watch)
         context = contextvars.copy_context()       # the starting cell's parent header: ipykernel 7 routes by it
         self._thread = threading.Thread(target=context.run, args=(self._run,), name="rlviz-watch", daemon=True)
@@ -466,7 +453,7 @@ class LiveView(anywidget.AnyWidget):
         try:
             self._picture = timeline_png(self.trace)
         except Exception as err:                   # a picture that cannot be drawn is shown, the trace stays
-            self.send({"type": "error", "message": f"drawing the saved picture failed: {_describe(err)}"})
+            self.show_error(f"drawing the saved picture failed: {_describe(err)}")
 
     def _refresh(self, final: bool = False) -> None:
         try:
@@ -480,7 +467,7 @@ class LiveView(anywidget.AnyWidget):
                     self.send({"type": "append", "view": view, "meta": chunk.meta}, chunk.buffers)
             self._send_status()
         except Exception as err:                   # a refresh that fails is shown, and the run goes on
-            self.send({"type": "error", "message": f"refreshing the live view failed: {_describe(err)}"})
+            self.show_error(f"refreshing the live view failed: {_describe(err)}")
 
     def _status(self) -> dict:
         held = self._live.store.next_id if self._live is not None else 0
@@ -524,79 +511,63 @@ class LiveView(anywidget.AnyWidget):
     def _send_status(self) -> None:
         self.send({"type": "status", "status": self._status()})
 
-    def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
-        if not isinstance(content, dict):
+    # -- messages (the protocol: rlviz.widgets.explorer_host) ----------------
+    def _handlers(self) -> dict[str, Callable[[dict], None]]:
+        return {"ready": self._start_page, "command": self._command}
+
+    def _start_page(self, content: dict) -> None:
+        """A page was drawn: its stream starts at the run's first event, then it gets every refresh."""
+        self._ready.wait(timeout=30)
+        if self._live is None:
+            self.show_error(self.error or "the watched run did not start")
             return
-        if content.get("type") == "ready":
-            self._ready.wait(timeout=30)
-            if self._live is None:
-                self.send({"type": "error", "message": self.error or "the watched run did not start"})
-                return
-            encoder = LiveEncoder(self._live.store)
-            with self._lock:
-                self._encoders[str(content.get("view"))] = encoder
-            self.send({"type": "payload", "view": content.get("view"), "meta": encoder.start()}, [])
-            if not self._refresher.is_alive():         # a page shown after the run: its events now, in one chunk
-                chunk = encoder.next_chunk()
-                if chunk is not None:
-                    self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
-            self._send_status()
-        elif content.get("type") == "ping":           # the page asks if the kernel is there (explorer_kernel.js)
-            self.send({"type": "pong", "view": content.get("view")})
-        elif content.get("type") == "command":
-            command = content.get("command")
-            if command == "pause":
-                self.pause()
-            elif command == "resume":
-                self.resume()
-            elif command == "advance" and self._gate.paused:
-                threading.Thread(target=self._advance_from_page, name="rlviz-advance", daemon=True).start()
-            elif command == "break":
-                op = content.get("op")
-                try:
-                    self.set_break(op if isinstance(op, str) and op else None)
-                except ValueError as err:              # shown in the page; the run goes on
-                    self.send({"type": "error", "message": str(err)})
-            elif command == "stop":
-                self._request_stop()
+        encoder = LiveEncoder(self._live.store)
+        with self._lock:
+            self._encoders[str(content.get("view"))] = encoder
+        self.send({"type": "payload", "view": content.get("view"), "meta": encoder.start()}, [])
+        if not self._refresher.is_alive():         # a page shown after the run: its events now, in one chunk
+            chunk = encoder.next_chunk()
+            if chunk is not None:
+                self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
+        self._send_status()
+
+    def _command(self, content: dict) -> None:
+        """A button of the page's live bar: pause, resume, advance, break (on an op, or none) or stop."""
+        command = content.get("command")
+        if command == "pause":
+            self.pause()
+        elif command == "resume":
+            self.resume()
+        elif command == "advance" and self._gate.paused:
+            threading.Thread(target=self._advance_from_page, name="rlviz-advance", daemon=True).start()
+        elif command == "break":
+            op = content.get("op")
+            try:
+                self.set_break(op if isinstance(op, str) and op else None)
+            except ValueError as err:              # shown in the page; the run goes on
+                self.show_error(str(err))
+        elif command == "stop":
+            self._request_stop()
 
     def _advance_from_page(self) -> None:
         """The page's advance button: an advance whose error shows in the page (the kernel never blocks)."""
         try:
             self.advance()
         except (RuntimeError, TimeoutError) as err:
-            self.send({"type": "error", "message": f"advance failed: {err}"})
+            self.show_error(f"advance failed: {err}")
 
     # -- static fallback ---------------------------------------------------
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        picture = self._picture or timeline_png(self.trace)       # the run's once it ended, else what is so far
-        data = {**data, "text/plain": repr(self), "image/png": base64.b64encode(picture).decode("ascii")}
-        return (data, meta) if isinstance(bundle, tuple) else data
+    def _picture_for_repr(self) -> bytes:
+        return self._picture or timeline_png(self.trace)       # the run's once it ended, else what is so far
 
-    def _ipython_display_(self) -> None:
-        """Show the view with a display id, so that the ended run's picture can replace the first one."""
-        from IPython.display import display
-
-        data, meta = self._mimebundle()
-        handle = display(data, metadata=meta, raw=True, display_id=True)
-        self._display_ids.append(handle.display_id)
+    def _picture_shown(self) -> bytes:
+        """An output shows the picture of what was recorded so far (the whole run's once it ended)."""
+        return self._picture_for_repr()
 
     def _picture_the_ended_run(self) -> None:
         """Every output showing this view gets the picture of the whole run (once, from the caller's cell)."""
-        if self._pictured or not self._display_ids:
-            return
-        from IPython.display import update_display
-
-        self._pictured = True
-        data, meta = self._mimebundle()
-        for display_id in self._display_ids:
-            update_display(data, metadata=meta, raw=True, display_id=display_id)
-
-    def _mimebundle(self) -> tuple[dict, dict]:
-        bundle = self._repr_mimebundle_()
-        return bundle if isinstance(bundle, tuple) else (bundle, {})
+        if not self._pictured:
+            self._pictured = self.update_outputs()
 
 
 def _stop_every_watch() -> None:

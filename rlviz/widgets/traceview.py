@@ -19,22 +19,20 @@ into every output showing the view (``update_display``).
 """
 from __future__ import annotations
 
-import base64
 import contextvars
 import os
 import threading
-import uuid
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Callable
 
-import anywidget
 import traitlets
 
 from rlviz.trace import Event, Trace
-from rlviz.viz.explorer_html import explorer_html, explorer_js
+from rlviz.viz.explorer_html import explorer_html
 from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import TraceChunks, encode_trace
+from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.picture import timeline_png
 
 __all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S", "PICTURE_QUIET_S"]
@@ -52,7 +50,7 @@ PICTURE_WAIT_S = 10.0
 PICTURE_QUIET_S = 2.0
 
 
-class TraceView(anywidget.AnyWidget):
+class TraceView(ExplorerHost):
     """An interactive trace viewer: timeline, dataflow graph, order strip and inspector, linked.
 
     Wheel to zoom, drag to pan, hover for a tooltip, click a span to select
@@ -106,16 +104,11 @@ class TraceView(anywidget.AnyWidget):
     (True, 'gather_sync')
     """
 
-    _esm = traitlets.Unicode().tag(sync=True)
     selected = traitlets.Int(-1).tag(sync=True)
     window = traitlets.Tuple(traitlets.Float(), traitlets.Float(), default_value=(0.0, 0.0)).tag(sync=True)
     op = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     where = traitlets.Unicode(None, allow_none=True).tag(sync=True)
     skip_not_ready = traitlets.Bool(False).tag(sync=True)
-    # the picture shown when no kernel answers (set after the page's first frame; saved with widget state)
-    _picture = traitlets.Bytes(b"").tag(sync=True)
-    # names this view's Explorer in the page, so an output re-rendered by the picture's update moves it, not rebuilds it
-    _view_key = traitlets.Unicode().tag(sync=True)
 
     def __init__(self, trace: Trace, **kwargs: Any) -> None:
         if not isinstance(trace, Trace):
@@ -130,16 +123,14 @@ class TraceView(anywidget.AnyWidget):
         self._wheres = sorted({n.where for n in trace.nodes})
         self._payload = None
         self._chunks: TraceChunks | None = None       # a long trace's stream, chunk by chunk
-        self._display_ids: list[str] = []               # the outputs showing this view (``_ipython_display_``)
         self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
         self._drawn = threading.Event()                     # a page said its first frame is on screen
         self._heard = threading.Event()                     # the page moved or asked since the picture last looked
         self._closed = threading.Event()                    # close() was called: no picture is drawn any more
         self._answer: Future | None = None                  # the first answer, worked out while the page loads
-        super().__init__(_esm=explorer_js(), _view_key=uuid.uuid4().hex)
+        super().__init__()
         for name, value in kwargs.items():
             setattr(self, name, value)
-        self.on_msg(self._on_message)
 
     @property
     def trace(self) -> Trace:
@@ -185,20 +176,18 @@ class TraceView(anywidget.AnyWidget):
         try:
             return check(*args)
         except traitlets.TraitError as err:
-            self.send({"type": "error", "message": str(err)})
+            self.show_error(str(err))
             raise
 
-    # -- messages ----------------------------------------------------------
-    def _on_message(self, _widget: object, content: dict, _buffers: list) -> None:
-        self._heard.set()
-        if isinstance(content, dict) and content.get("type") == "ready":
-            self.send_payload(content.get("view"))
-        elif isinstance(content, dict) and content.get("type") == "detail":      # a long trace's page needs a chunk
-            self.send_detail(content.get("chunk"), content.get("view"))
-        elif isinstance(content, dict) and content.get("type") == "drawn":    # the page's first frame: picture now
-            self._drawn.set()
-        elif isinstance(content, dict) and content.get("type") == "ping":     # the page asks if the kernel is there
-            self.send({"type": "pong", "view": content.get("view")})
+    # -- messages (the protocol: rlviz.widgets.explorer_host) ----------------
+    def _page_spoke(self) -> None:
+        self._heard.set()                       # any word from the page puts the picture off (``PICTURE_QUIET_S``)
+
+    def _handlers(self) -> dict[str, Callable[[dict], None]]:
+        return {"ready": lambda content: self.send_payload(content.get("view")),
+                # a long trace's page needs a chunk
+                "detail": lambda content: self.send_detail(content.get("chunk"), content.get("view")),
+                "drawn": lambda _content: self._drawn.set()}      # the page's first frame: picture now
 
     def send_payload(self, view: str | None = None) -> None:
         """Send the trace's columns to the page (each view asks for them when it is drawn).
@@ -213,7 +202,7 @@ class TraceView(anywidget.AnyWidget):
                 self._payload, self._chunks = (self._answer.result() if self._answer is not None
                                                else _first_answer(self._trace))
         except Exception as err:          # shown in the widget, not lost in a log
-            self.send({"type": "error", "message": f"{type(err).__name__}: {err}"})
+            self.show_error(f"{type(err).__name__}: {err}")
             raise
         self.send({"type": "payload", "view": view, "meta": self._payload.meta}, self._payload.buffers)
         self._picture_soon()
@@ -230,8 +219,8 @@ class TraceView(anywidget.AnyWidget):
         """
         if self._chunks is None or not isinstance(chunk, int) or not 0 <= chunk < len(self._chunks):
             count = len(self._chunks) if self._chunks is not None else 0
-            self.send({"type": "error", "message": f"the page asked for chunk {chunk!r} of a trace that has {count} "
-                                                   f"(only a long trace's page asks): reload the view"})
+            self.show_error(f"the page asked for chunk {chunk!r} of a trace that has {count} "
+                            f"(only a long trace's page asks): reload the view")
             return
         payload = detail_chunk(self._chunks, chunk)
         self.send({"type": "detail", "view": view, "chunk": chunk, "meta": payload.meta}, payload.buffers)
@@ -251,22 +240,18 @@ class TraceView(anywidget.AnyWidget):
                 "skip_not_ready": self.skip_not_ready}
         return explorer_html(self._trace, view=view)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def _picture_for_repr(self) -> bytes:
         if not self._picture:                  # asked for outside a notebook's display: the picture is drawn now
             self._picture = timeline_png(self._trace)
-        return self._bundle(**kwargs)
+        return self._picture
 
     def _ipython_display_(self) -> None:
         """Show the view with a display id and start working out its first answer while the page loads; its
         picture (if not drawn yet) follows once the page drew its first frame, or when the next cell runs if no
         page asked for data by then (nbconvert and nbclient have none)."""
         from IPython import get_ipython
-        from IPython.display import display
 
-        bundle = self._bundle()
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        handle = display(data, metadata=meta, raw=True, display_id=True)
-        self._display_ids.append(handle.display_id)
+        super()._ipython_display_()
         if self._payload is None and self._answer is None:     # the page takes a moment to load: start meanwhile
             self._answer = _in_thread(_first_answer, self._trace)
         shell = get_ipython()
@@ -282,17 +267,12 @@ class TraceView(anywidget.AnyWidget):
         if self._payload is None and not self._picture:
             self._keep_picture()
 
-    def _bundle(self, **kwargs: Any) -> dict | tuple[dict, dict]:
-        """The widget's output: its view, a text line, the picture once drawn, the kernel-free page if asked for."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        data = dict(data)
-        if self._picture:
-            data["image/png"] = base64.b64encode(self._picture).decode("ascii")
-        data["text/plain"] = f"TraceView of {self._trace!r}"
-        if os.environ.get(EMBED_ENV) == "1":
-            data[STANDALONE_MIME] = self.standalone_html()
-        return (data, meta) if isinstance(bundle, tuple) else data
+    def _text(self) -> str:
+        return f"TraceView of {self._trace!r}"
+
+    def _extra_outputs(self) -> dict:
+        """The kernel-free page, when the kernel's ``EMBED_ENV`` asks for it."""
+        return {STANDALONE_MIME: self.standalone_html()} if os.environ.get(EMBED_ENV) == "1" else {}
 
     def _picture_soon(self) -> None:
         """The first data went out: draw the picture in a thread (once) after the page's first frame, then put it
@@ -326,14 +306,9 @@ class TraceView(anywidget.AnyWidget):
         try:
             self._picture = timeline_png(self._trace)
         except Exception as err:                    # the view stays; only the saved picture is missing
-            self.send({"type": "error", "message": f"drawing the saved picture failed: {type(err).__name__}: {err}"})
+            self.show_error(f"drawing the saved picture failed: {type(err).__name__}: {err}")
             return
-        from IPython.display import update_display
-
-        bundle = self._bundle()
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        for display_id in self._display_ids:
-            update_display(data, metadata=meta, raw=True, display_id=display_id)
+        self.update_outputs()
 
     def wait_for_picture(self, timeout: float | None = None) -> bool:
         """Wait until the picture drawn after the page's first frame is done (what a save then keeps).

@@ -5,9 +5,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  alignmentText, counterpart, divergenceText, divergenceView, markerLeft, matchingNode,
+  alignmentText, counterpart, divergenceText, divergenceView, matchingNode,
 } from "../../rlviz/viz/static/explorer_diff.js";
 import { GUTTER } from "../../rlviz/viz/static/explorer_dom.js";
+import { markerLeft } from "../../rlviz/viz/static/panes/divergence.js";
 import { frameOf } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf } from "./fixtures.mjs";
 

@@ -8,10 +8,11 @@ import { test } from "node:test";
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
 import {
-  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelsFromOverview, pickLevel, undoDelta,
+  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, levelsFromOverview, pickLevel,
+  undoDelta,
 } from "../../rlviz/viz/static/explorer_levels.js";
 import { createLod, inflate, modelOf, unpackChunk, unshuffle } from "../../rlviz/viz/static/explorer_long.js";
-import { gutterLabelAt, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
+import { gutterLabelAt, levelSummaryAt, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf_, payload } from "./fixtures.mjs";
 
@@ -91,8 +92,36 @@ test("delta-coded columns come back modulo 2**32", () => {
 /** A long trace's lod over a model that holds nothing, drawing from twoLevels. */
 function levelsOnly() {
   const levels = twoLevels();
-  return { levels, exact: () => false, pixels: (lane, a, b, w) => lanePixels(pickLevel(levels, a, b, w), lane, a, b, w) };
+  return { levels, exact: () => false, pixels: (lane, a, b, w) => lanePixels(pickLevel(levels, a, b, w), lane, a, b, w),
+    pixelAt: (lane, a, b, w, x) => levelPixelAt(pickLevel(levels, a, b, w), lane, a, b, w, x) };
 }
+
+test("what one pixel of a lane counts in its levels: the pixels' rule, the busiest op of each bucket, and its time", () => {
+  const [fine, coarse] = twoLevels().sets;
+  for (let x = 0; x < 5; x++) {
+    assert.equal(levelPixelAt(fine, 0, 0, 100, 5, x)?.count ?? 0, lanePixels(fine, 0, 0, 100, 5).count[x], `pixel ${x} as drawn`);
+  }
+  assert.deepEqual(levelPixelAt(fine, 0, 0, 100, 5, 0), { count: 3, errors: 0, notReady: 0, from: 0, to: 10, busiest: [[0, 3]] });
+  assert.deepEqual(levelPixelAt(fine, 0, 0, 100, 5, 1), { count: 1, errors: 1, notReady: 0, from: 20, to: 30, busiest: [[0, 1]] });
+  assert.deepEqual(levelPixelAt(fine, 1, 0, 100, 5, 2), { count: 5, errors: 0, notReady: 2, from: 40, to: 50, busiest: [[1, 5]] });
+  assert.equal(levelPixelAt(fine, 0, 0, 100, 5, 3), null, "no call counted there");
+  assert.deepEqual(levelPixelAt(coarse, 0, 0, 100, 10, 3), { count: 4, errors: 1, notReady: 0, from: 0, to: 50,
+    busiest: [[0, 4]] }, "a bucket wider than a pixel counts at every pixel it meets");
+});
+
+test("hovering a lane drawn from its levels names the busiest op there and how many calls its buckets count", () => {
+  const m = modelOf_(NODES, [[0, 5, 2, 0, 0, 0, []]]);
+  const layout = rowLayout(m, { op: null, where: null }, false, { rowHeight: ROW_H, laneGap: LANE_GAP });
+  const state = { window: [0, 100], width: GUTTER + 8 + 100, filter: { op: null, where: null }, hideOthers: false };
+  const frame = frameOf(m, m.meta, state, levelsOnly());
+  const shard = layout.y[m.nodeRow[0]] + 3, driver = layout.y[m.nodeRow[1]] + 3;
+  assert.match(levelSummaryAt(frame, layout, GUTTER + 4, shard), /^sample @ shard-0\n3 calls here\n/);
+  assert.match(levelSummaryAt(frame, layout, GUTTER + 25, shard), /^sample @ shard-0\n1 call here \(1 error\)\n/);
+  assert.match(levelSummaryAt(frame, layout, GUTTER + 45, driver), /^train @ driver\n5 calls here \(2 calls not ready\)\n/);
+  assert.equal(levelSummaryAt(frame, layout, GUTTER + 35, shard), "", "no call counted there");
+  assert.equal(levelSummaryAt(frame, layout, 10, shard), "", "the gutter is the label's");
+  assert.equal(levelSummaryAt(frameOf(m, m.meta, state, null), layout, GUTTER + 4, shard), "", "exact lanes: the events' tooltip");
+});
 
 test("the span track draws a lane from its levels where the model does not hold the window", () => {
   const m = modelOf_(NODES, [[0, 5, 2, 0, 0, 0, []]]);

@@ -12,7 +12,9 @@ import { DRAW_EVERY_MS, changesState, createFeed } from "../../rlviz/viz/static/
 import { createLive, liveModel } from "../../rlviz/viz/static/explorer_live.js";
 import { createStore } from "../../rlviz/viz/static/explorer_store.js";
 import { createSpanTrack, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
-import { TRACKS, drawTracks, frameOf, stackTracks, trackHit } from "../../rlviz/viz/static/panes/timeline.js";
+import {
+  TRACKS, canvasTracks, drawTracks, frameOf, lanePlaces, laneRoom, makeTracks, stackTracks, trackHit,
+} from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
@@ -47,14 +49,16 @@ test("the span track's pixels: an item fills its row's whole height, a not-ready
   assert.equal(at(55, Math.round(train) + ROW_H - 2), grey, "and fills the lower one");
 });
 
-test("a track plugs in with one line: it is stacked under the spans, drawn at its top and hit in its own coordinates", () => {
+const SPANS = TRACKS.find((entry) => entry.room === "rows");
+
+test("a track plugs in with one entry: a band is stacked under the spans, drawn at its top and hit in its own coordinates", () => {
   const m = model([[0, 10, 20, 0], [1, 50, 10, 0]]);
   const store = createStore(state());
   const view = { model: m, meta: m.meta, store };
   const hits = [];
-  const line = () => ({ name: "line", height: () => 40, draw: (ctx) => ctx.calls.push(["line", ctx.dy]),
-    hit: (frame, x, y) => { hits.push([x, y]); return 7; } });
-  const tracks = [...TRACKS, line].map((create) => create(view, () => null));
+  const line = { name: "line", room: "band", create: () => ({ height: () => 40,
+    draw: (ctx) => ctx.calls.push(["line", ctx.dy]), hit: (frame, x, y) => { hits.push([x, y]); return 7; } }) };
+  const tracks = canvasTracks(makeTracks([SPANS, line], view, { newCanvas: () => null }));
   const frame = frameOf(m, m.meta, store.get());
   const [tops, height] = stackTracks(tracks, frame);
   const spans = layoutOf(m).y[m.rows.length];
@@ -73,7 +77,7 @@ test("a track plugs in with one line: it is stacked under the spans, drawn at it
 test("the span track keeps its row layout until the rows shown change", () => {
   const m = model([[0, 10, 20, 0], [1, 50, 10, 0]]);
   const store = createStore(state());
-  const track = createSpanTrack({ model: m, meta: m.meta, store }, () => null);
+  const track = createSpanTrack({ model: m, meta: m.meta, store }, { newCanvas: () => null });
   const frame = frameOf(m, m.meta, store.get());
   const full = track.height(frame);
   store.set({ filter: { op: "train", where: null }, hideOthers: true });
@@ -83,6 +87,32 @@ test("the span track keeps its row layout until the rows shown change", () => {
   assert.equal(track.shows(0), false);
   assert.equal(spanAt(frame, layoutOf(m), GUTTER - 1, 5), -1, "the gutter hits nothing");
 });
+
+test("the registry lays tracks out from their declared room: an under-lane track's room moves the lanes below it", () => {
+  const m = model([[0, 10, 20, 0], [1, 50, 10, 0]]);       // lane 0: shard-0 (sample), lane 1: driver (train)
+  const store = createStore(state());
+  const view = { model: m, meta: m.meta, store };
+  const placed = [];
+  const under = { name: "under", room: "under-lane", create: () => ({ element: null, laneRoom: () => [25, 0],
+    draw: (frame, lanes) => placed.push([lanes.end(0), lanes.span(1), lanes.height]), destroy() {} }) };
+  const tracks = makeTracks([SPANS, under], view, { newCanvas: () => null });
+  const frame = frameOf(m, m.meta, store.get(), null, laneRoom(tracks, frame0(m, store)));
+  const rows = tracks[0], bare = layoutOf(m);
+  const lane0 = m.rows.findIndex((row) => row.lane === 0), lane1 = m.rows.findIndex((row) => row.lane === 1);
+  assert.deepEqual(laneRoom(tracks, frame), [25, 0]);
+  assert.equal(rows.height(frame), bare.y[m.rows.length] + 25, "the rows leave the room declared");
+  assert.ok(lane0 < lane1, "shard-0's rows come first");
+  tracks[1].draw(frame, lanePlaces(rows, frame));
+  assert.deepEqual(placed, [[bare.laneEnd.get(0), [bare.y[lane1] + 25, bare.laneEnd.get(1) + 25], bare.y[m.rows.length] + 25]],
+    "lane 0's room starts where its rows end; lane 1's rows moved down by it");
+  assert.throws(() => makeTracks([under], view, {}), /exactly one track whose room is "rows"/);
+  assert.throws(() => makeTracks([SPANS, { ...under, room: "sideways" }], view, {}), /room "sideways" is not one of/);
+});
+
+/** A frame of `store`'s state with no lane room (what laneRoom's under-lane tracks are asked with). */
+function frame0(m, store) {
+  return frameOf(m, m.meta, store.get());
+}
 
 test("a window is kept to at least 10 ns and within half the trace beyond each end", () => {
   assert.deepEqual(clampWindow([40, 40], [0, 100], 1), [35, 45]);

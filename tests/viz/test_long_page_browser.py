@@ -5,6 +5,7 @@ The 10M-event trace (``benchmarks.synthetic.pipeline_trace``: 64 lanes over 3 ho
 the ``long_trace`` fixture) and its file are built once per session.  The timeline's ``data-rlviz-level`` says what its lanes drew: ``levels``
 (the overview's buckets), ``exact`` (the events of the detail chunks loaded for the window) or ``mixed``.
 """
+import re
 import time
 
 import numpy as np
@@ -74,6 +75,50 @@ def test_ten_million_events_open_on_their_overview_and_a_millisecond_shows_exact
         page.evaluate("window.rlvizExplorer.setWindow([0, 10800000])")
         expect(timeline).to_have_attribute("data-rlviz-level", "levels")
     assert errors == [], f"the page raised or logged errors: {errors}"
+
+
+_LEVEL_TOOLTIP = re.compile(r"^(?P<ops>.+) @ (?P<lane>\S+)\n(?P<count>[\d,]+) calls? here.*\n"
+                            r"(?P<start>\S+) to (?P<end>\S+), counted by the overview's levels")
+
+
+def _seconds(clock: str) -> float:
+    """``h:mm:ss.ffffff`` (the tooltip's start text) in seconds."""
+    hours, minutes, seconds = clock.split(":")
+    return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def test_hovering_the_zoomed_out_overview_names_the_op_and_how_many_calls_the_levels_count(long_page):
+    """Fully zoomed out, no event is decoded; the tooltip still names the lane's busiest op there and how many
+    calls start in the buckets under the pointer, which the trace's own columns confirm."""
+    from playwright.sync_api import expect
+
+    trace, path = long_page
+    with chromium() as browser:
+        page, errors = _open(browser, path)
+        root = wait_ready(page)
+        page.evaluate("window.rlvizExplorer.levelsReady")
+        expect(root.locator('[data-rlviz="timeline"]')).to_have_attribute("data-rlviz-level", "levels")
+        lanes, tooltip = root.locator('[data-rlviz="lanes"]'), root.locator('[data-rlviz="tooltip"]')
+        lanes.scroll_into_view_if_needed()
+        box = lanes.bounding_box()
+        for y in range(2, int(min(box["height"], 400)), 3):          # down the middle of the plot to a counted row
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + y)
+            if tooltip.is_visible():
+                break
+        expect(tooltip).to_be_visible()
+        text = tooltip.inner_text()
+    assert errors == [], f"the page raised or logged errors: {errors}"
+    found = _LEVEL_TOOLTIP.match(text)
+    assert found, f"the overview's tooltip does not say '<op> @ <lane>' and 'N calls here': {text!r}"
+    lane_nodes = np.array([k for k, node in enumerate(trace.nodes) if node.where == found["lane"]])
+    assert set(found["ops"].split(", ")) <= {trace.nodes[k].op for k in lane_nodes}, text
+    c, slack_ns = trace.columns, 1_000                  # the tooltip's times are rounded to the microsecond
+    start_ns, end_ns = (trace.start_ns + round(_seconds(found[key]) * 1e9) for key in ("start", "end"))
+    on_lane = np.isin(c["node"], lane_nodes)
+    least = int(np.count_nonzero(on_lane & (c["start_ns"] >= start_ns + slack_ns) & (c["start_ns"] < end_ns - slack_ns)))
+    most = int(np.count_nonzero(on_lane & (c["start_ns"] >= start_ns - slack_ns) & (c["start_ns"] < end_ns + slack_ns)))
+    assert least <= int(found["count"].replace(",", "")) <= most, (text, least, most)
+    assert least > 0, f"the hovered buckets hold no call of {found['lane']}: {text!r}"
 
 
 @pytest.fixture(scope="module")

@@ -1876,6 +1876,31 @@ function lanePixels(set, lane, a, b, plotW) {
   }
   return { count, busiest, errors, notReady, top };
 }
+function levelPixelAt(set, lane, a, b, plotW, x) {
+  const scale = plotW / (b - a), row = lane * set.n;
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  const byNode = /* @__PURE__ */ new Map();
+  let count = 0, errors = 0, notReady = 0, from = Infinity, to = -Infinity;
+  for (let k = first; k < last; k++) {
+    const c = set.count[row + k];
+    if (c === 0) continue;
+    const s = set.start + k * set.width;
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    if (x < x0 || x >= x1) continue;
+    count += c;
+    errors += set.errors[row + k];
+    notReady += set.notReady[row + k];
+    from = Math.min(from, s);
+    to = Math.max(to, s + set.width);
+    const node = set.busiest[row + k];
+    if (node !== NO_NODE) byNode.set(node, (byNode.get(node) ?? 0) + c);
+  }
+  if (count === 0) return null;
+  const busiest = [...byNode].sort((p, q) => q[1] - p[1] || p[0] - q[0]);
+  return { count, errors, notReady, from, to, busiest };
+}
 function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   let first = -1, last = -1;
   for (let k = 0; k < detail.length; k++) {
@@ -2005,6 +2030,11 @@ function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     pixels(lane, a, b, plotW) {
       const set = pickLevel(lod.levels, a, b, plotW);
       return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
+    },
+    /** What lane `lane`'s pixel `x` of [a, b] drawn `plotW` wide counts in its levels (levelPixelAt), or null. */
+    pixelAt(lane, a, b, plotW, x) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? levelPixelAt(set, lane, a, b, plotW, x) : null;
     },
     /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
     gaugePixels(track, a, b, plotW) {
@@ -3028,6 +3058,38 @@ function hatch(ctx, x, y, w, h, color) {
   ctx.restore();
 }
 
+// rlviz/viz/static/panes/divergence.js
+function markerLeft(frame, t) {
+  const x = frame.xOf(t);
+  return x >= GUTTER && x <= GUTTER + frame.plotW ? x : null;
+}
+function createDivergenceMark(view, { timeline }) {
+  const divergence = view.divergence;
+  if (!divergence) return { element: null, draw() {
+  }, destroy() {
+  } };
+  timeline.style.position = "relative";
+  const element = make("div", "rlviz-divergence", "divergence");
+  Object.assign(element.dataset, {
+    rlvizMs: String(divergence.ms),
+    rlvizEvent: String(divergence.event),
+    rlvizIndex: String(divergence.index)
+  });
+  element.appendChild(make("span", null, null, `first divergence: item ${divergence.index}, ${divergence.op}`));
+  timeline.appendChild(element);
+  return {
+    element,
+    draw(frame) {
+      const left = markerLeft(frame, divergence.ms / frame.model.unitMs);
+      element.style.display = left == null ? "none" : "block";
+      if (left != null) element.style.left = `${left}px`;
+    },
+    destroy() {
+      element.remove();
+    }
+  };
+}
+
 // rlviz/viz/static/panes/gaps.js
 var MIN_W = 3;
 function gapTitle(gap, unitMs) {
@@ -3047,7 +3109,7 @@ function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
   }
   return boxes;
 }
-function createGapMarks(host, view, laneSpan, height) {
+function createGapMarks(view, { scroll: host }) {
   const box = make("div", "rlviz-gaps", "gaps");
   Object.assign(box.style, {
     position: "absolute",
@@ -3078,14 +3140,14 @@ function createGapMarks(host, view, laneSpan, height) {
     });
     return el;
   }
-  function draw() {
+  function draw(placed) {
     const gaps = view.meta.gaps || [], state = view.store.get();
     const lanes = (view.meta.lanes || []).map((lane) => lane.name);
     const plotW = Math.floor(Math.max(50, (state.width || 960) - GUTTER - 8));
-    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, laneSpan, state.window, plotW, height()) : [];
+    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, placed.span, state.window, plotW, placed.height) : [];
     box.replaceChildren(...boxes.map(mark));
   }
-  return { draw, element: box, destroy() {
+  return { draw: (frame, placed) => draw(placed), element: box, destroy() {
     box.remove();
   } };
 }
@@ -3183,7 +3245,7 @@ function orderedTracks(tracks, lanes) {
   };
   return [...tracks].sort((p, q) => rank(p.where) - rank(q.where) || p.where.localeCompare(q.where) || p.name.localeCompare(q.name));
 }
-function createGaugeTracks(host, view, laneEnd) {
+function createGaugeTracks(view, { scroll: host }) {
   const box = make("div", "rlviz-gauges", "gauges");
   Object.assign(box.style, {
     position: "absolute",
@@ -3196,12 +3258,12 @@ function createGaugeTracks(host, view, laneEnd) {
   });
   host.appendChild(box);
   const drawn = /* @__PURE__ */ new Map();
-  let scrolled = 0, pending = 0;
+  let scrolled = 0, pending = 0, placed = null;
   const onScroll = () => {
     scrolled = host.scrollTop;
     if (!pending) pending = requestAnimationFrame(() => {
       pending = 0;
-      draw();
+      if (placed) draw(placed);
     });
   };
   host.addEventListener("scroll", onScroll, { passive: true });
@@ -3247,7 +3309,8 @@ function createGaugeTracks(host, view, laneEnd) {
     entry.el.title = text;
   }
   const plotWidth = () => Math.max(50, view.store.get().width - GUTTER - 8);
-  function draw() {
+  function draw(where) {
+    placed = where;
     const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
     const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
     const tracks = held ? orderedTracks(held.tracks, lanes) : [];
@@ -3259,7 +3322,7 @@ function createGaugeTracks(host, view, laneEnd) {
     const below = /* @__PURE__ */ new Map();
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
-      const top = laneEnd(lane);
+      const top = where.end(lane);
       below.set(lane, k + 1);
       entry.track = track;
       entry.index = held.tracks.indexOf(track);
@@ -3281,11 +3344,17 @@ function createGaugeTracks(host, view, laneEnd) {
       );
     }
   }
-  return { draw, element: box, destroy() {
-    host.removeEventListener("scroll", onScroll);
-    if (pending) cancelAnimationFrame(pending);
-    box.remove();
-  } };
+  const laneNames = () => (view.meta.lanes || []).map((lane) => lane.name);
+  return {
+    laneRoom: () => laneExtra(view.model.gauges?.tracks ?? [], laneNames()),
+    draw: (frame, lanes) => draw(lanes),
+    element: box,
+    destroy() {
+      host.removeEventListener("scroll", onScroll);
+      if (pending) cancelAnimationFrame(pending);
+      box.remove();
+    }
+  };
 }
 function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { range: range2 = null, pixels = null } = {}) {
   ctx.fillStyle = "#f4f7fb";
@@ -3327,33 +3396,35 @@ function drawTrack(ctx, track, a, b, plotW, laneColor = "#5b6770", { range: rang
 // rlviz/viz/static/panes/spans.js
 var DIMMED = 0.12;
 var POLL_BAND = 0.55;
-function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
-  let layout = null, raster = null, extraKey = "";
-  const laidOut = () => {
-    const state = view.store.get(), laneExtra2 = view.laneExtra?.() ?? [], key = laneExtra2.join(",");
-    if (key !== extraKey) {
+function createSpanTrack(view, { newCanvas = () => document.createElement("canvas") } = {}) {
+  let layout = null, raster = null, roomKey = "", room = [];
+  const laidOut = (frame = null) => {
+    if (frame) room = frame.laneRoom ?? [];
+    const state = view.store.get(), key = room.join(",");
+    if (key !== roomKey) {
       layout = null;
-      extraKey = key;
+      roomKey = key;
     }
-    layout ?? (layout = rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra: laneExtra2 }));
+    layout ?? (layout = rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra: room }));
     return layout;
   };
   return {
-    name: "spans",
     /** Forget the row layout when the rows or the rows shown change. */
     update(changed, state) {
       if (changed.has("rows") || changed.has("hideOthers") || changed.has("filter") && state.hideOthers) layout = null;
     },
-    height: (frame) => frame.model.n > 0 || frame.lod ? laidOut().y[frame.model.rows.length] : 0,
+    height: (frame) => frame.model.n > 0 || frame.lod ? laidOut(frame).y[frame.model.rows.length] : 0,
     draw(ctx, frame) {
       raster ?? (raster = { canvas: newCanvas() });
-      this.drawn = drawSpanTrack(ctx, frame, laidOut(), raster);
+      this.drawn = drawSpanTrack(ctx, frame, laidOut(frame), raster);
     },
     /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
     drawn: { exact: 0, levels: 0 },
-    hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    hit: (frame, x, y) => spanAt(frame, laidOut(frame), x, y),
     /** The full "lane · row" name under (x, y) in the gutter, which may cut it ("" elsewhere). */
-    label: (frame, x, y) => gutterLabelAt(frame, laidOut(), x, y),
+    label: (frame, x, y) => gutterLabelAt(frame, laidOut(frame), x, y),
+    /** Where a lane is drawn from a long trace's levels, what they count at (x, y) ("" elsewhere). */
+    summary: (frame, x, y) => levelSummaryAt(frame, laidOut(frame), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
@@ -3635,11 +3706,63 @@ function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   if (row >= 0 && lod && !lod.exact(model.rows[row].lane, a, b)) return -1;
   return hitTest(model, row, tOf(x), 3 / plotW * (b - a));
 }
+function levelSummaryAt({ model, meta, state, plotW, lod }, layout, x, y) {
+  if (!lod || x < GUTTER) return "";
+  const r = model.rows.findIndex((row, k) => layout.shown[k] && y >= layout.y[k] && y < layout.y[k] + ROW_H);
+  const [a, b] = state.window;
+  if (r < 0 || lod.exact(model.rows[r].lane, a, b)) return "";
+  const lane = model.rows[r].lane, pixel = lod.pixelAt(lane, a, b, plotW, Math.floor(x - GUTTER));
+  return pixel ? levelText(pixel, model.nodes, meta.lanes[lane], model.unitMs) : "";
+}
+function levelText({ count, errors, notReady, from, to, busiest }, nodes, lane, unitMs) {
+  const ops = [...new Set(busiest.map(([node]) => nodes[node].op))];
+  const shown = ops.length > 3 ? [...ops.slice(0, 3), `${ops.length - 3} more`] : ops;
+  const also = [notReady ? `${counted(notReady, "call")} not ready` : "", errors ? counted(errors, "error") : ""].filter(Boolean);
+  return [
+    `${shown.join(", ") || "calls"} @ ${lane.label ?? lane.name}`,
+    `${counted(count, "call")} here${also.length ? ` (${also.join(", ")})` : ""}`,
+    `${startText(from * unitMs)} to ${startText(to * unitMs)}, counted by the overview's levels: zoom in for each call`
+  ].join("\n");
+}
 
 // rlviz/viz/static/panes/timeline.js
 var DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
-var TRACKS = [createSpanTrack];
-function frameOf(model, meta, state, lod = null) {
+var ROOMS = ["rows", "band", "under-lane", "over-lanes", "over-timeline"];
+var TRACKS = [
+  { name: "spans", room: "rows", create: createSpanTrack },
+  { name: "gauges", room: "under-lane", create: createGaugeTracks },
+  { name: "gaps", room: "over-lanes", create: createGapMarks },
+  { name: "divergence", room: "over-timeline", create: createDivergenceMark }
+];
+var ON_CANVAS = /* @__PURE__ */ new Set(["rows", "band"]);
+function makeTracks(registry, view, hosts) {
+  const rows = registry.filter((entry) => entry.room === "rows").length;
+  if (rows !== 1) throw new Error(`a timeline needs exactly one track whose room is "rows" (the lanes); this one has ${rows}`);
+  return registry.map((entry) => {
+    if (!ROOMS.includes(entry.room)) {
+      throw new Error(`track ${entry.name}: room "${entry.room}" is not one of ${ROOMS.join(", ")}`);
+    }
+    return Object.assign(entry.create(view, hosts), { name: entry.name, room: entry.room });
+  });
+}
+function canvasTracks(tracks) {
+  return tracks.filter((track) => ON_CANVAS.has(track.room));
+}
+function laneRoom(tracks, frame) {
+  const room = [];
+  for (const track of tracks) {
+    if (track.room !== "under-lane") continue;
+    track.laneRoom(frame).forEach((px, lane) => {
+      room[lane] = (room[lane] ?? 0) + px;
+    });
+  }
+  return room;
+}
+function lanePlaces(rows, frame) {
+  const height = rows.height(frame);
+  return { end: (lane) => lane < 0 ? height : rows.laneEnd(lane), span: (lane) => rows.laneSpan(lane), height };
+}
+function frameOf(model, meta, state, lod = null, room = []) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
   const [a, b] = state.window;
   return {
@@ -3649,6 +3772,7 @@ function frameOf(model, meta, state, lod = null) {
     width: state.width,
     plotW,
     lod,
+    laneRoom: room,
     xOf: (t) => GUTTER + (t - a) / (b - a) * plotW,
     tOf: (x) => a + (x - GUTTER) / plotW * (b - a)
   };
@@ -3662,15 +3786,22 @@ function stackTracks(tracks, frame) {
   }
   return [tops, height];
 }
-function trackHit(tracks, frame, x, y) {
+function trackAt(tracks, frame, y) {
   const [tops, height] = stackTracks(tracks, frame);
   const k = tops.findLastIndex((top) => top <= y);
-  return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+  return k < 0 || y >= height ? null : [tracks[k], y - tops[k]];
+}
+function trackHit(tracks, frame, x, y) {
+  const [track, within2] = trackAt(tracks, frame, y) ?? [];
+  return track?.hit ? track.hit(frame, x, within2) : -1;
 }
 function trackLabel(tracks, frame, x, y) {
-  const [tops, height] = stackTracks(tracks, frame);
-  const k = tops.findLastIndex((top) => top <= y);
-  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
+  const [track, within2] = trackAt(tracks, frame, y) ?? [];
+  return track?.label ? track.label(frame, x, within2) : "";
+}
+function trackSummary(tracks, frame, x, y) {
+  const [track, within2] = trackAt(tracks, frame, y) ?? [];
+  return track?.summary ? track.summary(frame, x, within2) : "";
 }
 function drawTracks(ctx, tracks, frame) {
   const [tops] = stackTracks(tracks, frame);
@@ -3699,7 +3830,7 @@ function drawRuler(ctx, { model, state, width, plotW, xOf }) {
   }
   ctx.stroke();
 }
-function createTimeline(host, view) {
+function createTimeline(host, view, registry = TRACKS) {
   const { store } = view;
   const element = make("div", "rlviz-timeline", "timeline");
   const ruler = make("canvas", null, "ruler");
@@ -3713,24 +3844,32 @@ function createTimeline(host, view) {
   element.append(ruler, scroll);
   host.append(element);
   view.root.appendChild(tooltip);
-  view.laneExtra = () => laneExtra(view.model.gauges?.tracks ?? [], (view.meta.lanes || []).map((lane) => lane.name));
-  const tracks = TRACKS.map((create) => create(view));
-  const spans = tracks.find((track) => track.name === "spans");
-  const gauges = createGaugeTracks(scroll, view, (lane) => lane < 0 ? spans.height(frame()) : spans.laneEnd(lane));
-  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
+  const tracks = makeTracks(registry, view, { scroll, timeline: element, newCanvas: () => document.createElement("canvas") });
+  const onCanvas = canvasTracks(tracks), rows = tracks.find((track) => track.room === "rows");
+  const elements = tracks.filter((track) => !ON_CANVAS.has(track.room));
+  const overlays = () => [...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band];
   const painter = { frame: 0, first: false };
-  const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
+  const frame = () => {
+    const f = frameOf(view.model, view.meta, store.get(), view.lod);
+    f.laneRoom = laneRoom(tracks, f);
+    return f;
+  };
+  showEmpty(view, scroll, [canvas, ...overlays()]);
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
-  function eventAt(clientX, clientY) {
+  function local(clientX, clientY) {
     const box = canvas.getBoundingClientRect();
-    return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+    return [clientX - box.left, clientY - box.top];
+  }
+  function eventAt(clientX, clientY) {
+    return trackHit(onCanvas, frame(), ...local(clientX, clientY));
   }
   function labelAt(clientX, clientY) {
-    const box = canvas.getBoundingClientRect();
-    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
+    return trackLabel(onCanvas, frame(), ...local(clientX, clientY));
+  }
+  function summaryAt(clientX, clientY) {
+    return trackSummary(onCanvas, frame(), ...local(clientX, clientY));
   }
   function drawNow() {
     const started = performance.now();
@@ -3739,11 +3878,11 @@ function createTimeline(host, view) {
     const rulerCtx = sized(ruler, f.width, RULER_H);
     if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
-      drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
-      element.dataset.rlvizLevel = levelName(spans.drawn);
+      drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
+      element.dataset.rlvizLevel = levelName(rows.drawn);
     }
-    gauges.draw();
-    gaps.draw();
+    const lanes = lanePlaces(rows, f);
+    for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
@@ -3765,7 +3904,7 @@ function createTimeline(host, view) {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, ...overlays()]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
       if (changed.has("selected") || changed.has("rows") || hiding || now) {
@@ -3783,8 +3922,7 @@ function createTimeline(host, view) {
       if (painter.frame) cancelAnimationFrame(painter.frame);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
-      gauges.destroy();
-      gaps.destroy();
+      for (const track of elements) track.destroy();
       element.remove();
     }
   };
@@ -3808,7 +3946,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
     "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
   ));
 }
-function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -3832,7 +3970,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
     const i = eventAt(e.clientX, e.clientY);
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
-    showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    showTooltip(view, tooltip, i < 0 ? summaryAt(e.clientX, e.clientY) : eventText(view, i), e.clientX, e.clientY);
     canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";
   };
   return [
@@ -3852,18 +3990,21 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
     }]
   ];
 }
-function showTooltip(view, tooltip, i, clientX, clientY) {
-  if (i < 0) {
-    tooltip.style.display = "none";
-    return;
-  }
+function eventText(view, i) {
   const d = view.describe(i);
-  tooltip.textContent = [
+  return [
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
     `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${d.index ?? i}`
   ].join("\n");
+}
+function showTooltip(view, tooltip, text, clientX, clientY) {
+  if (!text) {
+    tooltip.style.display = "none";
+    return;
+  }
+  tooltip.textContent = text;
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
   tooltip.style.display = "block";
@@ -4100,10 +4241,6 @@ function divergenceView(times, widths, spans, share = DIVERGENCE_SHARE) {
   const width = Math.max(...widths, Math.min(...spans) * share, 1e-3);
   return { windows: times.map((t) => [t - width / 2, t + width / 2]), offsetMs: times[1] - times[0] };
 }
-function markerLeft(frame, t) {
-  const x = frame.xOf(t);
-  return x >= GUTTER && x <= GUTTER + frame.plotW ? x : null;
-}
 function divergenceText(runs) {
   const [a, b] = runs;
   if (!a.divergence) return "The two runs made their items in the same op order (as far as the shorter one went).";
@@ -4116,7 +4253,6 @@ function alignmentText(runs, offsetMs) {
 }
 function linkRuns(runs, bar) {
   const link = { offsetMs: 0 };
-  const markers = runs.map((run) => run.divergence ? divergenceMarker(run) : null);
   const note = make("span", "rlviz-diff-note", "alignment");
   const toDivergence = make("button", null, "to-divergence", "Go to the first divergence");
   const alignStarts = make("button", null, "align-starts", "Line up the starts");
@@ -4127,7 +4263,6 @@ function linkRuns(runs, bar) {
   };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (changed.has("window") || changed.has("width")) markers[k]?.update();
     if (info.from === "host") return;
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
@@ -4155,7 +4290,6 @@ function linkRuns(runs, bar) {
   alignStarts.addEventListener("click", link.alignStarts);
   link.destroy = () => {
     for (const stop of unsubscribe) stop();
-    for (const marker of markers) marker?.element.remove();
   };
   return link;
 }
@@ -4167,25 +4301,6 @@ function passOn(from, to, changed, state, offsetMs) {
 function callWidthMs({ api, divergence }) {
   const m = api.model, i = divergence.event;
   return i < m.n ? 3 * m.duration[i] * m.unitMs : 0;
-}
-function divergenceMarker({ api, divergence }) {
-  const timeline = api.root.querySelector('[data-rlviz="timeline"]');
-  timeline.style.position = "relative";
-  const element = make("div", "rlviz-divergence", "divergence");
-  Object.assign(element.dataset, {
-    rlvizMs: String(divergence.ms),
-    rlvizEvent: String(divergence.event),
-    rlvizIndex: String(divergence.index)
-  });
-  element.appendChild(make("span", null, null, `first divergence: item ${divergence.index}, ${divergence.op}`));
-  timeline.appendChild(element);
-  const update = () => {
-    const model = api.model, left = markerLeft(frameOf(model, model.meta, api.state), divergence.ms / model.unitMs);
-    element.style.display = left == null ? "none" : "block";
-    if (left != null) element.style.left = `${left}px`;
-  };
-  update();
-  return { element, update };
 }
 
 // rlviz/viz/static/explorer.js
@@ -4210,7 +4325,8 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     full: [0, Math.max(model.end, end, 1)],
     describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
     command: (name, extra) => host.onCommand?.(name, extra),
-    lod: host.lod ?? null
+    lod: host.lod ?? null,
+    divergence: host.divergence ?? null
   };
   view.store = createStore({
     window: view.full.slice(),
@@ -4269,7 +4385,8 @@ function mountDiff(el, runs) {
     const host = make("div");
     section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
     root.appendChild(section);
-    return { name: run.name, divergence: run.divergence, api: mountExplorer(host, run.meta, run.buffers) };
+    const api2 = mountExplorer(host, run.meta, run.buffers, { divergence: run.divergence });
+    return { name: run.name, divergence: run.divergence, api: api2 };
   });
   const link = linkRuns(mounted, bar);
   const api = {

@@ -41,7 +41,8 @@ export function stopsFollowing(changed, info) {
  *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop", and
  *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown);
  *   for a long trace (meta.long), {lod}: its level of detail (explorer_long.js), which the timeline draws
- *   from where the model does not hold the window
+ *   from where the model does not hold the window; for a diff's run, {divergence}: where its op order first
+ *   differs from the other run's ({ms, event, index, op}), which its timeline marks
  * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote,
  *   showModel, destroy, state, model, root, store}
  */
@@ -57,7 +58,7 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   el.appendChild(root);
   const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;       // a long trace's model holds a part of it
   const view = { meta: model.meta, model, root, full: [0, Math.max(model.end, end, 1)], describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
-    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null };
+    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null, divergence: host.divergence ?? null };
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
     rows: 0, follow: Boolean(live), followSpan: null, live: null, advanced: null });
@@ -105,7 +106,8 @@ export function mountDiff(el, runs) {
     const host = make("div");
     section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
     root.appendChild(section);
-    return { name: run.name, divergence: run.divergence, api: mountExplorer(host, run.meta, run.buffers) };
+    const api = mountExplorer(host, run.meta, run.buffers, { divergence: run.divergence });
+    return { name: run.name, divergence: run.divergence, api };
   });
   const link = linkRuns(mounted, bar);
   const api = { runs: mounted.map((run) => run.api), link, root,

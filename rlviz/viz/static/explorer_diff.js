@@ -1,9 +1,9 @@
 // Two runs side by side (rlviz.diff, the page of rlviz.viz.explorer_html.diff_html): what links two
 // mounted Explorers. Zoom, pan, selection and filter of one run move the other, in ms since each
 // run's own start (shifted by an offset once the runs are brought to their first divergence); the
-// first divergence is marked in each run's timeline, and a button brings both runs to it.
-import { GUTTER, RULER_H, make } from "./explorer_dom.js";
-import { frameOf } from "./panes/timeline.js";
+// first divergence is marked in each run's timeline (its divergence track, panes/divergence.js),
+// and a button brings both runs to it.
+import { RULER_H, make } from "./explorer_dom.js";
 
 /** The window the "first divergence" button opens: this share of the shorter run's span, at least. */
 export const DIVERGENCE_SHARE = 0.04;
@@ -70,12 +70,6 @@ export function divergenceView(times, widths, spans, share = DIVERGENCE_SHARE) {
   return { windows: times.map((t) => [t - width / 2, t + width / 2]), offsetMs: times[1] - times[0] };
 }
 
-/** Where (px from the timeline's left edge) the line of time `t` (model units) is drawn in `frame`; null when outside the plot. */
-export function markerLeft(frame, t) {
-  const x = frame.xOf(t);
-  return x >= GUTTER && x <= GUTTER + frame.plotW ? x : null;
-}
-
 /** What the diff bar says of the divergence: `runs` [{name, divergence}] (divergence null when the order never differs). */
 export function divergenceText(runs) {
   const [a, b] = runs;
@@ -93,7 +87,7 @@ export function alignmentText(runs, offsetMs) {
 }
 
 /**
- * Link two mounted Explorers and fill the diff bar: the divergence marks, the button that brings
+ * Link two mounted Explorers and fill the diff bar: the button that brings
  * both runs to it, and a button that lines up the runs' starts again.
  * @param {Array} runs  [{name, divergence, api}] where `api` is mountExplorer's
  * @param {HTMLElement} bar  the bar over the runs
@@ -101,7 +95,6 @@ export function alignmentText(runs, offsetMs) {
  */
 export function linkRuns(runs, bar) {
   const link = { offsetMs: 0 };
-  const markers = runs.map((run) => (run.divergence ? divergenceMarker(run) : null));
   const note = make("span", "rlviz-diff-note", "alignment");
   const toDivergence = make("button", null, "to-divergence", "Go to the first divergence");
   const alignStarts = make("button", null, "align-starts", "Line up the starts");
@@ -110,7 +103,6 @@ export function linkRuns(runs, bar) {
   const showAlignment = () => { note.textContent = alignmentText(runs, link.offsetMs); };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (changed.has("window") || changed.has("width")) markers[k]?.update();
     if (info.from === "host") return;               // set by this link or the page: not passed on
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
@@ -133,10 +125,7 @@ export function linkRuns(runs, bar) {
   };
   toDivergence.addEventListener("click", link.goToDivergence);
   alignStarts.addEventListener("click", link.alignStarts);
-  link.destroy = () => {
-    for (const stop of unsubscribe) stop();
-    for (const marker of markers) marker?.element.remove();
-  };
+  link.destroy = () => { for (const stop of unsubscribe) stop(); };
   return link;
 }
 
@@ -151,22 +140,4 @@ function passOn(from, to, changed, state, offsetMs) {
 function callWidthMs({ api, divergence }) {
   const m = api.model, i = divergence.event;
   return i < m.n ? 3 * m.duration[i] * m.unitMs : 0;
-}
-
-/** The line marking the first divergence in a run's timeline, kept at its time as the window moves. */
-function divergenceMarker({ api, divergence }) {
-  const timeline = api.root.querySelector('[data-rlviz="timeline"]');
-  timeline.style.position = "relative";
-  const element = make("div", "rlviz-divergence", "divergence");
-  Object.assign(element.dataset, { rlvizMs: String(divergence.ms), rlvizEvent: String(divergence.event),
-    rlvizIndex: String(divergence.index) });
-  element.appendChild(make("span", null, null, `first divergence: item ${divergence.index}, ${divergence.op}`));
-  timeline.appendChild(element);
-  const update = () => {
-    const model = api.model, left = markerLeft(frameOf(model, model.meta, api.state), divergence.ms / model.unitMs);
-    element.style.display = left == null ? "none" : "block";
-    if (left != null) element.style.left = `${left}px`;
-  };
-  update();
-  return { element, update };
 }

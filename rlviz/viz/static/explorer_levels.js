@@ -93,6 +93,39 @@ export function lanePixels(set, lane, a, b, plotW) {
 }
 
 /**
+ * What lane `lane`'s pixel `x` counts in `set` when window [a, b] is drawn `plotW` pixels wide, by
+ * lanePixels' rule (a bucket narrower than a pixel counts at the pixel of its start, a wider one at
+ * every pixel it meets): the calls counted, errors and not-ready calls, the time [from, to) its
+ * buckets cover, and `busiest` [[node, calls of the buckets it is the busiest node of]], most first
+ * (the levels keep each bucket's busiest node only). Null when no bucket counts a call there.
+ */
+export function levelPixelAt(set, lane, a, b, plotW, x) {
+  const scale = plotW / (b - a), row = lane * set.n;
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  const byNode = new Map();
+  let count = 0, errors = 0, notReady = 0, from = Infinity, to = -Infinity;
+  for (let k = first; k < last; k++) {
+    const c = set.count[row + k];
+    if (c === 0) continue;
+    const s = set.start + k * set.width;
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    if (x < x0 || x >= x1) continue;
+    count += c;
+    errors += set.errors[row + k];
+    notReady += set.notReady[row + k];
+    from = Math.min(from, s);
+    to = Math.max(to, s + set.width);
+    const node = set.busiest[row + k];
+    if (node !== NO_NODE) byNode.set(node, (byNode.get(node) ?? 0) + c);
+  }
+  if (count === 0) return null;
+  const busiest = [...byNode].sort((p, q) => q[1] - p[1] || p[0] - q[0]);
+  return { count, errors, notReady, from, to, busiest };
+}
+
+/**
  * The detail chunks whose time range meets window [a, b] (`detail[k].time_range`, units since the
  * origin), as [first, last] (inclusive), or null when there are none or more than `most`.
  * Chunks are cut in start order, so the chunks a window meets are one run of them. A chunk reaches

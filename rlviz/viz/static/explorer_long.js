@@ -5,7 +5,8 @@
 // is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
 // left is dropped. Free of the DOM: tested with node.
 import {
-  MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, pickLevel, undoDelta,
+  MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
+  undoDelta,
 } from "./explorer_levels.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
@@ -65,7 +66,8 @@ export function unpackChunk(chunk, bytes) {
 }
 
 /**
- * The level of detail of a long trace's page: what the span track asks per lane (`exact`, `pixels`),
+ * The level of detail of a long trace's page: what the span track asks per lane (`exact`, `pixels`,
+ * and `pixelAt` for its hover),
  * what a gauge track asks when the window is not exact (`gaugePixels`, `gaugeAt`, `gaugeRange`), and
  * what the window's moves ask for (`request`).
  * @param {object} meta  the stream's start meta, with `detail` (per chunk at least its `time_range`) and `overview`
@@ -74,7 +76,7 @@ export function unpackChunk(chunk, bytes) {
  * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
  *   loaded for the latest window, or why they could not be
  * @param {number} most  chunks a window may need at most to be drawn exactly
- * @returns {object} {exact, pixels, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
+ * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
  */
 export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
   const detail = meta.detail;
@@ -90,6 +92,11 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     pixels(lane, a, b, plotW) {
       const set = pickLevel(lod.levels, a, b, plotW);
       return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
+    },
+    /** What lane `lane`'s pixel `x` of [a, b] drawn `plotW` wide counts in its levels (levelPixelAt), or null. */
+    pixelAt(lane, a, b, plotW, x) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? levelPixelAt(set, lane, a, b, plotW, x) : null;
     },
     /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
     gaugePixels(track, a, b, plotW) {

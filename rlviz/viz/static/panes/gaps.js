@@ -1,5 +1,5 @@
-// Gap marks: where a process's bounded recorder evicted events past its capacity, a hatched box over
-// that lane's rows ([data-rlviz=gap], data-rlviz-where the lane, data-rlviz-dropped the count) whose
+// Gap marks (an `over-lanes` track of the timeline's registry): where a process's bounded recorder
+// evicted events past its capacity, a hatched box over that lane's rows ([data-rlviz=gap], data-rlviz-where the lane, data-rlviz-dropped the count) whose
 // title says how many were dropped there and what to do. The gaps come in the stream's meta (each
 // chunk brings the latest: rlviz.viz.explorer_stream), so a live page and a saved one mark the same.
 // The geometry is one plain function (gapBoxes), tested alone in tests/js/explorer_gaps.test.mjs.
@@ -37,14 +37,12 @@ export function gapBoxes(gaps, lanes, laneSpan, [a, b], plotW, height) {
 }
 
 /**
- * Mount the gap marks into `host` (the timeline's scroll area, over the lanes canvas).
- * @param {HTMLElement} host
+ * The gap marks of a timeline (its `over-lanes` track): mounted into the scroll area, over the lanes canvas.
  * @param {object} view  the Explorer's shared context (meta.gaps, meta.lanes, model.unitMs, store)
- * @param {function(number): (number[]|undefined)} laneSpan  lane k's [top, bottom] px, undefined when hidden
- * @param {function(): number} height  the lanes' height, for a gap of a lane with no rows
- * @returns {{draw: function(): void, element: HTMLElement, destroy: function(): void}}
+ * @param {object} hosts  `{scroll}`: the timeline's scroll area
+ * @returns {{draw: function(object, object): void, element: HTMLElement, destroy: function(): void}}
  */
-export function createGapMarks(host, view, laneSpan, height) {
+export function createGapMarks(view, { scroll: host }) {
   const box = make("div", "rlviz-gaps", "gaps");
   Object.assign(box.style, { position: "absolute", left: "0", top: "0", width: "100%", height: "0",
     overflow: "visible", pointerEvents: "none" });
@@ -62,13 +60,14 @@ export function createGapMarks(host, view, laneSpan, height) {
     return el;
   }
 
-  function draw() {
+  /** Mark every gap in the window over its lane's rows, `placed` saying where the rows lie (timeline.js). */
+  function draw(placed) {
     const gaps = view.meta.gaps || [], state = view.store.get();
     const lanes = (view.meta.lanes || []).map((lane) => lane.name);
     const plotW = Math.floor(Math.max(50, (state.width || 960) - GUTTER - 8));
-    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, laneSpan, state.window, plotW, height()) : [];
+    const boxes = gaps.length && view.model.n > 0 ? gapBoxes(gaps, lanes, placed.span, state.window, plotW, placed.height) : [];
     box.replaceChildren(...boxes.map(mark));
   }
 
-  return { draw, element: box, destroy() { box.remove(); } };
+  return { draw: (frame, placed) => draw(placed), element: box, destroy() { box.remove(); } };
 }

@@ -1,6 +1,6 @@
 // Gauge tracks under their process: one line track per gauge and lane (element [data-rlviz=gauge],
-// data-rlviz-name the gauge, data-rlviz-where the lane), right under that lane's rows of spans (the
-// span track leaves the room, laneExtra), on the timeline's time axis. A value holds until the next reading (a step line);
+// data-rlviz-name the gauge, data-rlviz-where the lane), right under that lane's rows of spans (an
+// `under-lane` track of the timeline's registry: its laneRoom is what the rows leave), on the timeline's time axis. A value holds until the next reading (a step line);
 // hovering a track shows the value at that time ([data-rlviz=gauge-value]). A long trace's page
 // draws a track the way it draws the lanes (data-rlviz-level on the track says which): from its
 // readings where the window's chunks are loaded ("exact"), else from the overview's summary of
@@ -117,14 +117,14 @@ export function orderedTracks(tracks, lanes) {
 }
 
 /**
- * Mount the gauge tracks into `host` (the timeline's scroll area), each right under its lane's rows.
- * @param {HTMLElement} host
- * @param {object} view  the Explorer's shared context (model with .gauges, meta, store)
- * @param {function(number): (number|undefined)} laneEnd  where a lane's room for gauges starts (px), by lane
- *   index (-1: a lane the timeline has no rows for); undefined hides the lane's gauges (a filter hid its rows)
- * @returns {{draw: function(): void, element: HTMLElement, destroy: function(): void}}
+ * The gauge tracks of a timeline (its `under-lane` track): mounted into the scroll area over the lanes, each
+ * right under its lane's rows.
+ * @param {object} view  the Explorer's shared context (model with .gauges, meta, store, lod)
+ * @param {object} hosts  `{scroll}`: the timeline's scroll area
+ * @returns {{laneRoom: function(object): number[], draw: function(object, object): void, element: HTMLElement,
+ *   destroy: function(): void}}
  */
-export function createGaugeTracks(host, view, laneEnd) {
+export function createGaugeTracks(view, { scroll: host }) {
   const box = make("div", "rlviz-gauges", "gauges");
   Object.assign(box.style, { position: "absolute", left: "0", top: "0", width: "100%", height: "0",
     overflow: "visible", pointerEvents: "none" });
@@ -132,10 +132,10 @@ export function createGaugeTracks(host, view, laneEnd) {
   const drawn = new Map();         // "name\u0000where" -> {element, canvas, value}
   // Only the tracks in the scroll area's visible band are drawn (64 lanes' tracks cost ~20 ms a frame, most out
   // of sight); its scrollTop is read on its scroll events only (never inside a draw), which draw the band again.
-  let scrolled = 0, pending = 0;
+  let scrolled = 0, pending = 0, placed = null;       // placed: the lanes of the last draw, for a scroll's
   const onScroll = () => {
     scrolled = host.scrollTop;
-    if (!pending) pending = requestAnimationFrame(() => { pending = 0; draw(); });
+    if (!pending) pending = requestAnimationFrame(() => { pending = 0; if (placed) draw(placed); });
   };
   host.addEventListener("scroll", onScroll, { passive: true });
   const inSight = (y) => y + TRACK_H > scrolled && y < scrolled + (window.innerHeight || Infinity);
@@ -177,7 +177,9 @@ export function createGaugeTracks(host, view, laneEnd) {
 
   const plotWidth = () => Math.max(50, view.store.get().width - GUTTER - 8);
 
-  function draw() {
+  /** Place and draw every track under its lane, `where.end(k)` being where lane k's free room starts (timeline.js). */
+  function draw(where) {
+    placed = where;
     const held = view.model.gauges, lanes = (view.meta.lanes || []).map((lane) => lane.name);
     const colors = new Map((view.meta.lanes || []).map((lane) => [lane.name, lane.color]));
     const tracks = held ? orderedTracks(held.tracks, lanes) : [];
@@ -189,7 +191,7 @@ export function createGaugeTracks(host, view, laneEnd) {
     const below = new Map();                       // lane -> tracks placed under it so far
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
-      const top = laneEnd(lane);
+      const top = where.end(lane);
       below.set(lane, k + 1);
       entry.track = track;
       entry.index = held.tracks.indexOf(track);
@@ -205,7 +207,9 @@ export function createGaugeTracks(host, view, laneEnd) {
     }
   }
 
-  return { draw, element: box, destroy() {
+  const laneNames = () => (view.meta.lanes || []).map((lane) => lane.name);
+  return { laneRoom: () => laneExtra(view.model.gauges?.tracks ?? [], laneNames()), draw: (frame, lanes) => draw(lanes),
+    element: box, destroy() {
     host.removeEventListener("scroll", onScroll);
     if (pending) cancelAnimationFrame(pending);
     box.remove();

@@ -8,44 +8,47 @@ import {
 } from "../explorer_core.js";
 import {
   CONSUMER_COLOR, DARK, DROPPED_LINK_COLOR, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR,
-  RESTART_COLOR, ROW_H, fitText, pack, rgbOf,
+  RESTART_COLOR, ROW_H, counted, fitText, pack, rgbOf,
 } from "../explorer_dom.js";
+import { startText } from "../explorer_time.js";
 
 const DIMMED = 0.12;                 // opacity of the rows a filter rejects
 const POLL_BAND = 0.55;              // a row's not-ready polls fill its lower band, from this share of its height
 
 /**
- * The span track of a timeline: `height`, `draw` and `hit` over the frame the timeline passes
- * (see panes/timeline.js); it keeps its row layout and its rasterized spans between frames.
- * @param {object} view  the Explorer's shared context (model, store; `laneExtra()`, if set, gives the
- *   pixels to leave under each lane's rows, by lane index)
- * @param {function(): HTMLCanvasElement} newCanvas  makes the offscreen canvas the spans are rasterized in
+ * The span track of a timeline (the `rows` track, panes/timeline.js): `height`, `draw`, `hit`, `label`
+ * and `summary` over the frame the timeline passes; it keeps its row layout and its rasterized spans
+ * between frames. The room under each lane's rows comes with the frame (`frame.laneRoom`).
+ * @param {object} view  the Explorer's shared context (model, store)
+ * @param {object} hosts  `{newCanvas}`: makes the offscreen canvas the spans are rasterized in
  * @returns {object} the track
  */
-export function createSpanTrack(view, newCanvas = () => document.createElement("canvas")) {
-  let layout = null, raster = null, extraKey = "";
-  const laidOut = () => {
-    const state = view.store.get(), laneExtra = view.laneExtra?.() ?? [], key = laneExtra.join(",");
-    if (key !== extraKey) { layout = null; extraKey = key; }     // a lane's gauge tracks came (or went)
-    layout ??= rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra });
+export function createSpanTrack(view, { newCanvas = () => document.createElement("canvas") } = {}) {
+  let layout = null, raster = null, roomKey = "", room = [];
+  const laidOut = (frame = null) => {
+    if (frame) room = frame.laneRoom ?? [];
+    const state = view.store.get(), key = room.join(",");
+    if (key !== roomKey) { layout = null; roomKey = key; }     // a lane's gauge tracks came (or went)
+    layout ??= rowLayout(view.model, state.filter, state.hideOthers, { rowHeight: ROW_H, laneGap: LANE_GAP, laneExtra: room });
     return layout;
   };
   return {
-    name: "spans",
     /** Forget the row layout when the rows or the rows shown change. */
     update(changed, state) {
       if (changed.has("rows") || changed.has("hideOthers") || (changed.has("filter") && state.hideOthers)) layout = null;
     },
-    height: (frame) => (frame.model.n > 0 || frame.lod ? laidOut().y[frame.model.rows.length] : 0),
+    height: (frame) => (frame.model.n > 0 || frame.lod ? laidOut(frame).y[frame.model.rows.length] : 0),
     draw(ctx, frame) {
       raster ??= { canvas: newCanvas() };
-      this.drawn = drawSpanTrack(ctx, frame, laidOut(), raster);
+      this.drawn = drawSpanTrack(ctx, frame, laidOut(frame), raster);
     },
     /** What the last draw drew: lanes from the model (`exact`) and from a long trace's levels (`levels`). */
     drawn: { exact: 0, levels: 0 },
-    hit: (frame, x, y) => spanAt(frame, laidOut(), x, y),
+    hit: (frame, x, y) => spanAt(frame, laidOut(frame), x, y),
     /** The full "lane · row" name under (x, y) in the gutter, which may cut it ("" elsewhere). */
-    label: (frame, x, y) => gutterLabelAt(frame, laidOut(), x, y),
+    label: (frame, x, y) => gutterLabelAt(frame, laidOut(frame), x, y),
+    /** Where a lane is drawn from a long trace's levels, what they count at (x, y) ("" elsewhere). */
+    summary: (frame, x, y) => levelSummaryAt(frame, laidOut(frame), x, y),
     /** Whether event `i` is on a row shown. */
     shows: (i) => laidOut().shown[view.model.nodeRow[view.model.node[i]]] === 1,
     /** Where lane `lane`'s free room under its rows starts (px from the track's top; undefined if not shown). */
@@ -358,4 +361,31 @@ export function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
   const [a, b] = state.window;
   if (row >= 0 && lod && !lod.exact(model.rows[row].lane, a, b)) return -1;     // drawn from the levels: no event
   return hitTest(model, row, tOf(x), (3 / plotW) * (b - a));
+}
+
+/**
+ * What hovering (x, y) says where its row's lane is drawn from a long trace's levels ("" elsewhere, or where no
+ * bucket counts a call): the busiest op (or ops) of the buckets under the pointer, where they ran, how many calls
+ * the buckets count (and of them not ready, errors) and over what time.
+ */
+export function levelSummaryAt({ model, meta, state, plotW, lod }, layout, x, y) {
+  if (!lod || x < GUTTER) return "";
+  const r = model.rows.findIndex((row, k) => layout.shown[k] && y >= layout.y[k] && y < layout.y[k] + ROW_H);
+  const [a, b] = state.window;
+  if (r < 0 || lod.exact(model.rows[r].lane, a, b)) return "";
+  const lane = model.rows[r].lane, pixel = lod.pixelAt(lane, a, b, plotW, Math.floor(x - GUTTER));
+  return pixel ? levelText(pixel, model.nodes, meta.lanes[lane], model.unitMs) : "";
+}
+
+/** The hover text of a pixel drawn from the levels (levelPixelAt's answer), `nodes` naming its busiest nodes. */
+export function levelText({ count, errors, notReady, from, to, busiest }, nodes, lane, unitMs) {
+  const ops = [...new Set(busiest.map(([node]) => nodes[node].op))];
+  const shown = ops.length > 3 ? [...ops.slice(0, 3), `${ops.length - 3} more`] : ops;
+  const also = [notReady ? `${counted(notReady, "call")} not ready` : "", errors ? counted(errors, "error") : ""]
+    .filter(Boolean);
+  return [
+    `${shown.join(", ") || "calls"} @ ${lane.label ?? lane.name}`,
+    `${counted(count, "call")} here${also.length ? ` (${also.join(", ")})` : ""}`,
+    `${startText(from * unitMs)} to ${startText(to * unitMs)}, counted by the overview's levels: zoom in for each call`,
+  ].join("\n");
 }

@@ -1,38 +1,99 @@
-// The timeline pane: a ruler over a list of tracks stacked on one canvas, all drawn from the
-// store's window (Perfetto's model: each track has its own renderer). The first track is the
-// lanes of spans (panes/spans.js); another kind of track plugs in with one line in TRACKS.
-// Over the lanes lie the gauge tracks (panes/gauges.js) and the marks of events dropped past a
-// recorder's capacity (panes/gaps.js). Wheel zooms, drag pans, hover shows a tooltip, click selects.
-// The element's data-rlviz-level says whether the lanes drew exact events or a long trace's levels.
+// The timeline pane: a ruler over the timeline's tracks, all drawn from the store's window
+// (Perfetto's model: each track has its own renderer). The tracks are one registry, TRACKS: each
+// declares the room it needs, and the timeline lays them out from those declarations (adding a
+// track is one entry). Wheel zooms, drag pans, hover shows a tooltip, click selects; hover and
+// click ask the track under the pointer. The element's data-rlviz-level says whether the lanes
+// drew exact events or a long trace's levels.
 import { GUTTER, RULER_H, make, measure, sized } from "../explorer_dom.js";
 import { durationText, rulerTicks, startText } from "../explorer_time.js";
+import { createDivergenceMark } from "./divergence.js";
 import { createGapMarks } from "./gaps.js";
-import { createGaugeTracks, laneExtra } from "./gauges.js";
+import { createGaugeTracks } from "./gauges.js";
 import { createSpanTrack } from "./spans.js";
 
 const DRAWN_BY = ["window", "hover", "filter", "width", "data", "matches", "advanced"];
 
 /**
- * The tracks of a timeline, top to bottom: each a factory `(view) => track`, where a track is
- * `{name, height(frame), draw(ctx, frame), hit?(frame, x, y), update?(changed, state)}`; `draw`
- * and `hit` get coordinates relative to the track's top. A frame is
- * `{model, meta, state, width, plotW, xOf(t), tOf(x)}` (see `frameOf`).
+ * The room a track can declare, and so how the timeline places it:
+ * - `rows`: the lanes of rows, on the lanes canvas (one such track; it lays out the lanes the others follow);
+ * - `band`: a band of its own `height(frame)`, on the canvas under the rows;
+ * - `under-lane`: `laneRoom(frame)` px under each lane's rows (by lane index), which the rows leave free;
+ * - `over-lanes`: an element over the lanes, taking no room;
+ * - `over-timeline`: an element over the whole timeline, ruler included, taking no room.
+ * Canvas tracks (`rows`, `band`) are `{height(frame), draw(ctx, frame), hit?(frame, x, y), label?(frame, x, y)}`,
+ * coordinates relative to the track's top. Element tracks are `{element, draw(frame, lanes), destroy()}`, where
+ * `lanes` is `{end(lane), span(lane), height}` of the rows (see `lanePlaces`). Any track may have
+ * `update(changed, state)` and `summary(frame, x, y)` (hover text where no single event is under the pointer).
  */
-export const TRACKS = [createSpanTrack];
+export const ROOMS = ["rows", "band", "under-lane", "over-lanes", "over-timeline"];
 
 /**
- * What every track draws from: the model and state now, the plot's width, and the maps between
- * time units and x pixels (the plot starts after the gutter).
+ * The timeline's tracks, back to front: `{name, room, create(view, hosts)}`, `hosts` being
+ * `{scroll, timeline, newCanvas}` (the scroll area over the lanes, the timeline element, an offscreen canvas maker).
+ */
+export const TRACKS = [
+  { name: "spans", room: "rows", create: createSpanTrack },
+  { name: "gauges", room: "under-lane", create: createGaugeTracks },
+  { name: "gaps", room: "over-lanes", create: createGapMarks },
+  { name: "divergence", room: "over-timeline", create: createDivergenceMark },
+];
+
+const ON_CANVAS = new Set(["rows", "band"]);
+
+/**
+ * Make the tracks of `registry` for `view`, each with its entry's name and room; refuses a room it does not know
+ * and a registry without exactly one `rows` track (the lanes everything else is placed by).
+ */
+export function makeTracks(registry, view, hosts) {
+  const rows = registry.filter((entry) => entry.room === "rows").length;
+  if (rows !== 1) throw new Error(`a timeline needs exactly one track whose room is "rows" (the lanes); this one has ${rows}`);
+  return registry.map((entry) => {
+    if (!ROOMS.includes(entry.room)) {
+      throw new Error(`track ${entry.name}: room "${entry.room}" is not one of ${ROOMS.join(", ")}`);
+    }
+    return Object.assign(entry.create(view, hosts), { name: entry.name, room: entry.room });
+  });
+}
+
+/** The tracks drawn on the lanes canvas (rows, then bands), top to bottom. */
+export function canvasTracks(tracks) {
+  return tracks.filter((track) => ON_CANVAS.has(track.room));
+}
+
+/** The px each lane leaves under its rows: the sum of every `under-lane` track's `laneRoom(frame)`, by lane index. */
+export function laneRoom(tracks, frame) {
+  const room = [];
+  for (const track of tracks) {
+    if (track.room !== "under-lane") continue;
+    track.laneRoom(frame).forEach((px, lane) => { room[lane] = (room[lane] ?? 0) + px; });
+  }
+  return room;
+}
+
+/**
+ * Where the rows track placed each lane, for the element tracks: `end(lane)` the px its free room starts (lane -1,
+ * one the timeline has no rows for: under all rows; undefined when a filter hid it), `span(lane)` its rows as
+ * [top, bottom] px, `height` all rows'.
+ */
+export function lanePlaces(rows, frame) {
+  const height = rows.height(frame);
+  return { end: (lane) => (lane < 0 ? height : rows.laneEnd(lane)), span: (lane) => rows.laneSpan(lane), height };
+}
+
+/**
+ * What every track draws from: the model and state now, the plot's width, the maps between
+ * time units and x pixels (the plot starts after the gutter), and the room each lane leaves under its rows.
  * @param {object} model  the model the panes draw
  * @param {object} meta   the stream's meta (lanes, nodes)
  * @param {object} state  the store's state (window, width, filter, ...)
  * @param {object} lod  a long trace's level of detail (explorer_long.js), or null
+ * @param {number[]} room  px to leave under each lane's rows, by lane index (`laneRoom`)
  * @returns {object} the frame
  */
-export function frameOf(model, meta, state, lod = null) {
+export function frameOf(model, meta, state, lod = null, room = []) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
   const [a, b] = state.window;
-  return { model, meta, state, width: state.width, plotW, lod,
+  return { model, meta, state, width: state.width, plotW, lod, laneRoom: room,
     xOf: (t) => GUTTER + ((t - a) / (b - a)) * plotW, tOf: (x) => a + ((x - GUTTER) / plotW) * (b - a) };
 }
 
@@ -44,18 +105,29 @@ export function stackTracks(tracks, frame) {
   return [tops, height];
 }
 
-/** The event at (x, y) of the stacked tracks (y from the canvas top), asked of the track there: -1 for none. */
-export function trackHit(tracks, frame, x, y) {
+/** The stacked track at y px from the canvas top, with y from its own top: [track, y], or null below them all. */
+export function trackAt(tracks, frame, y) {
   const [tops, height] = stackTracks(tracks, frame);
   const k = tops.findLastIndex((top) => top <= y);
-  return k < 0 || y >= height || !tracks[k].hit ? -1 : tracks[k].hit(frame, x, y - tops[k]);
+  return k < 0 || y >= height ? null : [tracks[k], y - tops[k]];
+}
+
+/** The event at (x, y) of the stacked tracks (y from the canvas top), asked of the track there: -1 for none. */
+export function trackHit(tracks, frame, x, y) {
+  const [track, within] = trackAt(tracks, frame, y) ?? [];
+  return track?.hit ? track.hit(frame, x, within) : -1;
 }
 
 /** The hover text at (x, y) px of the stacked tracks: a track's full name for what it labels there ("" for none). */
 export function trackLabel(tracks, frame, x, y) {
-  const [tops, height] = stackTracks(tracks, frame);
-  const k = tops.findLastIndex((top) => top <= y);
-  return k < 0 || y >= height || !tracks[k].label ? "" : tracks[k].label(frame, x, y - tops[k]);
+  const [track, within] = trackAt(tracks, frame, y) ?? [];
+  return track?.label ? track.label(frame, x, within) : "";
+}
+
+/** What the track at (x, y) says is there when no one event is (a long trace's levels): its text, or "" for nothing. */
+export function trackSummary(tracks, frame, x, y) {
+  const [track, within] = trackAt(tracks, frame, y) ?? [];
+  return track?.summary ? track.summary(frame, x, within) : "";
 }
 
 /** Draw the tracks one under the other, each with the context moved to its top. */
@@ -95,10 +167,11 @@ export function drawRuler(ctx, { model, state, width, plotW, xOf }) {
 /**
  * Mount the timeline into `host`.
  * @param {HTMLElement} host
- * @param {object} view  the Explorer's shared context (model, meta, store, actions, describe)
+ * @param {object} view  the Explorer's shared context (model, meta, store, actions, describe; a diff's run: divergence)
+ * @param {object[]} registry  the tracks to lay out (TRACKS)
  * @returns {{update: function(Set<string>): void, destroy: function(): void, element: HTMLElement}}
  */
-export function createTimeline(host, view) {
+export function createTimeline(host, view, registry = TRACKS) {
   const { store } = view;
   const element = make("div", "rlviz-timeline", "timeline");
   const ruler = make("canvas", null, "ruler");
@@ -112,30 +185,40 @@ export function createTimeline(host, view) {
   element.append(ruler, scroll);
   host.append(element);
   view.root.appendChild(tooltip);
-  view.laneExtra = () => laneExtra(view.model.gauges?.tracks ?? [], (view.meta.lanes || []).map((lane) => lane.name));
-  const tracks = TRACKS.map((create) => create(view));
-  const spans = tracks.find((track) => track.name === "spans");
-  // each gauge right under its lane's rows (panes/gauges.js); a lane with no rows has its gauges at the bottom
-  const gauges = createGaugeTracks(scroll, view, (lane) => (lane < 0 ? spans.height(frame()) : spans.laneEnd(lane)));
-  // where a process's bounded buffer dropped events, over its lane (panes/gaps.js)
-  const gaps = createGapMarks(scroll, view, (lane) => spans.laneSpan(lane), () => spans.height(frame()));
+  const tracks = makeTracks(registry, view, { scroll, timeline: element, newCanvas: () => document.createElement("canvas") });
+  const onCanvas = canvasTracks(tracks), rows = tracks.find((track) => track.room === "rows");
+  const elements = tracks.filter((track) => !ON_CANVAS.has(track.room));
+  const overlays = () => [...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band];
   const painter = { frame: 0, first: false };
-  const frame = () => frameOf(view.model, view.meta, store.get(), view.lod);
-  showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
-  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt });
+  const frame = () => {
+    const f = frameOf(view.model, view.meta, store.get(), view.lod);
+    f.laneRoom = laneRoom(tracks, f);
+    return f;
+  };
+  showEmpty(view, scroll, [canvas, ...overlays()]);
+  const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
 
+  /** (clientX, clientY) as px from the lanes canvas's top-left. */
+  function local(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    return [clientX - box.left, clientY - box.top];
+  }
+
   /** The event under the pointer at (clientX, clientY) (-1 for none). */
   function eventAt(clientX, clientY) {
-    const box = canvas.getBoundingClientRect();
-    return trackHit(tracks, frame(), clientX - box.left, clientY - box.top);
+    return trackHit(onCanvas, frame(), ...local(clientX, clientY));
   }
 
   /** The full name of the label under the pointer at (clientX, clientY) ("" for none). */
   function labelAt(clientX, clientY) {
-    const box = canvas.getBoundingClientRect();
-    return trackLabel(tracks, frame(), clientX - box.left, clientY - box.top);
+    return trackLabel(onCanvas, frame(), ...local(clientX, clientY));
+  }
+
+  /** What the track under the pointer summarizes there when no one event is under it ("" for nothing). */
+  function summaryAt(clientX, clientY) {
+    return trackSummary(onCanvas, frame(), ...local(clientX, clientY));
   }
 
   function drawNow() {
@@ -145,11 +228,11 @@ export function createTimeline(host, view) {
     const rulerCtx = sized(ruler, f.width, RULER_H);
     if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
-      drawTracks(sized(canvas, f.width, stackTracks(tracks, f)[1]), tracks, f);
-      element.dataset.rlvizLevel = levelName(spans.drawn);
+      drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
+      element.dataset.rlvizLevel = levelName(rows.drawn);
     }
-    gauges.draw();
-    gaps.draw();
+    const lanes = lanePlaces(rows, f);
+    for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
     if (!painter.first) {
@@ -174,7 +257,7 @@ export function createTimeline(host, view) {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, gauges.element, gaps.element, band]);
+      if (changed.has("rows")) showEmpty(view, scroll, [canvas, ...overlays()]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       // a step draws at once; so does a live append, which the feed already draws inside an animation
       // frame (one frame per refresh, not one for the feed and one more for the timeline)
@@ -191,8 +274,7 @@ export function createTimeline(host, view) {
       if (painter.frame) cancelAnimationFrame(painter.frame);
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       tooltip.remove();
-      gauges.destroy();
-      gaps.destroy();
+      for (const track of elements) track.destroy();
       element.remove();
     },
   };
@@ -215,7 +297,7 @@ export function levelName({ exact, levels }) {
   return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
 }
 
-/** The lanes canvas and what lies over it (the gauge tracks), or a note saying why there is nothing to draw. */
+/** The lanes canvas and what lies over it (the element tracks), or a note saying why there is nothing to draw. */
 function showEmpty(view, scroll, [canvas, ...overlays]) {
   if (view.model.n > 0 || view.lod) {
     if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
@@ -227,7 +309,7 @@ function showEmpty(view, scroll, [canvas, ...overlays]) {
 }
 
 /** The canvas's listeners as [target, name, handler, options]: wheel zooms, drag pans, hover, click selects. */
-function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
+function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt }) {
   const { store } = view;
   let drag = null;
   const zoom = (e) => {
@@ -251,7 +333,7 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
     const i = eventAt(e.clientX, e.clientY);
     measure("rlviz:hit", started);
     store.set({ hover: i }, { from: "pointer" });
-    showTooltip(view, tooltip, i, e.clientX, e.clientY);
+    showTooltip(view, tooltip, i < 0 ? summaryAt(e.clientX, e.clientY) : eventText(view, i), e.clientX, e.clientY);
     canvas.title = i < 0 ? labelAt(e.clientX, e.clientY) : "";     // a lane name the gutter cut, in full
   };
   return [
@@ -272,16 +354,21 @@ function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt }) {
   ];
 }
 
-/** The tooltip of event `i` next to the pointer (hidden for -1); it flips left near the right edge. */
-function showTooltip(view, tooltip, i, clientX, clientY) {
-  if (i < 0) { tooltip.style.display = "none"; return; }
+/** What the tooltip says of event `i`: its op and where, its label, outcome and item, start, length and index. */
+function eventText(view, i) {
   const d = view.describe(i);
-  tooltip.textContent = [
+  return [
     `${d.node.op} @ ${d.node.where}`,
     d.node.label.length > 90 ? `${d.node.label.slice(0, 89)}…` : d.node.label,
     `${d.outcome}${d.item != null ? `: ${d.item}` : ""}`,
     `start ${startText(d.startMs)} · ${durationText(d.durationMs)} long · #${d.index ?? i}`,
   ].join("\n");
+}
+
+/** The tooltip saying `text` next to the pointer (hidden when empty); it flips left near the right edge. */
+function showTooltip(view, tooltip, text, clientX, clientY) {
+  if (!text) { tooltip.style.display = "none"; return; }
+  tooltip.textContent = text;
   const box = view.root.getBoundingClientRect();
   const x = clientX - box.left + 14, flip = x > box.width - 330;
   tooltip.style.display = "block";
