@@ -33,8 +33,7 @@ demo: $(STAMP)
 test: $(STAMP) $(JS_STAMP)
 	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
 	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
-	# Two processes, each with its own Ray (tests/conftest.py groups the tests by file).
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=25
+	$(PY) -m pytest --durations=25
 	# pytest executed every notebook into build/notebooks/; the site renders those copies
 	$(MAKE) site
 

@@ -137,19 +137,14 @@ def open_and_run_first_cell(page, url: str, name: str, timeout_ms: float = 180_0
 
 
 def open_notebook(page, url: str, name: str) -> None:
-    """Open notebook ``name`` in JupyterLab at ``url`` and wait until its kernel is idle (``wait_for_kernel``)."""
-    page.goto(f"{url}/lab/tree/{name}")
-    wait_for_kernel(page)
-
-
-def wait_for_kernel(page) -> None:
-    """Wait until the notebook open in ``page`` has a named kernel and it is idle.
+    """Open notebook ``name`` in JupyterLab at ``url`` and wait until its kernel is idle.
 
     The notebook's execution indicator reads "idle" once before any kernel
     is there ("No Kernel"), then "initializing", "connecting", ... and "idle"
     again: a Shift+Enter in between is dropped (``run_cell`` would wait 15 s
     to send it again), so this waits for the idle of a named kernel.
     """
+    page.goto(f"{url}/lab/tree/{name}")
     page.wait_for_function("""() => {
         const status = document.querySelector(".jp-Notebook-ExecutionIndicator");
         const kernel = document.querySelector(".jp-Toolbar-kernelName, .jp-KernelName");

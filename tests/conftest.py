@@ -1,4 +1,4 @@
-"""Shared fixtures: one local Ray per test process (num_cpus=8 so several actors fit on 2 cores).
+"""Shared fixtures: one local Ray for the whole session (num_cpus=8 so several actors fit on 2 cores).
 
 Processes the tests start (Ray's workers, notebook kernels) get
 ``tests/worker_path`` first on their ``PYTHONPATH``: it hides
@@ -19,7 +19,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 @pytest.fixture(scope="session")
 def ray_local():
-    """A local Ray instance, started once per test process and stopped at the end of its session."""
+    """A local Ray instance, started once and stopped at the end of the session."""
     import ray
 
     import rlviz
@@ -73,19 +73,3 @@ def pytest_terminal_summary(terminalreporter):
         for path, seconds in slowest:
             terminalreporter.write_line(f"{seconds:8.1f}s {path}")
 
-
-#: Test files that must run in one process, in this order: the site is built from the notebooks' executed copies.
-RUN_TOGETHER = ("test_notebooks.py", "test_site.py")
-
-
-def pytest_collection_modifyitems(items):
-    """Group the tests by file for ``make test``'s two processes (``pytest -n 2 --dist loadgroup``).
-
-    A file's tests share module fixtures (a JupyterLab, a built trace), so a
-    file runs whole in one process; ``RUN_TOGETHER`` files share a group and
-    go first, as the longest.  Without ``-n`` the marks change nothing.
-    """
-    for item in items:
-        group = "notebooks-then-site" if item.path.name in RUN_TOGETHER else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: item.path.name not in RUN_TOGETHER)      # stable: keeps the order within files
