@@ -54,8 +54,8 @@ from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Readings
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, KINDS, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
-from rlviz.trace.tables import (FILE_SCHEMA, KIND_DICTIONARY, TABLE_NAMES, TABLES, batches, event_columns,
-                                gap_columns, node_columns)
+from rlviz.trace.tables import (FILE_SCHEMA, TABLE_NAMES, TABLES, batches, event_columns,
+                                gap_columns, kind_dictionary, node_columns)
 
 __all__ = ["VERSION", "FORMAT", "EXTRAS", "ADDED_UP", "ROWS_PER_BATCH", "SpillWriter", "write_binary_trace",
            "is_arrow_trace", "read_binary_trace", "LazyColumns"]
@@ -438,7 +438,7 @@ class _File:
                             f"damaged") from None
         kinds = batch.column(0)
         if (table not in TABLES or rows != batch.num_rows or rows < 0 or dropped < 0 or prefix != self.prefix_crc
-                or not kinds.dictionary.equals(KIND_DICTIONARY) or kinds.null_count
+                or not kinds.dictionary.equals(kind_dictionary()) or kinds.null_count
                 or (rows and not np.all(kinds.indices.to_numpy() == TABLE_NAMES.index(table)))):
             raise self.fail(f"the batch at byte {start} does not match its metadata (table {table!r}, {rows} rows, "
                             f"the crc32 of the schema before it); the file is damaged")

@@ -20,6 +20,7 @@ dictionary encoding.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 
@@ -32,7 +33,7 @@ from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Readings
 from rlviz.trace.rows import DECISION_ROW_FIELDS
 
-__all__ = ["TABLES", "TABLE_NAMES", "FILE_SCHEMA", "KIND_DICTIONARY", "event_columns", "node_columns",
+__all__ = ["TABLES", "TABLE_NAMES", "FILE_SCHEMA", "kind_dictionary", "event_columns", "node_columns",
            "reading_columns", "decision_columns", "gap_columns", "to_table", "batches"]
 
 _INT = {"union": pa.int32(), "outcome": pa.uint8()}
@@ -58,8 +59,17 @@ TABLES: dict[str, pa.Schema] = {
 TABLES = {name: pa.schema([f if f.name == "details" else f.with_nullable(False) for f in schema])
           for name, schema in TABLES.items()}                     # only a node's details may be missing
 TABLE_NAMES = tuple(TABLES)
-#: The ``table`` column's dictionary: the table names, in ``TABLES`` order.
-KIND_DICTIONARY = pa.array(TABLE_NAMES, pa.utf8())
+
+
+@functools.cache
+def kind_dictionary() -> pa.Array:
+    """The ``table`` column's dictionary: the table names, in ``TABLES`` order.
+
+    Built on first use, not at import: any ``pa.array`` call imports pandas
+    (half a second), which every Ray worker importing ``rlviz`` would pay."""
+    return pa.array(TABLE_NAMES, pa.utf8())
+
+
 #: The trace file's one schema: ``table`` (dictionary-encoded), then every table's columns, nullable.
 FILE_SCHEMA = pa.schema([pa.field("table", pa.dictionary(pa.int8(), pa.utf8()), nullable=False),
                          *(field.with_nullable(True) for schema in TABLES.values() for field in schema)])
@@ -145,7 +155,7 @@ def batches(name: str, columns: dict, rows_per_batch: int) -> list[pa.RecordBatc
     for start in range(0, max(total, 1), rows_per_batch):
         stop = min(start + rows_per_batch, total)
         own = {field.name: _array(field, columns[field.name], start, stop) for field in schema}
-        arrays = [pa.DictionaryArray.from_arrays(pa.array(np.full(stop - start, code, np.int8)), KIND_DICTIONARY)]
+        arrays = [pa.DictionaryArray.from_arrays(pa.array(np.full(stop - start, code, np.int8)), kind_dictionary())]
         zeros = pa.py_buffer(bytes(8 * (stop - start + 1)))          # shared by every null column: one allocation
         arrays += [own[field.name] if field.name in own else _nulls(field.type, stop - start, zeros)
                    for field in list(FILE_SCHEMA)[1:]]
