@@ -31,13 +31,13 @@ from __future__ import annotations
 import json
 import os
 import struct
-from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 import numpy as np
 
 from rlviz.trace.event import Node
 from rlviz.trace.gauges import Readings
+from rlviz.trace.lazy_columns import INPUT_COLUMNS, LazyEventColumns, reordered_inputs
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 
 __all__ = ["MAGIC", "VERSION", "READS", "EXTRAS", "ADDED_UP", "SpillWriter", "write_binary_trace", "is_binary_trace",
@@ -55,11 +55,10 @@ EXTRAS = ("gaps", "decisions", "decision_rows", "gauges")
 ADDED_UP = frozenset({"gauges", "decision_rows"})
 _LENGTH = struct.Struct("<Q")
 _HEAD = struct.Struct("<I")
-_CSR = ("input_offsets", "input_ids")
 #: The readings' columns (version 4) and their dtypes, after the events'.
 _GAUGE_COLUMNS = {"gauge_series": "<u4", "gauge_time_ns": "<i8", "gauge_value": "<f8"}
-_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()}, **dict.fromkeys(_CSR, np.dtype("<i8").str),
-           **_GAUGE_COLUMNS}
+_DTYPES = {**{name: np.dtype(dtype).str for name, dtype in COLUMNS.items()},
+           **dict.fromkeys(INPUT_COLUMNS, np.dtype("<i8").str), **_GAUGE_COLUMNS}
 _NO_READINGS = Readings([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
@@ -115,7 +114,7 @@ class SpillWriter:
         known = len(self._series)
         series = self._numbers(readings)
         columns = {**columns, "gauge_series": series, "gauge_time_ns": readings.time_ns, "gauge_value": readings.value}
-        names = [*COLUMNS, *_CSR, *_GAUGE_COLUMNS]
+        names = [*COLUMNS, *INPUT_COLUMNS, *_GAUGE_COLUMNS]
         blobs = [np.ascontiguousarray(columns[name], dtype=_DTYPES[name]) for name in names]
         header = {"events": len(columns["node"]), "nodes": [node.to_dict() for node in nodes[self._nodes:]],
                   "texts": list(texts[self._texts:]), "dropped": int(dropped), "readings": len(series),
@@ -230,7 +229,7 @@ def _segment_header(source, path: Path, at: int, size: int, version: int) -> dic
         raise TraceFormatError(f"{path}: the segment header at byte {at} has a \"series\" that is not a list of "
                                f"[name, pid, where] (str, int, str), a negative \"readings\" or JSON \"gauges\" "
                                f"(version 4 keeps readings in columns); the file is damaged or not an rlviz trace")
-    expected = [*COLUMNS, *_CSR, *(_GAUGE_COLUMNS if version >= 4 else ())]
+    expected = [*COLUMNS, *INPUT_COLUMNS, *(_GAUGE_COLUMNS if version >= 4 else ())]
     names = [entry[0] for entry in header["columns"] if isinstance(entry, list) and len(entry) == 3]
     if names != expected:
         raise TraceFormatError(f"{path}: the segment at byte {at} has columns {names}, expected "
@@ -258,7 +257,7 @@ def _node(raw: object, path: Path, at: int) -> Node:
         raise TraceFormatError(f"{path}: a node in the segment at byte {at} is not valid ({err!r})") from None
 
 
-class LazyColumns(MutableMapping):
+class LazyColumns(LazyEventColumns):
     """A ``Trace``'s columns, each read from the file (every segment) the first time it is asked for.
 
     Events come ordered by start, then end, as a ``Trace``'s are; ``input_offsets``
@@ -266,38 +265,14 @@ class LazyColumns(MutableMapping):
     """
 
     def __init__(self, path: Path, segments: list[tuple[int, dict]]) -> None:
+        super().__init__()
         self._path = path
         self._segments = segments
         self._table = [tuple(entry) for _, header in segments for entry in header.get("series", [])]
-        self._held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
 
-    def __len__(self) -> int:
-        return len(COLUMNS) + len(_CSR)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([*COLUMNS, *_CSR])
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self._held:
-            if name not in COLUMNS and name not in _CSR:
-                raise KeyError(name)
-            if name in _CSR:
-                self._held["input_offsets"], self._held["input_ids"] = self._inputs()
-            else:
-                self._held[name] = self._raw(name)[self._ordering()]
-        return self._held[name]
-
-    def __setitem__(self, name: str, values: np.ndarray) -> None:
-        self._held[name] = values
-
-    def __delitem__(self, name: str) -> None:
-        raise TypeError("a loaded trace's columns cannot be deleted")
-
-    @property
-    def loaded(self) -> list[str]:
-        """The columns read (or assigned) so far."""
-        return list(self._held)
+    def read_column(self, name: str) -> np.ndarray:
+        return self._raw(name)[self._ordering()]
 
     @property
     def events(self) -> int:
@@ -312,12 +287,11 @@ class LazyColumns(MutableMapping):
         TraceFormatError
             If a reading names a series beyond those its segment and the ones before listed.
         """
-        if "gauge_series" not in self._held:
+        if "gauge_series" not in self.loaded:             # held beside the events' columns, once read
             for name in ("gauge_time_ns", "gauge_value"):
-                self._held[name] = self._raw(name)
-            self._held["gauge_series"] = self._checked_series()
-        return Readings(self._table, self._held["gauge_series"], self._held["gauge_time_ns"],
-                        self._held["gauge_value"])
+                self[name] = self._raw(name)
+            self["gauge_series"] = self._checked_series()
+        return Readings(self._table, self["gauge_series"], self["gauge_time_ns"], self["gauge_value"])
 
     def _checked_series(self) -> np.ndarray:
         """The ``gauge_series`` column (int64), each number checked against the table as far as its segment."""
@@ -359,14 +333,14 @@ class LazyColumns(MutableMapping):
                     offset += nbytes
         return np.concatenate(parts) if parts else np.zeros(0, _DTYPES[name])
 
-    def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
+    def read_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR input pair of all segments, re-based and put in the events' order."""
         counts, ids = [], []
         with self._path.open("rb") as source:
             for start, header in self._segments:
                 offset, found = start, {}
                 for column, dtype, nbytes in header["columns"]:
-                    if column in _CSR:
+                    if column in INPUT_COLUMNS:
                         source.seek(offset)
                         found[column] = np.frombuffer(source.read(nbytes), dtype=np.dtype(dtype))
                     offset += nbytes
@@ -374,10 +348,4 @@ class LazyColumns(MutableMapping):
                 ids.append(found["input_ids"])
         if not counts:
             return np.zeros(1, np.int64), np.zeros(0, np.int64)
-        count, flat = np.concatenate(counts), np.concatenate(ids)
-        starts = np.concatenate(([0], np.cumsum(count)[:-1]))
-        order = self._ordering()
-        new_count = count[order]
-        offsets = np.concatenate(([0], np.cumsum(new_count))).astype(np.int64)
-        within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_count)
-        return offsets, flat[np.repeat(starts[order], new_count) + within].astype(np.int64)
+        return reordered_inputs(np.concatenate(counts), np.concatenate(ids), self._ordering())

@@ -42,7 +42,6 @@ import json
 import os
 import warnings
 import zlib
-from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +51,7 @@ import pyarrow as pa
 from rlviz.trace.event import OUTCOMES, Node
 from rlviz.trace.gaps import Gap
 from rlviz.trace.gauges import Readings
+from rlviz.trace.lazy_columns import LazyEventColumns, reordered_inputs
 from rlviz.trace.items import KIND_SIZED, KIND_TEXT, KINDS, SIZED_NAME_MASK
 from rlviz.trace.schema import COLUMNS, TraceFormatError
 from rlviz.trace.tables import (FILE_SCHEMA, TABLE_NAMES, TABLES, batches, event_columns,
@@ -74,7 +74,6 @@ ROWS_PER_BATCH = 1 << 20
 _OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
 _END = b"\xff\xff\xff\xff\x00\x00\x00\x00"                      # Arrow's end-of-stream marker
 _READ_ERRORS = (pa.ArrowException, OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError)
-_CSR = ("input_offsets", "input_ids")
 _PLACEHOLDER = b"@" * 10                                         # a message's crc32 before it is known
 _TIMES = ("start_ns", "end_ns")
 
@@ -618,7 +617,7 @@ def _nodes(source: _File) -> list[Node]:
     return nodes
 
 
-class LazyColumns(MutableMapping):
+class LazyColumns(LazyEventColumns):
     """A ``Trace``'s columns, each read from the file (every events batch) the first time it is asked for.
 
     Events come ordered by start, then end, as a ``Trace``'s are; ``input_offsets``
@@ -626,41 +625,17 @@ class LazyColumns(MutableMapping):
     """
 
     def __init__(self, source: _File, series: list[tuple]) -> None:
+        super().__init__()
         self._source = source
         self._table = series
-        self._held: dict[str, np.ndarray] = {}
         self._raw_held: dict[str, np.ndarray] = {}
         self._order: np.ndarray | None = None
         self._ordered = False
         self._limits: dict[str, tuple[int, str]] = {}
 
-    def __len__(self) -> int:
-        return len(COLUMNS) + len(_CSR)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([*COLUMNS, *_CSR])
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self._held:
-            if name not in COLUMNS and name not in _CSR:
-                raise KeyError(name)
-            if name in _CSR:
-                self._held["input_offsets"], self._held["input_ids"] = self._inputs()
-            else:
-                order = self._ordering()
-                self._held[name] = self._raw(name) if order is None else self._raw(name)[order]
-        return self._held[name]
-
-    def __setitem__(self, name: str, values: np.ndarray) -> None:
-        self._held[name] = values
-
-    def __delitem__(self, name: str) -> None:
-        raise TypeError("a loaded trace's columns cannot be deleted")
-
-    @property
-    def loaded(self) -> list[str]:
-        """The columns read (or assigned) so far, in the trace's order."""
-        return list(self._held)
+    def read_column(self, name: str) -> np.ndarray:
+        order = self._ordering()
+        return self._raw(name) if order is None else self._raw(name)[order]
 
     @property
     def events(self) -> int:
@@ -746,18 +721,10 @@ class LazyColumns(MutableMapping):
                                     "the file is damaged")
         return {"start_ns": start, "end_ns": end}
 
-    def _inputs(self) -> tuple[np.ndarray, np.ndarray]:
+    def read_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The CSR input pair of all batches, re-based and put in the events' order."""
         lists = self._source.read("events", ["inputs"])["inputs"]
         if not lists:
             return np.zeros(1, np.int64), np.zeros(0, np.int64)
-        count = np.concatenate([np.diff(a.offsets.to_numpy()) for a in lists]).astype(np.int64)
-        flat = np.concatenate([a.values.to_numpy() for a in lists]).astype(np.int64, copy=False)
-        starts = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
-        order = self._ordering()
-        if order is None:
-            return np.concatenate(([0], np.cumsum(count))).astype(np.int64), flat
-        new_count = count[order]
-        offsets = np.concatenate(([0], np.cumsum(new_count))).astype(np.int64)
-        within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], new_count)
-        return offsets, flat[np.repeat(starts[order], new_count) + within]
+        counts = np.concatenate([np.diff(a.offsets.to_numpy()) for a in lists])
+        return reordered_inputs(counts, np.concatenate([a.values.to_numpy() for a in lists]), self._ordering())

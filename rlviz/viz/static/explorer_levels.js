@@ -71,25 +71,36 @@ export function pickLevel(levels, a, b, plotW) {
 export function lanePixels(set, lane, a, b, plotW) {
   const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
   const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
+  let top = 0;
+  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
+    for (let x = x0; x < x1; x++) {
+      count[x] += c;
+      if (c > fullest[x]) { fullest[x] = c; busiest[x] = set.busiest[at]; }
+      errors[x] += set.errors[at];
+      notReady[x] += set.notReady[at];
+      if (count[x] > top) top = count[x];
+    }
+  });
+  return { count, busiest, errors, notReady, top };
+}
+
+/**
+ * Visit lane `lane`'s buckets of `set` that count a call within window [a, b] drawn `plotW` pixels
+ * wide, in time order: `visit(at, calls, start, x0, x1)`, `at` the bucket's index into the set's
+ * tables, [x0, x1) the pixels it covers (at least the pixel of its start). The one rule of which
+ * pixels a bucket meets, for drawing and for hover alike.
+ */
+function forEachBucket(set, lane, a, b, plotW, visit) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
-  let top = 0;
   for (let k = first; k < last; k++) {
     const c = set.count[row + k];
     if (c === 0) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
-    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
-    for (let x = x0; x < x1; x++) {
-      count[x] += c;
-      if (c > fullest[x]) { fullest[x] = c; busiest[x] = set.busiest[row + k]; }
-      errors[x] += set.errors[row + k];
-      notReady[x] += set.notReady[row + k];
-      if (count[x] > top) top = count[x];
-    }
+    visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
   }
-  return { count, busiest, errors, notReady, top };
 }
 
 /**
@@ -100,26 +111,18 @@ export function lanePixels(set, lane, a, b, plotW) {
  * (the levels keep each bucket's busiest node only). Null when no bucket counts a call there.
  */
 export function levelPixelAt(set, lane, a, b, plotW, x) {
-  const scale = plotW / (b - a), row = lane * set.n;
-  const first = Math.max(0, Math.floor((a - set.start) / set.width));
-  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   const byNode = new Map();
   let count = 0, errors = 0, notReady = 0, from = Infinity, to = -Infinity;
-  for (let k = first; k < last; k++) {
-    const c = set.count[row + k];
-    if (c === 0) continue;
-    const s = set.start + k * set.width;
-    const x0 = Math.max(0, Math.floor((s - a) * scale));
-    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
-    if (x < x0 || x >= x1) continue;
+  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
+    if (x < x0 || x >= x1) return;
     count += c;
-    errors += set.errors[row + k];
-    notReady += set.notReady[row + k];
+    errors += set.errors[at];
+    notReady += set.notReady[at];
     from = Math.min(from, s);
     to = Math.max(to, s + set.width);
-    const node = set.busiest[row + k];
+    const node = set.busiest[at];
     if (node !== NO_NODE) byNode.set(node, (byNode.get(node) ?? 0) + c);
-  }
+  });
   if (count === 0) return null;
   const busiest = [...byNode].sort((p, q) => q[1] - p[1] || p[0] - q[0]);
   return { count, errors, notReady, from, to, busiest };
