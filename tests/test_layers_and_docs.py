@@ -83,6 +83,18 @@ def test_import_rlviz_is_cheap():
     assert out.stdout.strip() == "[]"
 
 
+def test_what_a_ray_worker_imports_for_an_iterator_leaves_out_pandas_torch_and_plotting():
+    """A shard actor's worker imports ``rlviz.iter``: every module it pulls in is paid once per actor (a pa.array at
+    import once brought pandas in, half a second of CPU per actor)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, rlviz.iter; print(sorted(m for m in ('pandas', 'torch', 'matplotlib', 'gymnasium', "
+            "'ipywidgets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_init_is_idempotent(ray_local):
     assert rlviz.init() == rlviz.init()
 
