@@ -33,9 +33,9 @@ demo: $(STAMP)
 test: $(STAMP) $(JS_STAMP)
 	# The browser test drives Debian's chromium (never `playwright install`, which downloads a browser).
 	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+	# pytest executes every notebook into build/notebooks/ and builds the site from them into site/ (strict),
+	# in tests/test_site.py: no second build here
 	$(PY) -m pytest --durations=25
-	# pytest executed every notebook into build/notebooks/; the site renders those copies
-	$(MAKE) site
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not browser and not notebook"

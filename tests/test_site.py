@@ -1,7 +1,7 @@
 """The documentation site works offline: notebook pages show live, kernel-free Explorers and no blank output.
 
 ``test_offline_outputs_*`` check the site hook's conversion on a notebook executed here (no Ray).
-``test_built_site_*`` build the site (strict) from the executed notebooks that
+``test_built_site_*`` build the site (strict, into ``site/``) from the executed notebooks that
 ``tests/test_notebooks.py`` wrote, open every notebook page from ``file://`` in
 headless chromium with every request outside the site aborted, and check that
 each Explorer output is drawn and zooms, that no output is blank, that every
@@ -84,13 +84,15 @@ def test_outside_scripts_are_left_out_of_pages():
 
 
 @pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
-    """The site, built strictly from the executed notebooks (skipped when they were not executed)."""
+def built_site():
+    """The site, built strictly into ``site/`` from the executed notebooks (skipped when they were not executed).
+
+    This is the site ``make test`` leaves behind: it is built here, not again after the tests."""
     stale = [p.name for p in NOTEBOOKS if not (EXECUTED / p.name).exists()
              or (EXECUTED / p.name).stat().st_mtime < p.stat().st_mtime]
     if stale:
         pytest.skip(f"no fresh executed copy of {', '.join(stale)}: run pytest -m notebook tests/test_notebooks.py")
-    site = tmp_path_factory.mktemp("site")
+    site = ROOT / "site"                  # where `make site` writes: `make test` builds the site here, once
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=900)
