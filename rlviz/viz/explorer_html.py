@@ -92,7 +92,8 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
         What the page shows first, as ``TraceView``'s traits: ``window``
         (ms since the trace start), ``selected``, ``op``, ``where``,
         ``skip_not_ready``; missing keys keep the defaults (everything).
-        A long trace's page keeps no selection (its indices are a part's).
+        ``selected`` is a trace index on a long trace's page too: the page
+        loads the detail chunk holding it.
     long_from : int, default LONG_EVENTS
         Events past which the trace is saved as a long trace.
 

@@ -3,7 +3,8 @@
 // model (openStream, liveModel), so every pane draws them as it draws any trace. A saved chunk
 // arrives packed (deflate over byte planes, two columns delta-coded: rlviz.viz.explorer_long) and
 // is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
-// left is dropped. Free of the DOM: tested with node.
+// left is dropped. The selection is a trace index (partIndex finds it in a part), so it survives the
+// parts coming and going. Free of the DOM: tested with node.
 import {
   MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
   undoDelta,
@@ -82,6 +83,7 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
   const detail = meta.detail;
   const kept = new Map();                // k -> Promise of its buffers, the most recent last
   let asked = 0;                         // the latest request's number: older answers are dropped
+  let held = -1;                         // the trace index of the selected event, kept in the model when it may be
   const lod = {
     levels: null,
     loaded: null,                        // [first, last] chunks in the model, or null
@@ -112,12 +114,18 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) { lod.levels = levels; },
     /**
-     * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or
-     * it needs more than `most`. Resolves to true when a new model was handed to the host.
+     * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
+     * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
+     */
+    hold(id) { held = id; },
+    /**
+     * The window moved to [a, b]: load the chunks it needs (when it needs more than `most`, the chunk
+     * of the event held, if any), unless the model holds them already. Resolves to true when a new
+     * model was handed to the host.
      */
     request([a, b]) {
-      const need = chunksFor(detail, a, b, most);
-      if (!need || covers(detail, lod.loaded, a, b, most)) return Promise.resolve(false);
+      const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
+      if (!need || (lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1])) return Promise.resolve(false);
       const mine = ++asked;
       const load = Promise.all(range(need).map(chunk)).then((parts) => {
         if (mine !== asked) return false;                      // the window moved on meanwhile
@@ -147,6 +155,23 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     return loading;
   }
   return lod;
+}
+
+/** [k, k] for the detail chunk holding trace index `id`, or null (none does, or `id` is -1). */
+export function chunkHolding(detail, id) {
+  const k = id < 0 ? -1 : detail.findIndex((chunk) => id >= chunk.first_id && id < chunk.first_id + chunk.count);
+  return k < 0 ? null : [k, k];
+}
+
+/** The trace index of a model's first event: 0, or past it for a long trace's part. */
+export function baseOf(model) {
+  return model.droppedInputs?.base ?? 0;
+}
+
+/** Trace index `id` (-1: none) as an index into `model` (a long trace's part), or -1 when the part lacks it. */
+export function partIndex(model, id) {
+  const i = id - baseOf(model);
+  return id >= 0 && i >= 0 && i < model.n ? i : -1;
 }
 
 /** [first, ..., last] of a pair. */
