@@ -151,3 +151,38 @@ def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tm
         end_ms = (int(trace.columns["end_ns"].max()) - trace.start_ns) / 1e6
         page.evaluate(f"window.rlvizExplorer.setWindow([{end_ms / 2 - 1}, {end_ms / 2 + 1}])")
         expect(root.locator('[data-rlviz="error"]')).to_contain_text("checksum")
+
+
+def test_a_saved_selection_is_a_trace_index_that_survives_other_chunks_loading(tmp_path):
+    """400,000 events (seven detail chunks, more than a window loads): the saved view's ``selected`` in the fourth chunk
+    restores at the overview, waits while a window loads the first chunk, and comes back with the same call when its
+    chunk is loaded again."""
+    from playwright.sync_api import expect
+
+    trace = pipeline_trace(400_000, 8, 600.0)
+    chosen = 250_000
+    event, start = trace.event(chosen), trace.columns["start_ns"] - trace.start_ns
+    path = tmp_path / "selected.html"
+    path.write_text(explorer_html(trace, view={"selected": chosen}, long_from=0), encoding="utf-8")
+    with chromium() as browser:
+        page, errors = _open(browser, path)
+        root = wait_ready(page)
+        inspector = root.locator('[data-rlviz="inspector"]')
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen))
+        expect(inspector.locator('[data-rlviz="event"]')).to_contain_text(f"#{chosen} ")
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(event.op)
+        expect(inspector.locator('[data-rlviz="lane"]')).to_have_text(event.where)
+        early_ms = float(start[10]) / 1e6
+        page.evaluate(f"window.rlvizExplorer.setWindow([{early_ms}, {early_ms + 5}])")
+        page.evaluate("window.rlvizExplorer.lod.pending")
+        expect(inspector.locator('[data-rlviz="away"]')).to_contain_text(f"#{chosen} is selected")
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen))
+        at_ms = float(start[chosen]) / 1e6
+        page.evaluate(f"window.rlvizExplorer.setWindow([{at_ms - 2}, {at_ms + 2}])")
+        expect(inspector.locator('[data-rlviz="event"]')).to_contain_text(f"#{chosen} ")
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(event.op)
+        expect(inspector.locator('[data-rlviz="item"]')).to_have_text(event.item if event.item is not None else "(none)")
+        page.evaluate(f"window.rlvizExplorer.setSelected({chosen + 3})")
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen + 3))
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(trace.event(chosen + 3).op)
+        assert not errors, errors

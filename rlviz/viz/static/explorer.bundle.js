@@ -2572,7 +2572,7 @@ function createInspector(host, view) {
       "link",
       `#${d.index} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}` + (dropped ? ` · ${dropped}` : "")
     );
-    button.dataset.event = String(i);
+    button.dataset.event = String(d.index);
     button.addEventListener("click", () => view.actions.select(i));
     return button;
   }

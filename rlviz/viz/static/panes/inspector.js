@@ -71,7 +71,7 @@ export function createInspector(host, view) {
     const button = make("button", dropped ? "rlviz-dropped" : null, "link",
       `#${d.index} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}`
       + (dropped ? ` · ${dropped}` : ""));
-    button.dataset.event = String(i);
+    button.dataset.event = String(d.index);
     button.addEventListener("click", () => view.actions.select(i));
     return button;
   }
