@@ -228,7 +228,12 @@ test("a selection is a trace index: found in whichever part holds it, its chunk 
   const lod = createLod(meta, source, { onModel: (model, loaded) => shown.push([model, loaded]), onError: assert.fail }, 2);
   assert.equal(await lod.request([0, 75]), false, "nothing held: the whole run is drawn from its levels alone");
   lod.hold(5);
-  assert.equal(await lod.request([0, 75]), true, "the selected event's chunk is loaded under the levels");
+  const loading = lod.request([0, 75]);
+  assert.deepEqual([lod.loading, lod.settled()], [true, false], "a load under way: not settled");
+  assert.equal(await loading, true, "the selected event's chunk is loaded under the levels");
+  assert.deepEqual([lod.loading, lod.settled()], [false, false], "loaded, but no levels yet: not settled");
+  lod.setLevels({ lanes: 2, tracks: 0, sets: [] });
+  assert.equal(lod.settled(), true, "levels in and nothing loading: the first frame may be drawn");
   assert.deepEqual(shown[0][1], [2, 2]);
   assert.equal(shown[0][0].start[partIndex(shown[0][0], 5)], 50);
   assert.equal(await lod.request([0, 70]), false, "held already: nothing loaded again");

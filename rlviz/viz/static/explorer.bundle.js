@@ -1687,6 +1687,10 @@ function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     // [first, last] chunks in the model, or null
     pending: null,
     // the promise of the latest load (tests and benchmarks await it)
+    loading: false,
+    // whether the latest load is still under way
+    /** Whether the page has what its window needs: the levels, and no load under way. */
+    settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
     exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
     /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
@@ -1730,13 +1734,17 @@ function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
       const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
       if (!need || lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1]) return Promise.resolve(false);
       const mine = ++asked;
+      lod.loading = true;
       const load = Promise.all(range(need).map(chunk)).then((parts) => {
         if (mine !== asked) return false;
         lod.loaded = need;
+        lod.loading = false;
         host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
         return true;
       }, (error) => {
-        if (mine === asked) host.onError(error);
+        if (mine !== asked) return false;
+        lod.loading = false;
+        host.onError(error);
         return false;
       });
       lod.pending = load;
@@ -3907,7 +3915,7 @@ function createTimeline(host, view, registry = TRACKS) {
     for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
-    if (!painter.first) {
+    if (!painter.first && (!f.lod || f.lod.settled())) {
       painter.first = true;
       performance.mark("rlviz:first-frame");
       view.root.dataset.rlvizReady = "1";
@@ -4700,6 +4708,7 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     clearTimeout(waiting);
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
+  lod.request(explorer.state.window);
   explorer.levelsReady = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     explorer.showModel();

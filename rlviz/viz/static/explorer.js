@@ -420,6 +420,7 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     clearTimeout(waiting);
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
+  lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
   explorer.levelsReady = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     explorer.showModel();
