@@ -17,11 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_diff import ComparedRuns, diff_payloads
-from rlviz.viz.explorer_long import LONG_EVENTS, LongPayload, encode_long
+from rlviz.viz.explorer_long import LongPayload, encode_long
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
@@ -69,13 +68,13 @@ def embed_json(value: object) -> str:
 
 
 def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _TITLE,
-                  css: str = "", view: dict | None = None, long_from: int = LONG_EVENTS) -> str:
+                  css: str = "", view: dict | None = None) -> str:
     """The standalone page as a string (see ``write_html``).
 
-    A trace of more than ``long_from`` events is saved as a long trace
-    (``rlviz.viz.explorer_long``): an overview the page draws at once, and
-    detail chunks, each in its own element, that it inflates when its window
-    needs them.
+    Every trace is saved as a long trace (``rlviz.viz.explorer_long``): an
+    overview the page draws at once, and detail chunks, each in its own
+    element, that it inflates when its window needs them.  A short trace is
+    a long trace of one chunk, which the page opens on.
 
     Parameters
     ----------
@@ -94,9 +93,6 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
         ``skip_not_ready``; missing keys keep the defaults (everything).
         ``selected`` is a trace index on a long trace's page too: the page
         loads the detail chunk holding it.
-    long_from : int, default LONG_EVENTS
-        Events past which the trace is saved as a long trace.
-
     Returns
     -------
     str
@@ -110,14 +106,7 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
     """
     trace = check_trace(trace, "explorer_html")
     view = _check_view(view)
-    check_int("long_from", long_from, minimum=0)
-    if len(trace) > long_from:
-        return _page(title, css, above, _long_elements(encode_long(trace), view), _BOOT, below)
-    payload = encode_trace(trace)
-    data = [f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
-            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
-            _data_element("rlviz-data", payload)]
-    return _page(title, css, above, data, _BOOT, below)
+    return _page(title, css, above, _long_elements(encode_long(trace), view), _BOOT, below)
 
 
 def diff_html(compared: ComparedRuns, title: str | None = None) -> str:

@@ -8,8 +8,8 @@ import { test } from "node:test";
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
 import {
-  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, levelsFromOverview, pickLevel,
-  undoDelta,
+  MAX_DETAIL_CHUNKS, WHOLE_RUN_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels,
+  levelPixelAt, levelsFromOverview, mostChunks, pickLevel, undoDelta,
 } from "../../rlviz/viz/static/explorer_levels.js";
 import {
   chunkHolding, createLod, inflate, modelOf, partIndex, unpackChunk, unshuffle,
@@ -77,6 +77,15 @@ test("the detail chunks a window meets, and whether the loaded ones hold it", ()
   assert.equal(covers(detail, [0, 1], 110, 115), true);
   assert.equal(covers(detail, [1, 2], 110, 115), false);
   assert.equal(covers(detail, null, 110, 115), false);
+});
+
+test("a run of a few chunks is held whole, every window exact; a longer one loads a few chunks a window", () => {
+  const run = (n) => Array.from({ length: n }, (_, k) => ({ time_range: [k * 100, k * 100 + 90] }));
+  assert.equal(mostChunks(run(1)), MAX_DETAIL_CHUNKS);
+  assert.equal(mostChunks(run(WHOLE_RUN_CHUNKS)), WHOLE_RUN_CHUNKS);
+  assert.deepEqual(chunksFor(run(5), 0, 500, mostChunks(run(5))), [0, 4], "five chunks: the whole run, exact");
+  assert.equal(mostChunks(run(WHOLE_RUN_CHUNKS + 1)), MAX_DETAIL_CHUNKS, "past it: drawn from levels when zoomed out");
+  assert.ok(WHOLE_RUN_CHUNKS * 65536 < 1_000_000, "a notebook's view of a trace past a million events never loads it whole");
 });
 
 test("a column's byte planes come back value by value", () => {

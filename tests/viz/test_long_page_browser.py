@@ -123,10 +123,11 @@ def test_hovering_the_zoomed_out_overview_names_the_op_and_how_many_calls_the_le
 
 @pytest.fixture(scope="module")
 def small_long_page(tmp_path_factory):
-    """20,000 events saved as a long trace (detail chunks of 65,536 events would be one: the page is cut at 0)."""
-    trace = pipeline_trace(20_000, 8, 600.0)
+    """300,000 events saved as a long trace: five detail chunks, more than the page opens on (it checks them when a
+    window first needs them; a page of a few chunks checks them all at once: test_damaged_page_browser)."""
+    trace = pipeline_trace(300_000, 8, 600.0)
     path = tmp_path_factory.mktemp("small-long") / "long.html"
-    path.write_text(explorer_html(trace, long_from=0), encoding="utf-8")
+    path.write_text(explorer_html(trace), encoding="utf-8")
     return trace, path
 
 
@@ -148,8 +149,8 @@ def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tm
         page, _ = _open(browser, changed)
         root = wait_ready(page)
         page.evaluate("window.rlvizExplorer.levelsReady")
-        end_ms = (int(trace.columns["end_ns"].max()) - trace.start_ns) / 1e6
-        page.evaluate(f"window.rlvizExplorer.setWindow([{end_ms / 2 - 1}, {end_ms / 2 + 1}])")
+        early_ms = (int(trace.columns["start_ns"][100]) - trace.start_ns) / 1e6      # in the changed first chunk
+        page.evaluate(f"window.rlvizExplorer.setWindow([{early_ms - 1}, {early_ms + 1}])")
         expect(root.locator('[data-rlviz="error"]')).to_contain_text("checksum")
 
 
@@ -163,7 +164,7 @@ def test_a_saved_selection_is_a_trace_index_that_survives_other_chunks_loading(t
     chosen = 250_000
     event, start = trace.event(chosen), trace.columns["start_ns"] - trace.start_ns
     path = tmp_path / "selected.html"
-    path.write_text(explorer_html(trace, view={"selected": chosen}, long_from=0), encoding="utf-8")
+    path.write_text(explorer_html(trace, view={"selected": chosen}), encoding="utf-8")
     with chromium() as browser:
         page, errors = _open(browser, path)
         root = wait_ready(page)

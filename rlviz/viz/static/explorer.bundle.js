@@ -794,6 +794,7 @@ function revealInPane(pane, element, header = null) {
 
 // rlviz/viz/static/explorer_levels.js
 var MAX_DETAIL_CHUNKS = 4;
+var WHOLE_RUN_CHUNKS = 15;
 var NO_NODE = -1;
 function levelsFromOverview(overview, bytes) {
   const lanes = overview.lanes, tracks = overview.gauges ?? 0;
@@ -890,6 +891,9 @@ function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   }
   if (first < 0 || last - first + 1 > most) return null;
   return [first, last];
+}
+function mostChunks(detail) {
+  return detail.length <= WHOLE_RUN_CHUNKS ? Math.max(detail.length, MAX_DETAIL_CHUNKS) : MAX_DETAIL_CHUNKS;
 }
 function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
   const need = loaded && chunksFor(detail, a, b, most);
@@ -1676,7 +1680,7 @@ function unpackChunk(chunk, bytes) {
   if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
   return buffers;
 }
-function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
+function createLod(meta, source, host, most = mostChunks(meta.detail)) {
   const detail = meta.detail;
   const kept = /* @__PURE__ */ new Map();
   let asked = 0;
@@ -4603,18 +4607,17 @@ function splitChunks(meta, bytes) {
   return buffers;
 }
 function mountSaved(host, doc = document) {
-  let meta, bytes, view, overview = null;
+  let meta, view, overview, checked;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (meta.long) overview = packedOverview(meta, doc);
-    const data = meta.long ? null : doc.getElementById("rlviz-data");
-    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) bytes = checkedBytes(meta, data);
+    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
+    overview = packedOverview(meta, doc);
+    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc)) : mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
@@ -4683,10 +4686,19 @@ function packedBytes(doc, id, size, what) {
   checkPacked(bytes, size, Number(element.dataset.adler32), what);
   return bytes;
 }
-function savedChunks(meta, doc) {
+function detailBytes(meta, doc, k) {
+  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+}
+function wholeRunChunks(meta, doc) {
+  const checked = /* @__PURE__ */ new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  return checked;
+}
+function savedChunks(meta, doc, checked) {
   return {
     async chunk(k) {
-      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     }
   };

@@ -10,7 +10,7 @@ import { createFeed } from "./explorer_feed.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkPacked, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
-import { levelsFromOverview } from "./explorer_levels.js";
+import { chunksFor, levelsFromOverview, mostChunks } from "./explorer_levels.js";
 import { baseOf, createLod, inflate, partIndex, unpackChunk } from "./explorer_long.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
@@ -274,28 +274,28 @@ export function splitChunks(meta, bytes) {
 }
 
 /**
- * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view
- * and #rlviz-data elements, its data checked first (explorer_saved.js). A damaged file (cut short,
- * changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged]) instead
- * of the view, and returns null.
+ * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view,
+ * #rlviz-overview and #rlviz-detail-K elements (a long trace's page: mountLong, whatever the trace's
+ * length), checked first (explorer_saved.js): the overview, and the detail chunks when the whole run
+ * needs few enough to be drawn exactly; the others when the window first needs them. A damaged file
+ * (cut short, changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged])
+ * instead of the view, and returns null.
  * @param {HTMLElement} host  the page's root element
  * @param {Document} doc
  * @returns {object|null} the mounted Explorer (see mountExplorer), or null
  */
 export function mountSaved(host, doc = document) {
-  let meta, bytes, view, overview = null;
+  let meta, view, overview, checked;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (meta.long) overview = packedOverview(meta, doc);
-    const data = meta.long ? null : doc.getElementById("rlviz-data");
-    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) bytes = checkedBytes(meta, data);
+    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
+    overview = packedOverview(meta, doc);
+    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc))
-    : mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
@@ -382,11 +382,30 @@ function packedBytes(doc, id, size, what) {
   return bytes;
 }
 
-/** A long trace's saved chunks: chunk k decoded from its own element when first needed, checked, inflated. */
-function savedChunks(meta, doc) {
+/** A detail chunk's packed bytes from its element, checked. */
+function detailBytes(meta, doc, k) {
+  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+}
+
+/**
+ * The packed bytes of every detail chunk, checked, when the run is held whole (mostChunks: it opens
+ * on all its events); else none yet.
+ */
+function wholeRunChunks(meta, doc) {
+  const checked = new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  return checked;
+}
+
+/**
+ * A long trace's saved chunks: chunk k decoded from its own element when first needed (or taken from
+ * those `checked` at mount), checked, inflated.
+ */
+function savedChunks(meta, doc, checked) {
   return {
     async chunk(k) {
-      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     },
   };

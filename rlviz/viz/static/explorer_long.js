@@ -6,8 +6,8 @@
 // left is dropped. The selection is a trace index (partIndex finds it in a part), so it survives the
 // parts coming and going. Free of the DOM: tested with node.
 import {
-  MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
-  undoDelta,
+  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
+  mostChunks, undoDelta,
 } from "./explorer_levels.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
@@ -76,10 +76,11 @@ export function unpackChunk(chunk, bytes) {
  *   columns, ...) and its buffers, unpacked
  * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
  *   loaded for the latest window, or why they could not be
- * @param {number} most  chunks a window may need at most to be drawn exactly
+ * @param {number} most  chunks a window may need at most to be drawn exactly (by default mostChunks: a run of a
+ *   few chunks is held whole)
  * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
  */
-export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
+export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
   const detail = meta.detail;
   const kept = new Map();                // k -> Promise of its buffers, the most recent last
   let asked = 0;                         // the latest request's number: older answers are dropped
