@@ -181,8 +181,9 @@ def write_html(trace: Trace | ComparedRuns, path: str | Path, title: str | None 
     """Write the Explorer with ``trace`` embedded as one HTML file that works offline from ``file://``.
 
     Zoom, hover, click and step need no kernel and no network: the viewer's
-    JavaScript is inlined and the columns are embedded as base64 of the same
-    binary format the notebook widget receives.  Every text is escaped or set
+    JavaScript is inlined and the columns are embedded (base85) as a long
+    trace's overview and packed detail chunks of the same binary format the
+    notebook widget receives (``rlviz.viz.explorer_long``).  Every text is escaped or set
     as text.  Given a diff of two runs (``rlviz.diff(a, b)``), the file holds
     both runs, one above the other, linked (``diff_html``).
 
