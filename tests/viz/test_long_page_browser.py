@@ -123,9 +123,9 @@ def test_hovering_the_zoomed_out_overview_names_the_op_and_how_many_calls_the_le
 
 @pytest.fixture(scope="module")
 def small_long_page(tmp_path_factory):
-    """300,000 events saved as a long trace: five detail chunks, more than the page opens on (it checks them when a
-    window first needs them; a page of a few chunks checks them all at once: test_damaged_page_browser)."""
-    trace = pipeline_trace(300_000, 8, 600.0)
+    """1,100,000 events saved as a long trace: 17 detail chunks, more than a page holds whole (it checks each when a
+    window first needs it; a page held whole checks them all at once: test_damaged_page_browser)."""
+    trace = pipeline_trace(1_100_000, 8, 600.0)
     path = tmp_path_factory.mktemp("small-long") / "long.html"
     path.write_text(explorer_html(trace), encoding="utf-8")
     return trace, path
@@ -155,13 +155,13 @@ def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tm
 
 
 def test_a_saved_selection_is_a_trace_index_that_survives_other_chunks_loading(tmp_path):
-    """400,000 events (seven detail chunks, more than a window loads): the saved view's ``selected`` in the fourth chunk
-    restores at the overview, waits while a window loads the first chunk, and comes back with the same call when its
-    chunk is loaded again."""
+    """1,100,000 events (17 detail chunks, more than a page holds whole): the saved view's ``selected`` in the eleventh
+    chunk restores at the overview, waits while a window loads the first chunk, and comes back with the same call when
+    its chunk is loaded again."""
     from playwright.sync_api import expect
 
-    trace = pipeline_trace(400_000, 8, 600.0)
-    chosen = 250_000
+    trace = pipeline_trace(1_100_000, 8, 600.0)
+    chosen = 700_000
     event, start = trace.event(chosen), trace.columns["start_ns"] - trace.start_ns
     path = tmp_path / "selected.html"
     path.write_text(explorer_html(trace, view={"selected": chosen}), encoding="utf-8")
