@@ -17,11 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_diff import ComparedRuns, diff_payloads
-from rlviz.viz.explorer_long import LONG_EVENTS, LongPayload, encode_long
+from rlviz.viz.explorer_long import LongPayload, encode_long
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import encode_trace
 
@@ -69,13 +68,13 @@ def embed_json(value: object) -> str:
 
 
 def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _TITLE,
-                  css: str = "", view: dict | None = None, long_from: int = LONG_EVENTS) -> str:
+                  css: str = "", view: dict | None = None) -> str:
     """The standalone page as a string (see ``write_html``).
 
-    A trace of more than ``long_from`` events is saved as a long trace
-    (``rlviz.viz.explorer_long``): an overview the page draws at once, and
-    detail chunks, each in its own element, that it inflates when its window
-    needs them.
+    Every trace is saved as a long trace (``rlviz.viz.explorer_long``): an
+    overview the page draws at once, and detail chunks, each in its own
+    element, that it inflates when its window needs them.  A short trace is
+    a long trace of one chunk, which the page opens on.
 
     Parameters
     ----------
@@ -92,10 +91,8 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
         What the page shows first, as ``TraceView``'s traits: ``window``
         (ms since the trace start), ``selected``, ``op``, ``where``,
         ``skip_not_ready``; missing keys keep the defaults (everything).
-        A long trace's page keeps no selection (its indices are a part's).
-    long_from : int, default LONG_EVENTS
-        Events past which the trace is saved as a long trace.
-
+        ``selected`` is a trace index on a long trace's page too: the page
+        loads the detail chunk holding it.
     Returns
     -------
     str
@@ -109,14 +106,7 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
     """
     trace = check_trace(trace, "explorer_html")
     view = _check_view(view)
-    check_int("long_from", long_from, minimum=0)
-    if len(trace) > long_from:
-        return _page(title, css, above, _long_elements(encode_long(trace), view), _BOOT, below)
-    payload = encode_trace(trace)
-    data = [f'<script type="application/json" id="rlviz-meta">{embed_json(payload.meta)}</script>',
-            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
-            _data_element("rlviz-data", payload)]
-    return _page(title, css, above, data, _BOOT, below)
+    return _page(title, css, above, _long_elements(encode_long(trace), view), _BOOT, below)
 
 
 def diff_html(compared: ComparedRuns, title: str | None = None) -> str:
@@ -191,8 +181,9 @@ def write_html(trace: Trace | ComparedRuns, path: str | Path, title: str | None 
     """Write the Explorer with ``trace`` embedded as one HTML file that works offline from ``file://``.
 
     Zoom, hover, click and step need no kernel and no network: the viewer's
-    JavaScript is inlined and the columns are embedded as base64 of the same
-    binary format the notebook widget receives.  Every text is escaped or set
+    JavaScript is inlined and the columns are embedded (base85) as a long
+    trace's overview and packed detail chunks of the same binary format the
+    notebook widget receives (``rlviz.viz.explorer_long``).  Every text is escaped or set
     as text.  Given a diff of two runs (``rlviz.diff(a, b)``), the file holds
     both runs, one above the other, linked (``diff_html``).
 

@@ -2,7 +2,9 @@
 
 A page cannot hold ten million events and stay quick, and a file of them
 written as one blob makes the page decode all of it before the first frame.
-So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
+So every saved page holds its trace in two parts (a short trace is a long
+trace of one chunk, which the page opens on), and a notebook's view does
+the same past ``LONG_EVENTS`` events:
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
@@ -55,7 +57,7 @@ __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview
            "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL",
            "DELTA_COLUMNS", "DEFLATE_LEVEL"]
 
-#: Traces of more events than this are saved as a long trace (the 1M-event page keeps its one blob).
+#: A notebook's ``TraceView`` sends traces of more events than this as a long trace (a saved page always is one).
 LONG_EVENTS = 1_000_000
 #: The columns of a detail chunk stored as differences (when they are uint32).
 DELTA_COLUMNS = ("start", "inputs")
@@ -135,7 +137,7 @@ def encode_long(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> LongPay
     Parameters
     ----------
     trace : Trace
-        The trace, of any length (``explorer_html`` uses this past ``LONG_EVENTS``).
+        The trace, of any length (``explorer_html`` writes every page with it).
     chunk_events : int, default SAVED_CHUNK_EVENTS
         Events per detail chunk.
 

@@ -8,10 +8,12 @@ import { test } from "node:test";
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
 import {
-  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, levelsFromOverview, pickLevel,
-  undoDelta,
+  MAX_DETAIL_CHUNKS, WHOLE_RUN_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels,
+  levelPixelAt, levelsFromOverview, mostChunks, pickLevel, undoDelta,
 } from "../../rlviz/viz/static/explorer_levels.js";
-import { createLod, inflate, modelOf, unpackChunk, unshuffle } from "../../rlviz/viz/static/explorer_long.js";
+import {
+  chunkHolding, createLod, inflate, modelOf, partIndex, unpackChunk, unshuffle,
+} from "../../rlviz/viz/static/explorer_long.js";
 import { gutterLabelAt, levelSummaryAt, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf_, payload } from "./fixtures.mjs";
@@ -75,6 +77,15 @@ test("the detail chunks a window meets, and whether the loaded ones hold it", ()
   assert.equal(covers(detail, [0, 1], 110, 115), true);
   assert.equal(covers(detail, [1, 2], 110, 115), false);
   assert.equal(covers(detail, null, 110, 115), false);
+});
+
+test("a run of a few chunks is held whole, every window exact; a longer one loads a few chunks a window", () => {
+  const run = (n) => Array.from({ length: n }, (_, k) => ({ time_range: [k * 100, k * 100 + 90] }));
+  assert.equal(mostChunks(run(1)), MAX_DETAIL_CHUNKS);
+  assert.equal(mostChunks(run(WHOLE_RUN_CHUNKS)), WHOLE_RUN_CHUNKS);
+  assert.deepEqual(chunksFor(run(5), 0, 500, mostChunks(run(5))), [0, 4], "five chunks: the whole run, exact");
+  assert.equal(mostChunks(run(WHOLE_RUN_CHUNKS + 1)), MAX_DETAIL_CHUNKS, "past it: drawn from levels when zoomed out");
+  assert.ok(WHOLE_RUN_CHUNKS * 65536 < 1_000_000, "a notebook's view of a trace past a million events never loads it whole");
 });
 
 test("a column's byte planes come back value by value", () => {
@@ -211,6 +222,34 @@ test("the loader: chunks the window needs, once; none when the model holds the w
   assert.equal(await lod.request([0, 75]), false, "four chunks: more than it may load, drawn from the levels");
   await lod.request([22, 30]);
   assert.equal(asked.filter((k) => k === 1).length, 1, "a chunk decoded before is kept");
+});
+
+test("a selection is a trace index: found in whichever part holds it, its chunk loaded when the window is drawn from levels", async () => {
+  const events = Array.from({ length: 8 }, (_, k) => [k % 2, k * 10, 5, 0, 1, k, []]);
+  const { meta, buffers } = longTrace(events, 2);        // chunks [0,15] [20,35] [40,55] [60,75]
+  assert.deepEqual([chunkHolding(meta.detail, 5), chunkHolding(meta.detail, 0)], [[2, 2], [0, 0]]);
+  assert.deepEqual([chunkHolding(meta.detail, -1), chunkHolding(meta.detail, 8)], [null, null], "none, or past the trace");
+  const part = modelOf(meta, meta.detail.slice(1, 3), buffers.slice(1, 3));       // events 2..5
+  assert.deepEqual([2, 5, 1, 6, -1].map((id) => partIndex(part, id)), [0, 3, -1, -1, -1]);
+  assert.equal(part.start[partIndex(part, 5)], 50, "trace event 5 starts at 50, wherever the part begins");
+  const shown = [];
+  const source = { chunk: async (k) => ({ chunk: meta.detail[k], buffers: buffers[k] }) };
+  const lod = createLod(meta, source, { onModel: (model, loaded) => shown.push([model, loaded]), onError: assert.fail }, 2);
+  assert.equal(await lod.request([0, 75]), false, "nothing held: the whole run is drawn from its levels alone");
+  lod.hold(5);
+  const loading = lod.request([0, 75]);
+  assert.deepEqual([lod.loading, lod.settled()], [true, false], "a load under way: not settled");
+  assert.equal(await loading, true, "the selected event's chunk is loaded under the levels");
+  assert.deepEqual([lod.loading, lod.settled()], [false, false], "loaded, but no levels yet: not settled");
+  lod.setLevels({ lanes: 2, tracks: 0, sets: [] });
+  assert.equal(lod.settled(), true, "levels in and nothing loading: the first frame may be drawn");
+  assert.deepEqual(shown[0][1], [2, 2]);
+  assert.equal(shown[0][0].start[partIndex(shown[0][0], 5)], 50);
+  assert.equal(await lod.request([0, 70]), false, "held already: nothing loaded again");
+  assert.equal(await lod.request([22, 30]), true, "a window that needs chunks of its own gets them ...");
+  assert.equal(partIndex(shown.at(-1)[0], 5), -1, "... and the selection waits outside the part");
+  await lod.request([0, 75]);
+  assert.equal(partIndex(shown.at(-1)[0], 5), 1, "zoomed out again: it is back");
 });
 
 /** A column's bytes as byte planes (what the writer stores). */

@@ -151,7 +151,7 @@ test("the inspector's fields, worked out without a page: details from the node, 
     [[0, 0, 10, 0], [0, 2, 3, 1]]);
   const view = { model: m, meta: { decisions: null },
     describe: (i) => ({ node: m.nodes[m.node[i]], outcome: ["item", "not_ready"][m.flags[i] & 3], item: null,
-      startMs: m.start[i], durationMs: m.duration[i] }) };
+      index: i, startMs: m.start[i], durationMs: m.duration[i] }) };
   const fields = Object.fromEntries(inspectorFields(view, 1, new Map()));
   assert.equal(fields.round_robin_weights, "2 : 1 : *");
   assert.equal(fields.event, "#1 · completed 1 of 2", "it ended at 5, before the first call's 10");
@@ -162,6 +162,9 @@ test("the inspector's fields, worked out without a page: details from the node, 
   const late = { ...view, describe: (i) => ({ ...view.describe(i), startMs: 10_800_000.0123, durationMs: 0.0456 }) };
   const hours = Object.fromEntries(inspectorFields(late, 1, new Map()));
   assert.deepEqual([hours.start, hours.duration], ["3:00:00.000012", "45.6 µs"], "3 h in: readable, not 10800000.0 ms");
+  const part = { ...view, describe: (i) => ({ ...view.describe(i), index: 2_000_000 + i }) };
+  assert.equal(Object.fromEntries(inspectorFields(part, 1, new Map())).event, "#2000001 · completed 1 of 2",
+    "a long trace's part names the call by its trace index, not by its place in the part");
 });
 
 test("the graph pane's shapes: an edge's curve and width, a node's counter lines, the marks of a selection", async () => {

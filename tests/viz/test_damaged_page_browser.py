@@ -20,7 +20,7 @@ from rlviz.viz.examples import concurrently_trace, large_trace
 
 pytestmark = pytest.mark.browser
 
-_DATA = re.compile(r'(id="rlviz-data"[^>]*>)([^<]*)(</script>)')
+_DATA = re.compile(r'(id="rlviz-detail-0"[^>]*>)([^<]*)(</script>)')
 
 
 @pytest.fixture(scope="module")

@@ -11,23 +11,30 @@ from rlviz.trace import Trace
 from rlviz.viz import write_html
 from rlviz.viz.examples import large_trace, sharded_trace
 from rlviz.viz.explorer_html import decode_blob, embed_json, encode_blob, explorer_html
+from rlviz.viz.explorer_long import unpack_chunk
 from rlviz.viz.explorer_payload import Payload, decode_stream
 
 EVIL = "</script><script>alert(1)</script>"
 
 
 def _embedded(page):
+    """The page's stream as the page replays it: its start meta (texts and all) with its detail chunks, and their
+    buffers, each chunk's element checked against its Adler-32 (explorer_saved.js) and unpacked."""
     meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page, re.S).group(1))
-    data = re.search(r'id="rlviz-data" data-adler32="(\d+)">(.*?)</script>', page, re.S)
-    blob = decode_blob(data.group(2))
-    assert int(data.group(1)) == zlib.adler32(blob)         # what the page checks before it draws (explorer_saved.js)
-    chunks, at = [], 0
-    for chunk in meta["chunks"]:
-        for spec in chunk["columns"]:
+    chunks, buffers = [], []
+    for k, chunk in enumerate(meta["detail"]):
+        data = re.search(rf'id="rlviz-detail-{k}" data-adler32="(\d+)">(.*?)</script>', page, re.S)
+        packed = decode_blob(data.group(2))
+        assert int(data.group(1)) == zlib.adler32(packed)   # what the page checks before it draws
+        chunks.append({key: value for key, value in chunk.items() if key != "packed"})
+        for spec, column in zip(chunk["columns"], unpack_chunk(chunk, packed)):
+            at = 0
             for size in spec["chunks"]:
-                chunks.append(blob[at:at + size])
+                buffers.append(column[at:at + size])
                 at += size
-    return meta, chunks
+    if chunks:
+        chunks[0]["texts"] = meta["texts"]                  # the page keeps every text in its start meta
+    return {**meta, "chunks": chunks}, buffers
 
 
 def test_embedded_columns_decode_to_the_trace(tmp_path):
@@ -42,7 +49,7 @@ def test_trace_text_cannot_close_the_script_element():
     records = [{"op": EVIL, "label": EVIL, "op_id": "x", "where": "driver", "pid": 1, "start_ns": 0,
                 "end_ns": 5, "outcome": "item", "item": EVIL}]
     page = explorer_html(Trace.from_records(records), title=EVIL)
-    assert page.count("<script") == 4 and "alert(1)</script>" not in page
+    assert page.count("<script") == 5 and "alert(1)</script>" not in page     # meta, view, overview, one chunk, code
     meta, _ = _embedded(page)
     assert meta["nodes"][0]["op"] == EVIL and EVIL in meta["chunks"][0]["texts"]       # intact once parsed
     assert json.loads(embed_json({"a": "<&>"})) == {"a": "<&>"}

@@ -66,7 +66,7 @@ def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_err
 
 
 def test_a_long_trace_is_written_as_an_overview_and_one_checksummed_element_per_detail_chunk(trace):
-    page = explorer_html(trace, long_from=10_000)
+    page = explorer_html(trace)
     meta = json.loads(re.search(r'id="rlviz-meta">(.*?)</script>', page).group(1))
     assert meta["long"] and 'id="rlviz-data"' not in page
     parts = dict((name, (int(adler), text)) for name, adler, text in
@@ -79,16 +79,12 @@ def test_a_long_trace_is_written_as_an_overview_and_one_checksummed_element_per_
             meta["detail"][int(name.rsplit("-", 1)[1])]["packed"]["bytes"]
         assert len(data) == expected
     assert page.index("mountSaved") < page.index('id="rlviz-overview"'), "the script before the data"
-    assert 'id="rlviz-data"' in explorer_html(trace), "up to a million events: one blob, as before"
-
-
-def test_long_from_is_checked(trace):
-    with pytest.raises(ValueError, match="long_from"):
-        explorer_html(trace, long_from=-1)
+    short = explorer_html(pipeline_trace(100, 8, 60.0))
+    assert 'id="rlviz-detail-0"' in short and 'id="rlviz-detail-1"' not in short, "a short trace: a long one of one chunk"
 
 
 def test_a_long_page_takes_fewer_bytes_per_event_than_the_target(trace):
     """200,000 events over 216 s on 64 lanes, as dense as 10M events over 3 hours: at most 15 bytes per event."""
     dense = pipeline_trace(200_000, 64, 216.0)
-    page = explorer_html(dense, long_from=0)
+    page = explorer_html(dense)
     assert len(page.encode()) / len(dense) <= 15

@@ -2,8 +2,8 @@
 summaries (a spike shows, and hovering says it reads a summary, over what time), then zooms in and reads the exact
 readings there, the value in force at the window's start included.
 
-The trace: 200,000 events over 10 minutes on 8 lanes (``benchmarks.synthetic.pipeline_trace``), saved as a long
-trace (``long_from=0``: four detail chunks) with a reading per 50 events (``with_gauges``): the driver's replay rows
+The trace: 1,100,000 events over 10 minutes on 8 lanes (``benchmarks.synthetic.pipeline_trace``), saved as a long
+trace (17 detail chunks: more than a page holds whole, so it opens on its overview) with a reading per 50 events (``with_gauges``): the driver's replay rows
 held, with one reading a thousand times the rest, and each shard's weights version, a step every few seconds.
 """
 import re
@@ -34,9 +34,9 @@ _INK = """canvas => {
 
 @pytest.fixture(scope="module")
 def long_page(tmp_path_factory):
-    trace = with_gauges(pipeline_trace(200_000, 8, 600.0), per_event=0.02, spike_at=0.5)
+    trace = with_gauges(pipeline_trace(1_100_000, 8, 600.0), per_event=0.02, spike_at=0.5)
     path = tmp_path_factory.mktemp("long-gauges") / "long.html"
-    path.write_text(explorer_html(trace, long_from=0), encoding="utf-8")
+    path.write_text(explorer_html(trace), encoding="utf-8")
     return trace, path
 
 
@@ -89,7 +89,7 @@ def test_gauge_tracks_show_at_the_first_frame_from_the_overview_and_exactly_once
         assert re.fullmatch(rf"{REPLAY_HELD} @ driver: last [\d,]+, min [\d,]+, max {int(held.value[spike]):,} "
                             r"\(a summary of [\d,]+ readings?, \d+:\d\d:\d\d\.\d{6} to \d+:\d\d:\d\d\.\d{6}\)", text), text
 
-        middle_ms = (int(trace.columns["start_ns"][120_000]) - trace.start_ns) / 1e6     # in the third chunk
+        middle_ms = (int(trace.columns["start_ns"][600_000]) - trace.start_ns) / 1e6     # in the tenth chunk
         where = versions.lanes()[0]
         mine = versions.on(where)
         in_force = int(np.searchsorted(mine.time_ns, trace.start_ns + int(middle_ms * 1e6)) - 1)

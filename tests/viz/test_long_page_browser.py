@@ -123,10 +123,11 @@ def test_hovering_the_zoomed_out_overview_names_the_op_and_how_many_calls_the_le
 
 @pytest.fixture(scope="module")
 def small_long_page(tmp_path_factory):
-    """20,000 events saved as a long trace (detail chunks of 65,536 events would be one: the page is cut at 0)."""
-    trace = pipeline_trace(20_000, 8, 600.0)
+    """1,100,000 events saved as a long trace: 17 detail chunks, more than a page holds whole (it checks each when a
+    window first needs it; a page held whole checks them all at once: test_damaged_page_browser)."""
+    trace = pipeline_trace(1_100_000, 8, 600.0)
     path = tmp_path_factory.mktemp("small-long") / "long.html"
-    path.write_text(explorer_html(trace, long_from=0), encoding="utf-8")
+    path.write_text(explorer_html(trace), encoding="utf-8")
     return trace, path
 
 
@@ -148,6 +149,41 @@ def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tm
         page, _ = _open(browser, changed)
         root = wait_ready(page)
         page.evaluate("window.rlvizExplorer.levelsReady")
-        end_ms = (int(trace.columns["end_ns"].max()) - trace.start_ns) / 1e6
-        page.evaluate(f"window.rlvizExplorer.setWindow([{end_ms / 2 - 1}, {end_ms / 2 + 1}])")
+        early_ms = (int(trace.columns["start_ns"][100]) - trace.start_ns) / 1e6      # in the changed first chunk
+        page.evaluate(f"window.rlvizExplorer.setWindow([{early_ms - 1}, {early_ms + 1}])")
         expect(root.locator('[data-rlviz="error"]')).to_contain_text("checksum")
+
+
+def test_a_saved_selection_is_a_trace_index_that_survives_other_chunks_loading(tmp_path):
+    """1,100,000 events (17 detail chunks, more than a page holds whole): the saved view's ``selected`` in the eleventh
+    chunk restores at the overview, waits while a window loads the first chunk, and comes back with the same call when
+    its chunk is loaded again."""
+    from playwright.sync_api import expect
+
+    trace = pipeline_trace(1_100_000, 8, 600.0)
+    chosen = 700_000
+    event, start = trace.event(chosen), trace.columns["start_ns"] - trace.start_ns
+    path = tmp_path / "selected.html"
+    path.write_text(explorer_html(trace, view={"selected": chosen}), encoding="utf-8")
+    with chromium() as browser:
+        page, errors = _open(browser, path)
+        root = wait_ready(page)
+        inspector = root.locator('[data-rlviz="inspector"]')
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen))
+        expect(inspector.locator('[data-rlviz="event"]')).to_contain_text(f"#{chosen} ")
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(event.op)
+        expect(inspector.locator('[data-rlviz="lane"]')).to_have_text(event.where)
+        early_ms = float(start[10]) / 1e6
+        page.evaluate(f"window.rlvizExplorer.setWindow([{early_ms}, {early_ms + 5}])")
+        page.evaluate("window.rlvizExplorer.lod.pending")
+        expect(inspector.locator('[data-rlviz="away"]')).to_contain_text(f"#{chosen} is selected")
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen))
+        at_ms = float(start[chosen]) / 1e6
+        page.evaluate(f"window.rlvizExplorer.setWindow([{at_ms - 2}, {at_ms + 2}])")
+        expect(inspector.locator('[data-rlviz="event"]')).to_contain_text(f"#{chosen} ")
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(event.op)
+        expect(inspector.locator('[data-rlviz="item"]')).to_have_text(event.item if event.item is not None else "(none)")
+        page.evaluate(f"window.rlvizExplorer.setSelected({chosen + 3})")
+        expect(root).to_have_attribute("data-rlviz-selected", str(chosen + 3))
+        expect(inspector.locator('[data-rlviz="op"]')).to_have_text(trace.event(chosen + 3).op)
+        assert not errors, errors

@@ -21,8 +21,8 @@ def _evil_trace():
 
 def test_trace_text_is_escaped(tmp_path):
     page = write_report(_evil_trace(), tmp_path / "r.html", title="<title> & co").read_text()
-    # the viewer's own four scripts (meta, columns, first view, code) and nothing from the trace
-    assert page.count("<script") == 4 and "<script>alert" not in page
+    # the viewer's own five scripts (meta, first view, overview, one detail chunk, code) and nothing from the trace
+    assert page.count("<script") == 5 and "<script>alert" not in page
     assert "<b>op" not in page and "<i>x" not in page
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page          # in the embedded JSON
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -56,7 +56,7 @@ def test_order_strip_uses_the_last_merge_node_inputs(tmp_path):
 def test_viewer_sits_above_the_printable_part(tmp_path):
     page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
     assert page.index('id="rlviz-root"') < page.index('class="printable"') < page.index("<table>")
-    assert "mountExplorer" in page and 'id="rlviz-data"' in page
+    assert "mountExplorer" in page and 'id="rlviz-detail-0"' in page
 
 
 def test_table_shows_short_labels_with_the_full_label_on_hover(tmp_path):

@@ -792,116 +792,168 @@ function revealInPane(pane, element, header = null) {
   else if (box.bottom > view.bottom) pane.scrollTop += box.bottom - view.bottom + 8;
 }
 
-// rlviz/viz/static/explorer_actions.js
-var NOTIFY_WINDOW_MS = 150;
-function clampWindow([a, b], full, unitNs) {
-  const minimum = 10 / Math.max(unitNs, 1);
-  if (!(b - a >= minimum)) {
-    const mid = (a + b) / 2;
-    a = mid - minimum / 2;
-    b = mid + minimum / 2;
-  }
-  const span = full[1] - full[0], extra = span * 0.5;
-  if (b - a > span + 2 * extra) {
-    a = full[0] - extra;
-    b = full[1] + extra;
-  }
-  if (a < full[0] - extra) {
-    b += full[0] - extra - a;
-    a = full[0] - extra;
-  }
-  if (b > full[1] + extra) {
-    a -= b - full[1] - extra;
-    b = full[1] + extra;
-  }
-  return [a, b];
-}
-function selectionWindow(model, i, unitNs) {
-  let a = model.start[i], b = a + model.duration[i];
-  for (let k = model.inOffsets[i]; k < model.inOffsets[i + 1]; k++) a = Math.min(a, model.start[model.inputs[k]]);
-  for (let k = model.outOffsets[i]; k < model.outOffsets[i + 1]; k++) {
-    const c = model.outputs[k];
-    b = Math.max(b, model.start[c] + model.duration[c]);
-  }
-  const pad = Math.max((b - a) * 0.15, 50 / Math.max(unitNs, 1));
-  return [a - pad, b + pad];
-}
-function reporter(view, host) {
-  let timer = null;
-  const notify = (changed, state) => {
-    if (!host.onChange) return;
-    const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
-    if (!what) return;
-    const unitMs = view.model.unitMs;
-    const report = () => host.onChange({
-      selected: state.selected,
-      window: [state.window[0] * unitMs, state.window[1] * unitMs],
-      op: state.filter.op,
-      where: state.filter.where,
-      skipNotReady: state.skipNotReady,
-      what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what]
-    });
-    clearTimeout(timer);
-    if (what === "window") timer = setTimeout(report, NOTIFY_WINDOW_MS);
-    else report();
+// rlviz/viz/static/explorer_levels.js
+var MAX_DETAIL_CHUNKS = 4;
+var WHOLE_RUN_CHUNKS = 15;
+var NO_NODE = -1;
+function levelsFromOverview(overview, bytes) {
+  const lanes = overview.lanes, tracks = overview.gauges ?? 0;
+  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
+  const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  let at = 0;
+  const take = (Type, size) => {
+    const end = at + size * Type.BYTES_PER_ELEMENT;
+    if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
+    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
+    at = end;
+    return part;
   };
-  notify.cancel = () => clearTimeout(timer);
-  return notify;
+  const sets = overview.levels.map(({ width, start, n }) => {
+    const size = lanes * n;
+    const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
+    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
+    const busiest = new Int32Array(size);
+    for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
+    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
+    return { width, start, n, count, busiest, errors, notReady, gauges };
+  });
+  if (at !== own.byteLength) {
+    throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
+  }
+  return { lanes, tracks, sets: sets.sort((p, q) => p.width - q.width) };
 }
-function createActions(view, host = {}) {
-  const { store } = view;
-  let steps = null;
-  const notify = reporter(view, host);
-  const setWindow = (units, info = { from: "user" }) => store.set({ window: clampWindow(units, view.full, view.meta.unit_ns) }, info);
-  function select(index, { from = "user", center = true, reveal = false } = {}) {
-    const m = view.model;
-    const selected = index >= 0 && index < m.n ? index : -1;
-    const patch = { selected };
-    if (selected >= 0 && center) {
-      const s = m.start[selected], e = s + m.duration[selected];
-      const [a, b] = store.get().window;
-      const middle = s + (e - s) / 2;
-      if (e < a || s > b) patch.window = clampWindow([middle - (b - a) / 2, middle + (b - a) / 2], view.full, view.meta.unit_ns);
+function pickLevel(levels, a, b, plotW) {
+  if (!levels || levels.sets.length === 0) return null;
+  const pixel = (b - a) / plotW;
+  let best = levels.sets[0];
+  for (const set of levels.sets) if (set.width <= pixel) best = set;
+  return best;
+}
+function lanePixels(set, lane, a, b, plotW) {
+  const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
+  const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
+  let top = 0;
+  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
+    for (let x = x0; x < x1; x++) {
+      count[x] += c;
+      if (c > fullest[x]) {
+        fullest[x] = c;
+        busiest[x] = set.busiest[at];
+      }
+      errors[x] += set.errors[at];
+      notReady[x] += set.notReady[at];
+      if (count[x] > top) top = count[x];
     }
-    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
-    if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
+  });
+  return { count, busiest, errors, notReady, top };
+}
+function forEachBucket(set, lane, a, b, plotW, visit) {
+  const scale = plotW / (b - a), row = lane * set.n;
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  for (let k = first; k < last; k++) {
+    const c = set.count[row + k];
+    if (c === 0) continue;
+    const s = set.start + k * set.width;
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
   }
-  function doStep(direction) {
-    const started = performance.now();
-    const state = store.get();
-    steps ?? (steps = stepList(view.model, state.filter, state.skipNotReady));
-    const next = step(view.model, steps, state.selected, direction);
-    if (next >= 0) select(next, { reveal: true });
-    measure("rlviz:step", started);
-    return next;
+}
+function levelPixelAt(set, lane, a, b, plotW, x) {
+  const byNode = /* @__PURE__ */ new Map();
+  let count = 0, errors = 0, notReady = 0, from = Infinity, to = -Infinity;
+  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
+    if (x < x0 || x >= x1) return;
+    count += c;
+    errors += set.errors[at];
+    notReady += set.notReady[at];
+    from = Math.min(from, s);
+    to = Math.max(to, s + set.width);
+    const node = set.busiest[at];
+    if (node !== NO_NODE) byNode.set(node, (byNode.get(node) ?? 0) + c);
+  });
+  if (count === 0) return null;
+  const busiest = [...byNode].sort((p, q) => q[1] - p[1] || p[0] - q[0]);
+  return { count, errors, notReady, from, to, busiest };
+}
+function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
+  let first = -1, last = -1;
+  for (let k = 0; k < detail.length; k++) {
+    const from = detail[k].time_range[0];
+    const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
+    if (from > b || to < a) continue;
+    if (first < 0) first = k;
+    last = k;
   }
-  return {
-    select,
-    step: doStep,
-    setWindow,
-    notify,
-    setFilter: (filter, info = { from: "user" }) => store.set({ filter: { op: filter.op ?? null, where: filter.where ?? null } }, info),
-    setSkipNotReady: (on, info = { from: "user" }) => store.set({ skipNotReady: Boolean(on) }, info),
-    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
-    /** Highlight every hit of a search (null: none). */
-    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
-    zoomToSelection() {
-      const i = store.get().selected;
-      if (i >= 0) setWindow(selectionWindow(view.model, i, view.meta.unit_ns), { from: "user" });
-    },
-    search: (query) => searchEvents(view.model, query, store.get().filter),
-    searchStep(hits, direction) {
-      const found = searchStep(hits, store.get().selected, direction);
-      const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
-      select(target);
-      return target;
-    },
-    /** Forget what `changed` makes stale (the step list after a filter or new data). */
-    forget(changed) {
-      if (changed.has("filter") || changed.has("skipNotReady") || changed.has("data")) steps = null;
-    },
-    destroy: () => notify.cancel()
-  };
+  if (first < 0 || last - first + 1 > most) return null;
+  return [first, last];
+}
+function mostChunks(detail) {
+  return detail.length <= WHOLE_RUN_CHUNKS ? Math.max(detail.length, MAX_DETAIL_CHUNKS) : MAX_DETAIL_CHUNKS;
+}
+function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
+  const need = loaded && chunksFor(detail, a, b, most);
+  return Boolean(need) && need[0] >= loaded[0] && need[1] <= loaded[1];
+}
+function undoDelta(columns, names) {
+  for (const name of names) {
+    const values = columns[name];
+    if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
+    for (let k = 1; k < values.length; k++) values[k] += values[k - 1];
+  }
+}
+function gaugePixels(set, track, a, b, plotW) {
+  const g = set.gauges, row = track * set.n, scale = plotW / (b - a);
+  const count = new Uint32Array(plotW), low = new Float64Array(plotW).fill(NaN);
+  const high = new Float64Array(plotW).fill(NaN), last = new Float64Array(plotW).fill(NaN);
+  const first = Math.max(0, Math.floor((a - set.start) / set.width));
+  const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
+  let before = NaN;
+  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) {
+    before = g.values[3 * (row + k)];
+    break;
+  }
+  for (let k = first; k < stop; k++) {
+    if (g.count[row + k] === 0) continue;
+    const s = set.start + k * set.width, at = 3 * (row + k);
+    const x0 = Math.max(0, Math.floor((s - a) * scale));
+    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
+    for (let x = x0; x < x1; x++) {
+      count[x] += g.count[row + k];
+      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
+      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
+    }
+    last[x1 - 1] = g.values[at];
+  }
+  return { count, low, high, last, before };
+}
+function gaugeBucketAt(set, track, t) {
+  const g = set.gauges, row = track * set.n;
+  for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
+    if (g.count[row + k] === 0) continue;
+    const from = set.start + k * set.width;
+    const at = 3 * (row + k);
+    return {
+      from,
+      to: from + set.width,
+      count: g.count[row + k],
+      last: g.values[at],
+      low: g.values[at + 1],
+      high: g.values[at + 2]
+    };
+  }
+  return null;
+}
+function gaugeRange(levels, track) {
+  if (!levels || !(track < levels.tracks) || levels.sets.length === 0) return null;
+  const set = levels.sets[levels.sets.length - 1], g = set.gauges, row = track * set.n;
+  let lo = Infinity, hi = -Infinity;
+  for (let k = 0; k < set.n; k++) {
+    if (g.count[row + k] === 0) continue;
+    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
+    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
+  }
+  return lo <= hi ? [lo, hi] : null;
 }
 
 // rlviz/viz/static/explorer_decisions.js
@@ -1588,6 +1640,268 @@ function keptSelection(selected, trimmed) {
   return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
 }
 
+// rlviz/viz/static/explorer_long.js
+var KEPT_CHUNKS = 8;
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+function widthOf(dtype) {
+  return Number(dtype.slice(2));
+}
+function unshuffle(planes, width) {
+  const n = planes.length / width, out = new Uint8Array(planes.length);
+  for (let b = 0; b < width; b++) {
+    const plane = planes.subarray(b * n, (b + 1) * n);
+    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
+  }
+  return out;
+}
+function unpackChunk(chunk, bytes) {
+  const delta = new Set(chunk.packed?.delta ?? []);
+  const buffers = [];
+  let at = 0;
+  for (const spec of chunk.columns) {
+    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
+    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
+    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
+    at += size;
+    if (delta.has(spec.name)) {
+      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
+      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
+      undoDelta(values, [spec.name]);
+    }
+    buffers.push(own);
+  }
+  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
+  return buffers;
+}
+function createLod(meta, source, host, most = mostChunks(meta.detail)) {
+  const detail = meta.detail;
+  const kept = /* @__PURE__ */ new Map();
+  let asked = 0;
+  let held = -1;
+  const lod = {
+    levels: null,
+    loaded: null,
+    // [first, last] chunks in the model, or null
+    pending: null,
+    // the promise of the latest load (tests and benchmarks await it)
+    loading: false,
+    // whether the latest load is still under way
+    /** Whether the page has what its window needs: the levels, and no load under way. */
+    settled: () => lod.levels != null && !lod.loading,
+    /** Whether lane `lane`'s events in window [a, b] are all in the model. */
+    exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
+    /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
+    pixels(lane, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
+    },
+    /** What lane `lane`'s pixel `x` of [a, b] drawn `plotW` wide counts in its levels (levelPixelAt), or null. */
+    pixelAt(lane, a, b, plotW, x) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && lane < lod.levels.lanes ? levelPixelAt(set, lane, a, b, plotW, x) : null;
+    },
+    /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
+    gaugePixels(track, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugePixels(set, track, a, b, plotW) : null;
+    },
+    /** The summary hovering time `t` reads on gauge track `track`, at the level window [a, b] is drawn from. */
+    gaugeAt(track, t, a, b, plotW) {
+      const set = pickLevel(lod.levels, a, b, plotW);
+      return set && track < lod.levels.tracks ? gaugeBucketAt(set, track, t) : null;
+    },
+    /** Gauge track `track`'s least and greatest reading over the run, or null (no levels yet, or no reading). */
+    gaugeRange: (track) => gaugeRange(lod.levels, track),
+    setLevels(levels) {
+      lod.levels = levels;
+    },
+    /**
+     * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
+     * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
+     */
+    hold(id) {
+      held = id;
+    },
+    /**
+     * The window moved to [a, b]: load the chunks it needs (when it needs more than `most`, the chunk
+     * of the event held, if any), unless the model holds them already. Resolves to true when a new
+     * model was handed to the host.
+     */
+    request([a, b]) {
+      const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
+      if (!need || lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1]) return Promise.resolve(false);
+      const mine = ++asked;
+      lod.loading = true;
+      const load = Promise.all(range(need).map(chunk)).then((parts) => {
+        if (mine !== asked) return false;
+        lod.loaded = need;
+        lod.loading = false;
+        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        return true;
+      }, (error) => {
+        if (mine !== asked) return false;
+        lod.loading = false;
+        host.onError(error);
+        return false;
+      });
+      lod.pending = load;
+      return load;
+    }
+  };
+  function chunk(k) {
+    if (kept.has(k)) {
+      const known = kept.get(k);
+      kept.delete(k);
+      kept.set(k, known);
+      return known;
+    }
+    const loading = source.chunk(k);
+    kept.set(k, loading);
+    loading.catch(() => kept.delete(k));
+    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    return loading;
+  }
+  return lod;
+}
+function chunkHolding(detail, id) {
+  const k = id < 0 ? -1 : detail.findIndex((chunk) => id >= chunk.first_id && id < chunk.first_id + chunk.count);
+  return k < 0 ? null : [k, k];
+}
+function baseOf(model) {
+  return model.droppedInputs?.base ?? 0;
+}
+function partIndex(model, id) {
+  const i = id - baseOf(model);
+  return id >= 0 && i >= 0 && i < model.n ? i : -1;
+}
+function range([first, last]) {
+  return Array.from({ length: last - first + 1 }, (_, k) => first + k);
+}
+function modelOf(meta, chunks, buffers) {
+  const { detail, overview, ...start } = meta;
+  const metas = chunks.map(({ seq, packed, ...chunk }) => chunk);
+  const data = openStream({ ...start, chunks: metas }, buffers.flat());
+  const model = liveModel(data);
+  settle(data);
+  return model;
+}
+
+// rlviz/viz/static/explorer_actions.js
+var NOTIFY_WINDOW_MS = 150;
+function clampWindow([a, b], full, unitNs) {
+  const minimum = 10 / Math.max(unitNs, 1);
+  if (!(b - a >= minimum)) {
+    const mid = (a + b) / 2;
+    a = mid - minimum / 2;
+    b = mid + minimum / 2;
+  }
+  const span = full[1] - full[0], extra = span * 0.5;
+  if (b - a > span + 2 * extra) {
+    a = full[0] - extra;
+    b = full[1] + extra;
+  }
+  if (a < full[0] - extra) {
+    b += full[0] - extra - a;
+    a = full[0] - extra;
+  }
+  if (b > full[1] + extra) {
+    a -= b - full[1] - extra;
+    b = full[1] + extra;
+  }
+  return [a, b];
+}
+function selectionWindow(model, i, unitNs) {
+  let a = model.start[i], b = a + model.duration[i];
+  for (let k = model.inOffsets[i]; k < model.inOffsets[i + 1]; k++) a = Math.min(a, model.start[model.inputs[k]]);
+  for (let k = model.outOffsets[i]; k < model.outOffsets[i + 1]; k++) {
+    const c = model.outputs[k];
+    b = Math.max(b, model.start[c] + model.duration[c]);
+  }
+  const pad = Math.max((b - a) * 0.15, 50 / Math.max(unitNs, 1));
+  return [a - pad, b + pad];
+}
+function reporter(view, host) {
+  let timer = null;
+  const notify = (changed, state) => {
+    if (!host.onChange) return;
+    const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
+    if (!what) return;
+    const unitMs = view.model.unitMs;
+    const report = () => host.onChange({
+      selected: view.selectedId(),
+      window: [state.window[0] * unitMs, state.window[1] * unitMs],
+      op: state.filter.op,
+      where: state.filter.where,
+      skipNotReady: state.skipNotReady,
+      what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what]
+    });
+    clearTimeout(timer);
+    if (what === "window") timer = setTimeout(report, NOTIFY_WINDOW_MS);
+    else report();
+  };
+  notify.cancel = () => clearTimeout(timer);
+  return notify;
+}
+function createActions(view, host = {}) {
+  const { store } = view;
+  let steps = null;
+  const notify = reporter(view, host);
+  const setWindow = (units, info = { from: "user" }) => store.set({ window: clampWindow(units, view.full, view.meta.unit_ns) }, info);
+  function select(index, { from = "user", center = true, reveal = false, id = null } = {}) {
+    const m = view.model;
+    const selected = index >= 0 && index < m.n ? index : -1;
+    view.selection = id ?? (selected < 0 ? -1 : selected + baseOf(m));
+    const patch = { selected };
+    if (selected >= 0 && center) {
+      const s = m.start[selected], e = s + m.duration[selected];
+      const [a, b] = store.get().window;
+      const middle = s + (e - s) / 2;
+      if (e < a || s > b) patch.window = clampWindow([middle - (b - a) / 2, middle + (b - a) / 2], view.full, view.meta.unit_ns);
+    }
+    const changed = store.set(patch, { from: from === "user" ? "select" : from, reveal });
+    if (from === "user" && changed.has("selected")) notify(/* @__PURE__ */ new Set(["selected"]), store.get());
+  }
+  function doStep(direction) {
+    const started = performance.now();
+    const state = store.get();
+    steps ?? (steps = stepList(view.model, state.filter, state.skipNotReady));
+    const next = step(view.model, steps, state.selected, direction);
+    if (next >= 0) select(next, { reveal: true });
+    measure("rlviz:step", started);
+    return next;
+  }
+  return {
+    select,
+    step: doStep,
+    setWindow,
+    notify,
+    setFilter: (filter, info = { from: "user" }) => store.set({ filter: { op: filter.op ?? null, where: filter.where ?? null } }, info),
+    setSkipNotReady: (on, info = { from: "user" }) => store.set({ skipNotReady: Boolean(on) }, info),
+    setHideOthers: (on) => store.set({ hideOthers: Boolean(on) }, { from: "user" }),
+    /** Highlight every hit of a search (null: none). */
+    setMatches: (hits) => store.set({ matches: hits && hits.length ? hits : null }, { from: "search" }),
+    zoomToSelection() {
+      const i = store.get().selected;
+      if (i >= 0) setWindow(selectionWindow(view.model, i, view.meta.unit_ns), { from: "user" });
+    },
+    search: (query) => searchEvents(view.model, query, store.get().filter),
+    searchStep(hits, direction) {
+      const found = searchStep(hits, store.get().selected, direction);
+      const target = found >= 0 ? found : hits[direction > 0 ? 0 : hits.length - 1];
+      select(target);
+      return target;
+    },
+    /** Forget what `changed` makes stale (the step list after a filter or new data). */
+    forget(changed) {
+      if (changed.has("filter") || changed.has("skipNotReady") || changed.has("data")) steps = null;
+    },
+    destroy: () => notify.cancel()
+  };
+}
+
 // rlviz/viz/static/explorer_feed.js
 var FOLLOW_MS = 3e4;
 var MAX_QUEUED = 8;
@@ -1812,287 +2126,6 @@ function checkPacked(bytes, size, checksum, what) {
 }
 function damagedText(reason) {
   return `This saved rlviz page is damaged, so its trace cannot be shown: ${reason}. Write it again with rlviz.viz.write_html(trace, path), or open a complete copy of the file.`;
-}
-
-// rlviz/viz/static/explorer_levels.js
-var MAX_DETAIL_CHUNKS = 4;
-var NO_NODE = -1;
-function levelsFromOverview(overview, bytes) {
-  const lanes = overview.lanes, tracks = overview.gauges ?? 0;
-  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
-  const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  let at = 0;
-  const take = (Type, size) => {
-    const end = at + size * Type.BYTES_PER_ELEMENT;
-    if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
-    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
-    at = end;
-    return part;
-  };
-  const sets = overview.levels.map(({ width, start, n }) => {
-    const size = lanes * n;
-    const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
-    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
-    const busiest = new Int32Array(size);
-    for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
-    return { width, start, n, count, busiest, errors, notReady, gauges };
-  });
-  if (at !== own.byteLength) {
-    throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
-  }
-  return { lanes, tracks, sets: sets.sort((p, q) => p.width - q.width) };
-}
-function pickLevel(levels, a, b, plotW) {
-  if (!levels || levels.sets.length === 0) return null;
-  const pixel = (b - a) / plotW;
-  let best = levels.sets[0];
-  for (const set of levels.sets) if (set.width <= pixel) best = set;
-  return best;
-}
-function lanePixels(set, lane, a, b, plotW) {
-  const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
-  const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
-  let top = 0;
-  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
-    for (let x = x0; x < x1; x++) {
-      count[x] += c;
-      if (c > fullest[x]) {
-        fullest[x] = c;
-        busiest[x] = set.busiest[at];
-      }
-      errors[x] += set.errors[at];
-      notReady[x] += set.notReady[at];
-      if (count[x] > top) top = count[x];
-    }
-  });
-  return { count, busiest, errors, notReady, top };
-}
-function forEachBucket(set, lane, a, b, plotW, visit) {
-  const scale = plotW / (b - a), row = lane * set.n;
-  const first = Math.max(0, Math.floor((a - set.start) / set.width));
-  const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
-  for (let k = first; k < last; k++) {
-    const c = set.count[row + k];
-    if (c === 0) continue;
-    const s = set.start + k * set.width;
-    const x0 = Math.max(0, Math.floor((s - a) * scale));
-    visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
-  }
-}
-function levelPixelAt(set, lane, a, b, plotW, x) {
-  const byNode = /* @__PURE__ */ new Map();
-  let count = 0, errors = 0, notReady = 0, from = Infinity, to = -Infinity;
-  forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
-    if (x < x0 || x >= x1) return;
-    count += c;
-    errors += set.errors[at];
-    notReady += set.notReady[at];
-    from = Math.min(from, s);
-    to = Math.max(to, s + set.width);
-    const node = set.busiest[at];
-    if (node !== NO_NODE) byNode.set(node, (byNode.get(node) ?? 0) + c);
-  });
-  if (count === 0) return null;
-  const busiest = [...byNode].sort((p, q) => q[1] - p[1] || p[0] - q[0]);
-  return { count, errors, notReady, from, to, busiest };
-}
-function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
-  let first = -1, last = -1;
-  for (let k = 0; k < detail.length; k++) {
-    const from = detail[k].time_range[0];
-    const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
-    if (from > b || to < a) continue;
-    if (first < 0) first = k;
-    last = k;
-  }
-  if (first < 0 || last - first + 1 > most) return null;
-  return [first, last];
-}
-function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
-  const need = loaded && chunksFor(detail, a, b, most);
-  return Boolean(need) && need[0] >= loaded[0] && need[1] <= loaded[1];
-}
-function undoDelta(columns, names) {
-  for (const name of names) {
-    const values = columns[name];
-    if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
-    for (let k = 1; k < values.length; k++) values[k] += values[k - 1];
-  }
-}
-function gaugePixels(set, track, a, b, plotW) {
-  const g = set.gauges, row = track * set.n, scale = plotW / (b - a);
-  const count = new Uint32Array(plotW), low = new Float64Array(plotW).fill(NaN);
-  const high = new Float64Array(plotW).fill(NaN), last = new Float64Array(plotW).fill(NaN);
-  const first = Math.max(0, Math.floor((a - set.start) / set.width));
-  const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
-  let before = NaN;
-  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) {
-    before = g.values[3 * (row + k)];
-    break;
-  }
-  for (let k = first; k < stop; k++) {
-    if (g.count[row + k] === 0) continue;
-    const s = set.start + k * set.width, at = 3 * (row + k);
-    const x0 = Math.max(0, Math.floor((s - a) * scale));
-    const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
-    for (let x = x0; x < x1; x++) {
-      count[x] += g.count[row + k];
-      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
-      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
-    }
-    last[x1 - 1] = g.values[at];
-  }
-  return { count, low, high, last, before };
-}
-function gaugeBucketAt(set, track, t) {
-  const g = set.gauges, row = track * set.n;
-  for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
-    if (g.count[row + k] === 0) continue;
-    const from = set.start + k * set.width;
-    const at = 3 * (row + k);
-    return {
-      from,
-      to: from + set.width,
-      count: g.count[row + k],
-      last: g.values[at],
-      low: g.values[at + 1],
-      high: g.values[at + 2]
-    };
-  }
-  return null;
-}
-function gaugeRange(levels, track) {
-  if (!levels || !(track < levels.tracks) || levels.sets.length === 0) return null;
-  const set = levels.sets[levels.sets.length - 1], g = set.gauges, row = track * set.n;
-  let lo = Infinity, hi = -Infinity;
-  for (let k = 0; k < set.n; k++) {
-    if (g.count[row + k] === 0) continue;
-    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
-    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
-  }
-  return lo <= hi ? [lo, hi] : null;
-}
-
-// rlviz/viz/static/explorer_long.js
-var KEPT_CHUNKS = 8;
-async function inflate(bytes) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-function widthOf(dtype) {
-  return Number(dtype.slice(2));
-}
-function unshuffle(planes, width) {
-  const n = planes.length / width, out = new Uint8Array(planes.length);
-  for (let b = 0; b < width; b++) {
-    const plane = planes.subarray(b * n, (b + 1) * n);
-    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
-  }
-  return out;
-}
-function unpackChunk(chunk, bytes) {
-  const delta = new Set(chunk.packed?.delta ?? []);
-  const buffers = [];
-  let at = 0;
-  for (const spec of chunk.columns) {
-    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
-    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
-    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
-    at += size;
-    if (delta.has(spec.name)) {
-      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
-      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
-      undoDelta(values, [spec.name]);
-    }
-    buffers.push(own);
-  }
-  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
-  return buffers;
-}
-function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
-  const detail = meta.detail;
-  const kept = /* @__PURE__ */ new Map();
-  let asked = 0;
-  const lod = {
-    levels: null,
-    loaded: null,
-    // [first, last] chunks in the model, or null
-    pending: null,
-    // the promise of the latest load (tests and benchmarks await it)
-    /** Whether lane `lane`'s events in window [a, b] are all in the model. */
-    exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
-    /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
-    pixels(lane, a, b, plotW) {
-      const set = pickLevel(lod.levels, a, b, plotW);
-      return set && lane < lod.levels.lanes ? lanePixels(set, lane, a, b, plotW) : null;
-    },
-    /** What lane `lane`'s pixel `x` of [a, b] drawn `plotW` wide counts in its levels (levelPixelAt), or null. */
-    pixelAt(lane, a, b, plotW, x) {
-      const set = pickLevel(lod.levels, a, b, plotW);
-      return set && lane < lod.levels.lanes ? levelPixelAt(set, lane, a, b, plotW, x) : null;
-    },
-    /** Gauge track `track` over [a, b] at `plotW` pixels from its summaries (gaugePixels), or null without levels. */
-    gaugePixels(track, a, b, plotW) {
-      const set = pickLevel(lod.levels, a, b, plotW);
-      return set && track < lod.levels.tracks ? gaugePixels(set, track, a, b, plotW) : null;
-    },
-    /** The summary hovering time `t` reads on gauge track `track`, at the level window [a, b] is drawn from. */
-    gaugeAt(track, t, a, b, plotW) {
-      const set = pickLevel(lod.levels, a, b, plotW);
-      return set && track < lod.levels.tracks ? gaugeBucketAt(set, track, t) : null;
-    },
-    /** Gauge track `track`'s least and greatest reading over the run, or null (no levels yet, or no reading). */
-    gaugeRange: (track) => gaugeRange(lod.levels, track),
-    setLevels(levels) {
-      lod.levels = levels;
-    },
-    /**
-     * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or
-     * it needs more than `most`. Resolves to true when a new model was handed to the host.
-     */
-    request([a, b]) {
-      const need = chunksFor(detail, a, b, most);
-      if (!need || covers(detail, lod.loaded, a, b, most)) return Promise.resolve(false);
-      const mine = ++asked;
-      const load = Promise.all(range(need).map(chunk)).then((parts) => {
-        if (mine !== asked) return false;
-        lod.loaded = need;
-        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
-        return true;
-      }, (error) => {
-        if (mine === asked) host.onError(error);
-        return false;
-      });
-      lod.pending = load;
-      return load;
-    }
-  };
-  function chunk(k) {
-    if (kept.has(k)) {
-      const known = kept.get(k);
-      kept.delete(k);
-      kept.set(k, known);
-      return known;
-    }
-    const loading = source.chunk(k);
-    kept.set(k, loading);
-    loading.catch(() => kept.delete(k));
-    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
-    return loading;
-  }
-  return lod;
-}
-function range([first, last]) {
-  return Array.from({ length: last - first + 1 }, (_, k) => first + k);
-}
-function modelOf(meta, chunks, buffers) {
-  const { detail, overview, ...start } = meta;
-  const metas = chunks.map(({ seq, packed, ...chunk }) => chunk);
-  const data = openStream({ ...start, chunks: metas }, buffers.flat());
-  const model = liveModel(data);
-  settle(data);
-  return model;
 }
 
 // rlviz/viz/static/explorer_store.js
@@ -2507,7 +2540,7 @@ function inspectorFields(view, i, whyRows) {
     ["item", d.item ?? "(none)"],
     ["start", startText(d.startMs)],
     ["duration", durationText(d.durationMs)],
-    ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
+    ["event", `#${d.index} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]
   ];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);
   if (why) fields.push(["why", why]);
@@ -2545,9 +2578,9 @@ function createInspector(host, view) {
       "button",
       dropped ? "rlviz-dropped" : null,
       "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}` + (dropped ? ` · ${dropped}` : "")
+      `#${d.index} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}` + (dropped ? ` · ${dropped}` : "")
     );
-    button.dataset.event = String(i);
+    button.dataset.event = String(d.index);
     button.addEventListener("click", () => view.actions.select(i));
     return button;
   }
@@ -2556,7 +2589,8 @@ function createInspector(host, view) {
     drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
-      pane.appendChild(make("p", null, null, model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
+      const away = view.selectedId() >= 0;
+      pane.appendChild(make("p", null, away ? "away" : null, away ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.` : model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
       return;
     }
     if (whyFor !== view.meta.decisions) {
@@ -3881,7 +3915,7 @@ function createTimeline(host, view, registry = TRACKS) {
     for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
-    if (!painter.first) {
+    if (!painter.first && (!f.lod || f.lod.settled())) {
       painter.first = true;
       performance.mark("rlviz:first-frame");
       view.root.dataset.rlvizReady = "1";
@@ -4113,7 +4147,7 @@ function createToolbar(host, view) {
   }
   function announce2() {
     const state = store.get(), toMs = (t) => t * view.model.unitMs;
-    root.dataset.rlvizSelected = String(state.selected);
+    root.dataset.rlvizSelected = String(view.selectedId());
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
     root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
     root.dataset.rlvizHideOthers = String(state.hideOthers);
@@ -4322,8 +4356,10 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
     command: (name, extra) => host.onCommand?.(name, extra),
     lod: host.lod ?? null,
-    divergence: host.divergence ?? null
+    divergence: host.divergence ?? null,
+    selection: -1
   };
+  view.selectedId = () => view.lod ? view.selection : view.store.get().selected;
   view.store = createStore({
     window: view.full.slice(),
     selected: -1,
@@ -4426,9 +4462,6 @@ function describe(m, i, base = 0) {
     durationMs: m.duration[i] * m.unitMs
   };
 }
-function baseOf(model) {
-  return model.droppedInputs?.base ?? 0;
-}
 function hostApi(view, feed, destroy) {
   const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
   const needsLive = () => {
@@ -4438,15 +4471,27 @@ function hostApi(view, feed, destroy) {
     get state() {
       return store.get();
     },
+    /** The selected event's trace index, -1 for none (a long trace's page: whether or not its part is loaded). */
+    selectedId: () => view.selectedId(),
     /** The model the panes draw (a live view replaces it when the structure changes or the window trims it). */
     get model() {
       return view.model;
     },
     root: view.root,
     store,
-    /** Select trace index `i` (-1 for none) without telling the host. */
+    /**
+     * Select trace index `i` (-1 for none) without telling the host. A long trace's page whose part
+     * lacks the event keeps it selected, and shows it once a part holding it is loaded.
+     */
     setSelected(i) {
-      actions.select(Number(i), { from: "host" });
+      if (!view.lod) {
+        actions.select(Number(i), { from: "host" });
+        return;
+      }
+      const id = Number(i) >= 0 ? Number(i) : -1;
+      view.lod.hold(id);
+      actions.select(partIndex(view.model, id), { from: "host", id });
+      if (id >= 0 && partIndex(view.model, id) < 0) view.lod.request(store.get().window);
     },
     /** Show [a, b] ms since the trace start without telling the host. */
     setWindow([a, b]) {
@@ -4473,7 +4518,8 @@ function hostApi(view, feed, destroy) {
     },
     /**
      * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
-     * event when the new part holds it. Without a model, draw again what is there (new levels came).
+     * event (a trace index), shown when the new part holds it. Without a model, draw again what is there
+     * (new levels came).
      */
     showModel(model = null) {
       const state = store.get();
@@ -4481,7 +4527,6 @@ function hostApi(view, feed, destroy) {
         store.set({ data: state.data + 1 }, { from: "append" });
         return;
       }
-      const selected = state.selected < 0 ? -1 : state.selected + baseOf(view.model) - baseOf(model);
       view.model = model;
       view.meta = model.meta;
       store.set({
@@ -4489,7 +4534,7 @@ function hostApi(view, feed, destroy) {
         rows: state.rows + 1,
         hover: -1,
         order: null,
-        selected: selected >= 0 && selected < model.n ? selected : -1
+        selected: partIndex(model, view.selection)
       }, { from: "append" });
       setTimeout(() => {
         if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" });
@@ -4558,22 +4603,21 @@ function splitChunks(meta, bytes) {
   return buffers;
 }
 function mountSaved(host, doc = document) {
-  let meta, bytes, view, overview = null;
+  let meta, view, overview, checked;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (meta.long) overview = packedOverview(meta, doc);
-    const data = meta.long ? null : doc.getElementById("rlviz-data");
-    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) bytes = checkedBytes(meta, data);
+    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
+    overview = packedOverview(meta, doc);
+    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc)) : mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-  if (!meta.long && view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
   return explorer;
 }
 function packedOverview(meta, doc) {
@@ -4638,10 +4682,19 @@ function packedBytes(doc, id, size, what) {
   checkPacked(bytes, size, Number(element.dataset.adler32), what);
   return bytes;
 }
-function savedChunks(meta, doc) {
+function detailBytes(meta, doc, k) {
+  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+}
+function wholeRunChunks(meta, doc) {
+  const checked = /* @__PURE__ */ new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  return checked;
+}
+function savedChunks(meta, doc, checked) {
   return {
     async chunk(k) {
-      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     }
   };
@@ -4663,6 +4716,7 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     clearTimeout(waiting);
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
+  lod.request(explorer.state.window);
   explorer.levelsReady = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     explorer.showModel();
@@ -4697,7 +4751,7 @@ function followedTraits(model, current) {
   return [
     ["change:selected", () => {
       const view = current();
-      if (view && view.state.selected !== model.get("selected")) view.setSelected(model.get("selected"));
+      if (view && view.selectedId() !== model.get("selected")) view.setSelected(model.get("selected"));
     }],
     ["change:window", () => {
       const w = model.get("window");
@@ -4718,7 +4772,7 @@ function startFromTraits(view, model, meta) {
   }
   view.setFilter({ op: model.get("op"), where: model.get("where") });
   view.setSkipNotReady(model.get("skip_not_ready"));
-  if (!meta.long && model.get("selected") >= 0) view.setSelected(model.get("selected"));
+  if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
 }
 function kernelHost(currentModel, token, meta, asking) {
   return {
@@ -4728,7 +4782,7 @@ function kernelHost(currentModel, token, meta, asking) {
     onChange(state) {
       if (meta.live) return;
       const model = currentModel();
-      if (!meta.long) model.set("selected", state.selected);
+      model.set("selected", state.selected);
       model.set("window", state.window);
       model.set("op", state.op);
       model.set("where", state.where);

@@ -10,8 +10,8 @@ import { createFeed } from "./explorer_feed.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkPacked, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
-import { levelsFromOverview } from "./explorer_levels.js";
-import { createLod, inflate, unpackChunk } from "./explorer_long.js";
+import { chunksFor, levelsFromOverview, mostChunks } from "./explorer_levels.js";
+import { baseOf, createLod, inflate, partIndex, unpackChunk } from "./explorer_long.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
 import { createInspector } from "./panes/inspector.js";
@@ -58,7 +58,10 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   el.appendChild(root);
   const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;       // a long trace's model holds a part of it
   const view = { meta: model.meta, model, root, full: [0, Math.max(model.end, end, 1)], describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
-    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null, divergence: host.divergence ?? null };
+    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null, divergence: host.divergence ?? null,
+    selection: -1 };
+  /** The selected event's trace index (-1: none): a long trace's page keeps it while the part loaded lacks it. */
+  view.selectedId = () => (view.lod ? view.selection : view.store.get().selected);
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
     rows: 0, follow: Boolean(live), followSpan: null, live: null, advanced: null });
@@ -148,23 +151,29 @@ function describe(m, i, base = 0) {
     startMs: m.start[i] * m.unitMs, durationMs: m.duration[i] * m.unitMs };
 }
 
-/** The trace position of a model's first event (a long trace's part starts past 0). */
-function baseOf(model) {
-  return model.droppedInputs?.base ?? 0;
-}
-
 /** What the host (the widget, a page's script) holds of a mounted view; its changes are not reported back to it. */
 function hostApi(view, feed, destroy) {
   const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
   const needsLive = () => { throw new Error("append() needs a live view (a payload whose meta says live)"); };
   return {
     get state() { return store.get(); },
+    /** The selected event's trace index, -1 for none (a long trace's page: whether or not its part is loaded). */
+    selectedId: () => view.selectedId(),
     /** The model the panes draw (a live view replaces it when the structure changes or the window trims it). */
     get model() { return view.model; },
     root: view.root,
     store,
-    /** Select trace index `i` (-1 for none) without telling the host. */
-    setSelected(i) { actions.select(Number(i), { from: "host" }); },
+    /**
+     * Select trace index `i` (-1 for none) without telling the host. A long trace's page whose part
+     * lacks the event keeps it selected, and shows it once a part holding it is loaded.
+     */
+    setSelected(i) {
+      if (!view.lod) { actions.select(Number(i), { from: "host" }); return; }
+      const id = Number(i) >= 0 ? Number(i) : -1;
+      view.lod.hold(id);
+      actions.select(partIndex(view.model, id), { from: "host", id });
+      if (id >= 0 && partIndex(view.model, id) < 0) view.lod.request(store.get().window);
+    },
     /** Show [a, b] ms since the trace start without telling the host. */
     setWindow([a, b]) { actions.setWindow([a / unitMs, b / unitMs], quiet); },
     /** Filter to op / lane (null for any) without telling the host. */
@@ -181,16 +190,16 @@ function hostApi(view, feed, destroy) {
     drawNow: feed ? feed.drawNow : () => {},
     /**
      * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
-     * event when the new part holds it. Without a model, draw again what is there (new levels came).
+     * event (a trace index), shown when the new part holds it. Without a model, draw again what is there
+     * (new levels came).
      */
     showModel(model = null) {
       const state = store.get();
       if (!model) { store.set({ data: state.data + 1 }, { from: "append" }); return; }
-      const selected = state.selected < 0 ? -1 : state.selected + baseOf(view.model) - baseOf(model);
       view.model = model;
       view.meta = model.meta;
       store.set({ data: state.data + 1, rows: state.rows + 1, hover: -1, order: null,
-        selected: selected >= 0 && selected < model.n ? selected : -1 }, { from: "append" });
+        selected: partIndex(model, view.selection) }, { from: "append" });
       // completion order (a sort of every end time) a moment after the frame, as at mount
       setTimeout(() => { if (view.model === model) store.set({ order: orderEvents(model) }, { from: "append" }); }, 0);
     },
@@ -265,32 +274,32 @@ export function splitChunks(meta, bytes) {
 }
 
 /**
- * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view
- * and #rlviz-data elements, its data checked first (explorer_saved.js). A damaged file (cut short,
- * changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged]) instead
- * of the view, and returns null.
+ * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view,
+ * #rlviz-overview and #rlviz-detail-K elements (a long trace's page: mountLong, whatever the trace's
+ * length), checked first (explorer_saved.js): the overview, and the detail chunks when the whole run
+ * needs few enough to be drawn exactly; the others when the window first needs them. A damaged file
+ * (cut short, changed after it was written) shows what is wrong and what to do ([data-rlviz=damaged])
+ * instead of the view, and returns null.
  * @param {HTMLElement} host  the page's root element
  * @param {Document} doc
  * @returns {object|null} the mounted Explorer (see mountExplorer), or null
  */
 export function mountSaved(host, doc = document) {
-  let meta, bytes, view, overview = null;
+  let meta, view, overview, checked;
   try {
     meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (meta.long) overview = packedOverview(meta, doc);
-    const data = meta.long ? null : doc.getElementById("rlviz-data");
-    if (!meta.long && !data) throw new DamagedPage("its trace data (#rlviz-data) is missing: the file was cut short");
-    if (data) bytes = checkedBytes(meta, data);
+    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
+    overview = packedOverview(meta, doc);
+    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = meta.long ? mountLong(host, meta, overview, savedChunks(meta, doc))
-    : mountExplorer(host, meta, splitChunks(meta, bytes));
+  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
-  if (!meta.long && view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);  // long: a part's index
+  if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
   return explorer;
 }
 
@@ -373,11 +382,30 @@ function packedBytes(doc, id, size, what) {
   return bytes;
 }
 
-/** A long trace's saved chunks: chunk k decoded from its own element when first needed, checked, inflated. */
-function savedChunks(meta, doc) {
+/** A detail chunk's packed bytes from its element, checked. */
+function detailBytes(meta, doc, k) {
+  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+}
+
+/**
+ * The packed bytes of every detail chunk, checked, when the run is held whole (mostChunks: it opens
+ * on all its events); else none yet.
+ */
+function wholeRunChunks(meta, doc) {
+  const checked = new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  return checked;
+}
+
+/**
+ * A long trace's saved chunks: chunk k decoded from its own element when first needed (or taken from
+ * those `checked` at mount), checked, inflated.
+ */
+function savedChunks(meta, doc, checked) {
   return {
     async chunk(k) {
-      const bytes = packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     },
   };
@@ -411,6 +439,7 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     clearTimeout(waiting);
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
+  lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
   explorer.levelsReady = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     explorer.showModel();
@@ -448,7 +477,7 @@ function showSavedPicture(el, model) {
 function followedTraits(model, current) {
   const setFilter = () => current()?.setFilter({ op: model.get("op"), where: model.get("where") });
   return [
-    ["change:selected", () => { const view = current(); if (view && view.state.selected !== model.get("selected")) view.setSelected(model.get("selected")); }],
+    ["change:selected", () => { const view = current(); if (view && view.selectedId() !== model.get("selected")) view.setSelected(model.get("selected")); }],
     ["change:window", () => {
       const w = model.get("window");
       if (current() && w && w.length === 2 && w[1] > w[0]) current().setWindow(w);
@@ -470,7 +499,7 @@ function startFromTraits(view, model, meta) {
   }
   view.setFilter({ op: model.get("op"), where: model.get("where") });
   view.setSkipNotReady(model.get("skip_not_ready"));
-  if (!meta.long && model.get("selected") >= 0) view.setSelected(model.get("selected"));
+  if (model.get("selected") >= 0) view.setSelected(model.get("selected"));
 }
 
 /**
@@ -483,7 +512,7 @@ function kernelHost(currentModel, token, meta, asking) {
     onChange(state) {
       if (meta.live) return;        // a live view's selection stays in the page
       const model = currentModel();
-      if (!meta.long) model.set("selected", state.selected);       // a long trace's page holds a part: its index
+      model.set("selected", state.selected);
       model.set("window", state.window);
       model.set("op", state.op);
       model.set("where", state.where);

@@ -3,6 +3,7 @@
 // panes redraw what the keys that changed touch. The host hears of the user's changes (`notify`).
 import { searchEvents, searchStep, step, stepList } from "./explorer_core.js";
 import { measure } from "./explorer_dom.js";
+import { baseOf } from "./explorer_long.js";
 
 const NOTIFY_WINDOW_MS = 150;       // a zoom or pan tells the host once it pauses
 
@@ -50,7 +51,7 @@ function reporter(view, host) {
     const what = ["selected", "filter", "skipNotReady", "window"].find((key) => changed.has(key));
     if (!what) return;
     const unitMs = view.model.unitMs;
-    const report = () => host.onChange({ selected: state.selected, window: [state.window[0] * unitMs, state.window[1] * unitMs],
+    const report = () => host.onChange({ selected: view.selectedId(), window: [state.window[0] * unitMs, state.window[1] * unitMs],
       op: state.filter.op, where: state.filter.where, skipNotReady: state.skipNotReady,
       what: { skipNotReady: "skip", selected: "selected", filter: "filter", window: "window" }[what] });
     clearTimeout(timer);
@@ -74,9 +75,14 @@ export function createActions(view, host = {}) {
   const notify = reporter(view, host);
   const setWindow = (units, info = { from: "user" }) => store.set({ window: clampWindow(units, view.full, view.meta.unit_ns) }, info);
 
-  function select(index, { from = "user", center = true, reveal = false } = {}) {
+  /**
+   * Select the model's event `index` (-1: none); `id` is the trace index selected when the model (a
+   * long trace's part) lacks it, which the view keeps (view.selection) to show it once a part holds it.
+   */
+  function select(index, { from = "user", center = true, reveal = false, id = null } = {}) {
     const m = view.model;
     const selected = index >= 0 && index < m.n ? index : -1;
+    view.selection = id ?? (selected < 0 ? -1 : selected + baseOf(m));
     const patch = { selected };
     if (selected >= 0 && center) {
       const s = m.start[selected], e = s + m.duration[selected];

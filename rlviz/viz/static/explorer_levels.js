@@ -9,6 +9,11 @@
 
 /** Detail chunks a window may need at most before the page draws it from the levels instead. */
 export const MAX_DETAIL_CHUNKS = 4;
+/**
+ * A run of at most this many detail chunks (983,040 events at rlviz's 65,536 a chunk: under a million,
+ * where a notebook's view starts asking its kernel for chunks) is held whole: every window is exact.
+ */
+export const WHOLE_RUN_CHUNKS = 15;
 const NO_NODE = -1;
 
 /**
@@ -146,6 +151,11 @@ export function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   }
   if (first < 0 || last - first + 1 > most) return null;
   return [first, last];
+}
+
+/** Detail chunks a window of a run of `detail` may load: all of a run held whole, else MAX_DETAIL_CHUNKS. */
+export function mostChunks(detail) {
+  return detail.length <= WHOLE_RUN_CHUNKS ? Math.max(detail.length, MAX_DETAIL_CHUNKS) : MAX_DETAIL_CHUNKS;
 }
 
 /** Whether the loaded chunks [first, last] (null: none) hold every event that meets window [a, b]. */

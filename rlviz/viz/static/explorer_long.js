@@ -3,10 +3,11 @@
 // model (openStream, liveModel), so every pane draws them as it draws any trace. A saved chunk
 // arrives packed (deflate over byte planes, two columns delta-coded: rlviz.viz.explorer_long) and
 // is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
-// left is dropped. Free of the DOM: tested with node.
+// left is dropped. The selection is a trace index (partIndex finds it in a part), so it survives the
+// parts coming and going. Free of the DOM: tested with node.
 import {
-  MAX_DETAIL_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
-  undoDelta,
+  chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
+  mostChunks, undoDelta,
 } from "./explorer_levels.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
@@ -75,17 +76,22 @@ export function unpackChunk(chunk, bytes) {
  *   columns, ...) and its buffers, unpacked
  * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
  *   loaded for the latest window, or why they could not be
- * @param {number} most  chunks a window may need at most to be drawn exactly
+ * @param {number} most  chunks a window may need at most to be drawn exactly (by default mostChunks: a run of a
+ *   few chunks is held whole)
  * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
  */
-export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
+export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
   const detail = meta.detail;
   const kept = new Map();                // k -> Promise of its buffers, the most recent last
   let asked = 0;                         // the latest request's number: older answers are dropped
+  let held = -1;                         // the trace index of the selected event, kept in the model when it may be
   const lod = {
     levels: null,
     loaded: null,                        // [first, last] chunks in the model, or null
     pending: null,                       // the promise of the latest load (tests and benchmarks await it)
+    loading: false,                      // whether the latest load is still under way
+    /** Whether the page has what its window needs: the levels, and no load under way. */
+    settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
     exact: (lane, a, b) => covers(detail, lod.loaded, a, b, most),
     /** Lane `lane` over [a, b] at `plotW` pixels from its levels (lanePixels), or null without levels. */
@@ -112,20 +118,30 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) { lod.levels = levels; },
     /**
-     * The window moved to [a, b]: load the chunks it needs, unless the model holds them already or
-     * it needs more than `most`. Resolves to true when a new model was handed to the host.
+     * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
+     * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
+     */
+    hold(id) { held = id; },
+    /**
+     * The window moved to [a, b]: load the chunks it needs (when it needs more than `most`, the chunk
+     * of the event held, if any), unless the model holds them already. Resolves to true when a new
+     * model was handed to the host.
      */
     request([a, b]) {
-      const need = chunksFor(detail, a, b, most);
-      if (!need || covers(detail, lod.loaded, a, b, most)) return Promise.resolve(false);
+      const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
+      if (!need || (lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1])) return Promise.resolve(false);
       const mine = ++asked;
+      lod.loading = true;
       const load = Promise.all(range(need).map(chunk)).then((parts) => {
         if (mine !== asked) return false;                      // the window moved on meanwhile
         lod.loaded = need;
+        lod.loading = false;
         host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
         return true;
       }, (error) => {
-        if (mine === asked) host.onError(error);
+        if (mine !== asked) return false;
+        lod.loading = false;
+        host.onError(error);
         return false;
       });
       lod.pending = load;
@@ -147,6 +163,23 @@ export function createLod(meta, source, host, most = MAX_DETAIL_CHUNKS) {
     return loading;
   }
   return lod;
+}
+
+/** [k, k] for the detail chunk holding trace index `id`, or null (none does, or `id` is -1). */
+export function chunkHolding(detail, id) {
+  const k = id < 0 ? -1 : detail.findIndex((chunk) => id >= chunk.first_id && id < chunk.first_id + chunk.count);
+  return k < 0 ? null : [k, k];
+}
+
+/** The trace index of a model's first event: 0, or past it for a long trace's part. */
+export function baseOf(model) {
+  return model.droppedInputs?.base ?? 0;
+}
+
+/** Trace index `id` (-1: none) as an index into `model` (a long trace's part), or -1 when the part lacks it. */
+export function partIndex(model, id) {
+  const i = id - baseOf(model);
+  return id >= 0 && i >= 0 && i < model.n ? i : -1;
 }
 
 /** [first, ..., last] of a pair. */

@@ -23,7 +23,7 @@ export function inspectorFields(view, i, whyRows) {
     [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
   const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
     ["item", d.item ?? "(none)"], ["start", startText(d.startMs)], ["duration", durationText(d.durationMs)],
-    ["event", `#${i} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+    ["event", `#${d.index} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);   // the decision, and the cause behind it
   if (why) fields.push(["why", why]);
   return fields;
@@ -69,9 +69,9 @@ export function createInspector(host, view) {
   function eventButton(i, dropped) {
     const d = view.describe(i);
     const button = make("button", dropped ? "rlviz-dropped" : null, "link",
-      `#${i} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}`
+      `#${d.index} ${d.node.op} @ ${d.node.where}${d.item != null ? ` · ${d.item}` : ""} · ${startText(d.startMs)}`
       + (dropped ? ` · ${dropped}` : ""));
-    button.dataset.event = String(i);
+    button.dataset.event = String(d.index);
     button.addEventListener("click", () => view.actions.select(i));
     return button;
   }
@@ -81,7 +81,10 @@ export function createInspector(host, view) {
     drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
-      pane.appendChild(make("p", null, null, model.n
+      const away = view.selectedId() >= 0;     // a long trace's selected call, in a part not loaded for this window
+      pane.appendChild(make("p", null, away ? "away" : null, away
+        ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.`
+        : model.n
         ? "Click a span, or press → (or Play) to step through the calls in the order they completed."
         : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
           : "Nothing to inspect: the trace is empty."));

@@ -235,7 +235,7 @@ export function createTimeline(host, view, registry = TRACKS) {
     for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
-    if (!painter.first) {
+    if (!painter.first && (!f.lod || f.lod.settled())) {    // a long trace's first frame: its levels, its first window's chunks
       painter.first = true;
       performance.mark("rlviz:first-frame");
       view.root.dataset.rlvizReady = "1";

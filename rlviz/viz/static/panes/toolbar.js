@@ -117,7 +117,7 @@ export function createToolbar(host, view) {
 
   function announce() {
     const state = store.get(), toMs = (t) => t * view.model.unitMs;
-    root.dataset.rlvizSelected = String(state.selected);
+    root.dataset.rlvizSelected = String(view.selectedId());
     root.dataset.rlvizWindow = `${formatMs(toMs(state.window[0]))},${formatMs(toMs(state.window[1]))}`;
     root.dataset.rlvizSkipNotReady = String(state.skipNotReady);
     root.dataset.rlvizHideOthers = String(state.hideOthers);
