@@ -218,8 +218,15 @@ def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
 
 def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,
                     unit_ns: int, gauges: GaugeTracks | None = None) -> tuple[dict, bytes]:
-    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets,
-    then the gauge tracks' summary tables of that level.
+    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets
+    and the busy time's float32 table, then the gauge tracks' summary tables of that level.
+
+    The busy time (per lane and bucket, the durations of the calls starting
+    there that are not not-ready polls) is what the page shades a crowded lane
+    by, as it does from loaded events.  It is float32 in time units: a sum of
+    nested calls can pass the bucket's width, so it is no fraction, and a
+    float32's 24 bits keep it to a part in 16 million, far finer than a pixel's
+    opacity.
 
     Parameters
     ----------
@@ -238,9 +245,9 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     tuple of (dict, bytes)
         ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
         and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
-        lanes x n, uint32; then the gauge tracks' last value, least and greatest per bucket side by side
-        (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is exactly a float32, else ``<f8``), and
-        the readings counted (tracks x n, uint32).
+        lanes x n, uint32, and the busy time (lanes x n, float32, time units); then the gauge tracks' last value,
+        least and greatest per bucket side by side (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is
+        exactly a float32, else ``<f8``), and the readings counted (tracks x n, uint32).
     """
     c = trace.columns
     tracks = len(gauges) if gauges is not None else 0
@@ -250,7 +257,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
     pyramid = Pyramid()
-    pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"])
+    pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"], c["end_ns"] - c["start_ns"])
     first, last = int(c["start_ns"].min()), int(c["start_ns"].max()) + 1
     nodes = [np.asarray(row, np.int64) for row in lane_nodes]
     levels, tables, spans = [], [], []
@@ -258,6 +265,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
         tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
                        for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
+        tables[-1].append((np.concatenate([b.busy_ns for b in buckets]) / unit_ns).astype("<f4"))
         spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
         levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
