@@ -59,6 +59,8 @@ __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview
 LONG_EVENTS = 1_000_000
 #: The columns of a detail chunk stored as differences (when they are uint32).
 DELTA_COLUMNS = ("start", "inputs")
+#: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
+_BUSY_BITS = 9
 #: zlib's compression level for the packed detail chunks, and for the overview (worked out while a notebook's page
 #: waits for its first frame: level 1 is ten times quicker there, for twice the bytes, under a megabyte at 10M events).
 DEFLATE_LEVEL, OVERVIEW_DEFLATE_LEVEL = 6, 1
@@ -223,10 +225,12 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
 
     The busy time (per lane and bucket, the durations of the calls starting
     there that are not not-ready polls) is what the page shades a crowded lane
-    by, as it does from loaded events.  It is float32 in time units: a sum of
-    nested calls can pass the bucket's width, so it is no fraction, and a
-    float32's 24 bits keep it to a part in 16 million, far finer than a pixel's
-    opacity.
+    by, as it does from loaded events.  It is float32 in time units (a sum of
+    nested calls can pass the bucket's width, so it is no fraction), rounded
+    to 9 significant bits (``_BUSY_BITS``): within 2**-9 of the sum, under half a
+    step of a pixel's 8-bit opacity, and the zero low bits deflate to almost
+    nothing (at 10M events on 64 lanes the packed overview is 4.2 MB with them
+    rounded, 6.1 MB whole, 0.9 MB without busy time).
 
     Parameters
     ----------
@@ -265,7 +269,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
         tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
                        for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
-        tables[-1].append((np.concatenate([b.busy_ns for b in buckets]) / unit_ns).astype("<f4"))
+        tables[-1].append(_rounded(np.concatenate([b.busy_ns for b in buckets]) / unit_ns, _BUSY_BITS))
         spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
         levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
@@ -283,3 +287,10 @@ def _value_dtype(summaries: list[dict[str, np.ndarray]]) -> str:
     exact = all(np.array_equal(summary[name].astype(np.float32), summary[name], equal_nan=True)
                 for summary in summaries for name in SUMMARY_TABLES[:3])
     return "<f4" if exact else "<f8"
+
+
+def _rounded(values: np.ndarray, bits: int) -> np.ndarray:
+    """Non-negative ``values`` as little-endian float32 rounded (half up) to ``bits`` significant bits."""
+    drop = 24 - bits
+    word = values.astype("<f4").view("<u4")
+    return ((word + np.uint32(1 << (drop - 1))) >> drop << drop).astype("<u4").view("<f4")
