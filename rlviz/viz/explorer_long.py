@@ -6,9 +6,9 @@ So a trace of more than ``LONG_EVENTS`` events is saved in two parts:
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
-  4**level), four tables of lanes x buckets: events counted, the busiest
-  node + 1 (0 where the bucket is empty), errors and not-ready calls, all
-  uint32; then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
+  4**level), four uint32 tables of lanes x buckets: events counted, the
+  busiest node + 1 (0 where the bucket is empty), errors and not-ready
+  calls; a float32 one of busy time (``overview_tables``); then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
   name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
   per bucket the last reading's value, the least and the greatest side by
   side (tracks x buckets x 3: a bucket of one reading repeats its value,
