@@ -143,11 +143,12 @@ class Pyramid:
         base = (start_ns - self.origin_ns) >> BASE_SHIFT
         outcome = np.asarray(outcome)
         lane = np.asarray(lane, np.int64)
-        busy = outcome != NOT_READY
+        waiting = outcome == NOT_READY
+        busy = np.where(waiting, 0, np.asarray(duration_ns, np.int64))      # no masked copies: polls weigh 0
         for tables, rows, kept, weights in (
                 (self._counts, np.asarray(node, np.int64), slice(None), None),
-                (self._errors, lane, outcome == ERROR, None), (self._waiting, lane, ~busy, None),
-                (self._busy, lane, busy, np.asarray(duration_ns, np.int64)[busy])):
+                (self._errors, lane, outcome == ERROR, None), (self._waiting, lane, waiting, None),
+                (self._busy, lane, slice(None), busy)):
             _add_levels(tables[self.first_level:], self.first_level, rows[kept], base[kept], sign, weights)
 
     def buckets(self, level: int, start_ns: int, end_ns: int, nodes: np.ndarray, lane: int) -> Buckets:
