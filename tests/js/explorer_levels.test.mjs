@@ -77,6 +77,11 @@ test("a lane's buckets as pixels: narrow buckets add up in a pixel, a wide one c
   assert.deepEqual([...wide.notReady], [2, 2, 0, 0]);
   assert.deepEqual([...wide.fraction], [12 / 50, 12 / 50, 0, 0], "a wide bucket's busy time spread over its width");
   assert.deepEqual([...lanePixels(fine, 1, 0, 100, 10).fraction.subarray(3, 6)], [0, 1, 0], "nested calls: at most 1");
+  const steady = levelsFromOverview({ lanes: 1, levels: [{ width: 10, start: 0, n: 12 }] }, overviewBytes([{
+    count: Array(12).fill(2), busiest: Array(12).fill(0), errors: Array(12).fill(0), notReady: Array(12).fill(0),
+    busy: Array(12).fill(5) }])).sets[0];
+  assert.deepEqual([...lanePixels(steady, 0, 0, 120, 8).fraction], Array(8).fill(0.5),
+    "pixels of 1.5 buckets hold one or two: each shaded by its buckets' time, no stripes");
   assert.deepEqual([...lanePixels(fine, 1, 30, 60, 3).busiest], [-1, 1, -1], "a window inside the run");
 });
 

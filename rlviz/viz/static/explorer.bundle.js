@@ -1859,7 +1859,7 @@ function pickLevel(levels, a, b, plotW) {
 function lanePixels(set, lane, a, b, plotW) {
   const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
   const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
-  const busy = new Float64Array(plotW), pixel = (b - a) / plotW, share = Math.min(1, pixel / set.width);
+  const busy = new Float64Array(plotW), covered = new Float64Array(plotW);
   forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
     for (let x = x0; x < x1; x++) {
       count[x] += c;
@@ -1869,19 +1869,20 @@ function lanePixels(set, lane, a, b, plotW) {
       }
       errors[x] += set.errors[at];
       notReady[x] += set.notReady[at];
-      busy[x] += set.busy[at] * share;
+      busy[x] += set.busy[at];
+      covered[x] += set.width;
     }
-  });
-  const fraction = busy.map((time) => busyFraction(time, pixel));
+  }, true);
+  const fraction = busy.map((time, x) => covered[x] > 0 ? busyFraction(time, covered[x]) : 0);
   return { count, busiest, errors, notReady, fraction };
 }
-function forEachBucket(set, lane, a, b, plotW, visit) {
+function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   for (let k = first; k < last; k++) {
     const c = set.count[row + k];
-    if (c === 0) continue;
+    if (c === 0 && !empty) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));

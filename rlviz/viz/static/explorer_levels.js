@@ -67,40 +67,42 @@ export function pickLevel(levels, a, b, plotW) {
 /**
  * Lane `lane`'s buckets of `set` over window [a, b] as `plotW` pixels: per pixel the events counted
  * in the buckets it meets, the busiest node of its fullest bucket (-1: none), errors, not-ready
- * calls, and the busy fraction (busyFraction, the rule of a row drawn from loaded events). A bucket
- * narrower than a pixel adds to the pixel of its start; a wider one covers every pixel it meets,
- * its busy time spread evenly over its width.
+ * calls, and the busy fraction (busyFraction, the rule of a row drawn from loaded events) of the
+ * time its buckets cover. A bucket narrower than a pixel adds to the pixel of its start, a wider one
+ * to every pixel it meets; so a pixel's time is its buckets' (a pixel 1.5 buckets wide holds one or
+ * two: over its own time its fraction would flicker from pixel to pixel, striping a steady lane).
  */
 export function lanePixels(set, lane, a, b, plotW) {
   const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
   const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
-  const busy = new Float64Array(plotW), pixel = (b - a) / plotW, share = Math.min(1, pixel / set.width);
+  const busy = new Float64Array(plotW), covered = new Float64Array(plotW);
   forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
     for (let x = x0; x < x1; x++) {
       count[x] += c;
       if (c > fullest[x]) { fullest[x] = c; busiest[x] = set.busiest[at]; }
       errors[x] += set.errors[at];
       notReady[x] += set.notReady[at];
-      busy[x] += set.busy[at] * share;
+      busy[x] += set.busy[at];
+      covered[x] += set.width;
     }
-  });
-  const fraction = busy.map((time) => busyFraction(time, pixel));
+  }, true);
+  const fraction = busy.map((time, x) => (covered[x] > 0 ? busyFraction(time, covered[x]) : 0));
   return { count, busiest, errors, notReady, fraction };
 }
 
 /**
- * Visit lane `lane`'s buckets of `set` that count a call within window [a, b] drawn `plotW` pixels
- * wide, in time order: `visit(at, calls, start, x0, x1)`, `at` the bucket's index into the set's
- * tables, [x0, x1) the pixels it covers (at least the pixel of its start). The one rule of which
- * pixels a bucket meets, for drawing and for hover alike.
+ * Visit lane `lane`'s buckets of `set` that count a call (every one with `empty`) within window
+ * [a, b] drawn `plotW` pixels wide, in time order: `visit(at, calls, start, x0, x1)`, `at` the
+ * bucket's index into the set's tables, [x0, x1) the pixels it covers (at least the pixel of its
+ * start). The one rule of which pixels a bucket meets, for drawing and for hover alike.
  */
-function forEachBucket(set, lane, a, b, plotW, visit) {
+function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   for (let k = first; k < last; k++) {
     const c = set.count[row + k];
-    if (c === 0) continue;
+    if (c === 0 && !empty) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
