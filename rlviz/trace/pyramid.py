@@ -1,8 +1,10 @@
 """Per-lane aggregates kept while recording: a pyramid of time buckets, and an index of where events sit.
 
 A ``Pyramid`` counts events per node and time bucket at several levels
-(bucket widths ``base_width_ns * 4**level``), and per lane the errors and
-not-ready calls.  An event counts in the bucket of its start.  ``add`` takes
+(bucket widths ``base_width_ns * 4**level``), and per lane the errors, the
+not-ready calls and the busy time (the summed durations of the calls that
+are not not-ready: how a crowded lane is shaded, docs/design.md, "Rules
+written twice").  An event counts in the bucket of its start.  ``add`` takes
 the new events only (and ``remove`` the ones that leave), so keeping it up to
 date costs in proportion to what is new, never a sort of everything held.
 
@@ -32,7 +34,7 @@ _TOP_SHIFT = BASE_SHIFT + FACTOR_SHIFT * (LEVELS - 1)     # every level's bucket
 #: Store ids per index block.
 BLOCK_SHIFT = 14
 BLOCK = 1 << BLOCK_SHIFT
-#: Most cells (buckets x (nodes + 2 x lanes)) one level's tables may need; a level that would need more is let go
+#: Most cells (buckets x (nodes + 3 x lanes)) one level's tables may need; a level that would need more is let go
 #: (the finest first), so a run of days or events stamped years apart (clocks mixed up) cannot fill the memory.
 MAX_CELLS = 1 << 23
 _GROW = 1.25
@@ -43,7 +45,10 @@ class Buckets:
     """One lane's aggregates over a window at one level: bucket ``k`` covers ``start_ns[k]`` to ``+ width_ns``.
 
     ``busiest`` is the node (index into the store's node table) with the most
-    events starting in the bucket, -1 where the bucket is empty.
+    events starting in the bucket, -1 where the bucket is empty.  ``busy_ns``
+    sums the durations of the calls starting in the bucket that are not
+    not-ready polls; nested or overlapping calls may sum to more than the
+    bucket's width.
     """
 
     width_ns: int
@@ -52,6 +57,7 @@ class Buckets:
     busiest: np.ndarray
     errors: np.ndarray
     not_ready: np.ndarray
+    busy_ns: np.ndarray
 
     def __len__(self) -> int:
         return len(self.count)
@@ -74,20 +80,24 @@ def _grown(array: np.ndarray, rows: int, columns: int, left: int = 0) -> np.ndar
 
 
 class Pyramid:
-    """Counts per node, errors and not-ready calls per lane, per time bucket, at ``LEVELS`` levels.
+    """Counts per node; errors, not-ready calls and busy time per lane; per time bucket, at ``LEVELS`` levels.
 
     Bucket ``b`` of level ``k`` covers ``origin_ns + b * width(k)`` on; the
     origin is a multiple of the top level's width, so buckets of all levels nest.
     Levels below ``first_level`` are not kept: their tables would pass
     ``MAX_CELLS`` (a run of months, or clocks mixed up); ``kept`` is False if no level is.
+    Busy time is kept in int64 nanoseconds, exact while a bucket's sum stays
+    under 2**53 ns (104 days), so adding events and taking them away again
+    leaves no rounding behind.
 
     Examples
     --------
     >>> pyramid = Pyramid()
-    >>> pyramid.add(np.array([0, 1, 3 * BASE_WIDTH_NS]), np.array([0, 1, 0]), np.array([0, 0, 0]), np.array([0, 3, 1]))
+    >>> pyramid.add(np.array([0, 1, 3 * BASE_WIDTH_NS]), np.array([0, 1, 0]), np.array([0, 0, 0]), np.array([0, 3, 1]),
+    ...             np.array([50, 20, 7]))
     >>> lane = pyramid.buckets(0, 0, 4 * BASE_WIDTH_NS, np.array([0, 1]), 0)
-    >>> lane.count.tolist(), lane.errors.tolist(), lane.not_ready.tolist()
-    ([2, 0, 0, 1], [1, 0, 0, 0], [0, 0, 0, 1])
+    >>> lane.count.tolist(), lane.errors.tolist(), lane.not_ready.tolist(), lane.busy_ns.tolist()
+    ([2, 0, 0, 1], [1, 0, 0, 0], [0, 0, 0, 1], [70, 0, 0, 0])
     """
 
     def __init__(self) -> None:
@@ -96,6 +106,7 @@ class Pyramid:
         self._counts = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]      # node x bucket
         self._errors = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]      # lane x bucket
         self._waiting = [np.zeros((0, 0), np.int32) for _ in range(LEVELS)]     # lane x bucket: not-ready calls
+        self._busy = [np.zeros((0, 0), np.int64) for _ in range(LEVELS)]        # lane x bucket: busy ns
 
     @staticmethod
     def width(level: int) -> int:
@@ -117,21 +128,28 @@ class Pyramid:
     @property
     def nbytes(self) -> int:
         """Bytes the pyramid's arrays hold."""
-        return sum(a.nbytes for a in (*self._counts, *self._errors, *self._waiting) if a is not None)
+        return sum(a.nbytes for a in (*self._counts, *self._errors, *self._waiting, *self._busy) if a is not None)
 
     def add(self, start_ns: np.ndarray, node: np.ndarray, lane: np.ndarray, outcome: np.ndarray,
-            sign: int = 1) -> None:
-        """Count new events (``sign=-1``: take away events that left); all arrays have one entry per event."""
+            duration_ns: np.ndarray, sign: int = 1) -> None:
+        """Count new events (``sign=-1``: take away events that left); all arrays have one entry per event.
+
+        ``duration_ns`` (end minus start) adds to the busy time of the events that are not not-ready calls.
+        """
         if not len(start_ns):
             return
         start_ns = np.asarray(start_ns, np.int64)
         self._cover(int(start_ns.min()), int(start_ns.max()), int(node.max()) + 1, int(lane.max()) + 1)
         base = (start_ns - self.origin_ns) >> BASE_SHIFT
         outcome = np.asarray(outcome)
-        for tables, rows, kept in ((self._counts, node, slice(None)), (self._errors, lane, outcome == ERROR),
-                                   (self._waiting, lane, outcome == NOT_READY)):
-            _add_levels(tables[self.first_level:], self.first_level, np.asarray(rows, np.int64)[kept], base[kept],
-                        sign)
+        lane = np.asarray(lane, np.int64)
+        waiting = outcome == NOT_READY
+        busy = np.where(waiting, 0, np.asarray(duration_ns, np.int64))      # no masked copies: polls weigh 0
+        for tables, rows, kept, weights in (
+                (self._counts, np.asarray(node, np.int64), slice(None), None),
+                (self._errors, lane, outcome == ERROR, None), (self._waiting, lane, waiting, None),
+                (self._busy, lane, slice(None), busy)):
+            _add_levels(tables[self.first_level:], self.first_level, rows[kept], base[kept], sign, weights)
 
     def buckets(self, level: int, start_ns: int, end_ns: int, nodes: np.ndarray, lane: int) -> Buckets:
         """Lane ``lane``'s buckets of ``level`` that meet ``[start_ns, end_ns)``; ``nodes`` are the lane's nodes.
@@ -151,9 +169,9 @@ class Pyramid:
         held = _window(counts[rows] if len(rows) else np.zeros((1, 0), np.int32), first, stop)
         total = held.sum(axis=0, dtype=np.int64)
         busiest = np.where(total > 0, rows[held.argmax(axis=0)] if len(rows) else -1, -1)
-        errors, waiting = (_window(marks[lane:lane + 1], first, stop)[0].astype(np.int64)
-                           for marks in (self._errors[level], self._waiting[level]))
-        return Buckets(width, starts, total, busiest.astype(np.int64), errors, waiting)
+        errors, waiting, busy = (_window(marks[lane:lane + 1], first, stop)[0].astype(np.int64)
+                                 for marks in (self._errors[level], self._waiting[level], self._busy[level]))
+        return Buckets(width, starts, total, busiest.astype(np.int64), errors, waiting, busy)
 
     def _span(self, level: int, start_ns: int, end_ns: int) -> tuple[int, int]:
         """The bucket numbers of ``level`` meeting ``[start_ns, end_ns)``: ``(first, stop)``, possibly outside the arrays."""
@@ -172,38 +190,48 @@ class Pyramid:
             shift = FACTOR_SHIFT * (LEVELS - 1 - level)
             left = left_tops << shift
             columns = ((high_ns - self.origin_ns) >> (BASE_SHIFT + FACTOR_SHIFT * level)) + 1
-            rows = max(nodes, self._counts[level].shape[0]) + 2 * max(lanes, self._errors[level].shape[0])
+            rows = max(nodes, self._counts[level].shape[0]) + 3 * max(lanes, self._errors[level].shape[0])
             if columns * rows > MAX_CELLS:
-                self._counts[level] = self._errors[level] = self._waiting[level] = None
+                self._counts[level] = self._errors[level] = self._waiting[level] = self._busy[level] = None
                 self.first_level = level + 1
                 continue
             self._counts[level] = _grown(self._counts[level], nodes, columns, left)
-            self._errors[level] = _grown(self._errors[level], lanes, columns, left)
-            self._waiting[level] = _grown(self._waiting[level], lanes, columns, left)
+            for per_lane in (self._errors, self._waiting, self._busy):
+                per_lane[level] = _grown(per_lane[level], lanes, columns, left)
 
 
-def _add_levels(tables: list[np.ndarray], first_level: int, rows: np.ndarray, base: np.ndarray, sign: int) -> None:
-    """Add ``sign`` to the tables of levels ``first_level, first_level + 1, ...`` once per (row, level-0 bucket)
-    pair, in time proportional to the pairs (the pairs counted by ``bincount`` when there are few cells for the
-    events, else by a sort)."""
-    if not len(rows):
+def _add_levels(tables: list[np.ndarray], first_level: int, rows: np.ndarray, base: np.ndarray, sign: int,
+                weights: np.ndarray | None = None) -> None:
+    """Add ``sign`` times each event's weight (1 without ``weights``) to the tables of levels ``first_level,
+    first_level + 1, ...``, summed per (row, level-0 bucket) pair first, in time proportional to the pairs.
+
+    The sums pass through float64 (``bincount``'s weights), exact for integers below 2**53.
+    """
+    if not len(rows) or not tables:
         return
     width = int(base.max()) + 1
-    keys = rows * width + base
-    span = int(keys.max()) + 1
-    if span <= max(4 * len(keys), 1 << 16):           # few cells for the events: count them without a sort
-        counts = np.bincount(keys, minlength=span)
-        cells = np.flatnonzero(counts)
-        counts = counts[cells]
-    else:
-        cells, counts = np.unique(keys, return_counts=True)
-    rows, base, counts = cells // width, cells % width, (sign * counts).astype(np.int32)
+    cells, sums = _cell_sums(rows * width + base, weights)
+    rows, base, amounts = cells // width, cells % width, (sign * sums).astype(tables[0].dtype)
     for level, table in enumerate(tables, first_level):
         flat, cells = table.reshape(-1), rows * table.shape[1] + (base >> (FACTOR_SHIFT * level))
         if 8 * len(cells) >= len(flat):                 # many cells for the table: one bincount beats add.at
-            flat += np.bincount(cells, weights=counts, minlength=len(flat)).astype(np.int32)
+            flat += np.bincount(cells, weights=amounts, minlength=len(flat)).astype(table.dtype)
         else:
-            np.add.at(flat, cells, counts)
+            np.add.at(flat, cells, amounts)
+
+
+def _cell_sums(keys: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (ascending) and per key its events counted, or their ``weights`` summed (by
+    ``bincount`` when there are few cells for the events, else after a sort)."""
+    span = int(keys.max()) + 1
+    if span <= max(4 * len(keys), 1 << 16):           # few cells for the events: sum them without a sort
+        sums = np.bincount(keys, weights, minlength=span)
+        cells = np.flatnonzero(sums)
+        return cells, sums[cells]
+    if weights is None:
+        return np.unique(keys, return_counts=True)
+    cells, inverse = np.unique(keys, return_inverse=True)
+    return cells, np.bincount(inverse, weights)
 
 
 def _window(array: np.ndarray, first: int, stop: int) -> np.ndarray:

@@ -208,7 +208,7 @@ class TraceStore:
 
     @property
     def pyramid(self) -> Pyramid:
-        """The per-lane, per-time-bucket counts of the held events (``rlviz.trace.pyramid.Pyramid``)."""
+        """The per-lane, per-time-bucket counts and busy time of the held events (``rlviz.trace.pyramid.Pyramid``)."""
         return self._lanes.pyramid
 
     @property

@@ -1,7 +1,7 @@
 """``LaneIndex``: a store's lanes, its pyramid and block index, and the window queries they answer.
 
 A lane is a node's ``where``.  As events arrive (``count_in``) and leave
-(``count_out``) this part keeps the ``Pyramid`` (counts per time bucket) and
+(``count_out``) this part keeps the ``Pyramid`` (counts and busy time per time bucket) and
 the ``BlockIndex`` (where each lane's events sit among the store ids) up to
 date, so ``window`` answers "what lies in [start, end] drawn this wide" in
 time that grows with the window, not with the run (docs/design.md, "Window
@@ -34,7 +34,7 @@ class LaneWindow:
     ``Trace``'s columns plus ``event_id`` (store ids), ordered by start, the
     ``node`` column indexing the store's node table; ``buckets`` otherwise
     (``rlviz.trace.pyramid.Buckets``: per bucket its count, busiest node,
-    errors and not-ready calls).  ``count`` is the events the answer stands
+    errors, not-ready calls and busy time).  ``count`` is the events the answer stands
     for: exact for ``events`` and for buckets counted from the events
     themselves, the pyramid's count of events starting in the buckets otherwise.
     """
@@ -53,7 +53,7 @@ class LaneWindow:
             b = self.buckets
             out["buckets"] = {"width_ns": b.width_ns, "start_ns": b.start_ns.tolist(), "count": b.count.tolist(),
                               "busiest": b.busiest.tolist(), "errors": b.errors.tolist(),
-                              "not_ready": b.not_ready.tolist()}
+                              "not_ready": b.not_ready.tolist(), "busy_ns": b.busy_ns.tolist()}
         return out
 
 
@@ -114,15 +114,16 @@ class LaneIndex:
         columns = self.events.columns(positions)
         node = columns["node"].astype(np.int64)
         lane = self.lanes_of(node)
-        self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"])
+        self.pyramid.add(columns["start_ns"], node, lane, columns["outcome"], columns["end_ns"] - columns["start_ns"])
         self.index.add(int(self.events.column("id")[first_position]), lane, columns["start_ns"], columns["end_ns"])
 
     def count_out(self, positions: np.ndarray) -> None:
         """Take the held events at ``positions`` out of the pyramid (they leave the store)."""
         if len(positions):
             node = self.events.column("node")[positions].astype(np.int64)
-            self.pyramid.add(self.events.column("start_ns")[positions], node, self.lanes_of(node),
-                             outcome_of(self.events.column("code")[positions]), sign=-1)
+            start = self.events.column("start_ns")[positions]
+            self.pyramid.add(start, node, self.lanes_of(node), outcome_of(self.events.column("code")[positions]),
+                             self.events.ends(positions) - start, sign=-1)
 
     def memory(self) -> dict[str, int]:
         """Bytes held: ``"pyramid"`` and ``"index"``."""
@@ -194,10 +195,12 @@ class LaneIndex:
         per_node = np.bincount(pixel * len(self.nodes) + node, minlength=pixels * len(self.nodes))
         per_node = per_node.reshape(pixels, len(self.nodes))
         count = per_node.sum(axis=1)
+        busy = outcome != NOT_READY
+        busy_ns = np.bincount(pixel[busy], weights=self.events.ends(positions[busy]) - start[busy], minlength=pixels)
         buckets = Buckets(span // pixels, start_ns + np.arange(pixels, dtype=np.int64) * span // pixels, count,
                           np.where(count > 0, per_node.argmax(axis=1), -1),
                           np.bincount(pixel[outcome == ERROR], minlength=pixels),
-                          np.bincount(pixel[outcome == NOT_READY], minlength=pixels))
+                          np.bincount(pixel[outcome == NOT_READY], minlength=pixels), busy_ns.astype(np.int64))
         return LaneWindow(name, len(positions), buckets=buckets)
 
 

@@ -8,9 +8,9 @@ the same past ``LONG_EVENTS`` events:
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
-  4**level), four tables of lanes x buckets: events counted, the busiest
-  node + 1 (0 where the bucket is empty), errors and not-ready calls, all
-  uint32; then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
+  4**level), four uint32 tables of lanes x buckets: events counted, the
+  busiest node + 1 (0 where the bucket is empty), errors and not-ready
+  calls; a float32 one of busy time (``overview_tables``); then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
   name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
   per bucket the last reading's value, the least and the greatest side by
   side (tracks x buckets x 3: a bucket of one reading repeats its value,
@@ -61,6 +61,8 @@ __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview
 LONG_EVENTS = 1_000_000
 #: The columns of a detail chunk stored as differences (when they are uint32).
 DELTA_COLUMNS = ("start", "inputs")
+#: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
+_BUSY_BITS = 9
 #: zlib's compression level for the packed detail chunks, and for the overview (worked out while a notebook's page
 #: waits for its first frame: level 1 is ten times quicker there, for twice the bytes, under a megabyte at 10M events).
 DEFLATE_LEVEL, OVERVIEW_DEFLATE_LEVEL = 6, 1
@@ -220,8 +222,17 @@ def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
 
 def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,
                     unit_ns: int, gauges: GaugeTracks | None = None) -> tuple[dict, bytes]:
-    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets,
-    then the gauge tracks' summary tables of that level.
+    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets
+    and the busy time's float32 table, then the gauge tracks' summary tables of that level.
+
+    The busy time (per lane and bucket, the durations of the calls starting
+    there that are not not-ready polls) is what the page shades a crowded lane
+    by, as it does from loaded events.  It is float32 in time units (a sum of
+    nested calls can pass the bucket's width, so it is no fraction), rounded
+    to 9 significant bits (``_BUSY_BITS``): within 2**-9 of the sum, under half a
+    step of a pixel's 8-bit opacity, and the zero low bits deflate to almost
+    nothing (at 10M events on 64 lanes the packed overview is 4.2 MB with them
+    rounded, 6.1 MB whole, 0.9 MB without busy time).
 
     Parameters
     ----------
@@ -240,9 +251,9 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     tuple of (dict, bytes)
         ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
         and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
-        lanes x n, uint32; then the gauge tracks' last value, least and greatest per bucket side by side
-        (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is exactly a float32, else ``<f8``), and
-        the readings counted (tracks x n, uint32).
+        lanes x n, uint32, and the busy time (lanes x n, float32, time units); then the gauge tracks' last value,
+        least and greatest per bucket side by side (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is
+        exactly a float32, else ``<f8``), and the readings counted (tracks x n, uint32).
     """
     c = trace.columns
     tracks = len(gauges) if gauges is not None else 0
@@ -252,7 +263,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
     pyramid = Pyramid()
-    pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"])
+    pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"], c["end_ns"] - c["start_ns"])
     first, last = int(c["start_ns"].min()), int(c["start_ns"].max()) + 1
     nodes = [np.asarray(row, np.int64) for row in lane_nodes]
     levels, tables, spans = [], [], []
@@ -260,6 +271,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
         tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
                        for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
+        tables[-1].append(_rounded(np.concatenate([b.busy_ns for b in buckets]) / unit_ns, _BUSY_BITS))
         spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
         levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
@@ -277,3 +289,10 @@ def _value_dtype(summaries: list[dict[str, np.ndarray]]) -> str:
     exact = all(np.array_equal(summary[name].astype(np.float32), summary[name], equal_nan=True)
                 for summary in summaries for name in SUMMARY_TABLES[:3])
     return "<f4" if exact else "<f8"
+
+
+def _rounded(values: np.ndarray, bits: int) -> np.ndarray:
+    """Non-negative ``values`` as little-endian float32 rounded (half up) to ``bits`` significant bits."""
+    drop = 24 - bits
+    word = values.astype("<f4").view("<u4")
+    return ((word + np.uint32(1 << (drop - 1))) >> drop << drop).astype("<u4").view("<f4")

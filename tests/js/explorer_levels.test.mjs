@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
+import { aggregateRow, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
 import {
   MAX_DETAIL_CHUNKS, WHOLE_RUN_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels,
@@ -14,24 +14,36 @@ import {
 import {
   chunkHolding, createLod, inflate, modelOf, partIndex, unpackChunk, unshuffle,
 } from "../../rlviz/viz/static/explorer_long.js";
-import { gutterLabelAt, levelSummaryAt, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
+import {
+  gutterLabelAt, levelScanlines, levelSummaryAt, rasterizeSpans, rowScanlines, spanAt,
+} from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf_, payload } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
 
-/** An overview's bytes: per level, count, busiest + 1, errors, not-ready as lanes x n uint32 tables. */
-function overviewBytes(levels) {
-  const words = levels.flatMap(({ count, busiest, errors, notReady }) => [...count, ...busiest.map((b) => b + 1), ...errors, ...notReady]);
-  return new Uint8Array(Uint32Array.from(words).buffer);
+/** Typed arrays' bytes one after the other. */
+function joined(parts) {
+  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) { bytes.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), at); at += part.byteLength; }
+  return bytes;
 }
 
-/** Two lanes, two levels: 10 buckets of 10 units and 2 of 50 units from 0. */
+/** An overview's bytes: per level, count, busiest + 1, errors, not-ready as lanes x n uint32 tables, then busy time (float32). */
+function overviewBytes(levels) {
+  return joined(levels.flatMap(({ count, busiest, errors, notReady, busy }) => [
+    Uint32Array.from([...count, ...busiest.map((b) => b + 1), ...errors, ...notReady]), Float32Array.from(busy)]));
+}
+
+/** Two lanes, two levels: 10 buckets of 10 units and 2 of 50 units from 0; lane 1's calls (nested) are busy 12 of 10 units. */
 function twoLevels() {
   const fine = { count: [3, 0, 1, 0, 0, 0, 0, 0, 0, 2, /* lane 1 */ 0, 0, 0, 0, 5, 0, 0, 0, 0, 0],
     busiest: [0, -1, 0, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1],
-    errors: Array(20).fill(0).map((_, k) => (k === 2 ? 1 : 0)), notReady: Array(20).fill(0).map((_, k) => (k === 14 ? 2 : 0)) };
-  const coarse = { count: [4, 2, 5, 0], busiest: [0, 0, 1, -1], errors: [1, 0, 0, 0], notReady: [0, 0, 2, 0] };
+    errors: Array(20).fill(0).map((_, k) => (k === 2 ? 1 : 0)), notReady: Array(20).fill(0).map((_, k) => (k === 14 ? 2 : 0)),
+    busy: [10, 0, 3, 0, 0, 0, 0, 0, 0, 4, /* lane 1 */ 0, 0, 0, 0, 12, 0, 0, 0, 0, 0] };
+  const coarse = { count: [4, 2, 5, 0], busiest: [0, 0, 1, -1], errors: [1, 0, 0, 0], notReady: [0, 0, 2, 0],
+    busy: [13, 4, 12, 0] };
   const overview = { lanes: 2, levels: [{ width: 50, start: 0, n: 2 }, { width: 10, start: 0, n: 10 }] };
   return levelsFromOverview(overview, overviewBytes([coarse, fine]));
 }
@@ -61,11 +73,63 @@ test("a lane's buckets as pixels: narrow buckets add up in a pixel, a wide one c
   assert.deepEqual([...narrow.count], [3, 1, 0, 0, 2]);
   assert.deepEqual([...narrow.busiest], [0, 0, -1, -1, 0]);
   assert.deepEqual([...narrow.errors], [0, 1, 0, 0, 0]);
-  assert.equal(narrow.top, 3);
+  assert.deepEqual([...narrow.fraction], [10 / 20, 3 / 20, 0, 0, 4 / 20], "busy time over a pixel's 20 units");
   const wide = lanePixels(coarse, 1, 0, 100, 4);              // 25 units a pixel: lane 1's first bucket is 2 pixels
   assert.deepEqual([...wide.count], [5, 5, 0, 0]);
   assert.deepEqual([...wide.notReady], [2, 2, 0, 0]);
+  assert.deepEqual([...wide.fraction], [12 / 50, 12 / 50, 0, 0], "a wide bucket's busy time spread over its width");
+  assert.deepEqual([...lanePixels(fine, 1, 0, 100, 10).fraction.subarray(3, 6)], [0, 1, 0], "nested calls: at most 1");
+  const steady = levelsFromOverview({ lanes: 1, levels: [{ width: 10, start: 0, n: 12 }] }, overviewBytes([{
+    count: Array(12).fill(2), busiest: Array(12).fill(0), errors: Array(12).fill(0), notReady: Array(12).fill(0),
+    busy: Array(12).fill(5) }])).sets[0];
+  assert.deepEqual([...lanePixels(steady, 0, 0, 120, 8).fraction], Array(8).fill(0.5),
+    "pixels of 1.5 buckets hold one or two: each shaded by its buckets' time, no stripes");
   assert.deepEqual([...lanePixels(fine, 1, 30, 60, 3).busiest], [-1, 1, -1], "a window inside the run");
+});
+
+/**
+ * One node's calls [node, start, duration, outcome, kind, item, inputs] over 20 buckets of 10 units: items, stops,
+ * errors and not-ready polls, short in the first 8 buckets, up to 34 units in the next 8 (overlapping, reaching into
+ * later buckets), then two buckets of polls only and two quiet ones; and the same calls as one level of 10-unit buckets, summed the
+ * way the pyramid sums them (by start bucket; busy time: the durations of the calls that are not polls).
+ */
+function oneLaneBothWays() {
+  const events = [];
+  for (let k = 0; k < 160; k++) {
+    const outcome = k % 7 === 0 ? 1 : k % 11 === 0 ? 3 : k % 13 === 0 ? 2 : 0, start = (k * 37) % 160;
+    events.push([0, start, (start < 80 ? [0, 1, 0, 2, 0] : [3, 34, 1, 0, 2])[k % 5], outcome, 0, 0, []]);
+  }
+  for (let k = 0; k < 20; k++) events.push([0, 160 + k, 3, 1, 0, 0, []]);
+  events.sort((p, q) => p[1] - q[1]);
+  const n = 20, level = { count: Array(n).fill(0), busiest: Array(n).fill(-1), errors: Array(n).fill(0),
+    notReady: Array(n).fill(0), busy: Array(n).fill(0) };
+  for (const [, start, duration, outcome] of events) {
+    const k = Math.floor(start / 10);
+    level.count[k]++;
+    level.busiest[k] = 0;
+    if (outcome === 3) level.errors[k]++;
+    if (outcome === 1) level.notReady[k]++;
+    else level.busy[k] += duration;
+  }
+  const levels = levelsFromOverview({ lanes: 1, levels: [{ width: 10, start: 0, n }] }, overviewBytes([level]));
+  return { model: modelOf_([NODES[0]], events), set: levels.sets[0] };
+}
+
+test("a one-node lane is shaded alike from its loaded events and from its levels: the busy fraction, pixel by pixel", () => {
+  const { model, set } = oneLaneBothWays();
+  const fromEvents = aggregateRow(model, 0, 0, 200, 20).fraction, fromLevels = lanePixels(set, 0, 0, 200, 20).fraction;
+  assert.deepEqual([...fromLevels].map(Math.fround), [...fromEvents]);
+  assert.ok(fromEvents.some((f) => f === 1) && fromEvents.some((f) => f > 0 && f < 1), "full pixels and paler ones");
+  assert.deepEqual([...fromEvents.subarray(16)], [0, 0, 0, 0], "polls only, then quiet: no busy time");
+  const drawn = (draw) => {
+    const upper = new Uint32Array(20), lower = new Uint32Array(20);
+    draw(upper, lower);
+    return [[...upper], [...lower]];
+  };
+  const loaded = drawn((upper, lower) => rowScanlines(model, 0, [0, 200], 20, { color: rgbOf(NODES[0].color), dim: 1 }, upper, lower));
+  assert.deepEqual(drawn((upper, lower) => levelScanlines(model, lanePixels(set, 0, 0, 200, 20), 1, upper, lower)), loaded,
+    "the same colours and opacities in both bands");
+  assert.ok(new Set(loaded[0].slice(0, 16)).size > 2, "opacities differ from pixel to pixel");
 });
 
 test("the detail chunks a window meets, and whether the loaded ones hold it", () => {
@@ -145,8 +209,8 @@ test("the span track draws a lane from its levels where the model does not hold 
   assert.equal(levelName(drawn), "levels");
   const at = (x, y) => pixels[y * frame.plotW + x];
   const shard = Math.round(layout.y[m.nodeRow[0]]), driver = Math.round(layout.y[m.nodeRow[1]]);
-  assert.equal(at(4, shard + 5), pack(rgbOf("#ff0000"), 1), "the fullest bucket at full strength in its busiest op's colour");
-  assert.equal(at(95, shard + 5), pack(rgbOf("#ff0000"), 0.3 + 0.7 * Math.sqrt(2 / 3)), "a bucket of 2 paler");
+  assert.equal(at(4, shard + 5), pack(rgbOf("#ff0000"), 1), "a bucket busy all its time at full strength in its busiest op's colour");
+  assert.equal(at(95, shard + 5), pack(rgbOf("#ff0000"), 0.3 + 0.7 * 0.4), "a bucket busy 4 of its 10 units paler");
   assert.equal(at(25, shard + 1), pack(rgbOf("#d62728"), 1), "an error marks the lane's top");
   assert.equal(at(45, driver + 5), pack(rgbOf("#0000ff"), 1), "the driver's bucket in train's colour");
   assert.notEqual(at(45, driver + ROW_H - 2), at(45, driver + 5), "its not-ready calls grey the lower band");
@@ -281,7 +345,7 @@ test("a packed chunk: deflated by the writer, inflated by the page's Decompressi
   assert.throws(() => unpackChunk(chunk, Uint8Array.from(raw).subarray(0, 5)), /stop inside column/);
 });
 
-/** An overview's bytes with gauge summaries: per level the events' four uint32 tables, then each bucket's last, low, high side by side, then the counts (uint32). */
+/** An overview's bytes with gauge summaries: per level the events' five tables (busy time 0: zero bits), then each bucket's last, low, high side by side, then the counts (uint32). */
 function gaugedOverviewBytes(levels, Float = Float64Array) {
   const parts = levels.flatMap(({ events, last, low, high, count }) => [new Uint8Array(Uint32Array.from(events).buffer),
     new Uint8Array(Float.from(last.flatMap((v, k) => [v, low[k], high[k]])).buffer),
@@ -297,9 +361,9 @@ function gaugedOverviewBytes(levels, Float = Float64Array) {
  * bucket 5. The coarse level's 3 counts leave the fine level's float tables off an 8-byte boundary.
  */
 function gaugedLevels(dtype = "<f8") {
-  const fine = { events: Array(4 * 8).fill(0), count: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
+  const fine = { events: Array(5 * 8).fill(0), count: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
     low: [1, 0, 3, 0, 0, 3, 0, 5], high: [2, 0, 3, 0, 0, 90, 0, 5] };
-  const coarse = { events: Array(4 * 3).fill(0), count: [3, 3, 1], last: [3, 4, 5], low: [1, 3, 5], high: [3, 90, 5] };
+  const coarse = { events: Array(5 * 3).fill(0), count: [3, 3, 1], last: [3, 4, 5], low: [1, 3, 5], high: [3, 90, 5] };
   const overview = { lanes: 1, gauges: 1, gauge_dtype: dtype, levels: [{ width: 30, start: 0, n: 3 }, { width: 10, start: 0, n: 8 }] };
   return levelsFromOverview(overview, gaugedOverviewBytes([coarse, fine], dtype === "<f4" ? Float32Array : Float64Array));
 }
@@ -316,7 +380,7 @@ test("an overview's gauge summaries: per level and track the last value, least, 
   assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.values.subarray(15, 18)], [4, 3, 90], "whole counts as float32");
   assert.equal(gaugeRange(levels, 1), null, "no such track");
   assert.throws(() => levelsFromOverview({ lanes: 1, gauges: 2, levels: [{ width: 10, start: 0, n: 8 }] },
-    gaugedOverviewBytes([{ events: Array(32).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);
+    gaugedOverviewBytes([{ events: Array(40).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);
 });
 
 test("a gauge track's summaries as pixels: the value in force, each pixel's last, and its range so a spike shows", () => {

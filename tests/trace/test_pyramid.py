@@ -43,7 +43,8 @@ def _held(store):
 
 
 def _brute(held, store, level, lane, start_ns, end_ns):
-    """Count, busiest node, errors and not-ready calls per bucket of ``level``, recounted from the events."""
+    """Count, busiest node, errors, not-ready calls and busy time (durations of the calls not not-ready) per bucket
+    of ``level``, recounted from the events."""
     width = Pyramid.width(level)
     origin = store.pyramid.origin_ns
     first = (start_ns - origin) // width
@@ -52,12 +53,14 @@ def _brute(held, store, level, lane, start_ns, end_ns):
     bucket = (held["start"][mine] - origin) // width - first
     inside = (bucket >= 0) & (bucket < stop - first)
     bucket, node, outcome = bucket[inside], held["node"][mine][inside], held["outcome"][mine][inside]
+    duration = (held["end"] - held["start"])[mine][inside]
     per_node = np.zeros((stop - first, len(store.nodes)), np.int64)
     np.add.at(per_node, (bucket, node), 1)
     count = per_node.sum(axis=1)
     return (count, np.where(count > 0, per_node.argmax(axis=1), -1),
             np.bincount(bucket[outcome == ERROR], minlength=stop - first),
-            np.bincount(bucket[outcome == NOT_READY], minlength=stop - first))
+            np.bincount(bucket[outcome == NOT_READY], minlength=stop - first),
+            [sum(duration[(bucket == k) & (outcome != NOT_READY)].tolist()) for k in range(stop - first)])
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -71,10 +74,11 @@ def test_the_pyramid_kept_by_increments_equals_a_recount_at_every_level(seed):
             end = start + int(rng.integers(1, 60 * BASE_WIDTH_NS))
             nodes = np.array([i for i, node in enumerate(store.nodes) if node.where == lane])
             got = store.pyramid.buckets(level, start, end, nodes, store.lanes.index(lane))
-            count, busiest, errors, waiting = _brute(held, store, level, lane, start, end)
+            count, busiest, errors, waiting, busy = _brute(held, store, level, lane, start, end)
             assert got.count.tolist() == count.tolist()
             assert got.busiest.tolist() == busiest.tolist()
             assert got.errors.tolist() == errors.tolist() and got.not_ready.tolist() == waiting.tolist()
+            assert got.busy_ns.tolist() == busy
 
 
 def test_events_leaving_a_window_leave_the_pyramid_too():
@@ -84,17 +88,19 @@ def test_events_leaving_a_window_leave_the_pyramid_too():
     lane = store.lanes[0]
     nodes = np.array([i for i, node in enumerate(store.nodes) if node.where == lane])
     got = store.pyramid.buckets(0, -BASE_WIDTH_NS, 50 * BASE_WIDTH_NS, nodes, 0)
-    count, _, errors, _ = _brute(held, store, 0, lane, -BASE_WIDTH_NS, 50 * BASE_WIDTH_NS)
+    count, _, errors, _, busy = _brute(held, store, 0, lane, -BASE_WIDTH_NS, 50 * BASE_WIDTH_NS)
     assert got.count.tolist() == count.tolist() and got.errors.tolist() == errors.tolist()
+    assert got.busy_ns.tolist() == busy and sum(busy) > 0, "the busy time of the events that left is taken away"
 
 
 def test_a_pyramid_grows_to_the_left_for_events_earlier_than_any_before():
     pyramid = Pyramid()
-    pyramid.add(np.array([10**13]), np.array([0]), np.array([0]), np.array([ITEM]))
-    pyramid.add(np.array([10**12]), np.array([0]), np.array([0]), np.array([ERROR]))
+    pyramid.add(np.array([10**13]), np.array([0]), np.array([0]), np.array([ITEM]), np.array([5]))
+    pyramid.add(np.array([10**12]), np.array([0]), np.array([0]), np.array([ERROR]), np.array([7]))
     early = pyramid.buckets(0, 10**12, 10**12 + 1, np.array([0]), 0)
     late = pyramid.buckets(LEVELS - 1, 10**13, 10**13 + 1, np.array([0]), 0)
     assert early.count.tolist() == [1] and early.errors.tolist() == [1] and late.count.tolist() == [1]
+    assert early.busy_ns.tolist() == [7] and late.busy_ns.tolist() == [5], "busy time moved with its bucket"
 
 
 def test_a_narrow_window_answers_exactly_the_events_that_meet_it():
@@ -122,6 +128,9 @@ def test_a_crowded_window_answers_a_bucket_per_pixel_from_the_events_or_the_pyra
         pixel = np.clip((held["start"][mine] - start) * pixels // (end - start), 0, pixels - 1)
         buckets = per_pixel.lane(lane).buckets
         assert buckets is not None and buckets.count.tolist() == np.bincount(pixel, minlength=pixels).tolist()
+        busy = held["outcome"][mine] != NOT_READY
+        assert buckets.busy_ns.tolist() == np.bincount(pixel[busy], (held["end"] - held["start"])[mine][busy],
+                                                       minlength=pixels).astype(int).tolist()
         assert per_pixel.lane(lane).count == int(mine.sum())
         coarse = from_pyramid.lane(lane).buckets
         assert coarse is not None and coarse.width_ns == Pyramid.width(store.pyramid.level_for((end - start) / pixels))
@@ -147,10 +156,10 @@ def test_a_bad_window_is_refused_naming_the_argument(args, message):
 
 def test_levels_too_fine_for_a_run_of_years_are_let_go_and_the_coarse_ones_still_count():
     pyramid = Pyramid()
-    pyramid.add(np.array([0, 10**17]), np.array([0, 0]), np.array([0, 0]), np.array([ITEM, ERROR]))
+    pyramid.add(np.array([0, 10**17]), np.array([0, 0]), np.array([0, 0]), np.array([ITEM, ERROR]), np.array([1, 2]))
     assert pyramid.kept and pyramid.first_level > 0 and pyramid.nbytes < 10**8
     assert pyramid.level_for(1) == pyramid.first_level
     whole = pyramid.buckets(LEVELS - 1, 0, 10**17 + 1, np.array([0]), 0)
-    assert whole.count.sum() == 2 and whole.errors.sum() == 1
+    assert whole.count.sum() == 2 and whole.errors.sum() == 1 and whole.busy_ns.sum() == 3
     with pytest.raises(ValueError, match="not kept"):
         pyramid.buckets(0, 0, 1, np.array([0]), 0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks.synthetic import pipeline_trace
-from rlviz.trace.rows import ERROR
+from rlviz.trace.rows import ERROR, NOT_READY
 from rlviz.viz.explorer_html import decode_blob, explorer_html
 from rlviz.viz.explorer_long import encode_long, unpack_chunk
 from rlviz.viz.explorer_stream import encode_trace
@@ -37,24 +37,30 @@ def test_detail_chunks_unpack_to_the_streams_own_chunks(trace):
     assert long.meta["chunks"] == [] and long.meta["long"] is True
 
 
-def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_errors_and_polls(trace):
+def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_errors_polls_and_busy_time(trace):
     long = encode_long(trace)
     overview = long.meta["overview"]
     lanes = [lane["name"] for lane in long.meta["lanes"]]
-    tables = np.frombuffer(zlib.decompress(long.overview), "<u4")
-    assert len(tables) == sum(4 * overview["lanes"] * level["n"] for level in overview["levels"])
+    raw = zlib.decompress(long.overview)
+    assert len(raw) == sum(5 * 4 * overview["lanes"] * level["n"] for level in overview["levels"])
     c = trace.columns
     lane_of = np.array([lanes.index(node.where) for node in trace.nodes])[c["node"]]
+    busy = c["outcome"] != NOT_READY
+    unit, origin = long.meta["unit_ns"], int(long.meta["origin_ns"])
     at = 0
     for level in overview["levels"]:
         size = overview["lanes"] * level["n"]
-        count, busiest, errors, polls = (tables[at + k * size:at + (k + 1) * size].reshape(overview["lanes"], -1)
-                                         for k in range(4))
-        at += 4 * size
+        count, busiest, errors, polls = np.frombuffer(raw, "<u4", 4 * size, at).reshape(4, overview["lanes"], -1)
+        busy_time = np.frombuffer(raw, "<f4", size, at + 16 * size).reshape(overview["lanes"], -1)
+        at += 5 * 4 * size
         assert count.sum(axis=1).tolist() == np.bincount(lane_of, minlength=len(lanes)).tolist()
         assert errors.sum(axis=1).tolist() == np.bincount(lane_of[c["outcome"] == ERROR], minlength=len(lanes)).tolist()
-        assert polls.sum() == int((c["outcome"] == 1).sum())
+        assert polls.sum() == int((c["outcome"] == NOT_READY).sum())
         assert ((busiest == 0) == (count == 0)).all(), "busiest + 1 is 0 exactly where a bucket is empty"
+        first_ns, width_ns = origin + round(level["start"] * unit), round(level["width"] * unit)
+        cell = lane_of * level["n"] + (c["start_ns"] - first_ns) // width_ns
+        recount = np.bincount(cell[busy], (c["end_ns"] - c["start_ns"])[busy], minlength=size) / unit
+        assert np.allclose(busy_time.reshape(-1), recount, rtol=2**-9, atol=0), "per bucket, polls left out"
     finest = overview["levels"][0]
     driver = lanes.index("driver")
     bucket = ((c["start_ns"] - int(long.meta["origin_ns"])) / long.meta["unit_ns"] - finest["start"]) // finest["width"]
@@ -62,7 +68,7 @@ def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_err
     k = int(np.bincount(bucket[on_driver].astype(int)).argmax())          # the driver's fullest bucket
     nodes = c["node"][on_driver & (bucket == k)]
     size = overview["lanes"] * finest["n"]
-    assert tables[size + driver * finest["n"] + k] - 1 == np.bincount(nodes).argmax()
+    assert np.frombuffer(raw, "<u4", 2 * size)[size + driver * finest["n"] + k] - 1 == np.bincount(nodes).argmax()
 
 
 def test_a_long_trace_is_written_as_an_overview_and_one_checksummed_element_per_detail_chunk(trace):

@@ -76,7 +76,7 @@ def _summaries(long):
     lanes, tracks, dtype = overview["lanes"], overview["gauges"], np.dtype(overview["gauge_dtype"])
     for level in overview["levels"]:
         n = level["n"]
-        at += 4 * 4 * lanes * n                                              # the events' four uint32 tables
+        at += 5 * 4 * lanes * n                                  # the events' four uint32 tables and their busy time
         values = np.frombuffer(raw, dtype, 3 * tracks * n, at).reshape(tracks, n, 3)   # side by side per bucket
         last, low, high = values[..., 0], values[..., 1], values[..., 2]
         at += 3 * dtype.itemsize * tracks * n

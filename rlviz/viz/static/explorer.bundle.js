@@ -180,6 +180,12 @@ function countInWindow(model, r, t0, t1) {
 function drawsExact(model, r, t0, t1, width) {
   return countInWindow(model, r, t0, t1) <= width * EXACT_PER_PIXEL;
 }
+function busyFraction(busy, time) {
+  return Math.min(1, busy / time);
+}
+function busyAlpha(fraction) {
+  return fraction > 0 ? 0.3 + 0.7 * fraction : 0;
+}
 function aggregateRow(model, r, t0, t1, width) {
   const fraction = new Float32Array(width), polls = new Uint32Array(width);
   const base = r;
@@ -189,7 +195,7 @@ function aggregateRow(model, r, t0, t1, width) {
   for (let px = 0; px < width; px++) {
     const next = lowerBound(model, r, t0 + (px + 1) * step2, k, hi);
     if (next > k) {
-      fraction[px] = Math.min(1, (model.busy[base + next] - model.busy[base + k]) / step2);
+      fraction[px] = busyFraction(model.busy[base + next] - model.busy[base + k], step2);
       polls[px] = model.polls[base + next] - model.polls[base + k];
     }
     k = next;
@@ -811,11 +817,11 @@ function levelsFromOverview(overview, bytes) {
   const sets = overview.levels.map(({ width, start, n }) => {
     const size = lanes * n;
     const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
-    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
+    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size), busy = take(Float32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
     const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
-    return { width, start, n, count, busiest, errors, notReady, gauges };
+    return { width, start, n, count, busiest, errors, notReady, busy, gauges };
   });
   if (at !== own.byteLength) {
     throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
@@ -832,7 +838,7 @@ function pickLevel(levels, a, b, plotW) {
 function lanePixels(set, lane, a, b, plotW) {
   const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
   const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
-  let top = 0;
+  const busy = new Float64Array(plotW), covered = new Float64Array(plotW);
   forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
     for (let x = x0; x < x1; x++) {
       count[x] += c;
@@ -842,18 +848,20 @@ function lanePixels(set, lane, a, b, plotW) {
       }
       errors[x] += set.errors[at];
       notReady[x] += set.notReady[at];
-      if (count[x] > top) top = count[x];
+      busy[x] += set.busy[at];
+      covered[x] += set.width;
     }
-  });
-  return { count, busiest, errors, notReady, top };
+  }, true);
+  const fraction = busy.map((time, x) => covered[x] > 0 ? busyFraction(time, covered[x]) : 0);
+  return { count, busiest, errors, notReady, fraction };
 }
-function forEachBucket(set, lane, a, b, plotW, visit) {
+function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   for (let k = first; k < last; k++) {
     const c = set.count[row + k];
-    if (c === 0) continue;
+    if (c === 0 && !empty) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
@@ -3542,14 +3550,14 @@ function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
   });
   return { exact: drawn.exact.size, levels: drawn.levels.size };
 }
-function levelScanlines(model, { count, busiest, notReady, top }, dim, upper, lower) {
+function levelScanlines(model, { fraction, busiest, notReady }, dim, upper, lower) {
   upper.fill(0);
   lower.fill(0);
   const colors = /* @__PURE__ */ new Map();
   for (let x = 0; x < upper.length; x++) {
-    if (count[x] > 0 && busiest[x] >= 0) {
+    if (fraction[x] > 0 && busiest[x] >= 0) {
       if (!colors.has(busiest[x])) colors.set(busiest[x], rgbOf(model.nodes[busiest[x]].color));
-      upper[x] = pack(colors.get(busiest[x]), dim * (0.3 + 0.7 * Math.sqrt(count[x] / top)));
+      upper[x] = pack(colors.get(busiest[x]), dim * busyAlpha(fraction[x]));
     }
     lower[x] = notReady[x] > 0 ? pack(GREY, dim * pollAlpha(notReady[x])) : upper[x];
   }
@@ -3578,7 +3586,7 @@ function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, lower) {
   } else {
     const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
     for (let x = 0; x < plotW; x++) {
-      if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+      if (fraction[x] > 0) upper[x] = pack(color, dim * busyAlpha(fraction[x]));
       if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));
     }
   }

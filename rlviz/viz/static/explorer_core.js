@@ -176,10 +176,24 @@ export function drawsExact(model, r, t0, t1, width) {
 }
 
 /**
+ * The busy fraction of a crowded pixel: `busy`, the summed durations of the items, stops and
+ * errors starting in it (not-ready polls have their own marks), over its `time`, at most 1 (nested
+ * or overlapping calls may sum to more). The one rule whether a lane's pixel comes from loaded
+ * events (aggregateRow) or from a long trace's levels (explorer_levels.js lanePixels).
+ */
+export function busyFraction(busy, time) {
+  return Math.min(1, busy / time);
+}
+
+/** Opacity of a crowded pixel kept busy `fraction` of its time: 0.3 + 0.7 * fraction, 0 where nothing kept it busy. */
+export function busyAlpha(fraction) {
+  return fraction > 0 ? 0.3 + 0.7 * fraction : 0;
+}
+
+/**
  * Per-pixel aggregates of row r over [t0, t1) in `width` pixels: the busy fraction
- * (durations of items, stops and errors starting in the pixel over its time) and the
- * not-ready polls starting in the pixel. Two binary searches per pixel, whatever the
- * number of events: O(width log n).
+ * (busyFraction) and the not-ready polls starting in the pixel. Two binary searches per
+ * pixel, whatever the number of events: O(width log n).
  */
 export function aggregateRow(model, r, t0, t1, width) {
   const fraction = new Float32Array(width), polls = new Uint32Array(width);
@@ -190,7 +204,7 @@ export function aggregateRow(model, r, t0, t1, width) {
   for (let px = 0; px < width; px++) {
     const next = lowerBound(model, r, t0 + (px + 1) * step, k, hi);
     if (next > k) {
-      fraction[px] = Math.min(1, (model.busy[base + next] - model.busy[base + k]) / step);
+      fraction[px] = busyFraction(model.busy[base + next] - model.busy[base + k], step);
       polls[px] = model.polls[base + next] - model.polls[base + k];
     }
     k = next;

@@ -1,11 +1,12 @@
 // Level of detail for traces too long to hold whole in the page (docs/design.md, "Long traces on
 // the page"). The page keeps, per lane, buckets over time at several widths (the levels: events
-// counted, the busiest node, errors and not-ready calls per bucket), and exact events (the usual
+// counted, the busiest node, errors, not-ready calls and busy time per bucket), and exact events (the usual
 // growing model) only for the time range its window needs. A lane is drawn from the model where
 // that range covers the window, else from the level whose buckets are nearest one pixel wide. A
 // gauge track follows the same rule: from its readings in the model, else from the level's
 // summary of it per bucket (the last value, the least, the greatest, the readings counted).
 // Free of the DOM: tested with node.
+import { busyFraction } from "./explorer_core.js";
 
 /** Detail chunks a window may need at most before the page draws it from the levels instead. */
 export const MAX_DETAIL_CHUNKS = 4;
@@ -20,12 +21,13 @@ const NO_NODE = -1;
  * The levels of a saved long trace from its overview (rlviz.viz.explorer_long): per level its bucket
  * width and first bucket's start (time units since the origin) and its bucket count; the bytes hold,
  * level after level, four uint32 tables of lanes x buckets: count, busiest node + 1 (0: empty),
- * errors, not-ready calls; then, per gauge track (`overview.gauges` of them) and bucket, the last
+ * errors, not-ready calls, and a float32 one: busy time (time units: the summed durations of the
+ * calls that are not not-ready); then, per gauge track (`overview.gauges` of them) and bucket, the last
  * value, the least and the greatest side by side (float32 or float64: `overview.gauge_dtype`;
  * tracks x buckets x 3), then the readings counted (uint32, tracks x buckets).
  * @param {object} overview  {lanes, gauges?, gauge_dtype?, levels: [{width, start, n}]}
  * @param {Uint8Array} bytes  the inflated tables
- * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady,
+ * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady, busy,
  *   gauges: {values (last, low, high of bucket k of track r at 3 * (r * n + k) on), count}}]}, finest first
  */
 export function levelsFromOverview(overview, bytes) {
@@ -43,11 +45,11 @@ export function levelsFromOverview(overview, bytes) {
   const sets = overview.levels.map(({ width, start, n }) => {
     const size = lanes * n;
     const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
-    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size);
+    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size), busy = take(Float32Array, size);
     const busiest = new Int32Array(size);
     for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
     const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
-    return { width, start, n, count, busiest, errors, notReady, gauges };
+    return { width, start, n, count, busiest, errors, notReady, busy, gauges };
   });
   if (at !== own.byteLength) {
     throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
@@ -69,39 +71,43 @@ export function pickLevel(levels, a, b, plotW) {
 
 /**
  * Lane `lane`'s buckets of `set` over window [a, b] as `plotW` pixels: per pixel the events counted
- * in the buckets it meets, the busiest node of its fullest bucket (-1: none), errors and not-ready
- * calls; `top` is the largest count. A bucket narrower than a pixel adds to the pixel of its start,
- * a wider one covers every pixel it meets.
+ * in the buckets it meets, the busiest node of its fullest bucket (-1: none), errors, not-ready
+ * calls, and the busy fraction (busyFraction, the rule of a row drawn from loaded events) of the
+ * time its buckets cover. A bucket narrower than a pixel adds to the pixel of its start, a wider one
+ * to every pixel it meets; so a pixel's time is its buckets' (a pixel 1.5 buckets wide holds one or
+ * two: over its own time its fraction would flicker from pixel to pixel, striping a steady lane).
  */
 export function lanePixels(set, lane, a, b, plotW) {
   const count = new Float64Array(plotW), busiest = new Int32Array(plotW).fill(NO_NODE);
   const errors = new Uint32Array(plotW), notReady = new Uint32Array(plotW), fullest = new Float64Array(plotW);
-  let top = 0;
+  const busy = new Float64Array(plotW), covered = new Float64Array(plotW);
   forEachBucket(set, lane, a, b, plotW, (at, c, s, x0, x1) => {
     for (let x = x0; x < x1; x++) {
       count[x] += c;
       if (c > fullest[x]) { fullest[x] = c; busiest[x] = set.busiest[at]; }
       errors[x] += set.errors[at];
       notReady[x] += set.notReady[at];
-      if (count[x] > top) top = count[x];
+      busy[x] += set.busy[at];
+      covered[x] += set.width;
     }
-  });
-  return { count, busiest, errors, notReady, top };
+  }, true);
+  const fraction = busy.map((time, x) => (covered[x] > 0 ? busyFraction(time, covered[x]) : 0));
+  return { count, busiest, errors, notReady, fraction };
 }
 
 /**
- * Visit lane `lane`'s buckets of `set` that count a call within window [a, b] drawn `plotW` pixels
- * wide, in time order: `visit(at, calls, start, x0, x1)`, `at` the bucket's index into the set's
- * tables, [x0, x1) the pixels it covers (at least the pixel of its start). The one rule of which
- * pixels a bucket meets, for drawing and for hover alike.
+ * Visit lane `lane`'s buckets of `set` that count a call (every one with `empty`) within window
+ * [a, b] drawn `plotW` pixels wide, in time order: `visit(at, calls, start, x0, x1)`, `at` the
+ * bucket's index into the set's tables, [x0, x1) the pixels it covers (at least the pixel of its
+ * start). The one rule of which pixels a bucket meets, for drawing and for hover alike.
  */
-function forEachBucket(set, lane, a, b, plotW, visit) {
+function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   for (let k = first; k < last; k++) {
     const c = set.count[row + k];
-    if (c === 0) continue;
+    if (c === 0 && !empty) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));

@@ -3,8 +3,8 @@
 // needed, so node tests read the pixels), the row labels and the overlays (errors, search hits,
 // restarts, the selection with arrows to producers and consumers, the hover) onto a 2D context.
 import {
-  NOT_READY, STOP, aggregateRow, drawsExact, errorsInWindow, hitTest, isDroppedInput, matchMarks, nodeMatches, pollAlpha,
-  rowLayout, visibleRange,
+  NOT_READY, STOP, aggregateRow, busyAlpha, drawsExact, errorsInWindow, hitTest, isDroppedInput, matchMarks, nodeMatches,
+  pollAlpha, rowLayout, visibleRange,
 } from "../explorer_core.js";
 import {
   CONSUMER_COLOR, DARK, DROPPED_LINK_COLOR, ERROR_COLOR, GREY, GUTTER, LANE_GAP, MATCH_COLOR, MAX_ARROWS, PRODUCER_COLOR,
@@ -145,17 +145,17 @@ export function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
 
 /**
  * A row's two scanlines from its lane's levels (lanePixels): the upper band in the colour of each
- * pixel's busiest node, more opaque the more events it counts (square root of its share of the
- * lane's fullest pixel), the lower band grey where it counts not-ready calls.
+ * pixel's busiest node, as opaque as its busy fraction makes it (busyAlpha, as a row drawn from
+ * loaded events: rowScanlines), the lower band grey where it counts not-ready calls.
  */
-export function levelScanlines(model, { count, busiest, notReady, top }, dim, upper, lower) {
+export function levelScanlines(model, { fraction, busiest, notReady }, dim, upper, lower) {
   upper.fill(0);
   lower.fill(0);
   const colors = new Map();
   for (let x = 0; x < upper.length; x++) {
-    if (count[x] > 0 && busiest[x] >= 0) {
+    if (fraction[x] > 0 && busiest[x] >= 0) {
       if (!colors.has(busiest[x])) colors.set(busiest[x], rgbOf(model.nodes[busiest[x]].color));
-      upper[x] = pack(colors.get(busiest[x]), dim * (0.3 + 0.7 * Math.sqrt(count[x] / top)));
+      upper[x] = pack(colors.get(busiest[x]), dim * busyAlpha(fraction[x]));
     }
     lower[x] = notReady[x] > 0 ? pack(GREY, dim * pollAlpha(notReady[x])) : upper[x];
   }
@@ -188,7 +188,7 @@ export function rowScanlines(model, r, [a, b], plotW, { color, dim }, upper, low
   } else {
     const { fraction, polls } = aggregateRow(model, r, a, b, plotW);
     for (let x = 0; x < plotW; x++) {
-      if (fraction[x] > 0) upper[x] = pack(color, dim * (0.3 + 0.7 * fraction[x]));
+      if (fraction[x] > 0) upper[x] = pack(color, dim * busyAlpha(fraction[x]));
       if (polls[x] > 0) lower[x] = pack(GREY, dim * pollAlpha(polls[x]));   // visible at every zoom
     }
   }
