@@ -53,4 +53,6 @@ def test_default_demo_is_dqn_tiny_budget(tmp_path, capsys):
     assert {"Concurrently", "StoreToReplayBuffer", "ParallelRollouts"} <= {e.op for e in trace.events}
     assert len({e.where for e in trace.events}) == 3       # driver + the 2 RolloutWorker lanes
     assert (tmp_path / "dqn.return.png").read_bytes()[:4] == b"\x89PNG"
-    assert (tmp_path / "dqn.report.html").read_text().startswith("<!DOCTYPE html>")
+    report = (tmp_path / "dqn.report.html").read_text()
+    assert report.startswith("<!DOCTYPE html>")
+    assert "WorkerSet(local + 2 remote RolloutWorkers)" in report   # the run's workers, not those left after stop()

@@ -52,7 +52,8 @@ def run(config: DQNDemoConfig) -> dict:
     if config.plan in ("dqn", "apex"):
         settings["training_intensity"] = config.training_intensity
     trainer = Trainer(config.plan, env="CartPole-v1", num_workers=config.num_workers, config=settings)
-    print(f"plan: {config.plan}, {trainer.workers}, budget {config.time_budget_s:g} s "
+    workers = str(trainer.workers)                         # as the run had them: after stop() none are remote
+    print(f"plan: {config.plan}, {workers}, budget {config.time_budget_s:g} s "
           f"or {config.max_timesteps} steps\n")
     # ---------------------------------------------------------------- THE LESSON
     results = []
@@ -78,7 +79,7 @@ def run(config: DQNDemoConfig) -> dict:
     print(f"\ntrained/sampled steps: {last['num_steps_trained']}/{last['timesteps_total']} = {ratio:.2f}")
     print(f"final mean return (last {min(100, last['episodes_total'])} episodes): "
           f"{last['episode_reward_mean']:.1f}")
-    run_facts = {"plan": f"{config.plan} on CartPole-v1", "workers": str(trainer.workers),
+    run_facts = {"plan": f"{config.plan} on CartPole-v1", "workers": workers,
                  "training_intensity": config.training_intensity if config.plan in ("dqn", "apex") else "-",
                  "timesteps_per_iteration": config.timesteps_per_iteration,
                  "train_batch_size": trainer.config.get("train_batch_size", "-"),
