@@ -40,7 +40,7 @@ const live = createLive(stream.start, 0);
 let at = 0;
 for (const chunk of stream.chunks) {
   const buffers = [];
-  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+  for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
   appendChunk(live, chunk, buffers);
   liveModel(live);                                   // the page draws after every chunk: the model grows
 }
