@@ -63,9 +63,10 @@ function zeroCounters(count) {
 
 /**
  * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, gaps?, seq?, stream?, notes?, structure?,
- * columns}
- * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
- * late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?; meta gauge_tracks?).
+ * tables}
+ * and its buffers, one Arrow IPC stream per table (explorer_arrow.js: columns start, duration, node, flags, item,
+ * input_count, inputs, input_dropped?, late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?;
+ * meta gauge_tracks?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
