@@ -4835,6 +4835,10 @@ function reportDrawn(view, send) {
     }
   }));
 }
+function mountShown(box, meta, buffers, kernelChunks, host) {
+  if (meta.live) return mountExplorer(box, meta, buffers, host);
+  return mountLong(box, meta, bytesOf2(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
+}
 var SHOWN = /* @__PURE__ */ new Map();
 function render({ model, el }) {
   const key = model.get("_view_key");
@@ -4861,7 +4865,7 @@ function createShown(model, key) {
       view?.destroy();
       asking.now = false;
       const host = kernelHost(() => current, token, message.meta, asking);
-      view = message.meta.long ? mountLong(box, message.meta, bytesOf2(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS) : mountExplorer(box, message.meta, buffers, host);
+      view = mountShown(box, message.meta, buffers, kernelChunks, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);
       reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },

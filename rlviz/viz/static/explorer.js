@@ -568,6 +568,16 @@ function reportDrawn(view, send) {
 }
 
 /**
+ * The Explorer of a widget's first message: a trace's view (TraceView) is a long trace's, whatever its
+ * length, its chunks asked of the kernel as a saved page's are read from its file; a watched run
+ * (meta.live, rlviz.widgets.live) is a stream that grows through `append`.
+ */
+function mountShown(box, meta, buffers, kernelChunks, host) {
+  if (meta.live) return mountExplorer(box, meta, buffers, host);
+  return mountLong(box, meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
+}
+
+/**
  * The views shown, by the widget's `_view_key`: when JupyterLab re-renders an output of the same
  * widget (the kernel's `update_display` once a watched run ended puts its picture in the saved
  * notebook), the new view takes over the old one, whose element just left the page: the Explorer
@@ -604,9 +614,7 @@ function createShown(model, key) {
       view?.destroy();
       asking.now = false;
       const host = kernelHost(() => current, token, message.meta, asking);
-      view = message.meta.long
-        ? mountLong(box, message.meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS)
-        : mountExplorer(box, message.meta, buffers, host);
+      view = mountShown(box, message.meta, buffers, kernelChunks, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
       reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },
