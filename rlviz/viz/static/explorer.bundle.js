@@ -1697,6 +1697,12 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     // the promise of the latest load (tests and benchmarks await it)
     loading: false,
     // whether the latest load is still under way
+    whole: detail.length > 0 && most >= detail.length,
+    // a run held whole: its first window loads all of it
+    failed: false,
+    // whether a load failed (the view shows why)
+    /** Whether a run held whole has not loaded its events yet (nor failed to): its first frame waits for them. */
+    holding: () => lod.whole && !lod.loaded && !lod.failed,
     /** Whether the page has what its window needs: the levels, and no load under way. */
     settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
@@ -1752,6 +1758,7 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
       }, (error) => {
         if (mine !== asked) return false;
         lod.loading = false;
+        lod.failed = true;
         host.onError(error);
         return false;
       });
@@ -3913,6 +3920,7 @@ function createTimeline(host, view, registry = TRACKS) {
     const started = performance.now();
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
+    if (!painter.first && f.lod?.holding()) return;
     const rulerCtx = sized(ruler, f.width, RULER_H);
     if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
@@ -4725,10 +4733,11 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);
-  explorer.levelsReady = inflate(overview).then((bytes) => {
+  const levels = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
-    explorer.showModel();
+    if (!lod.holding()) explorer.showModel();
   }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
+  explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   return explorer;
 }
 var PICTURE_DELAY_MS = 1e3;

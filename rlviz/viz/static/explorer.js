@@ -422,7 +422,8 @@ function savedChunks(meta, doc, checked) {
  * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}
  * @param {object} host  as mountExplorer's
  * @param {number} delayMs  how long the window rests before its chunks are asked for
- * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn)
+ * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn, and for a
+ *   run held whole its events too)
  */
 export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   let explorer = null, waiting = 0;
@@ -440,10 +441,11 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
-  explorer.levelsReady = inflate(overview).then((bytes) => {
+  const levels = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
-    explorer.showModel();
+    if (!lod.holding()) explorer.showModel();  // a run held whole is drawn once, with its events, not from its levels first
   }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
+  explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   return explorer;
 }
 
