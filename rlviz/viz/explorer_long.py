@@ -23,12 +23,9 @@ the same past ``LONG_EVENTS`` events:
   its least to its greatest, so a spike shows at every zoom.
 * the **detail chunks**: the stream's own chunks (``encode_trace``: the one
   wire format, cut every ``SAVED_CHUNK_EVENTS`` events by start, each with its
-  ``time_range`` and own time base), each deflated alone after its
-  ``DELTA_COLUMNS`` are delta-coded (each uint32 value minus the one before,
-  modulo 2**32: starts and producer ids grow, so their differences are
-  small) and every column wider than a byte is laid out byte plane by byte
-  plane (the zero high bytes of small numbers become long runs); both make
-  deflate's work far easier.  The page inflates a chunk with the browser's
+  ``time_range`` and own time base), each its Arrow IPC tables deflated
+  together (their starts and producer ids already travel as differences:
+  ``rlviz.viz.chunk_tables``).  The page inflates a chunk with the browser's
   ``DecompressionStream`` when its window meets it, and feeds it through the
   same decoder into the same model as any chunk.  Each chunk carries the
   gauge readings of its time, and the reading in force at its start.
@@ -54,13 +51,10 @@ from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
 from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
 
 __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
-           "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL",
-           "DELTA_COLUMNS", "DEFLATE_LEVEL"]
+           "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
 
 #: A notebook's ``TraceView`` sends traces of more events than this as a long trace (a saved page always is one).
 LONG_EVENTS = 1_000_000
-#: The columns of a detail chunk stored as differences (when they are uint32).
-DELTA_COLUMNS = ("start", "inputs")
 #: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
 _BUSY_BITS = 9
 #: zlib's compression level for the packed detail chunks, and for the overview (worked out while a notebook's page
@@ -164,60 +158,35 @@ def encode_long(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> LongPay
     detail, packed = [], []
     for k in range(len(chunks)):
         chunk = detail_chunk(chunks, k)
-        data, delta = pack_chunk(chunk.meta, chunk.buffers)
-        detail.append({**chunk.meta, "packed": {"bytes": len(data), "delta": delta}})
+        data = pack_chunk(chunk.meta, chunk.buffers)
+        detail.append({**chunk.meta, "packed": {"bytes": len(data)}})
         packed.append(data)
     meta["detail"] = detail
     return LongPayload(meta, overview, packed)
 
 
-def pack_chunk(chunk: dict, buffers: list[bytes]) -> tuple[bytes, list[str]]:
-    """One chunk's buffers (one per column, in ``chunk["columns"]`` order) deflated, ``DELTA_COLUMNS`` delta-coded.
+def pack_chunk(chunk: dict, buffers: list[bytes]) -> bytes:
+    """One chunk's tables (one Arrow IPC stream each, in ``chunk["tables"]`` order) deflated together.
 
-    Before deflate, each column of values wider than a byte is stored byte
-    plane by byte plane (all first bytes, then all second bytes, ...): the
-    high bytes of small numbers are runs of zeros, which deflate packs to
-    almost nothing.
-
-    Returns
-    -------
-    tuple of (bytes, list of str)
-        The packed bytes and the columns delta-coded (only uint32 ones are).
+    The streams carry their own delta-coded columns (``rlviz.viz.chunk_tables``), so packing is deflate alone.
     """
-    parts, delta = [], []
-    for spec, data in zip(chunk["columns"], buffers):
-        if spec["name"] in DELTA_COLUMNS and spec["dtype"] == "<u4":
-            values = np.frombuffer(data, "<u4").astype(np.int64)
-            data = (np.diff(values, prepend=0) & 0xFFFFFFFF).astype("<u4").tobytes()
-            delta.append(spec["name"])
-        size = np.dtype(spec["dtype"]).itemsize
-        parts.append(np.frombuffer(data, np.uint8).reshape(-1, size).T.tobytes() if size > 1 else bytes(data))
-    return zlib.compress(b"".join(parts), DEFLATE_LEVEL), delta
+    return zlib.compress(b"".join(bytes(data) for data in buffers), DEFLATE_LEVEL)
 
 
 def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
-    """What the page does with a packed chunk, in Python: inflate, split by column, bytes back in place, deltas undone.
+    """What the page does with a packed chunk, in Python: inflate, split into the IPC streams of its tables.
 
     Raises
     ------
     ValueError
-        If the inflated bytes are not as many as the chunk's columns announce.
+        If the inflated bytes are not as many as the chunk's tables announce.
     """
     raw = zlib.decompress(data)
-    sizes = [sum(spec["chunks"]) for spec in chunk["columns"]]
+    sizes = [spec["bytes"] for spec in chunk["tables"]]
     if sum(sizes) != len(raw):
-        raise ValueError(f"a packed chunk inflates to {len(raw)} bytes where its columns announce {sum(sizes)}")
-    buffers, at = [], 0
-    for spec, size in zip(chunk["columns"], sizes):
-        data = raw[at:at + size]
-        at += size
-        width = np.dtype(spec["dtype"]).itemsize
-        if width > 1:
-            data = np.frombuffer(data, np.uint8).reshape(width, -1).T.tobytes()
-        if spec["name"] in chunk["packed"]["delta"]:
-            data = np.cumsum(np.frombuffer(data, "<u4"), dtype=np.uint64).astype("<u4").tobytes()
-        buffers.append(data)
-    return buffers
+        raise ValueError(f"a packed chunk inflates to {len(raw)} bytes where its tables announce {sum(sizes)}")
+    ends = np.cumsum([0, *sizes])
+    return [raw[a:b] for a, b in zip(ends[:-1], ends[1:])]
 
 
 def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,

@@ -1,4 +1,4 @@
-"""The Explorer's payloads: typed little-endian columns plus a small JSON meta, and the structure a page mounts with.
+"""The Explorer's payloads: Arrow IPC tables plus a small JSON meta, and the structure a page mounts with.
 
 ``rlviz.viz.explorer_stream`` cuts a trace into such payloads (the chunks of
 one stream, live or saved); the same bytes feed the notebook widget (binary
@@ -18,6 +18,7 @@ from rlviz.trace import DRIVER, Trace
 from rlviz.trace.event import RESTART_OP
 from rlviz.trace.decisions import union_spec
 from rlviz.viz.canvas import text_width
+from rlviz.viz.chunk_tables import read_chunk_tables
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import BoxStyle, Geometry, graph_geometry, graph_layout
 from rlviz.trace.order import merge_nodes, stream_op
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Payload", "decode_payload", "decode_stream", "trace_structure", "FORMAT_VERSION"]
 
-#: Bumped whenever the column layout or the meta keys change.  3: one stream of chunks, live and saved.
-FORMAT_VERSION = 3
+#: Bumped whenever the column layout or the meta keys change.  3: one stream of chunks, live and saved;
+#: 4: a chunk's columns are Arrow IPC tables (``rlviz.viz.chunk_tables``).
+FORMAT_VERSION = 4
 
 # The graph pane's sizes in pixels (panes/graph.js draws what these place): the op name in 11 px bold,
 # two lines of counters in 9 px below it, a process's name in 10 px bold above its group box.
@@ -42,11 +44,12 @@ _GRAPH_TEXT_PAD = 8         # room left and right of a box's op name
 
 @dataclass
 class Payload:
-    """An encoded trace: ``meta`` (JSON-ready dict) and ``buffers`` (bytes, in ``meta["columns"]`` order).
+    """An encoded trace: ``meta`` (JSON-ready dict) and ``buffers`` (bytes).
 
-    ``meta["columns"]`` lists, per column, its name, little-endian dtype,
-    length and the byte sizes of its chunks; ``buffers`` holds every chunk of
-    every column in that order.
+    A chunk's ``meta["tables"]`` lists its tables (name, rows, bytes), each
+    an Arrow IPC stream in ``buffers``, in that order; a stream's meta lists
+    its chunks' metas (``meta["chunks"]``) and ``buffers`` holds their
+    tables, chunk after chunk.
     """
 
     meta: dict
@@ -59,7 +62,7 @@ class Payload:
 
 
 def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
-    """The columns of one chunk (a ``Payload`` whose meta lists ``columns``) as numpy arrays.
+    """The columns of one chunk (a ``Payload`` whose meta lists ``tables``) as numpy arrays, read with pyarrow.
 
     Parameters
     ----------
@@ -69,22 +72,14 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to ndarray
-        One array per column named in ``payload.meta["columns"]``.
+        One array per column of the chunk's tables (``rlviz.viz.chunk_tables``), differences added up.
 
     Raises
     ------
     ValueError
-        If the buffers do not match the sizes the meta announces.
+        If the buffers do not match the tables the meta announces.
     """
-    chunks = iter(payload.buffers)
-    columns = {}
-    for spec in payload.meta["columns"]:
-        data = b"".join(bytes(next(chunks)) for _ in spec["chunks"])
-        if len(data) != sum(spec["chunks"]):
-            raise ValueError(f"column {spec['name']!r}: got {len(data)} bytes, the meta announces "
-                             f"{sum(spec['chunks'])}")
-        columns[spec["name"]] = np.frombuffer(data, dtype=spec["dtype"], count=spec["length"])
-    return columns
+    return read_chunk_tables(payload.meta["tables"], payload.buffers)
 
 
 def decode_stream(payload: Payload) -> dict[str, np.ndarray]:
@@ -101,7 +96,7 @@ def decode_stream(payload: Payload) -> dict[str, np.ndarray]:
     buffers = iter(payload.buffers)
     parts: dict[str, list[np.ndarray]] = {}
     for meta in payload.meta["chunks"]:
-        chunk = decode_payload(Payload(meta, [next(buffers) for spec in meta["columns"] for _ in spec["chunks"]]))
+        chunk = decode_payload(Payload(meta, [next(buffers) for _ in meta["tables"]]))
         for name, values in _page_terms(meta, chunk).items():
             parts.setdefault(name, []).append(values)
     return {name: np.concatenate(values) for name, values in parts.items()}

@@ -2,8 +2,9 @@
 
 A page mounts with the structure (nodes, lanes, graph layout, order strip,
 each union's children and weights, the time origin and unit) and then takes
-chunks of events, each one a ``Payload``: typed little-endian columns plus a
-small JSON meta.  A live page gets one chunk per refresh of a growing
+chunks of events, each one a ``Payload``: a small JSON meta and the chunk's
+tables, each an Apache Arrow IPC stream (``rlviz.viz.chunk_tables`` declares
+them; the meta's ``tables`` lists them, with their rows and bytes).  A live page gets one chunk per refresh of a growing
 ``TraceStore`` (``LiveEncoder``); a saved page (``encode_trace``: the
 notebook's ``TraceView`` and the standalone HTML file) gets the same chunks
 for a finished ``Trace``, cut by time, and feeds them through the same
@@ -68,6 +69,7 @@ from rlviz.trace.gaps import Gap
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
 from rlviz.trace.store import TraceStore
+from rlviz.viz.chunk_tables import write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 from rlviz.viz.gauge_tracks import GaugeTracks, track_numbers
 
@@ -384,8 +386,8 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
 
 
 def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
-    """One chunk of the stream: ``part``'s events, links, decisions and gauge readings as typed columns, times in
-    ``unit_ns``."""
+    """One chunk of the stream: ``part``'s events, links, decisions and gauge readings as the Arrow tables of
+    ``rlviz.viz.chunk_tables``, times in ``unit_ns``."""
     c = part.columns
     start = np.maximum((c["start_ns"] - origin_ns) // unit_ns, 0)
     end = np.maximum((c["end_ns"] - origin_ns) // unit_ns, start)
@@ -413,14 +415,10 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
             columns[f"decision_{name}"] = _narrowest_uint(part.decisions[name])
     _gauge_columns(columns, "gauge", part.gauges, origin_ns, unit_ns)
     _gauge_columns(columns, "gauge_before", part.gauges_before, origin_ns, unit_ns)
-    specs, buffers = [], []
-    for name, values in columns.items():
-        data = values.tobytes()
-        buffers.append(data)
-        specs.append({"name": name, "dtype": values.dtype.str, "length": len(values), "chunks": [len(data)]})
+    tables, buffers = write_chunk_tables(columns)
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
-            "dropped": part.dropped_events, "gaps": _gap_marks(part.gaps, origin_ns, unit_ns), "columns": specs}
+            "dropped": part.dropped_events, "gaps": _gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables}
     if part.gauge_tracks:
         meta["gauge_tracks"] = list(part.gauge_tracks)
     return Payload(meta, buffers)
@@ -447,7 +445,7 @@ def _gap_marks(gaps: tuple[Gap, ...], origin_ns: int, unit_ns: int) -> list[dict
 def _start_meta(origin_ns: int, unit_ns: int, dropped: int, span_ms: float) -> dict:
     """The meta keys every page starts from (no events yet)."""
     return {"version": FORMAT_VERSION, "count": 0, "dropped": dropped, "unit_ns": unit_ns,
-            "origin_ns": str(origin_ns), "span_ms": span_ms, "texts": [], "columns": []}
+            "origin_ns": str(origin_ns), "span_ms": span_ms, "texts": []}
 
 
 def _trace_decisions(trace: Trace) -> dict[str, np.ndarray]:

@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  aggregateRow, completedIn, completionOrder, decodeColumns, drawsExact, formatG, hitTest,
+  aggregateRow, completedIn, completionOrder, drawsExact, formatG, hitTest,
   isDroppedInput, itemText, pollAlpha, searchEvents, searchStep, step, stepList, visibleRange, decisionIndex, whyOf, whySentence,
 } from "../../rlviz/viz/static/explorer_core.js";
+import { decodeChunk } from "../../rlviz/viz/static/explorer_arrow.js";
 import { model, payload } from "./fixtures.mjs";
 
 const TWO = [{ op: "src", where: "shard-0" }, { op: "gather", where: "driver" }];
@@ -21,17 +22,18 @@ test("an input its consumer dropped (a filter's None) is marked on that link onl
   assert.equal(isDroppedInput(plain, 1, 0), false);
 });
 
-test("columns split in chunks decode like one buffer, also from unaligned views", () => {
+test("a chunk's tables decode from unaligned views too, and a table of other bytes or rows is refused", () => {
   const { meta, buffers } = payload(TWO, [[0, 0, 5, 0, 0, 0, []], [1, 10, 5, 0, 0, 0, [0]]]);
-  const start = meta.columns[0];
   const whole = buffers[0];
   const shifted = new Uint8Array(whole.byteLength + 1);
   shifted.set(whole, 1);
-  start.chunks = [4, 4];
-  const parts = [shifted.subarray(1, 5), shifted.subarray(5, 9), ...buffers.slice(1)];
-  const columns = decodeColumns(meta, parts);
+  const columns = decodeChunk(meta, [shifted.subarray(1), ...buffers.slice(1)]);
   assert.deepEqual(Array.from(columns.start), [0, 10]);
+  assert.ok(columns.node instanceof Uint8Array, "narrow integers stay narrow");
   assert.deepEqual(Array.from(columns.inputs), [0]);
+  assert.throws(() => decodeChunk(meta, buffers.slice(1)), /announces \d+ tables but brings/);
+  const wrongRows = { ...meta, tables: meta.tables.map((spec, k) => (k ? spec : { ...spec, rows: 3 })) };
+  assert.throws(() => decodeChunk(wrongRows, buffers), /table start: 2 rows, expected 3/);
 });
 
 test("rows follow the lanes; producers and consumers link both ways", () => {

@@ -5,14 +5,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { decodeChunk } from "../../rlviz/viz/static/explorer_arrow.js";
 import { aggregateRow, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
 import {
   MAX_DETAIL_CHUNKS, WHOLE_RUN_CHUNKS, chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels,
-  levelPixelAt, levelsFromOverview, mostChunks, pickLevel, undoDelta,
+  levelPixelAt, levelsFromOverview, mostChunks, pickLevel,
 } from "../../rlviz/viz/static/explorer_levels.js";
 import {
-  chunkHolding, createLod, inflate, modelOf, partIndex, unpackChunk, unshuffle,
+  chunkHolding, createLod, inflate, modelOf, partIndex, unpackChunk,
 } from "../../rlviz/viz/static/explorer_long.js";
 import {
   gutterLabelAt, levelScanlines, levelSummaryAt, rasterizeSpans, rowScanlines, spanAt,
@@ -152,18 +153,6 @@ test("a run of a few chunks is held whole, every window exact; a longer one load
   assert.ok(WHOLE_RUN_CHUNKS * 65536 < 1_000_000, "a notebook's view of a trace past a million events never loads it whole");
 });
 
-test("a column's byte planes come back value by value", () => {
-  assert.deepEqual([...unshuffle(Uint8Array.from([1, 2, 3, 10, 20, 30]), 2)], [1, 10, 2, 20, 3, 30]);
-  assert.deepEqual([...unshuffle(shuffle(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 4), 4)], [1, 2, 3, 4, 5, 6, 7, 8]);
-});
-
-test("delta-coded columns come back modulo 2**32", () => {
-  const columns = { start: Uint32Array.from([5, 2, 3, 0xffffffff]) };
-  undoDelta(columns, ["start"]);
-  assert.deepEqual([...columns.start], [5, 7, 10, 9]);
-  assert.throws(() => undoDelta({ start: new Float64Array(2) }, ["start"]), /not uint32/);
-});
-
 /** A long trace's lod over a model that holds nothing, drawing from twoLevels. */
 function levelsOnly() {
   const levels = twoLevels();
@@ -240,7 +229,7 @@ function longTrace(events, perChunk) {
     const { meta, buffers: own } = payload(NODES, part);
     const ends = part.map((e) => e[1] + e[2]);
     detail.push({ first_id: first, count: part.length, time_base: 0, time_range: [part[0][1], Math.max(...ends)],
-      texts: [], held_from: 0, columns: meta.columns, seq: detail.length, packed: { bytes: 0, delta: [] } });
+      texts: [], held_from: 0, tables: meta.tables, seq: detail.length, packed: { bytes: 0 } });
     buffers.push(own);
   }
   const { meta } = payload(NODES, []);
@@ -316,33 +305,18 @@ test("a selection is a trace index: found in whichever part holds it, its chunk 
   assert.equal(partIndex(shown.at(-1)[0], 5), 1, "zoomed out again: it is back");
 });
 
-/** A column's bytes as byte planes (what the writer stores). */
-function shuffle(bytes, width) {
-  const n = bytes.length / width, out = new Uint8Array(bytes.length);
-  for (let i = 0; i < n; i++) for (let b = 0; b < width; b++) out[b * n + i] = bytes[i * width + b];
-  return out;
-}
-
-test("a packed chunk: deflated by the writer, inflated by the page's DecompressionStream, byte planes and deltas undone", async () => {
+test("a packed chunk: deflated by the writer, inflated by the page's DecompressionStream, split into its tables", async () => {
   const events = [[0, 100, 5, 0, 1, 7, []], [1, 110, 5, 0, 1, 8, [0]], [0, 125, 5, 0, 1, 9, []]];
   const { meta, buffers } = payload(NODES, events);
-  const raw = [], columns = [];
-  meta.columns.forEach((spec, k) => {
-    let bytes = buffers[k];
-    if (spec.name === "start") {
-      const values = new Uint32Array(bytes.buffer.slice(0)), delta = values.map((v, i) => v - (i ? values[i - 1] : 0));
-      bytes = new Uint8Array(delta.buffer);
-    }
-    raw.push(...shuffle(bytes, Number(spec.dtype.slice(2))));
-    columns.push(spec);
-  });
-  const packed = new Uint8Array(await new Response(new Blob([Uint8Array.from(raw)]).stream()
+  const raw = joined(buffers);
+  const packed = new Uint8Array(await new Response(new Blob([raw]).stream()
     .pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
-  const chunk = { first_id: 0, columns, packed: { bytes: packed.length, delta: ["start"] } };
+  const chunk = { first_id: 0, tables: meta.tables, packed: { bytes: packed.length } };
   const unpacked = unpackChunk(chunk, await inflate(packed));
-  assert.deepEqual([...new Uint32Array(unpacked[0].buffer)], [100, 110, 125]);
-  assert.deepEqual(unpacked.slice(1).map((b) => [...b]), buffers.slice(1).map((b) => [...b]));
-  assert.throws(() => unpackChunk(chunk, Uint8Array.from(raw).subarray(0, 5)), /stop inside column/);
+  assert.deepEqual(unpacked.map((b) => [...b]), buffers.map((b) => [...b]));
+  assert.deepEqual([...decodeChunk(chunk, unpacked).start], [100, 110, 125]);
+  assert.throws(() => unpackChunk(chunk, raw.subarray(0, 5)), /stop inside table/);
+  assert.throws(() => unpackChunk(chunk, joined([raw, Uint8Array.of(0)])), /1 bytes past its tables/);
 });
 
 /** An overview's bytes with gauge summaries: per level the events' five tables (busy time 0: zero bits), then each bucket's last, low, high side by side, then the counts (uint32). */

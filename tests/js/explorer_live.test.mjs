@@ -7,6 +7,7 @@ import { completionOrder, hitTest, isDroppedInput, itemText, mergeEvents, orderE
 import {
   StreamGap, TRIM_SHARE, appendChunk, createLive, followWindow, heldModel, keptSelection, liveMeta, liveModel, trimFront,
 } from "../../rlviz/viz/static/explorer_live.js";
+import { chunkTables } from "./fixtures.mjs";
 
 const STRUCTURE = {
   live: true, unit_ns: 1000, origin_ns: "0", texts: ["(summary table full)"],
@@ -20,7 +21,7 @@ const STRUCTURE = {
 };
 
 /**
- * One append message like rlviz.viz.explorer_stream's: events [node, start, duration, outcome, item],
+ * One append message like rlviz.viz.explorer_stream's: events [node, start, duration, outcome, item, kind?],
  * links [consumer, producer, dropped?] (ids; dropped when the consumer took the value and dropped it).
  * Links whose consumer is one of this chunk's events travel as input_count + inputs, the others
  * (inputs of events sent earlier) as late_consumer / late_producer, as the encoder sends them.
@@ -34,19 +35,16 @@ function chunk(firstId, events, links = [], extra = {}) {
   const late = links.filter((l) => l[0] < firstId);
   const columns = {
     start: times(1), duration: times(2),
-    node: Uint16Array.from(events.map((e) => e[0])), flags: Uint8Array.from(events.map((e) => e[3] | (1 << 2))),
+    node: Uint16Array.from(events.map((e) => e[0])), flags: Uint8Array.from(events.map((e) => e[3] | ((e[5] ?? 1) << 2))),
     item: Int32Array.from(events.map((e) => e[4])),
     input_count: Uint8Array.from(events.map((_, i) => own.filter((l) => l[0] === firstId + i).length)),
     inputs: Uint32Array.from(own.map((l) => l[1])), input_dropped: Uint8Array.from(own.map((l) => (l[2] ? 1 : 0))),
     late_consumer: Uint32Array.from(late.map((l) => l[0])), late_producer: Uint32Array.from(late.map((l) => l[1])),
     late_dropped: Uint8Array.from(late.map((l) => (l[2] ? 1 : 0))),
   };
-  const dtypes = { start: columns.start.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4",
-    duration: columns.duration.BYTES_PER_ELEMENT === 8 ? "<f8" : "<u4", node: "<u2", flags: "|u1", item: "<i4",
-    input_count: "|u1", inputs: "<u4", input_dropped: "|u1", late_consumer: "<u4", late_producer: "<u4", late_dropped: "|u1" };
-  const specs = Object.entries(columns).map(([name, v]) => ({ name, dtype: dtypes[name], length: v.length, chunks: [v.byteLength] }));
+  const { tables, buffers } = chunkTables(columns);
   return [{ first_id: firstId, count: events.length, held_from: extra.held_from ?? 0, texts: [], dropped: 0,
-    columns: specs, ...extra }, Object.values(columns).map((v) => v.buffer)];
+    tables, ...extra }, buffers];
 }
 
 test("appended chunks grow the model, and links name events sent in earlier chunks", () => {
@@ -386,9 +384,8 @@ test("rows that fill at different rates re-lay the model out about once per doub
 
 test("a chunk of 250,000 distinct item texts appends (a spread of them would overflow the call stack)", () => {
   const count = 250_000;
-  const events = Array.from({ length: count }, (_, k) => [0, k, 1, 0, k + 1]);
+  const events = Array.from({ length: count }, (_, k) => [0, k, 1, 0, k + 1, 4]);    // outcome item, kind text
   const [message, buffers] = chunk(0, events, [], { texts: Array.from({ length: count }, (_, k) => `str 'v${k}'`) });
-  buffers[3] = new Uint8Array(count).fill(4 << 2).buffer;           // flags: outcome item, kind text
   const live = createLive(STRUCTURE);
   appendChunk(live, message, buffers);
   const model = liveModel(live);

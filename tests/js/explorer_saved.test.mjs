@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { DamagedPage, adler32, announcedBytes, checkSavedBytes, damagedText, savedJson } from "../../rlviz/viz/static/explorer_saved.js";
 
 test("a saved page's data is checked: its description parses, its bytes are whole and match their checksum", () => {
-  const meta = savedJson(JSON.stringify({ chunks: [{ columns: [{ chunks: [4, 2] }, { chunks: [3] }] }] }));
+  const meta = savedJson(JSON.stringify({ chunks: [{ tables: [{ bytes: 6 }, { bytes: 3 }] }] }));
   assert.equal(announcedBytes(meta), 9);
   const bytes = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.equal(adler32(bytes), 0xae002e);              // zlib.adler32(bytes(range(1, 10)))

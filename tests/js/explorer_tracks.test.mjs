@@ -15,7 +15,7 @@ import { createSpanTrack, rasterizeSpans, spanAt } from "../../rlviz/viz/static/
 import {
   TRACKS, canvasTracks, drawTracks, frameOf, lanePlaces, laneRoom, makeTracks, stackTracks, trackHit,
 } from "../../rlviz/viz/static/panes/timeline.js";
-import { model as modelOf } from "./fixtures.mjs";
+import { chunkTables, model as modelOf } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
 
@@ -131,10 +131,8 @@ function chunk(firstId, events, extra = {}) {
   const columns = { start: Uint32Array.from(events.map((e) => e[1])), duration: Uint32Array.from(events.map((e) => e[2])),
     node: Uint8Array.from(events.map((e) => e[0])), flags: new Uint8Array(events.length), item: new Int32Array(events.length),
     input_count: new Uint8Array(events.length), inputs: new Uint32Array(0) };
-  const dtypes = { start: "<u4", duration: "<u4", node: "|u1", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
-  const specs = Object.entries(columns).map(([name, v]) => ({ name, dtype: dtypes[name], length: v.length, chunks: [v.byteLength] }));
-  return [{ first_id: firstId, count: events.length, texts: [], dropped: 0, columns: specs, stream: 7, ...extra },
-    Object.values(columns).map((v) => v.buffer)];
+  const { tables, buffers } = chunkTables(columns);
+  return [{ first_id: firstId, count: events.length, texts: [], dropped: 0, tables, stream: 7, ...extra }, buffers];
 }
 
 function liveView(host = {}) {

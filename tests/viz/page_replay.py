@@ -31,7 +31,7 @@ const asked = JSON.parse(process.argv[4]);
 const buffers = [];
 let at = 0;
 for (const chunk of meta.chunks) {
-  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+  for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
 }
 const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
 %(body)s

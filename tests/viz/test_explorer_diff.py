@@ -69,7 +69,7 @@ def _runs_embedded(page):
     for k in range(len(runs)):
         meta = json.loads(re.search(rf'id="rlviz-meta-{k}">(.*?)</script>', page, re.S).group(1))
         blob = decode_blob(re.search(rf'id="rlviz-data-{k}"[^>]*>(.*?)</script>', page, re.S).group(1))
-        sizes = [size for chunk in meta["chunks"] for spec in chunk["columns"] for size in spec["chunks"]]
+        sizes = [spec["bytes"] for chunk in meta["chunks"] for spec in chunk["tables"]]
         bounds = np.cumsum([0, *sizes])
         embedded.append((meta, [blob[a:b] for a, b in zip(bounds[:-1], bounds[1:])]))
     return runs, embedded

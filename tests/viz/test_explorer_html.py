@@ -27,11 +27,7 @@ def _embedded(page):
         packed = decode_blob(data.group(2))
         assert int(data.group(1)) == zlib.adler32(packed)   # what the page checks before it draws
         chunks.append({key: value for key, value in chunk.items() if key != "packed"})
-        for spec, column in zip(chunk["columns"], unpack_chunk(chunk, packed)):
-            at = 0
-            for size in spec["chunks"]:
-                buffers.append(column[at:at + size])
-                at += size
+        buffers.extend(unpack_chunk(chunk, packed))
     if chunks:
         chunks[0]["texts"] = meta["texts"]                  # the page keeps every text in its start meta
     return {**meta, "chunks": chunks}, buffers

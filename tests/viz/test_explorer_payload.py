@@ -7,7 +7,7 @@ import pytest
 from rlviz.trace import Node, Trace
 from rlviz.trace.items import format_summary
 from rlviz.viz.examples import concurrently_trace, large_trace, sharded_trace
-from rlviz.viz.explorer_payload import decode_stream
+from rlviz.viz.explorer_payload import Payload, decode_payload, decode_stream
 from rlviz.viz.explorer_stream import encode_trace
 
 
@@ -61,7 +61,7 @@ def test_floats_and_wide_ints_switch_the_item_column_to_float64():
                                     (300 << 24) | trace.texts.index("list")]
     payload = encode_trace(trace)
     (chunk,) = payload.meta["chunks"]
-    assert next(spec["dtype"] for spec in chunk["columns"] if spec["name"] == "item") == "<f8"
+    assert decode_payload(Payload(chunk, payload.buffers))["item"].dtype == np.float64
     columns = decode_stream(payload)
     shown = [_format(columns, chunk["texts"], i) for i in range(4)]
     assert shown == [trace.item_summary(i) for i in range(4)]

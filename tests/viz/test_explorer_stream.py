@@ -1,5 +1,6 @@
 """The live wire format: a growing store's new events as appended chunks (no Ray, no browser)."""
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from rlviz.trace import Node, Recorder
@@ -45,8 +46,15 @@ def test_chunks_carry_every_event_once_with_links_by_id_and_structure_when_nodes
     assert encoder.next_chunk() is None
     _feed(store, recorder, cursor)
     assert encoder.next_chunk() is None                                    # nothing new: nothing sent
-    per_event = (first.nbytes + second.nbytes) / 20
+    per_event = (_body_bytes(first) + _body_bytes(second)) / 20                # the columns' own bytes
     assert per_event <= 24, per_event
+    framing = [chunk.nbytes - _body_bytes(chunk) for chunk in (first, second)]
+    assert max(framing) <= 1_500, framing          # Arrow's schema and batch headers: per chunk, not per event
+
+
+def _body_bytes(chunk: Payload) -> int:
+    """Bytes of a chunk's Arrow record batch bodies (its columns' values, padded to 8), headers left out."""
+    return sum(message.body.size for data in chunk.buffers for message in pa.ipc.MessageReader.open_stream(data))
 
 
 def test_a_link_whose_consumer_dropped_the_value_travels_marked():

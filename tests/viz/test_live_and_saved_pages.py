@@ -40,7 +40,7 @@ const live = createLive(stream.start, 0);
 let at = 0;
 for (const chunk of stream.chunks) {
   const buffers = [];
-  for (const spec of chunk.columns) for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
+  for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
   appendChunk(live, chunk, buffers);
   liveModel(live);                                   // the page draws after every chunk: the model grows
 }
@@ -157,5 +157,5 @@ def test_the_live_page_and_the_saved_page_show_the_same_notes(tmp_path):
 def _saved_chunks(payload) -> list:
     """``encode_trace``'s payload as its list of chunks (each a Payload of its meta and buffers)."""
     buffers = iter(payload.buffers)
-    return [type(payload)(meta, [next(buffers) for spec in meta["columns"] for _ in spec["chunks"]])
+    return [type(payload)(meta, [next(buffers) for _ in meta["tables"]])
             for meta in payload.meta["chunks"]]

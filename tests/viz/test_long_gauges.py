@@ -9,6 +9,7 @@ import pytest
 from benchmarks.synthetic import pipeline_trace, with_gauges
 from rlviz.trace import Trace
 from rlviz.trace.gauges import REPLAY_HELD, Gauge
+from rlviz.viz.chunk_tables import read_chunk_tables
 from rlviz.viz.explorer_long import encode_long, unpack_chunk
 from rlviz.viz.explorer_stream import encode_trace
 from rlviz.viz.gauge_tracks import track_numbers
@@ -23,7 +24,7 @@ def trace():
 
 
 def _columns(chunk: dict, buffers: list[bytes]) -> dict[str, np.ndarray]:
-    return {spec["name"]: np.frombuffer(data, spec["dtype"]) for spec, data in zip(chunk["columns"], buffers)}
+    return read_chunk_tables(chunk["tables"], buffers)
 
 
 def _tracks(trace):
@@ -120,7 +121,7 @@ def test_a_one_blob_page_opens_each_track_in_the_chunk_of_its_first_reading(trac
     buffers, opened, readings = iter(stream.buffers), [], 0
     for chunk in stream.meta["chunks"]:
         opened += chunk.get("gauge_tracks", [])
-        c = _columns(chunk, [next(buffers) for spec in chunk["columns"] for _ in spec["chunks"]])
+        c = _columns(chunk, [next(buffers) for _ in chunk["tables"]])
         track = c.get("gauge_track", np.zeros(0, np.uint32))
         assert int(track.max(initial=0)) < len(opened), "a chunk names only tracks opened so far"
         readings += len(track)

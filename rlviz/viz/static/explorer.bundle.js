@@ -1,4 +1,7 @@
 // Built by js/build.mjs (esbuild) from rlviz/viz/static/*.js and panes/*.js: edit those, then `make bundle`.
+var __defProp = Object.defineProperty;
+var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;
+var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value);
 
 // rlviz/viz/static/explorer_core.js
 var OUTCOMES = ["item", "not_ready", "stop", "error"];
@@ -12,51 +15,13 @@ var KIND_BOOL = 3;
 var KIND_TEXT = 4;
 var KIND_SIZED = 5;
 var NAME_SPAN = 2 ** 24;
-var TYPED = {
-  "|u1": Uint8Array,
-  "<u1": Uint8Array,
-  "<u2": Uint16Array,
-  "<u4": Uint32Array,
-  "<i4": Int32Array,
-  "<f8": Float64Array
-};
 var EXACT_PER_PIXEL = 0.5;
 var LOOK_BACK = 4096;
-function bytesOf(buffer) {
-  if (buffer instanceof ArrayBuffer) return new Uint8Array(buffer);
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
-function decodeColumns(meta, buffers) {
-  const columns = {};
-  let next = 0;
-  for (const spec of meta.columns) {
-    const Typed = TYPED[spec.dtype];
-    if (!Typed) throw new Error(`column ${spec.name}: unknown dtype ${spec.dtype}`);
-    const total = spec.chunks.reduce((a, b) => a + b, 0);
-    const parts = spec.chunks.map(() => bytesOf(buffers[next++]));
-    let bytes;
-    if (parts.length === 1 && parts[0].byteOffset % Typed.BYTES_PER_ELEMENT === 0) {
-      bytes = parts[0];
-    } else {
-      bytes = new Uint8Array(total);
-      let at = 0;
-      for (const part of parts) {
-        bytes.set(part, at);
-        at += part.byteLength;
-      }
-    }
-    if (bytes.byteLength !== total) {
-      throw new Error(`column ${spec.name}: got ${bytes.byteLength} bytes, expected ${total}`);
-    }
-    columns[spec.name] = new Typed(bytes.buffer, bytes.byteOffset, spec.length);
-  }
-  return columns;
-}
 function buildModel(meta, columns) {
   const n = meta.count;
   const nodes = meta.nodes;
   const { rows, nodeRow } = modelRows(meta);
-  const start = columns.start, duration = columns.duration, node = columns.node, flags = columns.flags;
+  const start = columns.start, duration2 = columns.duration, node = columns.node, flags = columns.flags;
   const R = rows.length;
   const rowStart = new Uint32Array(R + 1);
   for (let i = 0; i < n; i++) rowStart[nodeRow[node[i]] + 1]++;
@@ -76,9 +41,9 @@ function buildModel(meta, columns) {
     const rowErrors = [];
     for (let k = rowStart[r]; k < rowEnd[r]; k++) {
       const i = rowEvents[k], outcome = flags[i] & 3, slot = k + r;
-      busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
+      busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration2[i]);
       polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
-      if (duration[i] > rowMaxDur[r]) rowMaxDur[r] = duration[i];
+      if (duration2[i] > rowMaxDur[r]) rowMaxDur[r] = duration2[i];
       if (outcome === ERROR) rowErrors.push(i);
     }
     errors.push(rowErrors);
@@ -96,7 +61,7 @@ function buildModel(meta, columns) {
     for (let k = inOffsets[c]; k < inOffsets[c + 1]; k++) outputs[at[inputs[k]]++] = c;
   }
   let end = 0;
-  for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration[i]);
+  for (let i = 0; i < n; i++) end = Math.max(end, start[i] + duration2[i]);
   return {
     meta,
     n,
@@ -104,7 +69,7 @@ function buildModel(meta, columns) {
     rows,
     nodeRow,
     start,
-    duration,
+    duration: duration2,
     node,
     flags,
     item: columns.item,
@@ -180,8 +145,8 @@ function countInWindow(model, r, t0, t1) {
 function drawsExact(model, r, t0, t1, width) {
   return countInWindow(model, r, t0, t1) <= width * EXACT_PER_PIXEL;
 }
-function busyFraction(busy, time) {
-  return Math.min(1, busy / time);
+function busyFraction(busy, time2) {
+  return Math.min(1, busy / time2);
 }
 function busyAlpha(fraction) {
   return fraction > 0 ? 0.3 + 0.7 * fraction : 0;
@@ -212,37 +177,37 @@ function visibleRange(model, r, t0, t1) {
 }
 function hitTest(model, r, t, tolerance) {
   if (r < 0 || r >= model.rows.length) return -1;
-  const { rowEvents, start, duration } = model;
+  const { rowEvents, start, duration: duration2 } = model;
   const lo = model.rowStart[r];
   let k = lowerBound(model, r, t + tolerance + 1e-9) - 1;
   const stopAt = Math.max(lo, k - LOOK_BACK);
   let best = -1, bestDistance = Infinity, bestDuration = Infinity;
   for (; k >= stopAt; k--) {
-    const i = rowEvents[k], s = start[i], e = s + duration[i];
+    const i = rowEvents[k], s = start[i], e = s + duration2[i];
     if (s + model.rowMaxDur[r] < t - tolerance) break;
     const distance = t < s ? s - t : t > e ? t - e : 0;
     if (distance > tolerance) continue;
-    if (distance < bestDistance || distance === bestDistance && duration[i] < bestDuration) {
+    if (distance < bestDistance || distance === bestDistance && duration2[i] < bestDuration) {
       best = i;
       bestDistance = distance;
-      bestDuration = duration[i];
+      bestDuration = duration2[i];
     }
   }
   return best;
 }
 function completionOrder(model) {
   if (model.byEnd) return model.byEnd;
-  const { n, start, duration } = model;
+  const { n, start, duration: duration2 } = model;
   let byEnd;
   if (n < 2 ** 21 && model.end < 2 ** 32) {
     const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = (start[i] + duration[i]) * 2097152 + i;
+    for (let i = 0; i < n; i++) keys[i] = (start[i] + duration2[i]) * 2097152 + i;
     keys.sort();
     byEnd = new Uint32Array(n);
     for (let k = 0; k < n; k++) byEnd[k] = keys[k] % 2097152;
   } else {
     byEnd = Uint32Array.from({ length: n }, (_, i) => i);
-    byEnd.sort((a, b) => start[a] + duration[a] - (start[b] + duration[b]) || a - b);
+    byEnd.sort((a, b) => start[a] + duration2[a] - (start[b] + duration2[b]) || a - b);
   }
   const rank = new Uint32Array(n);
   for (let k = 0; k < n; k++) rank[byEnd[k]] = k;
@@ -262,25 +227,25 @@ function stepList(model, filter, skipNotReady = false) {
   const kept = (i) => keep[node[i]] && !(skipNotReady && (flags[i] & 3) === NOT_READY);
   let count = 0;
   for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) count++;
-  const list = new Uint32Array(count);
+  const list2 = new Uint32Array(count);
   let at = 0;
-  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) list[at++] = byEnd[k];
-  return list;
+  for (let k = 0; k < byEnd.length; k++) if (kept(byEnd[k])) list2[at++] = byEnd[k];
+  return list2;
 }
-function step(model, list, current, direction) {
-  if (list.length === 0) return -1;
-  if (current < 0) return direction > 0 ? list[0] : list[list.length - 1];
+function step(model, list2, current, direction) {
+  if (list2.length === 0) return -1;
+  if (current < 0) return direction > 0 ? list2[0] : list2[list2.length - 1];
   completionOrder(model);
   const rank = model.rank, target = rank[current];
-  let lo = 0, hi = list.length;
+  let lo = 0, hi = list2.length;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
-    if (rank[list[mid]] < target) lo = mid + 1;
+    if (rank[list2[mid]] < target) lo = mid + 1;
     else hi = mid;
   }
-  const here = lo < list.length && list[lo] === current;
+  const here = lo < list2.length && list2[lo] === current;
   const k = direction > 0 ? here ? lo + 1 : lo : lo - 1;
-  return k >= 0 && k < list.length ? list[k] : -1;
+  return k >= 0 && k < list2.length ? list2[k] : -1;
 }
 function itemText(model, i) {
   const kind = model.flags[i] >> 2, number = model.item[i], texts = model.meta.texts;
@@ -316,10 +281,10 @@ function searchEvents(model, query, filter = { op: null, where: null }, { opsOnl
   const exact = model.nodes.map((node) => node.op.toLowerCase() === needle);
   const nodeHit = model.nodes.map((node) => node.op.toLowerCase().includes(needle) || !opsOnly && node.label.toLowerCase().includes(needle));
   const textHit = model.meta.texts.map((text) => !opsOnly && text.toLowerCase().includes(needle));
-  const list = stepList(model, filter);
+  const list2 = stepList(model, filter);
   const first = [], rest = [];
-  for (let k = 0; k < list.length; k++) {
-    const i = list[k];
+  for (let k = 0; k < list2.length; k++) {
+    const i = list2[k];
     if (exact[model.node[i]]) {
       first.push(i);
       continue;
@@ -429,11 +394,11 @@ function orderCache(model, key, create) {
 function invalidateOrderFrom(model, position) {
   for (const cache of model.orderCaches?.values() ?? []) cache.upTo = Math.min(cache.upTo, position);
 }
-function placedBefore(model, list, size, position) {
+function placedBefore(model, list2, size, position) {
   let lo = 0, hi = size;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
-    if (model.rank[list[mid]] < position) lo = mid + 1;
+    if (model.rank[list2[mid]] < position) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -445,24 +410,24 @@ function withRoom(array, size, kept = array.length) {
   return bigger;
 }
 function errorsInWindow(model, r, t0, t1) {
-  const list = model.errors[r], found = [];
+  const list2 = model.errors[r], found = [];
   const from = t0 - model.rowMaxDur[r];
-  let lo = 0, hi = list.length;
+  let lo = 0, hi = list2.length;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
-    if (model.start[list[mid]] < from) lo = mid + 1;
+    if (model.start[list2[mid]] < from) lo = mid + 1;
     else hi = mid;
   }
-  for (let k = lo; k < list.length && model.start[list[k]] <= t1; k++) {
-    const i = list[k];
+  for (let k = lo; k < list2.length && model.start[list2[k]] <= t1; k++) {
+    const i = list2[k];
     if (model.start[i] + model.duration[i] >= t0) found.push(i);
   }
   return found;
 }
-function completedIn(model, list, t0, t1) {
-  const endOf = (k) => model.start[list[k]] + model.duration[list[k]];
+function completedIn(model, list2, t0, t1) {
+  const endOf = (k) => model.start[list2[k]] + model.duration[list2[k]];
   const bound = (t, strict) => {
-    let lo = 0, hi = list.length;
+    let lo = 0, hi = list2.length;
     while (lo < hi) {
       const mid = lo + hi >>> 1;
       if (endOf(mid) < t || strict && endOf(mid) === t) lo = mid + 1;
@@ -544,10 +509,10 @@ function defaultMerge(model, orders, selected, fallback) {
   }
   return fallback >= 0 && fallback < orders.length ? fallback : orders.length - 1;
 }
-function roundRows(decisions, union, keep = () => true) {
+function roundRows(decisions, union2, keep = () => true) {
   const rounds = [], items = [], notReady = [];
-  if (!decisions || union == null || union < 0) return { rounds, items, notReady };
-  const r = decisions.rows, children = decisions.specs[union].children.length;
+  if (!decisions || union2 == null || union2 < 0) return { rounds, items, notReady };
+  const r = decisions.rows, children = decisions.specs[union2].children.length;
   for (let c = 0; c < children; c++) {
     items.push(0);
     notReady.push(0);
@@ -555,7 +520,7 @@ function roundRows(decisions, union, keep = () => true) {
   let current = null;
   for (let row = 0; row < r.union.length; row++) {
     const outcome = r.outcome[row];
-    if (r.union[row] !== union || outcome !== ITEM && outcome !== NOT_READY) continue;
+    if (r.union[row] !== union2 || outcome !== ITEM && outcome !== NOT_READY) continue;
     const child = r.child[row], polled = outcome === NOT_READY;
     while (items.length <= child) {
       items.push(0);
@@ -807,10 +772,10 @@ function levelsFromOverview(overview, bytes) {
   const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
   const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   let at = 0;
-  const take = (Type, size) => {
-    const end = at + size * Type.BYTES_PER_ELEMENT;
+  const take = (Type2, size) => {
+    const end = at + size * Type2.BYTES_PER_ELEMENT;
     if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
-    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
+    const part = at % Type2.BYTES_PER_ELEMENT ? new Type2(own.slice(at, end)) : new Type2(own, at, size);
     at = end;
     return part;
   };
@@ -852,10 +817,10 @@ function lanePixels(set, lane, a, b, plotW) {
       covered[x] += set.width;
     }
   }, true);
-  const fraction = busy.map((time, x) => covered[x] > 0 ? busyFraction(time, covered[x]) : 0);
+  const fraction = busy.map((time2, x) => covered[x] > 0 ? busyFraction(time2, covered[x]) : 0);
   return { count, busiest, errors, notReady, fraction };
 }
-function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
+function forEachBucket(set, lane, a, b, plotW, visit2, empty = false) {
   const scale = plotW / (b - a), row = lane * set.n;
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const last = Math.min(set.n, Math.ceil((b - set.start) / set.width));
@@ -864,7 +829,7 @@ function forEachBucket(set, lane, a, b, plotW, visit, empty = false) {
     if (c === 0 && !empty) continue;
     const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
-    visit(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
+    visit2(row + k, c, s, x0, Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale))));
   }
 }
 function levelPixelAt(set, lane, a, b, plotW, x) {
@@ -902,13 +867,6 @@ function mostChunks(detail) {
 function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
   const need = loaded && chunksFor(detail, a, b, most);
   return Boolean(need) && need[0] >= loaded[0] && need[1] <= loaded[1];
-}
-function undoDelta(columns, names) {
-  for (const name of names) {
-    const values = columns[name];
-    if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
-    for (let k = 1; k < values.length; k++) values[k] += values[k - 1];
-  }
 }
 function gaugePixels(set, track, a, b, plotW) {
   const g = set.gauges, row = track * set.n, scale = plotW / (b - a);
@@ -962,6 +920,2413 @@ function gaugeRange(levels, track) {
     if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
   }
   return lo <= hi ? [lo, hi] : null;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/constants.js
+var MAGIC = Uint8Array.of(65, 82, 82, 79, 87, 49);
+var EOS = Uint8Array.of(255, 255, 255, 255, 0, 0, 0, 0);
+var Version = (
+  /** @type {const} */
+  {
+    /** 0.1.0 (October 2016). */
+    V1: 0,
+    /** 0.2.0 (February 2017). Non-backwards compatible with V1. */
+    V2: 1,
+    /** 0.3.0 -> 0.7.1 (May - December 2017). Non-backwards compatible with V2. */
+    V3: 2,
+    /** >= 0.8.0 (December 2017). Non-backwards compatible with V3. */
+    V4: 3,
+    /**
+     * >= 1.0.0 (July 2020). Backwards compatible with V4 (V5 readers can read V4
+     * metadata and IPC messages). Implementations are recommended to provide a
+     * V4 compatibility mode with V5 format changes disabled.
+     *
+     * Incompatible changes between V4 and V5:
+     * - Union buffer layout has changed.
+     *   In V5, Unions don't have a validity bitmap buffer.
+     */
+    V5: 4
+  }
+);
+var MessageHeader = (
+  /** @type {const} */
+  {
+    NONE: 0,
+    /**
+     * A Schema describes the columns in a record batch.
+     */
+    Schema: 1,
+    /**
+     * For sending dictionary encoding information. Any Field can be
+     * dictionary-encoded, but in this case none of its children may be
+     * dictionary-encoded.
+     * There is one vector / column per dictionary, but that vector / column
+     * may be spread across multiple dictionary batches by using the isDelta
+     * flag.
+     */
+    DictionaryBatch: 2,
+    /**
+     * A data header describing the shared memory layout of a "record" or "row"
+     * batch. Some systems call this a "row batch" internally and others a "record
+     * batch".
+     */
+    RecordBatch: 3,
+    /**
+     * EXPERIMENTAL: Metadata for n-dimensional arrays, aka "tensors" or
+     * "ndarrays". Arrow implementations in general are not required to implement
+     * this type.
+     *
+     * Not currently supported by Flechette.
+     */
+    Tensor: 4,
+    /**
+     * EXPERIMENTAL: Metadata for n-dimensional sparse arrays, aka "sparse
+     * tensors". Arrow implementations in general are not required to implement
+     * this type.
+     *
+     * Not currently supported by Flechette.
+     */
+    SparseTensor: 5
+  }
+);
+var Type = (
+  /** @type {const} */
+  {
+    /**
+     * Dictionary types compress data by using a set of integer indices to
+     * lookup potentially repeated vales in a separate dictionary of values.
+     *
+     * This type entry is provided for API convenience, it does not occur
+     * in actual Arrow IPC binary data.
+     */
+    Dictionary: -1,
+    /** No data type. Included for flatbuffer compatibility. */
+    NONE: 0,
+    /** Null values only. */
+    Null: 1,
+    /** Integers, either signed or unsigned, with 8, 16, 32, or 64 bit widths. */
+    Int: 2,
+    /** Floating point numbers with 16, 32, or 64 bit precision. */
+    Float: 3,
+    /** Opaque binary data. */
+    Binary: 4,
+    /** Unicode with UTF-8 encoding. */
+    Utf8: 5,
+    /** Booleans represented as 8 bit bytes. */
+    Bool: 6,
+    /**
+     * Exact decimal value represented as an integer value in two's complement.
+     * Currently only 128-bit (16-byte) and 256-bit (32-byte) integers are used.
+     * The representation uses the endianness indicated in the schema.
+     */
+    Decimal: 7,
+    /**
+     * Date is either a 32-bit or 64-bit signed integer type representing an
+     * elapsed time since UNIX epoch (1970-01-01), stored in either of two units:
+     * - Milliseconds (64 bits) indicating UNIX time elapsed since the epoch (no
+     * leap seconds), where the values are evenly divisible by 86400000
+     * - Days (32 bits) since the UNIX epoch
+     */
+    Date: 8,
+    /**
+     * Time is either a 32-bit or 64-bit signed integer type representing an
+     * elapsed time since midnight, stored in either of four units: seconds,
+     * milliseconds, microseconds or nanoseconds.
+     *
+     * The integer `bitWidth` depends on the `unit` and must be one of the following:
+     * - SECOND and MILLISECOND: 32 bits
+     * - MICROSECOND and NANOSECOND: 64 bits
+     *
+     * The allowed values are between 0 (inclusive) and 86400 (=24*60*60) seconds
+     * (exclusive), adjusted for the time unit (for example, up to 86400000
+     * exclusive for the MILLISECOND unit).
+     * This definition doesn't allow for leap seconds. Time values from
+     * measurements with leap seconds will need to be corrected when ingesting
+     * into Arrow (for example by replacing the value 86400 with 86399).
+     */
+    Time: 9,
+    /**
+     * Timestamp is a 64-bit signed integer representing an elapsed time since a
+     * fixed epoch, stored in either of four units: seconds, milliseconds,
+     * microseconds or nanoseconds, and is optionally annotated with a timezone.
+     *
+     * Timestamp values do not include any leap seconds (in other words, all
+     * days are considered 86400 seconds long).
+     *
+     * The timezone is an optional string for the name of a timezone, one of:
+     *
+     *  - As used in the Olson timezone database (the "tz database" or
+     *    "tzdata"), such as "America/New_York".
+     *  - An absolute timezone offset of the form "+XX:XX" or "-XX:XX",
+     *    such as "+07:30".
+     *
+     * Whether a timezone string is present indicates different semantics about
+     * the data.
+     */
+    Timestamp: 10,
+    /**
+     * A "calendar" interval which models types that don't necessarily
+     * have a precise duration without the context of a base timestamp (e.g.
+     * days can differ in length during day light savings time transitions).
+     * All integers in the units below are stored in the endianness indicated
+     * by the schema.
+     *
+     *  - YEAR_MONTH - Indicates the number of elapsed whole months, stored as
+     *    4-byte signed integers.
+     *  - DAY_TIME - Indicates the number of elapsed days and milliseconds (no
+     *    leap seconds), stored as 2 contiguous 32-bit signed integers (8-bytes
+     *    in total). Support of this IntervalUnit is not required for full arrow
+     *    compatibility.
+     *  - MONTH_DAY_NANO - A triple of the number of elapsed months, days, and
+     *    nanoseconds. The values are stored contiguously in 16-byte blocks.
+     *    Months and days are encoded as 32-bit signed integers and nanoseconds
+     *    is encoded as a 64-bit signed integer. Nanoseconds does not allow for
+     *    leap seconds. Each field is independent (e.g. there is no constraint
+     *    that nanoseconds have the same sign as days or that the quantity of
+     *    nanoseconds represents less than a day's worth of time).
+     */
+    Interval: 11,
+    /**
+     * List (vector) data supporting variably-sized lists.
+     * A list has a single child data type for list entries.
+     */
+    List: 12,
+    /**
+     * A struct consisting of multiple named child data types.
+     */
+    Struct: 13,
+    /**
+     * A union is a complex type with parallel child data types. By default ids
+     * in the type vector refer to the offsets in the children. Optionally
+     * typeIds provides an indirection between the child offset and the type id.
+     * For each child `typeIds[offset]` is the id used in the type vector.
+     */
+    Union: 14,
+    /**
+     * Binary data where each entry has the same fixed size.
+     */
+    FixedSizeBinary: 15,
+    /**
+     * List (vector) data where every list has the same fixed size.
+     * A list has a single child data type for list entries.
+     */
+    FixedSizeList: 16,
+    /**
+     * A Map is a logical nested type that is represented as
+     * List<entries: Struct<key: K, value: V>>
+     *
+     * In this layout, the keys and values are each respectively contiguous. We do
+     * not constrain the key and value types, so the application is responsible
+     * for ensuring that the keys are hashable and unique. Whether the keys are sorted
+     * may be set in the metadata for this field.
+     *
+     * In a field with Map type, the field has a child Struct field, which then
+     * has two children: key type and the second the value type. The names of the
+     * child fields may be respectively "entries", "key", and "value", but this is
+     * not enforced.
+     *
+     * Map
+     * ```text
+     *   - child[0] entries: Struct
+     *   - child[0] key: K
+     *   - child[1] value: V
+     *  ```
+     * Neither the "entries" field nor the "key" field may be nullable.
+     *
+     * The metadata is structured so that Arrow systems without special handling
+     * for Map can make Map an alias for List. The "layout" attribute for the Map
+     * field must have the same contents as a List.
+     */
+    Map: 17,
+    /**
+     * An absolute length of time unrelated to any calendar artifacts. For the
+     * purposes of Arrow implementations, adding this value to a Timestamp
+     * ("t1") naively (i.e. simply summing the two numbers) is acceptable even
+     * though in some cases the resulting Timestamp (t2) would not account for
+     * leap-seconds during the elapsed time between "t1" and "t2". Similarly,
+     * representing the difference between two Unix timestamp is acceptable, but
+     * would yield a value that is possibly a few seconds off from the true
+     * elapsed time.
+     *
+     * The resolution defaults to millisecond, but can be any of the other
+     * supported TimeUnit values as with Timestamp and Time types. This type is
+     * always represented as an 8-byte integer.
+     */
+    Duration: 18,
+    /**
+     * Same as Binary, but with 64-bit offsets, allowing representation of
+     * extremely large data values.
+     */
+    LargeBinary: 19,
+    /**
+     * Same as Utf8, but with 64-bit offsets, allowing representation of
+     * extremely large data values.
+     */
+    LargeUtf8: 20,
+    /**
+     * Same as List, but with 64-bit offsets, allowing representation of
+     * extremely large data values.
+     */
+    LargeList: 21,
+    /**
+     * Contains two child arrays, run_ends and values. The run_ends child array
+     * must be a 16/32/64-bit integer array which encodes the indices at which
+     * the run with the value in each corresponding index in the values child
+     * array ends. Like list/struct types, the value array can be of any type.
+     */
+    RunEndEncoded: 22,
+    /**
+     * Logically the same as Binary, but the internal representation uses a view
+     * struct that contains the string length and either the string's entire data
+     * inline (for small strings) or an inlined prefix, an index of another buffer,
+     * and an offset pointing to a slice in that buffer (for non-small strings).
+     *
+     * Since it uses a variable number of data buffers, each Field with this type
+     * must have a corresponding entry in `variadicBufferCounts`.
+     */
+    BinaryView: 23,
+    /**
+     * Logically the same as Utf8, but the internal representation uses a view
+     * struct that contains the string length and either the string's entire data
+     * inline (for small strings) or an inlined prefix, an index of another buffer,
+     * and an offset pointing to a slice in that buffer (for non-small strings).
+     *
+     * Since it uses a variable number of data buffers, each Field with this type
+     * must have a corresponding entry in `variadicBufferCounts`.
+     */
+    Utf8View: 24,
+    /**
+     * Represents the same logical types that List can, but contains offsets and
+     * sizes allowing for writes in any order and sharing of child values among
+     * list values.
+     */
+    ListView: 25,
+    /**
+     * Same as ListView, but with 64-bit offsets and sizes, allowing to represent
+     * extremely large data values.
+     */
+    LargeListView: 26
+  }
+);
+var Precision = (
+  /** @type {const} */
+  {
+    /** 16-bit floating point number. */
+    HALF: 0,
+    /** 32-bit floating point number. */
+    SINGLE: 1,
+    /** 64-bit floating point number. */
+    DOUBLE: 2
+  }
+);
+var DateUnit = (
+  /** @type {const} */
+  {
+    /* Days (as 32 bit int) since the UNIX epoch. */
+    DAY: 0,
+    /**
+     * Milliseconds (as 64 bit int) indicating UNIX time elapsed since the epoch
+     * (no leap seconds), with values evenly divisible by 86400000.
+     */
+    MILLISECOND: 1
+  }
+);
+var TimeUnit = (
+  /** @type {const} */
+  {
+    /** Seconds. */
+    SECOND: 0,
+    /** Milliseconds. */
+    MILLISECOND: 1,
+    /** Microseconds. */
+    MICROSECOND: 2,
+    /** Nanoseconds. */
+    NANOSECOND: 3
+  }
+);
+var IntervalUnit = (
+  /** @type {const} */
+  {
+    /**
+     * Indicates the number of elapsed whole months, stored as 4-byte signed
+     * integers.
+     */
+    YEAR_MONTH: 0,
+    /**
+     * Indicates the number of elapsed days and milliseconds (no leap seconds),
+     * stored as 2 contiguous 32-bit signed integers (8-bytes in total). Support
+     * of this IntervalUnit is not required for full arrow compatibility.
+     */
+    DAY_TIME: 1,
+    /**
+     * A triple of the number of elapsed months, days, and nanoseconds.
+     * The values are stored contiguously in 16-byte blocks. Months and days are
+     * encoded as 32-bit signed integers and nanoseconds is encoded as a 64-bit
+     * signed integer. Nanoseconds does not allow for leap seconds. Each field is
+     * independent (e.g. there is no constraint that nanoseconds have the same
+     * sign as days or that the quantity of nanoseconds represents less than a
+     * day's worth of time).
+     */
+    MONTH_DAY_NANO: 2
+  }
+);
+var UnionMode = (
+  /** @type {const} */
+  {
+    /** Sparse union layout with full arrays for each sub-type. */
+    Sparse: 0,
+    /** Dense union layout with offsets into value arrays. */
+    Dense: 1
+  }
+);
+var CompressionType = (
+  /** @type {const} */
+  {
+    /**
+     * LZ4 frame compression.
+     * Not to be confused with "raw" (also called "block") format.
+     */
+    LZ4_FRAME: 0,
+    /** Zstandard compression. */
+    ZSTD: 1
+  }
+);
+var BodyCompressionMethod = (
+  /** @type {const} */
+  {
+    /**
+     * Each constituent buffer is first compressed with the indicated
+     * compressor, and then written with the uncompressed length in the first 8
+     * bytes as a 64-bit little-endian signed integer followed by the compressed
+     * buffer bytes (and then padding as required by the protocol). The
+     * uncompressed length may be set to -1 to indicate that the data that
+     * follows is not compressed, which can be useful for cases where
+     * compression does not yield appreciable savings.
+     */
+    BUFFER: 0
+  }
+);
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/arrays.js
+var uint8Array = Uint8Array;
+var uint16Array = Uint16Array;
+var uint32Array = Uint32Array;
+var uint64Array = BigUint64Array;
+var int8Array = Int8Array;
+var int16Array = Int16Array;
+var int32Array = Int32Array;
+var int64Array = BigInt64Array;
+var float32Array = Float32Array;
+var float64Array = Float64Array;
+function objectToString(value) {
+  return Object.prototype.toString.call(value);
+}
+function isArrayBufferLike(data) {
+  return objectToString(data) === "[object ArrayBuffer]" || objectToString(data) === "[object SharedArrayBuffer]";
+}
+function isUint8Array(value) {
+  return objectToString(value) === "[object Uint8Array]";
+}
+function intArrayType(bitWidth, signed) {
+  const i = Math.log2(bitWidth) - 3;
+  return (signed ? [int8Array, int16Array, int32Array, int64Array] : [uint8Array, uint16Array, uint32Array, uint64Array])[i];
+}
+function bisect(offsets, index) {
+  let a = 0;
+  let b = offsets.length;
+  if (b <= 2147483648) {
+    do {
+      const mid = a + b >>> 1;
+      if (offsets[mid] <= index) a = mid + 1;
+      else b = mid;
+    } while (a < b);
+  } else {
+    do {
+      const mid = Math.trunc((a + b) / 2);
+      if (offsets[mid] <= index) a = mid + 1;
+      else b = mid;
+    } while (a < b);
+  }
+  return a;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/objects.js
+function check(value, test, message) {
+  if (test(value)) return value;
+  throw new Error(message(value));
+}
+function checkOneOf(value, set, message) {
+  set = Array.isArray(set) ? set : Object.values(set);
+  return check(
+    value,
+    (value2) => set.includes(value2),
+    message ?? (() => `${value} must be one of ${set}`)
+  );
+}
+function keyFor(object, value) {
+  for (const [key, val] of Object.entries(object)) {
+    if (val === value) return key;
+  }
+  return "<Unknown>";
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/data-types.js
+var invalidDataType = (typeId) => `Unsupported data type: "${keyFor(Type, typeId)}" (id ${typeId})`;
+var field = (name, type, nullable = true, metadata = null) => ({
+  name,
+  type,
+  nullable,
+  metadata
+});
+function isField(value) {
+  return Object.hasOwn(value, "name") && isDataType(value.type);
+}
+function isDataType(value) {
+  return typeof value?.typeId === "number";
+}
+function asField(value, defaultName = "", defaultNullable = true) {
+  return isField(value) ? value : field(
+    defaultName,
+    check(value, isDataType, () => `Data type expected.`),
+    defaultNullable
+  );
+}
+var dictionary = (type, indexType, ordered = false, id = -1) => ({
+  typeId: Type.Dictionary,
+  id,
+  dictionary: type,
+  indices: indexType || int32(),
+  ordered
+});
+var int = (bitWidth = 32, signed = true) => ({
+  typeId: Type.Int,
+  bitWidth: checkOneOf(bitWidth, [8, 16, 32, 64]),
+  signed,
+  values: intArrayType(bitWidth, signed)
+});
+var int32 = () => int(32);
+var float = (precision = 2) => ({
+  typeId: Type.Float,
+  precision: checkOneOf(precision, Precision),
+  values: [uint16Array, float32Array, float64Array][precision]
+});
+var binary = () => ({
+  typeId: Type.Binary,
+  offsets: int32Array
+});
+var utf8 = () => ({
+  typeId: Type.Utf8,
+  offsets: int32Array
+});
+var decimal = (precision, scale, bitWidth = 128) => ({
+  typeId: Type.Decimal,
+  precision,
+  scale,
+  bitWidth: checkOneOf(bitWidth, [32, 64, 128, 256]),
+  values: bitWidth === 32 ? int32Array : uint64Array
+});
+var date = (unit) => ({
+  typeId: Type.Date,
+  unit: checkOneOf(unit, DateUnit),
+  values: unit === DateUnit.DAY ? int32Array : int64Array
+});
+var time = (unit = TimeUnit.MILLISECOND) => {
+  unit = checkOneOf(unit, TimeUnit);
+  const bitWidth = unit === TimeUnit.SECOND || unit === TimeUnit.MILLISECOND ? 32 : 64;
+  return {
+    typeId: Type.Time,
+    unit,
+    bitWidth,
+    values: bitWidth === 32 ? int32Array : int64Array
+  };
+};
+var timestamp = (unit = TimeUnit.MILLISECOND, timezone = null) => ({
+  typeId: Type.Timestamp,
+  unit: checkOneOf(unit, TimeUnit),
+  timezone,
+  values: int64Array
+});
+var interval = (unit = IntervalUnit.MONTH_DAY_NANO) => ({
+  typeId: Type.Interval,
+  unit: checkOneOf(unit, IntervalUnit),
+  values: unit === IntervalUnit.MONTH_DAY_NANO ? void 0 : int32Array
+});
+var list = (child) => ({
+  typeId: Type.List,
+  children: [asField(child)],
+  offsets: int32Array
+});
+var struct = (children) => ({
+  typeId: Type.Struct,
+  children: Array.isArray(children) && children.length > 0 && isField(children[0]) ? (
+    /** @type {Field[]} */
+    children
+  ) : Object.entries(children).map(([name, type]) => field(name, type))
+});
+var union = (mode, children, typeIds, typeIdForValue) => {
+  typeIds ?? (typeIds = children.map((v, i) => i));
+  return {
+    typeId: Type.Union,
+    mode: checkOneOf(mode, UnionMode),
+    typeIds,
+    typeMap: typeIds.reduce((m, id, i) => (m[id] = i, m), {}),
+    children: children.map((v, i) => asField(v, `_${i}`)),
+    typeIdForValue,
+    offsets: int32Array
+  };
+};
+var fixedSizeBinary = (stride) => ({
+  typeId: Type.FixedSizeBinary,
+  stride
+});
+var fixedSizeList = (child, stride) => ({
+  typeId: Type.FixedSizeList,
+  stride,
+  children: [asField(child)]
+});
+var mapType = (keysSorted, child) => ({
+  typeId: Type.Map,
+  keysSorted,
+  children: [child],
+  offsets: int32Array
+});
+var duration = (unit = TimeUnit.MILLISECOND) => ({
+  typeId: Type.Duration,
+  unit: checkOneOf(unit, TimeUnit),
+  values: int64Array
+});
+var largeBinary = () => ({
+  typeId: Type.LargeBinary,
+  offsets: int64Array
+});
+var largeUtf8 = () => ({
+  typeId: Type.LargeUtf8,
+  offsets: int64Array
+});
+var largeList = (child) => ({
+  typeId: Type.LargeList,
+  children: [asField(child)],
+  offsets: int64Array
+});
+var runEndEncoded = (runsField, valuesField) => ({
+  typeId: Type.RunEndEncoded,
+  children: [
+    check(
+      asField(runsField, "run_ends"),
+      (field2) => field2.type.typeId === Type.Int,
+      () => "Run-ends must have an integer type."
+    ),
+    asField(valuesField, "values")
+  ]
+});
+var listView = (child) => ({
+  typeId: Type.ListView,
+  children: [asField(child, "value")],
+  offsets: int32Array
+});
+var largeListView = (child) => ({
+  typeId: Type.LargeListView,
+  children: [asField(child, "value")],
+  offsets: int64Array
+});
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/numbers.js
+var f64 = new float64Array(2);
+var buf = f64.buffer;
+var i64 = new int64Array(buf);
+var u32 = new uint32Array(buf);
+var i32 = new int32Array(buf);
+var u8 = new uint8Array(buf);
+function toNumber(value) {
+  if (value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER) {
+    throw Error(`BigInt exceeds integer number representation: ${value}`);
+  }
+  return Number(value);
+}
+function divide(num, div) {
+  return Number(num / div) + Number(num % div) / Number(div);
+}
+var asUint64 = (v) => BigInt.asUintN(64, v);
+function fromDecimal64(buf2, offset) {
+  return BigInt.asIntN(64, buf2[offset]);
+}
+function fromDecimal128(buf2, offset) {
+  const i = offset << 1;
+  let x;
+  if (BigInt.asIntN(64, buf2[i + 1]) < 0) {
+    x = asUint64(~buf2[i]) | asUint64(~buf2[i + 1]) << 64n;
+    x = -(x + 1n);
+  } else {
+    x = buf2[i] | buf2[i + 1] << 64n;
+  }
+  return x;
+}
+function fromDecimal256(buf2, offset) {
+  const i = offset << 2;
+  let x;
+  if (BigInt.asIntN(64, buf2[i + 3]) < 0) {
+    x = asUint64(~buf2[i]) | asUint64(~buf2[i + 1]) << 64n | asUint64(~buf2[i + 2]) << 128n | asUint64(~buf2[i + 3]) << 192n;
+    x = -(x + 1n);
+  } else {
+    x = buf2[i] | buf2[i + 1] << 64n | buf2[i + 2] << 128n | buf2[i + 3] << 192n;
+  }
+  return x;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/strings.js
+var textDecoder = new TextDecoder("utf-8");
+var textEncoder = new TextEncoder();
+function decodeUtf8(buf2) {
+  return textDecoder.decode(buf2);
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/read.js
+var SIZEOF_INT = 4;
+function decodeBit(bitmap2, index) {
+  return (bitmap2[index >> 3] & 1 << index % 8) !== 0;
+}
+function readObject(buf2, index) {
+  const pos = index + readInt32(buf2, index);
+  const vtable = pos - readInt32(buf2, pos);
+  const size = readInt16(buf2, vtable);
+  return (index2, read, fallback = null) => {
+    if (index2 < size) {
+      const off = readInt16(buf2, vtable + index2);
+      if (off) return read(buf2, pos + off);
+    }
+    return fallback;
+  };
+}
+function readOffset(buf2, offset) {
+  return offset;
+}
+function readBoolean(buf2, offset) {
+  return !!readInt8(buf2, offset);
+}
+function readInt8(buf2, offset) {
+  return readUint8(buf2, offset) << 24 >> 24;
+}
+function readUint8(buf2, offset) {
+  return buf2[offset];
+}
+function readInt16(buf2, offset) {
+  return readUint16(buf2, offset) << 16 >> 16;
+}
+function readUint16(buf2, offset) {
+  return buf2[offset] | buf2[offset + 1] << 8;
+}
+function readInt32(buf2, offset) {
+  return buf2[offset] | buf2[offset + 1] << 8 | buf2[offset + 2] << 16 | buf2[offset + 3] << 24;
+}
+function readUint32(buf2, offset) {
+  return readInt32(buf2, offset) >>> 0;
+}
+function readInt64(buf2, offset) {
+  return toNumber(BigInt.asIntN(
+    64,
+    BigInt(readUint32(buf2, offset)) + (BigInt(readUint32(buf2, offset + SIZEOF_INT)) << 32n)
+  ));
+}
+function readString(buf2, index) {
+  let offset = index + readInt32(buf2, index);
+  const length = readInt32(buf2, offset);
+  offset += SIZEOF_INT;
+  return decodeUtf8(buf2.subarray(offset, offset + length));
+}
+function readVector(buf2, offset, stride, extract) {
+  if (!offset) return [];
+  const base = offset + readInt32(buf2, offset);
+  return Array.from(
+    { length: readInt32(buf2, base) },
+    (_, i) => extract(buf2, base + SIZEOF_INT + i * stride)
+  );
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/util/struct.js
+var RowIndex = /* @__PURE__ */ Symbol("rowIndex");
+function proxyFactory(names, batches) {
+  class RowObject {
+    /**
+     * Create a new proxy row object representing a struct or table row.
+     * @param {number} index The record batch row index.
+     */
+    constructor(index) {
+      this[RowIndex] = index;
+    }
+    /**
+     * Return a JSON-compatible object representation.
+     */
+    toJSON() {
+      return structObject(names, batches, this[RowIndex]);
+    }
+  }
+  ;
+  const proto = RowObject.prototype;
+  for (let i = 0; i < names.length; ++i) {
+    if (Object.hasOwn(proto, names[i])) continue;
+    const batch = batches[i];
+    Object.defineProperty(proto, names[i], {
+      get() {
+        return batch.at(this[RowIndex]);
+      },
+      enumerable: true
+    });
+  }
+  return (index) => new RowObject(index);
+}
+function objectFactory(names, batches) {
+  return (index) => structObject(names, batches, index);
+}
+function structObject(names, batches, index) {
+  const obj = {};
+  for (let i = 0; i < names.length; ++i) {
+    obj[names[i]] = batches[i].at(index);
+  }
+  return obj;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/batch.js
+function isDirectBatch(batch) {
+  return batch instanceof DirectBatch;
+}
+var Batch = class {
+  /**
+   * Create a new column batch.
+   * @param {object} options
+   * @param {number} options.length The length of the batch
+   * @param {number} options.nullCount The null value count
+   * @param {DataType} options.type The data type.
+   * @param {Uint8Array} [options.validity] Validity bitmap buffer
+   * @param {TypedArray} [options.values] Values buffer
+   * @param {OffsetArray} [options.offsets] Offsets buffer
+   * @param {OffsetArray} [options.sizes] Sizes buffer
+   * @param {Batch[]} [options.children] Children batches
+   */
+  constructor({
+    length,
+    nullCount,
+    type,
+    validity,
+    values,
+    offsets,
+    sizes,
+    children
+  }) {
+    this.length = length;
+    this.nullCount = nullCount;
+    this.type = type;
+    this.validity = validity;
+    this.values = values;
+    this.offsets = offsets;
+    this.sizes = sizes;
+    this.children = children;
+    if (!nullCount || !this.validity) {
+      this.at = (index) => this.value(index);
+    }
+  }
+  /**
+   * Provide an informative object string tag.
+   */
+  get [Symbol.toStringTag]() {
+    return "Batch";
+  }
+  /**
+   * Return the value at the given index.
+   * @param {number} index The value index.
+   * @returns {T | null} The value.
+   */
+  at(index) {
+    return this.isValid(index) ? this.value(index) : null;
+  }
+  /**
+   * Check if a value at the given index is valid (non-null).
+   * @param {number} index The value index.
+   * @returns {boolean} True if valid, false otherwise.
+   */
+  isValid(index) {
+    return decodeBit(this.validity, index);
+  }
+  /**
+   * Return the value at the given index. This method does not check the
+   * validity bitmap and is intended primarily for internal use. In most
+   * cases, callers should use the `at()` method instead.
+   * @param {number} index The value index
+   * @returns {T} The value, ignoring the validity bitmap.
+   */
+  value(index) {
+    return (
+      /** @type {T} */
+      this.values[index]
+    );
+  }
+  /**
+   * Extract an array of values within the given index range. Unlike
+   * Array.slice, all arguments are required and may not be negative indices.
+   * @param {number} start The starting index, inclusive
+   * @param {number} end The ending index, exclusive
+   * @returns {ValueArray<T?>} The slice of values
+   */
+  slice(start, end) {
+    const n = end - start;
+    const values = Array(n);
+    for (let i = 0; i < n; ++i) {
+      values[i] = this.at(start + i);
+    }
+    return values;
+  }
+  /**
+   * Return an iterator over the values in this batch.
+   * @returns {Iterator<T?>}
+   */
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.length; ++i) {
+      yield this.at(i);
+    }
+  }
+};
+/**
+ * The array type to use when extracting data from the batch.
+ * A null value indicates that the array type should match
+ * the type of the batch's values array.
+ * @type {ArrayConstructor | TypedArrayConstructor | null}
+ */
+__publicField(Batch, "ArrayType", null);
+var DirectBatch = class extends Batch {
+  /**
+   * Create a new column batch with direct value array access.
+   * @param {object} options
+   * @param {number} options.length The length of the batch
+   * @param {number} options.nullCount The null value count
+   * @param {DataType} options.type The data type.
+   * @param {Uint8Array} [options.validity] Validity bitmap buffer
+   * @param {TypedArray} options.values Values buffer
+   */
+  constructor(options) {
+    super(options);
+    const { length, values } = this;
+    this.values = values.subarray(0, length);
+  }
+  /**
+   * Extract an array of values within the given index range. Unlike
+   * Array.slice, all arguments are required and may not be negative indices.
+   * When feasible, a zero-copy subarray of a typed array is returned.
+   * @param {number} start The starting index, inclusive
+   * @param {number} end The ending index, exclusive
+   * @returns {ValueArray<T?>} The slice of values
+   */
+  slice(start, end) {
+    return this.nullCount ? super.slice(start, end) : this.values.subarray(start, end);
+  }
+  /**
+   * Return an iterator over the values in this batch.
+   * @returns {Iterator<T?>}
+   */
+  [Symbol.iterator]() {
+    return this.nullCount ? super[Symbol.iterator]() : (
+      /** @type {Iterator<T?>} */
+      this.values[Symbol.iterator]()
+    );
+  }
+};
+var NumberBatch = class extends Batch {
+};
+__publicField(NumberBatch, "ArrayType", float64Array);
+var ArrayBatch = class extends Batch {
+};
+__publicField(ArrayBatch, "ArrayType", Array);
+var NullBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index The value index
+   * @returns {null}
+   */
+  value(index) {
+    return null;
+  }
+};
+var Int64Batch = class extends NumberBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return toNumber(
+      /** @type {bigint} */
+      this.values[index]
+    );
+  }
+};
+var Float16Batch = class extends NumberBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    const v = (
+      /** @type {number} */
+      this.values[index]
+    );
+    const expo = (v & 31744) >> 10;
+    const sigf = (v & 1023) / 1024;
+    const sign = (-1) ** ((v & 32768) >> 15);
+    switch (expo) {
+      case 31:
+        return sign * (sigf ? Number.NaN : 1 / 0);
+      case 0:
+        return sign * (sigf ? 6103515625e-14 * sigf : 0);
+    }
+    return sign * 2 ** (expo - 15) * (1 + sigf);
+  }
+};
+var BoolBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return decodeBit(
+      /** @type {Uint8Array} */
+      this.values,
+      index
+    );
+  }
+};
+var Decimal32NumberBatch = class extends NumberBatch {
+  constructor(options) {
+    super(options);
+    const { scale } = (
+      /** @type {DecimalType} */
+      this.type
+    );
+    this.scale = 10 ** scale;
+  }
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return (
+      /** @type {number} */
+      this.values[index] / this.scale
+    );
+  }
+};
+var DecimalBatch = class extends Batch {
+  constructor(options) {
+    super(options);
+    const { bitWidth, scale } = (
+      /** @type {DecimalType} */
+      this.type
+    );
+    this.decimal = bitWidth === 64 ? fromDecimal64 : bitWidth === 128 ? fromDecimal128 : fromDecimal256;
+    this.scale = 10n ** BigInt(scale);
+  }
+};
+var DecimalNumberBatch = class extends DecimalBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return divide(
+      this.decimal(
+        /** @type {BigUint64Array} */
+        this.values,
+        index
+      ),
+      this.scale
+    );
+  }
+};
+__publicField(DecimalNumberBatch, "ArrayType", float64Array);
+var DecimalBigIntBatch = class extends DecimalBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return this.decimal(
+      /** @type {BigUint64Array} */
+      this.values,
+      index
+    );
+  }
+};
+__publicField(DecimalBigIntBatch, "ArrayType", Array);
+var DateBatch = class extends ArrayBatch {
+  /**
+   * Create a new date batch.
+   * @param {Batch<number>} batch A batch of timestamp values.
+   */
+  constructor(batch) {
+    super(batch);
+    this.source = batch;
+  }
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return new Date(this.source.value(index));
+  }
+};
+var DateDayBatch = class extends NumberBatch {
+  /**
+   * @param {number} index The value index
+   * @returns {number}
+   */
+  value(index) {
+    return 864e5 * /** @type {number} */
+    this.values[index];
+  }
+};
+var DateDayMillisecondBatch = Int64Batch;
+var TimestampSecondBatch = class extends Int64Batch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return super.value(index) * 1e3;
+  }
+};
+var TimestampMillisecondBatch = Int64Batch;
+var TimestampMicrosecondBatch = class extends Int64Batch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return divide(
+      /** @type {bigint} */
+      this.values[index],
+      1000n
+    );
+  }
+};
+var TimestampNanosecondBatch = class extends Int64Batch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    return divide(
+      /** @type {bigint} */
+      this.values[index],
+      1000000n
+    );
+  }
+};
+var IntervalDayTimeBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index The value index
+   * @returns {Int32Array}
+   */
+  value(index) {
+    const values = (
+      /** @type {Int32Array} */
+      this.values
+    );
+    return values.subarray(index << 1, index + 1 << 1);
+  }
+};
+var IntervalMonthDayNanoBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index The value index
+   */
+  value(index) {
+    const values = (
+      /** @type {Uint8Array} */
+      this.values
+    );
+    const base = index << 4;
+    return Float64Array.of(
+      readInt32(values, base),
+      readInt32(values, base + 4),
+      readInt64(values, base + 8)
+    );
+  }
+};
+var offset32 = ({ values, offsets }, index) => values.subarray(offsets[index], offsets[index + 1]);
+var offset64 = ({ values, offsets }, index) => values.subarray(toNumber(offsets[index]), toNumber(offsets[index + 1]));
+var BinaryBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {Uint8Array}
+   */
+  value(index) {
+    return offset32(this, index);
+  }
+};
+var LargeBinaryBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {Uint8Array}
+   */
+  value(index) {
+    return offset64(this, index);
+  }
+};
+var Utf8Batch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   */
+  value(index) {
+    return decodeUtf8(offset32(this, index));
+  }
+};
+var LargeUtf8Batch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   */
+  value(index) {
+    return decodeUtf8(offset64(this, index));
+  }
+};
+var ListBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {ValueArray<V>}
+   */
+  value(index) {
+    const offsets = (
+      /** @type {Int32Array} */
+      this.offsets
+    );
+    return this.children[0].slice(offsets[index], offsets[index + 1]);
+  }
+};
+var LargeListBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {ValueArray<V>}
+   */
+  value(index) {
+    const offsets = (
+      /** @type {BigInt64Array} */
+      this.offsets
+    );
+    return this.children[0].slice(toNumber(offsets[index]), toNumber(offsets[index + 1]));
+  }
+};
+var ListViewBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {ValueArray<V>}
+   */
+  value(index) {
+    const a = (
+      /** @type {number} */
+      this.offsets[index]
+    );
+    const b = a + /** @type {number} */
+    this.sizes[index];
+    return this.children[0].slice(a, b);
+  }
+};
+var LargeListViewBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index
+   * @returns {ValueArray<V>}
+   */
+  value(index) {
+    const a = (
+      /** @type {bigint} */
+      this.offsets[index]
+    );
+    const b = a + /** @type {bigint} */
+    this.sizes[index];
+    return this.children[0].slice(toNumber(a), toNumber(b));
+  }
+};
+var FixedBatch = class extends ArrayBatch {
+  constructor(options) {
+    super(options);
+    this.stride = this.type.stride;
+  }
+};
+var FixedBinaryBatch = class extends FixedBatch {
+  /**
+   * @param {number} index
+   * @returns {Uint8Array}
+   */
+  value(index) {
+    const { stride, values } = this;
+    return (
+      /** @type {Uint8Array} */
+      values.subarray(index * stride, (index + 1) * stride)
+    );
+  }
+};
+var FixedListBatch = class extends FixedBatch {
+  /**
+   * @param {number} index
+   * @returns {ValueArray<V>}
+   */
+  value(index) {
+    const { children, stride } = this;
+    return children[0].slice(index * stride, (index + 1) * stride);
+  }
+};
+function pairs({ children, offsets }, index) {
+  const [keys, vals] = children[0].children;
+  const start = offsets[index];
+  const end = offsets[index + 1];
+  const entries = [];
+  for (let i = start; i < end; ++i) {
+    entries.push([keys.at(i), vals.at(i)]);
+  }
+  return entries;
+}
+var MapEntryBatch = class extends ArrayBatch {
+  /**
+   * Return the value at the given index.
+   * @param {number} index The value index.
+   * @returns {[K, V][]} The map entries as an array of [key, value] arrays.
+   */
+  value(index) {
+    return (
+      /** @type {[K, V][]} */
+      pairs(this, index)
+    );
+  }
+};
+var MapBatch = class extends ArrayBatch {
+  /**
+   * Return the value at the given index.
+   * @param {number} index The value index.
+   * @returns {Map<K, V>} The map value.
+   */
+  value(index) {
+    return new Map(
+      /** @type {[K, V][]} */
+      pairs(this, index)
+    );
+  }
+};
+var SparseUnionBatch = class extends ArrayBatch {
+  /**
+   * Create a new column batch.
+   * @param {object} options
+   * @param {number} options.length The length of the batch
+   * @param {number} options.nullCount The null value count
+   * @param {DataType} options.type The data type.
+   * @param {Uint8Array} [options.validity] Validity bitmap buffer
+   * @param {Int32Array} [options.offsets] Offsets buffer
+   * @param {Batch[]} options.children Children batches
+   * @param {Int8Array} options.typeIds Union type ids buffer
+   * @param {Record<string, number>} options.map A typeId to children index map
+   */
+  constructor({ typeIds, ...options }) {
+    super(options);
+    this.typeIds = typeIds;
+    this.typeMap = this.type.typeMap;
+  }
+  /**
+   * @param {number} index The value index.
+   */
+  value(index, offset = index) {
+    const { typeIds, children, typeMap } = this;
+    return children[typeMap[typeIds[index]]].at(offset);
+  }
+};
+var DenseUnionBatch = class extends SparseUnionBatch {
+  /**
+   * @param {number} index The value index.
+   */
+  value(index) {
+    return super.value(
+      index,
+      /** @type {number} */
+      this.offsets[index]
+    );
+  }
+};
+var StructBatch = class extends ArrayBatch {
+  constructor(options, factory = objectFactory) {
+    super(options);
+    this.names = this.type.children.map((child) => child.name);
+    this.factory = factory(this.names, this.children);
+  }
+  /**
+   * @param {number} index The value index.
+   * @returns {Record<string, any>}
+   */
+  value(index) {
+    return this.factory(index);
+  }
+};
+var StructProxyBatch = class extends StructBatch {
+  constructor(options) {
+    super(options, proxyFactory);
+  }
+};
+var RunEndEncodedBatch = class extends ArrayBatch {
+  /**
+   * @param {number} index The value index.
+   */
+  value(index) {
+    const [{ values: runs }, vals] = this.children;
+    return vals.at(
+      bisect(
+        /** @type {IntegerArray} */
+        runs,
+        index
+      )
+    );
+  }
+};
+var DictionaryBatch = class extends ArrayBatch {
+  /**
+   * Register the backing dictionary. Dictionaries are added
+   * after batch creation as the complete dictionary may not
+   * be finished across multiple record batches.
+   * @param {Column<T>} dictionary
+   * The dictionary of column values.
+   */
+  setDictionary(dictionary2) {
+    this.dictionary = dictionary2;
+    this.cache = dictionary2.cache();
+    return this;
+  }
+  /**
+   * @param {number} index The value index.
+   */
+  value(index) {
+    return this.cache[this.key(index)];
+  }
+  /**
+   * @param {number} index The value index.
+   * @returns {number} The dictionary key
+   */
+  key(index) {
+    return (
+      /** @type {number} */
+      this.values[index]
+    );
+  }
+};
+var ViewBatch = class extends ArrayBatch {
+  /**
+   * Create a new view batch.
+   * @param {object} options Batch options.
+   * @param {number} options.length The length of the batch
+   * @param {number} options.nullCount The null value count
+   * @param {DataType} options.type The data type.
+   * @param {Uint8Array} [options.validity] Validity bitmap buffer
+   * @param {Uint8Array} options.values Values buffer
+   * @param {Uint8Array[]} options.data View data buffers
+   */
+  constructor({ data, ...options }) {
+    super(options);
+    this.data = data;
+  }
+  /**
+   * Get the binary data at the provided index.
+   * @param {number} index The value index.
+   * @returns {Uint8Array}
+   */
+  view(index) {
+    const { values, data } = this;
+    const offset = index << 4;
+    let start = offset + 4;
+    let buf2 = (
+      /** @type {Uint8Array} */
+      values
+    );
+    const length = readInt32(buf2, offset);
+    if (length > 12) {
+      start = readInt32(buf2, offset + 12);
+      buf2 = data[readInt32(buf2, offset + 8)];
+    }
+    return buf2.subarray(start, start + length);
+  }
+};
+var BinaryViewBatch = class extends ViewBatch {
+  /**
+   * @param {number} index The value index.
+   */
+  value(index) {
+    return this.view(index);
+  }
+};
+var Utf8ViewBatch = class extends ViewBatch {
+  /**
+   * @param {number} index The value index.
+   */
+  value(index) {
+    return decodeUtf8(this.view(index));
+  }
+};
+
+// ../../main/js/node_modules/@uwdata/flechette/src/column.js
+function columnBuilder(type) {
+  let data = [];
+  return {
+    add(batch) {
+      data.push(batch);
+      return this;
+    },
+    clear: () => data = [],
+    done: () => new Column(data, type)
+  };
+}
+var Column = class {
+  /**
+   * Create a new column instance.
+   * @param {Batch<T>[]} data The value batches.
+   * @param {DataType} [type] The column data type.
+   *  If not specified, the type is extracted from the batches.
+   */
+  constructor(data, type = data[0]?.type) {
+    this.type = type;
+    this.length = data.reduce((m, c) => m + c.length, 0);
+    this.nullCount = data.reduce((m, c) => m + c.nullCount, 0);
+    this.data = data;
+    const n = data.length;
+    const offsets = new Int32Array(n + 1);
+    if (n === 1) {
+      const [batch] = data;
+      offsets[1] = batch.length;
+      this.at = (index) => batch.at(index);
+    } else {
+      for (let i = 0, s = 0; i < n; ++i) {
+        offsets[i + 1] = s += data[i].length;
+      }
+    }
+    this.offsets = offsets;
+  }
+  /**
+   * Provide an informative object string tag.
+   */
+  get [Symbol.toStringTag]() {
+    return "Column";
+  }
+  /**
+   * Return an iterator over the values in this column.
+   * @returns {Iterator<T?>}
+   */
+  [Symbol.iterator]() {
+    const data = this.data;
+    return data.length === 1 ? data[0][Symbol.iterator]() : batchedIterator(data);
+  }
+  /**
+   * Return the column value at the given index. If a column has multiple
+   * batches, this method performs binary search over the batch lengths to
+   * determine the batch from which to retrieve the value. The search makes
+   * lookup less efficient than a standard array access. If making a full
+   * scan of a column, consider extracting arrays via `toArray()` or using an
+   * iterator (`for (const value of column) {...}`).
+   * @param {number} index The row index.
+   * @returns {T | null} The value.
+   */
+  at(index) {
+    const { data, offsets } = this;
+    const i = bisect(offsets, index) - 1;
+    return data[i]?.at(index - offsets[i]);
+  }
+  /**
+   * Return the column value at the given index. This method is the same as
+   * `at()` and is provided for better compatibility with Apache Arrow JS.
+   * @param {number} index The row index.
+   * @returns {T | null} The value.
+   */
+  get(index) {
+    return this.at(index);
+  }
+  /**
+   * Extract column values into a single array instance. When possible,
+   * a zero-copy subarray of the input Arrow data is returned.
+   * @returns {ValueArray<T?>}
+   */
+  toArray() {
+    const { length, nullCount, data } = this;
+    const copy = !nullCount && isDirectBatch(data[0]);
+    const n = data.length;
+    if (copy && n === 1) {
+      return data[0].values;
+    }
+    const ArrayType = !n || nullCount > 0 ? Array : data[0].constructor.ArrayType ?? data[0].values.constructor;
+    const array = new ArrayType(length);
+    return copy ? copyArray(array, data) : extractArray(array, data);
+  }
+  /**
+   * Return an array of cached column values.
+   * Used internally to accelerate dictionary types.
+   */
+  cache() {
+    return this._cache ?? (this._cache = this.toArray());
+  }
+};
+function* batchedIterator(data) {
+  for (let i = 0; i < data.length; ++i) {
+    const iter = data[i][Symbol.iterator]();
+    for (let next = iter.next(); !next.done; next = iter.next()) {
+      yield next.value;
+    }
+  }
+}
+function copyArray(array, data) {
+  for (let i = 0, offset = 0; i < data.length; ++i) {
+    const { values } = data[i];
+    array.set(values, offset);
+    offset += values.length;
+  }
+  return array;
+}
+function extractArray(array, data) {
+  let index = -1;
+  for (let i = 0; i < data.length; ++i) {
+    const batch = data[i];
+    for (let j = 0; j < batch.length; ++j) {
+      array[++index] = batch.at(j);
+    }
+  }
+  return array;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/table.js
+var Table = class _Table {
+  /**
+   * Create a new table with the given schema and columns (children).
+   * @param {Schema} schema The table schema.
+   * @param {Column[]} children The table columns.
+   * @param {boolean} [useProxy=false] Flag indicating if row proxy
+   *  objects should be used to represent table rows (default `false`).
+   */
+  constructor(schema, children, useProxy = false) {
+    const names = schema.fields.map((f) => f.name);
+    this.schema = schema;
+    this.names = names;
+    this.children = children;
+    this.factory = useProxy ? proxyFactory : objectFactory;
+    const gen = [];
+    this.getFactory = (b) => gen[b] ?? (gen[b] = this.factory(names, children.map((c) => c.data[b])));
+  }
+  /**
+   * Provide an informative object string tag.
+   */
+  get [Symbol.toStringTag]() {
+    return "Table";
+  }
+  /**
+   * The number of columns in this table.
+   * @return {number} The number of columns.
+   */
+  get numCols() {
+    return this.names.length;
+  }
+  /**
+   * The number of rows in this table.
+   * @return {number} The number of rows.
+   */
+  get numRows() {
+    return this.children[0]?.length ?? 0;
+  }
+  /**
+   * Return the child column at the given index position.
+   * @template {T[keyof T]} R
+   * @param {number} index The column index.
+   * @returns {Column<R>}
+   */
+  getChildAt(index) {
+    return this.children[index];
+  }
+  /**
+   * Return the first child column with the given name.
+   * @template {keyof T} P
+   * @param {P} name The column name.
+   * @returns {Column<T[P]>}
+   */
+  getChild(name) {
+    const i = this.names.findIndex((x) => x === name);
+    return i > -1 ? this.children[i] : void 0;
+  }
+  /**
+   * Construct a new table containing only columns at the specified indices.
+   * The order of columns in the new table matches the order of input indices.
+   * @template {T[keyof T]} V
+   * @param {number[]} indices The indices of columns to keep.
+   * @param {string[]} [as] Optional new names for selected columns.
+   * @returns {Table<{ [key: string]: V }>} A new table with selected columns.
+   */
+  selectAt(indices, as = []) {
+    const { children, factory, schema } = this;
+    const { fields } = schema;
+    return new _Table(
+      {
+        ...schema,
+        fields: indices.map((i, j) => renameField(fields[i], as[j]))
+      },
+      indices.map((i) => children[i]),
+      factory === proxyFactory
+    );
+  }
+  /**
+   * Construct a new table containing only columns with the specified names.
+   * If columns have duplicate names, the first (with lowest index) is used.
+   * The order of columns in the new table matches the order of input names.
+   * @template {keyof T} K
+   * @param {K[]} names Names of columns to keep.
+   * @param {string[]} [as] Optional new names for selected columns.
+   * @returns A new table with columns matching the specified names.
+   */
+  select(names, as) {
+    const all = (
+      /** @type {K[]} */
+      this.names
+    );
+    const indices = names.map((name) => all.indexOf(name));
+    return this.selectAt(indices, as);
+  }
+  /**
+   * Return an object mapping column names to extracted value arrays.
+   * @returns {{ [P in keyof T]: ValueArray<T[P]> }}
+   */
+  toColumns() {
+    const { children, names } = this;
+    const cols = {};
+    names.forEach((name, i) => cols[name] = children[i]?.toArray() ?? []);
+    return cols;
+  }
+  /**
+   * Return an array of objects representing the rows of this table.
+   * @returns {{ [P in keyof T]: T[P] }[]}
+   */
+  toArray() {
+    const { children, getFactory, numRows } = this;
+    const data = children[0]?.data ?? [];
+    const output = Array(numRows);
+    for (let b = 0, row = -1; b < data.length; ++b) {
+      const f = getFactory(b);
+      for (let i = 0; i < data[b].length; ++i) {
+        output[++row] = f(i);
+      }
+    }
+    return output;
+  }
+  /**
+   * Return an iterator over objects representing the rows of this table.
+   * @returns {Generator<{ [P in keyof T]: T[P] }, any, any>}
+   */
+  *[Symbol.iterator]() {
+    const { children, getFactory } = this;
+    const data = children[0]?.data ?? [];
+    for (let b = 0; b < data.length; ++b) {
+      const f = getFactory(b);
+      for (let i = 0; i < data[b].length; ++i) {
+        yield f(i);
+      }
+    }
+  }
+  /**
+   * Return a row object for the given index.
+   * @param {number} index The row index.
+   * @returns {{ [P in keyof T]: T[P] }} The row object.
+   */
+  at(index) {
+    const { children, getFactory, numRows } = this;
+    if (index < 0 || index >= numRows) return null;
+    const [{ offsets }] = children;
+    const b = bisect(offsets, index) - 1;
+    return getFactory(b)(index - offsets[b]);
+  }
+  /**
+   * Return a row object for the given index. This method is the same as
+   * `at()` and is provided for better compatibility with Apache Arrow JS.
+   * @param {number} index The row index.
+   * @returns {{ [P in keyof T]: T[P] }} The row object.
+   */
+  get(index) {
+    return this.at(index);
+  }
+};
+function renameField(field2, name) {
+  return name != null && name !== field2.name ? { ...field2, name } : field2;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/batch-type.js
+function batchType(type, options = {}) {
+  const { typeId, bitWidth, mode, precision, unit } = (
+    /** @type {any} */
+    type
+  );
+  const { useBigInt, useBigIntTimestamp, useDate, useDecimalInt, useMap, useProxy } = options;
+  switch (typeId) {
+    case Type.Null:
+      return NullBatch;
+    case Type.Bool:
+      return BoolBatch;
+    case Type.Int:
+    case Type.Time:
+    case Type.Duration:
+      return useBigInt || bitWidth < 64 ? DirectBatch : Int64Batch;
+    case Type.Float:
+      return precision ? DirectBatch : Float16Batch;
+    case Type.Date:
+      return wrap(
+        unit === DateUnit.DAY ? DateDayBatch : DateDayMillisecondBatch,
+        useDate && DateBatch
+      );
+    case Type.Timestamp:
+      return useBigIntTimestamp ? DirectBatch : wrap(
+        unit === TimeUnit.SECOND ? TimestampSecondBatch : unit === TimeUnit.MILLISECOND ? TimestampMillisecondBatch : unit === TimeUnit.MICROSECOND ? TimestampMicrosecondBatch : TimestampNanosecondBatch,
+        useDate && DateBatch
+      );
+    case Type.Decimal:
+      return bitWidth === 32 ? useDecimalInt ? DirectBatch : Decimal32NumberBatch : useDecimalInt ? DecimalBigIntBatch : DecimalNumberBatch;
+    case Type.Interval:
+      return unit === IntervalUnit.DAY_TIME ? IntervalDayTimeBatch : unit === IntervalUnit.YEAR_MONTH ? DirectBatch : IntervalMonthDayNanoBatch;
+    case Type.FixedSizeBinary:
+      return FixedBinaryBatch;
+    case Type.Utf8:
+      return Utf8Batch;
+    case Type.LargeUtf8:
+      return LargeUtf8Batch;
+    case Type.Binary:
+      return BinaryBatch;
+    case Type.LargeBinary:
+      return LargeBinaryBatch;
+    case Type.BinaryView:
+      return BinaryViewBatch;
+    case Type.Utf8View:
+      return Utf8ViewBatch;
+    case Type.List:
+      return ListBatch;
+    case Type.LargeList:
+      return LargeListBatch;
+    case Type.Map:
+      return useMap ? MapBatch : MapEntryBatch;
+    case Type.ListView:
+      return ListViewBatch;
+    case Type.LargeListView:
+      return LargeListViewBatch;
+    case Type.FixedSizeList:
+      return FixedListBatch;
+    case Type.Struct:
+      return useProxy ? StructProxyBatch : StructBatch;
+    case Type.RunEndEncoded:
+      return RunEndEncodedBatch;
+    case Type.Dictionary:
+      return DictionaryBatch;
+    case Type.Union:
+      return mode ? DenseUnionBatch : SparseUnionBatch;
+  }
+  throw new Error(invalidDataType(typeId));
+}
+function wrap(BaseClass, WrapperClass) {
+  return WrapperClass ? class WrapBatch extends WrapperClass {
+    constructor(options) {
+      super(new BaseClass(options));
+    }
+  } : BaseClass;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/compression.js
+var LENGTH_NO_COMPRESSED_DATA = -1;
+var COMPRESS_LENGTH_PREFIX = 8;
+function missingCodec(type) {
+  return `Missing compression codec "${keyFor(CompressionType, type)}" (id ${type})`;
+}
+var codecs = /* @__PURE__ */ new Map();
+function getCompressionCodec(type) {
+  return type != null && codecs.get(type) || null;
+}
+function decompressBuffer(body, { offset, length }, codec) {
+  if (length === 0) {
+    return { bytes: new Uint8Array(0), offset: 0, length: 0 };
+  }
+  const ulen = readInt64(body, offset);
+  const buf2 = body.subarray(offset + COMPRESS_LENGTH_PREFIX, offset + length);
+  const bytes = ulen === LENGTH_NO_COMPRESSED_DATA ? buf2 : codec.decode(buf2, ulen);
+  return { bytes, offset: 0, length: bytes.length };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/block.js
+function decodeBlock(buf2, index) {
+  return {
+    offset: readInt64(buf2, index),
+    metadataLength: readInt32(buf2, index + 8),
+    bodyLength: readInt64(buf2, index + 16)
+  };
+}
+function decodeBlocks(buf2, index) {
+  return readVector(buf2, index, 24, decodeBlock);
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/body-compression.js
+function decodeBodyCompression(buf2, index) {
+  const get = readObject(buf2, index);
+  return {
+    codec: (
+      /** @type {CompressionType_} */
+      get(4, readInt8, CompressionType.LZ4_FRAME)
+    ),
+    method: (
+      /** @type {BodyCompressionMethod_} */
+      get(6, readInt8, BodyCompressionMethod.BUFFER)
+    )
+  };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/record-batch.js
+function decodeRecordBatch(buf2, index, version) {
+  const get = readObject(buf2, index);
+  const offset = version < Version.V4 ? 8 : 0;
+  return {
+    length: get(4, readInt64, 0),
+    nodes: readVector(buf2, get(6, readOffset), 16, (buf3, pos) => ({
+      length: readInt64(buf3, pos),
+      nullCount: readInt64(buf3, pos + 8)
+    })),
+    regions: readVector(buf2, get(8, readOffset), 16 + offset, (buf3, pos) => ({
+      offset: readInt64(buf3, pos + offset),
+      length: readInt64(buf3, pos + offset + 8)
+    })),
+    compression: get(10, decodeBodyCompression),
+    variadic: readVector(buf2, get(12, readOffset), 8, readInt64)
+  };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
+function decodeDictionaryBatch(buf2, index, version) {
+  const get = readObject(buf2, index);
+  return {
+    id: get(4, readInt64, 0),
+    data: get(6, (buf3, off) => decodeRecordBatch(buf3, off, version)),
+    /**
+     * If isDelta is true the values in the dictionary are to be appended to a
+     * dictionary with the indicated id. If isDelta is false this dictionary
+     * should replace the existing dictionary.
+     */
+    isDelta: get(8, readBoolean, false)
+  };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/data-type.js
+function decodeDataType(buf2, index, typeId, children) {
+  checkOneOf(typeId, Type, invalidDataType);
+  const get = readObject(buf2, index);
+  switch (typeId) {
+    // types without flatbuffer objects
+    case Type.Binary:
+      return binary();
+    case Type.Utf8:
+      return utf8();
+    case Type.LargeBinary:
+      return largeBinary();
+    case Type.LargeUtf8:
+      return largeUtf8();
+    case Type.List:
+      return list(children[0]);
+    case Type.ListView:
+      return listView(children[0]);
+    case Type.LargeList:
+      return largeList(children[0]);
+    case Type.LargeListView:
+      return largeListView(children[0]);
+    case Type.Struct:
+      return struct(children);
+    case Type.RunEndEncoded:
+      return runEndEncoded(children[0], children[1]);
+    // types with flatbuffer objects
+    case Type.Int:
+      return int(
+        // @ts-ignore
+        get(4, readInt32, 0),
+        // bitwidth
+        get(6, readBoolean, false)
+        // signed
+      );
+    case Type.Float:
+      return float(
+        // @ts-ignore
+        get(4, readInt16, Precision.HALF)
+        // precision
+      );
+    case Type.Decimal:
+      return decimal(
+        get(4, readInt32, 0),
+        // precision
+        get(6, readInt32, 0),
+        // scale
+        // @ts-ignore
+        get(8, readInt32, 128)
+        // bitwidth
+      );
+    case Type.Date:
+      return date(
+        // @ts-ignore
+        get(4, readInt16, DateUnit.MILLISECOND)
+        // unit
+      );
+    case Type.Time:
+      return time(
+        // @ts-ignore
+        get(4, readInt16, TimeUnit.MILLISECOND)
+        // unit
+      );
+    case Type.Timestamp:
+      return timestamp(
+        // @ts-ignore
+        get(4, readInt16, TimeUnit.SECOND),
+        // unit
+        get(6, readString)
+        // timezone
+      );
+    case Type.Interval:
+      return interval(
+        // @ts-ignore
+        get(4, readInt16, IntervalUnit.YEAR_MONTH)
+        // unit
+      );
+    case Type.Duration:
+      return duration(
+        // @ts-ignore
+        get(4, readInt16, TimeUnit.MILLISECOND)
+        // unit
+      );
+    case Type.FixedSizeBinary:
+      return fixedSizeBinary(
+        get(4, readInt32, 0)
+        // stride
+      );
+    case Type.FixedSizeList:
+      return fixedSizeList(
+        children[0],
+        get(4, readInt32, 0)
+        // stride
+      );
+    case Type.Map:
+      return mapType(
+        get(4, readBoolean, false),
+        // keysSorted
+        children[0]
+      );
+    case Type.Union:
+      return union(
+        // @ts-ignore
+        get(4, readInt16, UnionMode.Sparse),
+        // mode
+        children,
+        readVector(buf2, get(6, readOffset), 4, readInt32)
+        // type ids
+      );
+  }
+  return { typeId };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/metadata.js
+function decodeMetadata(buf2, index) {
+  const entries = readVector(buf2, index, 4, (buf3, pos) => {
+    const get = readObject(buf3, pos);
+    return (
+      /** @type {[string, string]} */
+      [
+        get(4, readString),
+        // 4: key (string)
+        get(6, readString)
+        // 6: key (string)
+      ]
+    );
+  });
+  return entries.length ? new Map(entries) : null;
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/schema.js
+function decodeSchema(buf2, index, version) {
+  const get = readObject(buf2, index);
+  return {
+    version,
+    endianness: (
+      /** @type {Endianness_} */
+      get(4, readInt16, 0)
+    ),
+    fields: get(6, decodeSchemaFields, []),
+    metadata: get(8, decodeMetadata)
+  };
+}
+function decodeSchemaFields(buf2, fieldsOffset) {
+  return readVector(buf2, fieldsOffset, 4, decodeField);
+}
+function decodeField(buf2, index) {
+  const get = readObject(buf2, index);
+  const typeId = get(8, readUint8, Type.NONE);
+  const typeOffset = get(10, readOffset, 0);
+  const dict = get(12, decodeDictionary);
+  const children = get(14, decodeFieldChildren, []);
+  let type = decodeDataType(buf2, typeOffset, typeId, children);
+  if (dict) {
+    dict.dictionary = type;
+    type = dict;
+  }
+  return {
+    name: get(4, readString),
+    type,
+    nullable: get(6, readBoolean, false),
+    metadata: get(16, decodeMetadata)
+  };
+}
+function decodeFieldChildren(buf2, fieldOffset) {
+  return readVector(buf2, fieldOffset, 4, decodeField);
+}
+function decodeDictionary(buf2, index) {
+  if (!index) return null;
+  const get = readObject(buf2, index);
+  return dictionary(
+    null,
+    // data type will be populated by caller
+    get(6, decodeInt, int32()),
+    // index type
+    get(8, readBoolean, false),
+    // ordered
+    get(4, readInt64, 0)
+    // id
+  );
+}
+function decodeInt(buf2, index) {
+  return (
+    /** @type {IntType} */
+    decodeDataType(buf2, index, Type.Int)
+  );
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/message.js
+var invalidMessageMetadata = (expected, actual) => `Expected to read ${expected} metadata bytes, but only read ${actual}.`;
+var invalidMessageBodyLength = (expected, actual) => `Expected to read ${expected} bytes for message body, but only read ${actual}.`;
+var invalidMessageType = (type) => `Unsupported message type: ${type} (${keyFor(MessageHeader, type)})`;
+function decodeMessage(buf2, index) {
+  let metadataLength = readInt32(buf2, index) || 0;
+  index += SIZEOF_INT;
+  if (metadataLength === -1) {
+    metadataLength = readInt32(buf2, index) || 0;
+    index += SIZEOF_INT;
+  }
+  if (metadataLength === 0) return null;
+  const head = buf2.subarray(index, index += metadataLength);
+  if (head.byteLength < metadataLength) {
+    throw new Error(invalidMessageMetadata(metadataLength, head.byteLength));
+  }
+  const get = readObject(head, 0);
+  const version = (
+    /** @type {Version_} */
+    get(4, readInt16, Version.V1)
+  );
+  const type = (
+    /** @type {MessageHeader_} */
+    get(6, readUint8, MessageHeader.NONE)
+  );
+  const offset = get(8, readOffset, 0);
+  const bodyLength = get(10, readInt64, 0);
+  let content;
+  if (offset) {
+    const decoder = type === MessageHeader.Schema ? decodeSchema : type === MessageHeader.DictionaryBatch ? decodeDictionaryBatch : type === MessageHeader.RecordBatch ? decodeRecordBatch : null;
+    if (!decoder) throw new Error(invalidMessageType(type));
+    content = decoder(head, offset, version);
+    if (bodyLength > 0) {
+      const body = buf2.subarray(index, index += bodyLength);
+      if (body.byteLength < bodyLength) {
+        throw new Error(invalidMessageBodyLength(bodyLength, body.byteLength));
+      }
+      content.body = body;
+    } else if (type !== MessageHeader.Schema) {
+      content.body = new Uint8Array(0);
+    }
+  }
+  return { version, type, index, content };
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
+function decodeIPC(data) {
+  const source = isArrayBufferLike(data) ? new Uint8Array(data) : data;
+  return isUint8Array(source) && isArrowFileFormat(source) ? decodeIPCFile(source) : decodeIPCStream(source);
+}
+function isArrowFileFormat(buf2) {
+  if (!buf2 || buf2.length < 4) return false;
+  for (let i = 0; i < 6; ++i) {
+    if (MAGIC[i] !== buf2[i]) return false;
+  }
+  return true;
+}
+function decodeIPCStream(data) {
+  const stream = [data].flat();
+  let schema;
+  const records = [];
+  const dictionaries = [];
+  const dictsBeforeRecord = [];
+  for (const buf2 of stream) {
+    if (!isUint8Array(buf2)) {
+      throw new Error(`IPC data batch was not a Uint8Array.`);
+    }
+    let offset = 0;
+    while (true) {
+      const m = decodeMessage(buf2, offset);
+      if (m === null) break;
+      offset = m.index;
+      if (!m.content) continue;
+      switch (m.type) {
+        case MessageHeader.Schema:
+          if (!schema) schema = m.content;
+          break;
+        case MessageHeader.RecordBatch:
+          records.push(m.content);
+          dictsBeforeRecord.push(dictionaries.length);
+          break;
+        case MessageHeader.DictionaryBatch:
+          dictionaries.push(m.content);
+          break;
+      }
+    }
+  }
+  return (
+    /** @type {ArrowData} */
+    { schema, dictionaries, records, dictsBeforeRecord, metadata: null }
+  );
+}
+function decodeIPCFile(data) {
+  const offset = data.byteLength - (MAGIC.length + 4);
+  const length = readInt32(data, offset);
+  const get = readObject(data, offset - length);
+  const version = (
+    /** @type {Version_} */
+    get(4, readInt16, Version.V1)
+  );
+  const dicts = get(8, decodeBlocks, []);
+  const recs = get(10, decodeBlocks, []);
+  const dictsBeforeRecord = recs.map(
+    (rec) => dicts.filter((d) => d.offset < rec.offset).length
+  );
+  return (
+    /** @type {ArrowData} */
+    {
+      schema: get(6, (buf2, index) => decodeSchema(buf2, index, version)),
+      dictionaries: dicts.map(({ offset: offset2 }) => decodeMessage(data, offset2).content),
+      records: recs.map(({ offset: offset2 }) => decodeMessage(data, offset2).content),
+      dictsBeforeRecord,
+      metadata: get(12, decodeMetadata)
+    }
+  );
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
+function tableFromIPC(data, options) {
+  return createTable(decodeIPC(data), options);
+}
+function createTable(data, options = {}) {
+  const { schema = { fields: [] }, dictionaries, records, dictsBeforeRecord } = data;
+  const { version, fields } = schema;
+  const dictionaryMap = /* @__PURE__ */ new Map();
+  const context = contextGenerator(options, version, dictionaryMap);
+  const dictionaryTypes = /* @__PURE__ */ new Map();
+  visitSchemaFields(schema, (field2) => {
+    const type = field2.type;
+    if (type.typeId === Type.Dictionary) {
+      dictionaryTypes.set(type.id, type.dictionary);
+    }
+  });
+  const processDict = (dict) => {
+    const { id, data: dictData, isDelta, body } = dict;
+    const type = dictionaryTypes.get(id);
+    const batch = visit(type, context({ ...dictData, body }));
+    const existing = dictionaryMap.get(id);
+    if (!existing) {
+      if (isDelta) {
+        throw new Error("Delta update can not be first dictionary batch.");
+      }
+      dictionaryMap.set(id, new Column([batch], type));
+    } else if (isDelta) {
+      dictionaryMap.set(id, new Column([...existing.data, batch], type));
+    } else {
+      dictionaryMap.set(id, new Column([batch], type));
+    }
+  };
+  const cols = fields.map((f) => columnBuilder(f.type));
+  let dictIdx = 0;
+  for (let i = 0; i < records.length; i++) {
+    const target = dictsBeforeRecord ? dictsBeforeRecord[i] : dictionaries.length;
+    while (dictIdx < target) {
+      processDict(dictionaries[dictIdx++]);
+    }
+    const ctx = context(records[i]);
+    fields.forEach((f, idx) => cols[idx].add(visit(f.type, ctx)));
+  }
+  while (dictIdx < dictionaries.length) {
+    processDict(dictionaries[dictIdx++]);
+  }
+  return new Table(schema, cols.map((c) => c.done()), options.useProxy);
+}
+function visitSchemaFields(schema, visitor) {
+  schema.fields.forEach(function visitField(field2) {
+    visitor(field2);
+    field2.type.dictionary?.children?.forEach(visitField);
+    field2.type.children?.forEach(visitField);
+  });
+}
+function contextGenerator(options, version, dictionaryMap) {
+  const base = {
+    version,
+    options,
+    dictionary: (id) => dictionaryMap.get(id)
+  };
+  return (batch) => {
+    const { length, nodes, regions, compression, variadic, body } = batch;
+    let nodeIndex = -1;
+    let bufferIndex = -1;
+    let variadicIndex = -1;
+    return {
+      ...base,
+      length,
+      node: () => nodes[++nodeIndex],
+      buffer: (ArrayType) => {
+        const { bytes, length: length2, offset } = maybeDecompress(body, regions[++bufferIndex], compression);
+        return ArrayType ? new ArrayType(bytes.buffer, bytes.byteOffset + offset, length2 / ArrayType.BYTES_PER_ELEMENT) : bytes.subarray(offset, offset + length2);
+      },
+      variadic: () => variadic[++variadicIndex],
+      visit(children) {
+        return children.map((f) => visit(f.type, this));
+      }
+    };
+  };
+}
+function maybeDecompress(body, region, compression) {
+  if (!compression) {
+    return { bytes: body, ...region };
+  } else if (compression.method !== BodyCompressionMethod.BUFFER) {
+    throw new Error(`Unknown compression method (${compression.method})`);
+  } else {
+    const id = compression.codec;
+    const codec = getCompressionCodec(id);
+    if (!codec) throw new Error(missingCodec(id));
+    return decompressBuffer(body, region, codec);
+  }
+}
+function visit(type, ctx) {
+  const { typeId } = type;
+  const { options, node, buffer: buffer2, variadic, version } = ctx;
+  const BatchType = batchType(type, options);
+  const base = { ...node(), type };
+  if (typeId === Type.Null) {
+    return new BatchType({ ...base, nullCount: base.length });
+  }
+  switch (typeId) {
+    // validity and data value buffers
+    case Type.Bool:
+    case Type.Int:
+    case Type.Time:
+    case Type.Duration:
+    case Type.Float:
+    case Type.Decimal:
+    case Type.Date:
+    case Type.Timestamp:
+    case Type.Interval:
+    case Type.FixedSizeBinary:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        values: buffer2(type.values)
+      });
+    // validity, offset, and value buffers
+    case Type.Utf8:
+    case Type.LargeUtf8:
+    case Type.Binary:
+    case Type.LargeBinary:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        offsets: buffer2(type.offsets),
+        values: buffer2()
+      });
+    // views with variadic buffers
+    case Type.BinaryView:
+    case Type.Utf8View:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        values: buffer2(),
+        // views buffer
+        data: Array.from({ length: variadic() }, () => buffer2())
+        // data buffers
+      });
+    // validity, offset, and list child
+    case Type.List:
+    case Type.LargeList:
+    case Type.Map:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        offsets: buffer2(type.offsets),
+        children: ctx.visit(type.children)
+      });
+    // validity, offset, size, and list child
+    case Type.ListView:
+    case Type.LargeListView:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        offsets: buffer2(type.offsets),
+        sizes: buffer2(type.offsets),
+        children: ctx.visit(type.children)
+      });
+    // validity and children
+    case Type.FixedSizeList:
+    case Type.Struct:
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        children: ctx.visit(type.children)
+      });
+    // children only
+    case Type.RunEndEncoded:
+      return new BatchType({
+        ...base,
+        children: ctx.visit(type.children)
+      });
+    // dictionary
+    case Type.Dictionary: {
+      const { id, indices } = type;
+      return new BatchType({
+        ...base,
+        validity: buffer2(),
+        values: buffer2(indices.values)
+      }).setDictionary(ctx.dictionary(id));
+    }
+    // union
+    case Type.Union: {
+      if (version < Version.V5) {
+        buffer2();
+      }
+      return new BatchType({
+        ...base,
+        typeIds: buffer2(int8Array),
+        offsets: type.mode === UnionMode.Sparse ? null : buffer2(type.offsets),
+        children: ctx.visit(type.children)
+      });
+    }
+    // unsupported type
+    default:
+      throw new Error(invalidDataType(typeId));
+  }
+}
+
+// ../../main/js/node_modules/@uwdata/flechette/src/encode/schema.js
+var isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
+
+// rlviz/viz/static/explorer_arrow.js
+var DELTA_KEY = "rlviz.delta";
+function alignedBytes(buffer2) {
+  const bytes = buffer2 instanceof ArrayBuffer ? new Uint8Array(buffer2) : new Uint8Array(buffer2.buffer, buffer2.byteOffset, buffer2.byteLength);
+  return bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+}
+function summed(values, name) {
+  if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
+  const out = values.slice();
+  for (let k = 1; k < out.length; k++) out[k] += out[k - 1];
+  return out;
+}
+function decodeChunk(meta, buffers) {
+  const tables = meta.tables || [];
+  if (buffers.length !== tables.length) throw new Error(`a chunk announces ${tables.length} tables but brings ${buffers.length} buffers`);
+  const columns = {};
+  tables.forEach((spec, k) => {
+    const bytes = alignedBytes(buffers[k]);
+    if (bytes.byteLength !== spec.bytes) throw new Error(`table ${spec.name}: got ${bytes.byteLength} bytes, expected ${spec.bytes}`);
+    const table = tableFromIPC(bytes);
+    if (table.numRows !== spec.rows) throw new Error(`table ${spec.name}: ${table.numRows} rows, expected ${spec.rows}`);
+    for (const field2 of table.schema.fields) {
+      const values = table.getChild(field2.name).toArray();
+      columns[field2.name] = field2.metadata?.has(DELTA_KEY) ? summed(values, field2.name) : values;
+    }
+  });
+  return columns;
 }
 
 // rlviz/viz/static/explorer_decisions.js
@@ -1075,17 +3440,17 @@ function droppedFlag(spec, child, outcome) {
 function tieUnionCalls(rows, specs, model) {
   const m = rows.event.length, named = /* @__PURE__ */ new Map();
   for (let row = 0; row < m; row++) {
-    const union = specs[rows.union[row]].node, event = rows.event[row];
+    const union2 = specs[rows.union[row]].node, event = rows.event[row];
     let call = -1;
     if (rows.outcome[row] === ITEM2) {
       for (let k = model.outOffsets[event]; k < model.outOffsets[event + 1]; k++) {
-        if (model.node[model.outputs[k]] === union) {
+        if (model.node[model.outputs[k]] === union2) {
           call = model.outputs[k];
           break;
         }
       }
     } else if (rows.outcome[row] === NOT_READY2) {
-      call = enclosingNotReady(model, union, event);
+      call = enclosingNotReady(model, union2, event);
     }
     if (call >= 0) {
       if (named.has(call)) rows.union_event[named.get(call)] = -1;
@@ -1094,8 +3459,8 @@ function tieUnionCalls(rows, specs, model) {
     }
   }
 }
-function enclosingNotReady(model, union, event) {
-  const r = model.nodeRow[union];
+function enclosingNotReady(model, union2, event) {
+  const r = model.nodeRow[union2];
   if (r === void 0 || r < 0) return -1;
   const times = model.rowTimes, s = model.start[event], e = s + model.duration[event];
   let a = model.rowStart[r], b = model.rowEnd[r];
@@ -1140,10 +3505,10 @@ function appendGauges(held, message, decoded) {
     return;
   }
   for (let k = 0; k < track.length; k++) {
-    const t = held.tracks[track[k]], time = decoded.gauge_time[k];
+    const t = held.tracks[track[k]], time2 = decoded.gauge_time[k];
     let at = t.time.length;
-    while (at > 0 && t.time[at - 1] > time) at--;
-    t.time.splice(at, 0, time);
+    while (at > 0 && t.time[at - 1] > time2) at--;
+    t.time.splice(at, 0, time2);
     t.value.splice(at, 0, decoded.gauge_value[k]);
   }
   held.version++;
@@ -1268,7 +3633,7 @@ function makeRoom(model, counts) {
   Object.assign(model, { rowStart: start, rowEnd: end, rowEvents: events, rowTimes: times, busy, polls });
 }
 function mergeRow(model, r, part) {
-  const { rowEvents: events, rowTimes: times, start, duration, flags, busy, polls } = model;
+  const { rowEvents: events, rowTimes: times, start, duration: duration2, flags, busy, polls } = model;
   const lo = model.rowStart[r], end = model.rowEnd[r], first = start[part[0]];
   let p = end;
   if (end > lo && times[end - 1] > first) {
@@ -1293,15 +3658,15 @@ function mergeRow(model, r, part) {
   while (errors.length && start[errors[errors.length - 1]] > first) errors.pop();
   for (let q = p; q < k; q++) {
     const i = events[q], outcome = flags[i] & 3, slot = q + r;
-    busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration[i]);
+    busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration2[i]);
     polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
-    if (duration[i] > model.rowMaxDur[r]) model.rowMaxDur[r] = duration[i];
+    if (duration2[i] > model.rowMaxDur[r]) model.rowMaxDur[r] = duration2[i];
     if (outcome === ERROR) errors.push(i);
   }
 }
 function growLinks(model, live, from, to) {
   const links = model.links || (model.links = linkState(model));
-  const pairs = live.pairs, base = live.base;
+  const pairs2 = live.pairs, base = live.base;
   const consumers = [], producers = [], pending = [];
   const take = (c, p) => {
     if (c < to && p < to) {
@@ -1310,7 +3675,7 @@ function growLinks(model, live, from, to) {
     } else pending.push([c, p]);
   };
   for (const [c, p] of live.indexed.pending || []) take(c, p);
-  for (let k = live.indexed.pairs; k < pairs.n; k++) take(pairs.consumer[k] - base, pairs.producer[k] - base);
+  for (let k = live.indexed.pairs; k < pairs2.n; k++) take(pairs2.consumer[k] - base, pairs2.producer[k] - base);
   live.indexed.pending = pending;
   mergeSide(links.in, consumers, producers, false, from, to);
   mergeSide(links.out, producers, consumers, true, from, to);
@@ -1354,8 +3719,8 @@ function mergeSide(side, keys, values, byValue, from, to) {
   }
 }
 function growOrder(model, from, to) {
-  const { start, duration } = model;
-  const endOf = (i) => start[i] + duration[i];
+  const { start, duration: duration2 } = model;
+  const endOf = (i) => start[i] + duration2[i];
   const fresh = Array.from({ length: to - from }, (_, j) => from + j).sort((a2, b2) => endOf(a2) - endOf(b2) || a2 - b2);
   const state = model.completion || (model.completion = { byEnd: model.byEnd.slice(), rank: model.rank.slice() });
   const size = from;
@@ -1414,7 +3779,7 @@ function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
   const live = createLive(meta, trimShare);
   let next = 0;
   for (const chunk of meta.chunks || []) {
-    const count = chunk.columns.reduce((total, spec) => total + spec.chunks.length, 0);
+    const count = chunk.tables.length;
     appendChunk(live, chunk, buffers.slice(next, next + count));
     next += count;
   }
@@ -1435,7 +3800,7 @@ function appendChunk(live, message, buffers) {
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
-  const decoded = decodeColumns(message, buffers);
+  const decoded = decodeChunk(message, buffers);
   const structure = Boolean(message.structure);
   if (structure) {
     Object.assign(live.meta, message.structure);
@@ -1519,13 +3884,13 @@ function addTimeBase(start, from, to, timeBase) {
   for (let i = from; i < to; i++) start[i] += timeBase;
 }
 function addPairs(live, consumers, producers) {
-  const pairs = live.pairs;
-  pairs.consumer = withRoom(pairs.consumer, pairs.n + consumers.length);
-  pairs.producer = withRoom(pairs.producer, pairs.n + consumers.length);
+  const pairs2 = live.pairs;
+  pairs2.consumer = withRoom(pairs2.consumer, pairs2.n + consumers.length);
+  pairs2.producer = withRoom(pairs2.producer, pairs2.n + consumers.length);
   for (let k = 0; k < consumers.length; k++) {
     if (consumers[k] < live.base || producers[k] < live.base) continue;
-    pairs.consumer[pairs.n] = consumers[k];
-    pairs.producer[pairs.n++] = producers[k];
+    pairs2.consumer[pairs2.n] = consumers[k];
+    pairs2.producer[pairs2.n++] = producers[k];
   }
 }
 function rememberDropped(dropped, links) {
@@ -1538,14 +3903,14 @@ function rememberDropped(dropped, links) {
   }
 }
 function count_(live, from, to) {
-  const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
+  const { start, node, flags, duration: duration2 } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
   for (let i = from; i < to; i++) {
     const k = node[i], outcome = flags[i] & 3;
-    live.end = Math.max(live.end, start[i] + duration[i]);
+    live.end = Math.max(live.end, start[i] + duration2[i]);
     c.calls[k]++;
     if (outcome === 0) c.items[k]++;
     if (outcome === 1) c.notReady[k]++;
-    c.busy[k] += duration[i] * unitMs;
+    c.busy[k] += duration2[i] * unitMs;
     if (outcome === 3) c.errors[k]++;
   }
 }
@@ -1555,23 +3920,23 @@ function trimFront(live, heldFrom) {
   for (const name of COLUMNS2) live.columns[name].copyWithin(0, cut, live.n);
   live.n -= cut;
   live.base += cut;
-  const pairs = live.pairs;
+  const pairs2 = live.pairs;
   let kept = 0;
-  for (let k = 0; k < pairs.n; k++) {
-    if (pairs.consumer[k] >= live.base && pairs.producer[k] >= live.base) {
-      pairs.consumer[kept] = pairs.consumer[k];
-      pairs.producer[kept] = pairs.producer[k];
+  for (let k = 0; k < pairs2.n; k++) {
+    if (pairs2.consumer[k] >= live.base && pairs2.producer[k] >= live.base) {
+      pairs2.consumer[kept] = pairs2.consumer[k];
+      pairs2.producer[kept] = pairs2.producer[k];
       kept++;
     }
   }
-  pairs.n = kept;
+  pairs2.n = kept;
   for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
   trimDecisions(live.decisions, live.base);
-  const { start, duration } = live.columns;
+  const { start, duration: duration2 } = live.columns;
   live.end = 0;
   let first = Infinity;
   for (let i = 0; i < live.n; i++) {
-    live.end = Math.max(live.end, start[i] + duration[i]);
+    live.end = Math.max(live.end, start[i] + duration2[i]);
     first = Math.min(first, start[i]);
   }
   if (live.n > 0) trimGauges(live.gauges, first);
@@ -1608,19 +3973,19 @@ function liveModel(live) {
   return live.model;
 }
 function unarrived(live) {
-  const pairs = live.pairs, waiting = [];
-  for (let k = 0; k < pairs.n; k++) {
-    const consumer = pairs.consumer[k] - live.base, producer = pairs.producer[k] - live.base;
+  const pairs2 = live.pairs, waiting = [];
+  for (let k = 0; k < pairs2.n; k++) {
+    const consumer = pairs2.consumer[k] - live.base, producer = pairs2.producer[k] - live.base;
     if (consumer >= live.n || producer >= live.n) waiting.push([consumer, producer]);
   }
   return waiting;
 }
 function heldModel(live) {
-  const n = live.n, base = live.base, pairs = live.pairs;
+  const n = live.n, base = live.base, pairs2 = live.pairs;
   const inputCount = new Uint32Array(n);
   let links = 0;
-  for (let k = 0; k < pairs.n; k++) {
-    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+  for (let k = 0; k < pairs2.n; k++) {
+    const consumer = pairs2.consumer[k] - base, producer = pairs2.producer[k] - base;
     if (consumer < n && producer < n) {
       inputCount[consumer]++;
       links++;
@@ -1629,8 +3994,8 @@ function heldModel(live) {
   const offsets = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i] + inputCount[i];
   const inputs = new Uint32Array(links), fill = offsets.slice(0, n);
-  for (let k = 0; k < pairs.n; k++) {
-    const consumer = pairs.consumer[k] - base, producer = pairs.producer[k] - base;
+  for (let k = 0; k < pairs2.n; k++) {
+    const consumer = pairs2.consumer[k] - base, producer = pairs2.producer[k] - base;
     if (consumer < n && producer < n) inputs[fill[consumer]++] = producer;
   }
   const columns = { input_count: inputCount, inputs };
@@ -1654,34 +4019,15 @@ async function inflate(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
-function widthOf(dtype) {
-  return Number(dtype.slice(2));
-}
-function unshuffle(planes, width) {
-  const n = planes.length / width, out = new Uint8Array(planes.length);
-  for (let b = 0; b < width; b++) {
-    const plane = planes.subarray(b * n, (b + 1) * n);
-    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
-  }
-  return out;
-}
 function unpackChunk(chunk, bytes) {
-  const delta = new Set(chunk.packed?.delta ?? []);
   const buffers = [];
   let at = 0;
-  for (const spec of chunk.columns) {
-    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
-    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
-    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
-    at += size;
-    if (delta.has(spec.name)) {
-      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
-      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
-      undoDelta(values, [spec.name]);
-    }
-    buffers.push(own);
+  for (const spec of chunk.tables) {
+    if (at + spec.bytes > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside table ${spec.name}`);
+    buffers.push(bytes.subarray(at, at + spec.bytes));
+    at += spec.bytes;
   }
-  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
+  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its tables`);
   return buffers;
 }
 function createLod(meta, source, host, most = mostChunks(meta.detail)) {
@@ -2116,7 +4462,7 @@ function savedJson(text, part = "meta") {
 }
 function announcedBytes(meta) {
   let total = 0;
-  for (const chunk of meta.chunks) for (const spec of chunk.columns || []) for (const size of spec.chunks) total += size;
+  for (const chunk of meta.chunks) for (const spec of chunk.tables || []) total += spec.bytes;
   return total;
 }
 function checkSavedBytes(meta, bytes, checksum) {
@@ -2612,9 +4958,9 @@ function createInspector(host, view) {
       whyFor = view.meta.decisions;
       whyRows = decisionIndex(whyFor);
     }
-    const list = make("dl");
-    for (const [key, value] of inspectorFields(view, i, whyRows)) list.append(make("dt", null, null, key), make("dd", null, key, value));
-    pane.appendChild(list);
+    const list2 = make("dl");
+    for (const [key, value] of inspectorFields(view, i, whyRows)) list2.append(make("dt", null, null, key), make("dd", null, key, value));
+    pane.appendChild(list2);
     breakButton(view.describe(i).node);
     pane.append(...linkLists(model, i, eventButton));
   }
@@ -2864,7 +5210,7 @@ function createOrder(host, view) {
       draw();
     }));
     const strip = strips[k];
-    const union = (meta.decisions?.specs || []).findIndex((spec) => spec.node === strip.node);
+    const union2 = (meta.decisions?.specs || []).findIndex((spec) => spec.node === strip.node);
     const colors = groupColors(meta, strip);
     const items = strip.groups.map((g) => meta.nodes[g.node]?.items ?? g.items);
     pane.append(
@@ -2872,7 +5218,7 @@ function createOrder(host, view) {
       make("p", null, "order-ratio", ratioText(strip, items)),
       notesList(meta.notes || [])
     );
-    if (union >= 0) drawRounds(pane, view, roundsPlan(view, strip, union, colors));
+    if (union2 >= 0) drawRounds(pane, view, roundsPlan(view, strip, union2, colors));
     else drawItems(pane, view, strip, colors, items, cache);
   }
   function drawIn(ms) {
@@ -2916,9 +5262,9 @@ function ratioText(strip, items) {
   const first = items[0];
   return `${weights}measured ${items.map((v) => v.toLocaleString("en-US")).join(" : ")}` + (first ? ` = ${items.map((v) => (v / first).toFixed(2)).join(" : ")}` : "");
 }
-function roundsPlan(view, strip, union, colors) {
+function roundsPlan(view, strip, union2, colors) {
   const { meta, model } = view, state = view.store.get();
-  const spec = meta.decisions.specs[union], rows = meta.decisions.rows;
+  const spec = meta.decisions.specs[union2], rows = meta.decisions.rows;
   const groupOf = spec.children.map((name, c) => {
     const k = strip.groups.findIndex((g) => g.name === name || g.name.startsWith(`${name} @ `));
     return k >= 0 ? k : c < strip.groups.length ? c : -1;
@@ -2930,7 +5276,7 @@ function roundsPlan(view, strip, union, colors) {
     const end = model.start[i] + model.duration[i];
     return end >= t0 && end <= t1;
   };
-  const { rounds, items, notReady } = roundRows(meta.decisions, union, inWindow);
+  const { rounds, items, notReady } = roundRows(meta.decisions, union2, inWindow);
   const shown = state.follow ? rounds.slice(-MAX_ROUNDS) : rounds.slice(0, MAX_ROUNDS);
   const longest = Math.max(1, ...shown.map((r) => r.cells.length));
   const width = Math.max(120, (state.orderWidth || 320) - 12) - ROUND_GUTTER;
@@ -3075,10 +5421,10 @@ function legend(pane, entries) {
   pane.appendChild(box);
 }
 function notesList(notes) {
-  const list = make("ul", "rlviz-notes", "notes");
-  list.dataset.rlvizCount = String(notes.length);
-  for (const note of notes) list.appendChild(make("li", null, null, note));
-  return list;
+  const list2 = make("ul", "rlviz-notes", "notes");
+  list2.dataset.rlvizCount = String(notes.length);
+  for (const note of notes) list2.appendChild(make("li", null, null, note));
+  return list2;
 }
 function stripsOf(meta) {
   return meta.orders || (meta.order ? [meta.order] : []);
@@ -4578,9 +6924,9 @@ function hostApi(view, feed, destroy) {
   };
 }
 function base64Bytes(text) {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
+  const binary2 = atob(text);
+  const bytes = new Uint8Array(binary2.length);
+  for (let k = 0; k < binary2.length; k++) bytes[k] = binary2.charCodeAt(k);
   return bytes;
 }
 var BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;.=>?@^_`{|}~";
@@ -4609,11 +6955,9 @@ function splitChunks(meta, bytes) {
   const buffers = [];
   let at = 0;
   for (const chunk of meta.chunks || []) {
-    for (const spec of chunk.columns) {
-      for (const size of spec.chunks) {
-        buffers.push(bytes.subarray(at, at + size));
-        at += size;
-      }
+    for (const spec of chunk.tables) {
+      buffers.push(bytes.subarray(at, at + spec.bytes));
+      at += spec.bytes;
     }
   }
   return buffers;
@@ -4814,8 +7158,8 @@ function kernelHost(currentModel, token, meta, asking) {
   };
 }
 var KERNEL_DELAY_MS = 60;
-function bytesOf2(buffer) {
-  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+function bytesOf(buffer2) {
+  return buffer2 instanceof ArrayBuffer ? new Uint8Array(buffer2) : new Uint8Array(buffer2.buffer, buffer2.byteOffset, buffer2.byteLength);
 }
 function askKernel(currentModel, token) {
   const waiting = /* @__PURE__ */ new Map();
@@ -4846,7 +7190,7 @@ function reportDrawn(view, send) {
 }
 function mountShown(box, meta, buffers, kernelChunks, host) {
   if (meta.live) return mountExplorer(box, meta, buffers, host);
-  return mountLong(box, meta, bytesOf2(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
+  return mountLong(box, meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
 }
 var SHOWN = /* @__PURE__ */ new Map();
 function render({ model, el }) {

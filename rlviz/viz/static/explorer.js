@@ -261,14 +261,12 @@ export function base85Bytes(text) {
   return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 
-/** Split one blob into the stream's buffers: each chunk's columns, in order. */
+/** Split one blob into the stream's buffers: each chunk's tables (Arrow IPC streams), in order. */
 export function splitChunks(meta, bytes) {
   const buffers = [];
   let at = 0;
   for (const chunk of meta.chunks || []) {
-    for (const spec of chunk.columns) {
-      for (const size of spec.chunks) { buffers.push(bytes.subarray(at, at + size)); at += size; }
-    }
+    for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
   }
   return buffers;
 }

@@ -1,49 +1,14 @@
-// The Explorer's data logic, free of the DOM: decoding the columns, per-row indexes,
+// The Explorer's data logic, free of the DOM: per-row indexes of the decoded columns (explorer_arrow.js),
 // level of detail, hit-testing, completion order and search. Tested with `node --test`.
 
 export const OUTCOMES = ["item", "not_ready", "stop", "error"];
 export const ITEM = 0, NOT_READY = 1, STOP = 2, ERROR = 3;
 const KIND_INT = 1, KIND_FLOAT = 2, KIND_BOOL = 3, KIND_TEXT = 4, KIND_SIZED = 5;
 const NAME_SPAN = 2 ** 24;          // sized items pack length * 2**24 + type-name index
-const TYPED = {
-  "|u1": Uint8Array, "<u1": Uint8Array, "<u2": Uint16Array, "<u4": Uint32Array,
-  "<i4": Int32Array, "<f8": Float64Array,
-};
 // Rows with more events than this in the window are drawn as per-pixel aggregates.
 export const EXACT_PER_PIXEL = 0.5;
 // Hit-testing and exact drawing look back at most this many earlier spans of a row.
 const LOOK_BACK = 4096;
-
-/** Bytes of a buffer as a Uint8Array (ArrayBuffer, DataView or typed array). */
-function bytesOf(buffer) {
-  if (buffer instanceof ArrayBuffer) return new Uint8Array(buffer);
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
-
-/** The columns named in meta.columns, as typed arrays, from the list of chunk buffers. */
-export function decodeColumns(meta, buffers) {
-  const columns = {};
-  let next = 0;
-  for (const spec of meta.columns) {
-    const Typed = TYPED[spec.dtype];
-    if (!Typed) throw new Error(`column ${spec.name}: unknown dtype ${spec.dtype}`);
-    const total = spec.chunks.reduce((a, b) => a + b, 0);
-    const parts = spec.chunks.map(() => bytesOf(buffers[next++]));
-    let bytes;
-    if (parts.length === 1 && parts[0].byteOffset % Typed.BYTES_PER_ELEMENT === 0) {
-      bytes = parts[0];
-    } else {
-      bytes = new Uint8Array(total);
-      let at = 0;
-      for (const part of parts) { bytes.set(part, at); at += part.byteLength; }
-    }
-    if (bytes.byteLength !== total) {
-      throw new Error(`column ${spec.name}: got ${bytes.byteLength} bytes, expected ${total}`);
-    }
-    columns[spec.name] = new Typed(bytes.buffer, bytes.byteOffset, spec.length);
-  }
-  return columns;
-}
 
 /**
  * Index the decoded columns: rows (one per node with events), per-row event lists and prefix sums.

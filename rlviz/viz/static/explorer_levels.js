@@ -171,20 +171,6 @@ export function covers(detail, loaded, a, b, most = MAX_DETAIL_CHUNKS) {
 }
 
 /**
- * Undo the delta coding of a detail chunk's columns: each value of the named uint32 columns was
- * stored as its difference from the one before (modulo 2**32), which deflate packs far better.
- * @param {object} columns  name -> typed array, changed in place
- * @param {string[]} names  the delta-coded columns
- */
-export function undoDelta(columns, names) {
-  for (const name of names) {
-    const values = columns[name];
-    if (!(values instanceof Uint32Array)) throw new Error(`column ${name} is delta-coded but is not uint32`);
-    for (let k = 1; k < values.length; k++) values[k] += values[k - 1];      // a Uint32Array wraps modulo 2**32
-  }
-}
-
-/**
  * Gauge track `track`'s summaries of `set` over window [a, b] as `plotW` pixels: per pixel the
  * readings counted in the buckets it meets (`count`), their least and greatest (`low`, `high`), and
  * `last`, the last value of the latest bucket ending in that pixel (NaN where none does: a bucket

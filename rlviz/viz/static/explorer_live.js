@@ -5,7 +5,8 @@
 // events only (explorer_grow.js); a trim or a new node rebuilds it from what is held, so the
 // front is trimmed in batches (once it is a quarter of what is held) and a refresh under a
 // window costs, on average, in proportion to its new events.
-import { buildModel, decodeColumns, withRoom } from "./explorer_core.js";
+import { decodeChunk } from "./explorer_arrow.js";
+import { buildModel, withRoom } from "./explorer_core.js";
 import { appendDecisions, createDecisions, decisionTable, trimDecisions } from "./explorer_decisions.js";
 import { appendGauges, createGauges, trimGauges } from "./explorer_gauges.js";
 import { growModel } from "./explorer_grow.js";
@@ -48,7 +49,7 @@ export function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
   const live = createLive(meta, trimShare);
   let next = 0;
   for (const chunk of meta.chunks || []) {
-    const count = chunk.columns.reduce((total, spec) => total + spec.chunks.length, 0);
+    const count = chunk.tables.length;
     appendChunk(live, chunk, buffers.slice(next, next + count));
     next += count;
   }
@@ -62,9 +63,10 @@ function zeroCounters(count) {
 
 /**
  * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, gaps?, seq?, stream?, notes?, structure?,
- * columns}
- * and its buffers (start, duration, node, flags, item, input_count, inputs, input_dropped?,
- * late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?; meta gauge_tracks?).
+ * tables}
+ * and its buffers, one Arrow IPC stream per table (explorer_arrow.js: columns start, duration, node, flags, item,
+ * input_count, inputs, input_dropped?, late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?;
+ * meta gauge_tracks?).
  * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
  *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
  */
@@ -74,7 +76,7 @@ export function appendChunk(live, message, buffers) {
   if (live.n > 0 && message.first_id !== live.base + live.n) {
     throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
-  const decoded = decodeColumns(message, buffers);
+  const decoded = decodeChunk(message, buffers);
   const structure = Boolean(message.structure);
   if (structure) {
     Object.assign(live.meta, message.structure);

@@ -1,13 +1,13 @@
 // A long trace on the page: its levels (explorer_levels.js) for the whole run, and the detail
 // chunks its window needs, loaded when it moves there and fed through the one decoder into the one
 // model (openStream, liveModel), so every pane draws them as it draws any trace. A saved chunk
-// arrives packed (deflate over byte planes, two columns delta-coded: rlviz.viz.explorer_long) and
+// arrives packed (its Arrow IPC tables deflated together: rlviz.viz.explorer_long) and
 // is inflated with the browser's own DecompressionStream; a notebook's kernel sends it unpacked. The latest window wins: an answer for a window the page has
 // left is dropped. The selection is a trace index (partIndex finds it in a part), so it survives the
 // parts coming and going. Free of the DOM: tested with node.
 import {
   chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
-  mostChunks, undoDelta,
+  mostChunks,
 } from "./explorer_levels.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
@@ -20,49 +20,22 @@ export async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Bytes per value of a column's dtype ("<u4" -> 4, "|u1" -> 1). */
-function widthOf(dtype) {
-  return Number(dtype.slice(2));
-}
-
 /**
- * A column's bytes from its byte planes (all first bytes, then all second bytes, ...: how the writer
- * laid out a column of values `width` bytes wide, rlviz.viz.explorer_long.pack_chunk), in a buffer of its own.
- */
-export function unshuffle(planes, width) {
-  const n = planes.length / width, out = new Uint8Array(planes.length);
-  for (let b = 0; b < width; b++) {
-    const plane = planes.subarray(b * n, (b + 1) * n);
-    for (let i = 0; i < n; i++) out[i * width + b] = plane[i];
-  }
-  return out;
-}
-
-/**
- * One inflated detail chunk as the buffers appendChunk takes: each column's bytes in its own buffer
- * (aligned for its type), laid out value by value again (columns wider than a byte travel byte plane
- * by byte plane), its delta-coded columns (`chunk.packed.delta`) restored.
- * @param {object} chunk  the chunk's meta (columns, packed)
- * @param {Uint8Array} bytes  the inflated bytes, column after column
+ * One inflated detail chunk as the buffers appendChunk takes: the Arrow IPC stream of each of its
+ * tables (rlviz.viz.chunk_tables), split at the sizes its meta announces.
+ * @param {object} chunk  the chunk's meta (first_id, tables)
+ * @param {Uint8Array} bytes  the inflated bytes, table after table
  * @returns {Uint8Array[]}
  */
 export function unpackChunk(chunk, bytes) {
-  const delta = new Set(chunk.packed?.delta ?? []);
   const buffers = [];
   let at = 0;
-  for (const spec of chunk.columns) {
-    const size = spec.chunks.reduce((a, b) => a + b, 0), width = widthOf(spec.dtype);
-    if (at + size > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside column ${spec.name}`);
-    const own = width > 1 ? unshuffle(bytes.subarray(at, at + size), width) : bytes.slice(at, at + size);
-    at += size;
-    if (delta.has(spec.name)) {
-      const values = { [spec.name]: new Uint32Array(own.buffer, 0, spec.length) };
-      if (spec.dtype !== "<u4") throw new Error(`column ${spec.name} is delta-coded but is ${spec.dtype}, not <u4`);
-      undoDelta(values, [spec.name]);
-    }
-    buffers.push(own);
+  for (const spec of chunk.tables) {
+    if (at + spec.bytes > bytes.length) throw new Error(`detail chunk ${chunk.first_id}: its bytes stop inside table ${spec.name}`);
+    buffers.push(bytes.subarray(at, at + spec.bytes));
+    at += spec.bytes;
   }
-  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its columns`);
+  if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its tables`);
   return buffers;
 }
 

@@ -42,10 +42,10 @@ export function savedJson(text, part = "meta") {
   return value;
 }
 
-/** How many bytes the chunks of `meta` announce, all columns together. */
+/** How many bytes the chunks of `meta` announce, all their tables together. */
 export function announcedBytes(meta) {
   let total = 0;
-  for (const chunk of meta.chunks) for (const spec of chunk.columns || []) for (const size of spec.chunks) total += size;
+  for (const chunk of meta.chunks) for (const spec of chunk.tables || []) total += spec.bytes;
   return total;
 }
 
