@@ -4046,9 +4046,9 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     whole: detail.length > 0 && most >= detail.length,
     // a run held whole: its first window loads all of it
     failed: false,
-    // whether a load failed (the view shows why)
-    /** Whether a run held whole has not loaded its events yet (nor failed to): its first frame waits for them. */
-    holding: () => lod.whole && !lod.loaded && !lod.failed,
+    // whether a load (or the levels) failed: the view shows why
+    /** Whether a run held whole lacks its events or its levels yet (and nothing failed): its first frame waits for both. */
+    holding: () => lod.whole && !(lod.loaded && lod.levels) && !lod.failed,
     /** Whether the page has what its window needs: the levels, and no load under way. */
     settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
@@ -7080,7 +7080,10 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   const levels = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     if (!lod.holding()) explorer.showModel();
-  }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
+  }).catch((error) => {
+    lod.failed = true;
+    explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`);
+  });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   return explorer;
 }

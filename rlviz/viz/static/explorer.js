@@ -442,7 +442,10 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   const levels = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
     if (!lod.holding()) explorer.showModel();  // a run held whole is drawn once, with its events, not from its levels first
-  }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
+  }).catch((error) => {
+    lod.failed = true;
+    explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`);
+  });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   return explorer;
 }

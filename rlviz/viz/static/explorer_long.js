@@ -65,9 +65,9 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     pending: null,                       // the promise of the latest load (tests and benchmarks await it)
     loading: false,                      // whether the latest load is still under way
     whole: detail.length > 0 && most >= detail.length,     // a run held whole: its first window loads all of it
-    failed: false,                       // whether a load failed (the view shows why)
-    /** Whether a run held whole has not loaded its events yet (nor failed to): its first frame waits for them. */
-    holding: () => lod.whole && !lod.loaded && !lod.failed,
+    failed: false,                       // whether a load (or the levels) failed: the view shows why
+    /** Whether a run held whole lacks its events or its levels yet (and nothing failed): its first frame waits for both. */
+    holding: () => lod.whole && !(lod.loaded && lod.levels) && !lod.failed,
     /** Whether the page has what its window needs: the levels, and no load under way. */
     settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
