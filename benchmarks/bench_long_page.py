@@ -29,7 +29,7 @@ import numpy as np
 from benchmarks.docs_table import DOCS, write_table
 from benchmarks.synthetic import pipeline_trace, with_gauges
 from rlviz.viz.explorer_html import explorer_html
-from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
+from rlviz.viz.explorer_long import detail_chunk, long_start
 from rlviz.viz.explorer_stream import TraceChunks
 
 __all__ = ["run", "main"]
@@ -77,9 +77,6 @@ def run(events: int = 10_000_000, lanes: int = 64, hours: float = 3.0, runs: int
         gauges: float = 0.0) -> dict:
     """Write the long trace's page (with ``gauges`` readings per event), open it ``runs`` times, show it once in
     JupyterLab (``notebook``, without gauges), and return the figures (medians over runs and places)."""
-    if events <= LONG_EVENTS:
-        raise ValueError(f"events must be above {LONG_EVENTS:,} (a page of fewer is one blob, not a long trace's: "
-                         f"benchmarks.bench_explorer measures it), got {events:,}")
     trace = pipeline_trace(events, lanes, hours * 3600)
     if gauges:
         trace = with_gauges(trace, gauges)

@@ -2,9 +2,9 @@
 
 A page cannot hold ten million events and stay quick, and a file of them
 written as one blob makes the page decode all of it before the first frame.
-So every saved page holds its trace in two parts (a short trace is a long
-trace of one chunk, which the page opens on), and a notebook's view does
-the same past ``LONG_EVENTS`` events:
+So every page holds its trace in two parts, a saved page's and a notebook
+view's alike (a short trace is a long trace of one chunk, which the page
+opens on):
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
@@ -51,10 +51,8 @@ from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
 from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
 
 __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
-           "LONG_EVENTS", "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
+           "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
 
-#: A notebook's ``TraceView`` sends traces of more events than this as a long trace (a saved page always is one).
-LONG_EVENTS = 1_000_000
 #: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
 _BUSY_BITS = 9
 #: zlib's compression level for the packed detail chunks (level 6 packed a 1M-event page's Arrow chunks 2 % smaller

@@ -1,12 +1,13 @@
 """``TraceView``: the Explorer in a notebook, an anywidget whose drawing happens in the browser.
 
-The trace travels once, as binary column buffers of a custom message (the
-format of ``rlviz.viz.explorer_payload``); zoom, hover, click and step need
-no kernel round trip.  Selection, window and filters are traits mirrored
-both ways.  A trace of more than ``rlviz.viz.explorer_long.LONG_EVENTS``
-events never travels whole: the page gets its overview of levels
-(``long_start``) and asks for the chunks its window needs, which the
-kernel encodes when asked (``detail_chunk``).
+Every trace, short or long, travels as a saved page holds it (a short trace
+is a long trace of one chunk): the page gets its overview of levels
+(``long_start``) and asks for the chunks its window needs, which the kernel
+encodes when asked (``detail_chunk``), as binary column buffers of custom
+messages (the format of ``rlviz.viz.explorer_payload``).  A run of a few
+chunks is held whole, so a small trace opens exact and its zoom, hover,
+click and step need no kernel round trip.  Selection, window and filters
+are traits mirrored both ways.
 
 The picture a reader without a kernel sees (``rlviz.widgets.picture``)
 takes a second or more to draw, so a view shown in a notebook draws it only
@@ -29,9 +30,9 @@ import traitlets
 
 from rlviz.trace import Event, Trace
 from rlviz.viz.explorer_html import explorer_html
-from rlviz.viz.explorer_long import LONG_EVENTS, detail_chunk, long_start
+from rlviz.viz.explorer_long import detail_chunk, long_start
 from rlviz.viz.explorer_payload import Payload
-from rlviz.viz.explorer_stream import TraceChunks, encode_trace
+from rlviz.viz.explorer_stream import TraceChunks
 from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.picture import timeline_png
 
@@ -122,7 +123,7 @@ class TraceView(ExplorerHost):
         self._ops = sorted({n.op for n in trace.nodes})
         self._wheres = sorted({n.where for n in trace.nodes})
         self._payload = None
-        self._chunks: TraceChunks | None = None       # a long trace's stream, chunk by chunk
+        self._chunks: TraceChunks | None = None       # the trace's stream, chunk by chunk
         self._picturing: threading.Thread | None = None  # draws the picture once the page drew its first frame
         self._drawn = threading.Event()                     # a page said its first frame is on screen
         self._heard = threading.Event()                     # the page moved or asked since the picture last looked
@@ -185,12 +186,12 @@ class TraceView(ExplorerHost):
 
     def _handlers(self) -> dict[str, Callable[[dict], None]]:
         return {"ready": lambda content: self.send_payload(content.get("view")),
-                # a long trace's page needs a chunk
+                # the page's window needs a chunk
                 "detail": lambda content: self.send_detail(content.get("chunk"), content.get("view")),
                 "drawn": lambda _content: self._drawn.set()}      # the page's first frame: picture now
 
     def send_payload(self, view: str | None = None) -> None:
-        """Send the trace's columns to the page (each view asks for them when it is drawn).
+        """Send the trace's start to the page: its meta and packed overview (each view asks for it when it is drawn).
 
         Parameters
         ----------
@@ -208,7 +209,7 @@ class TraceView(ExplorerHost):
         self._picture_soon()
 
     def send_detail(self, chunk: object, view: str | None = None) -> None:
-        """Send chunk ``chunk`` of a long trace's stream to the page that asked (its window meets it).
+        """Send chunk ``chunk`` of the trace's stream to the page that asked (its window meets it).
 
         Parameters
         ----------
@@ -220,7 +221,7 @@ class TraceView(ExplorerHost):
         if self._chunks is None or not isinstance(chunk, int) or not 0 <= chunk < len(self._chunks):
             count = len(self._chunks) if self._chunks is not None else 0
             self.show_error(f"the page asked for chunk {chunk!r} of a trace that has {count} "
-                            f"(only a long trace's page asks): reload the view")
+                            f"(chunks are numbered from 0 once the page has the start): reload the view")
             return
         payload = detail_chunk(self._chunks, chunk)
         self.send({"type": "detail", "view": view, "chunk": chunk, "meta": payload.meta}, payload.buffers)
@@ -328,18 +329,15 @@ class TraceView(ExplorerHost):
         return bool(self._picture)
 
 
-def _first_answer(trace: Trace) -> tuple[Payload, TraceChunks | None]:
-    """What a page showing ``trace`` gets first: the whole stream, or past ``LONG_EVENTS`` the start meta and packed
-    overview (and the chunks it will ask for).
+def _first_answer(trace: Trace) -> tuple[Payload, TraceChunks]:
+    """What a page showing ``trace`` gets first: the start meta and packed overview (and the chunks it will ask for).
 
-    Worked out for each view, not kept per trace: a long trace's chunks hold
-    their trace, so any table of answers would keep every trace it saw.
+    Worked out for each view, not kept per trace: the chunks hold their
+    trace, so any table of answers would keep every trace it saw.
     """
-    if len(trace) > LONG_EVENTS:
-        chunks = TraceChunks(trace)
-        meta, overview = long_start(chunks)
-        return Payload(meta, [overview]), chunks
-    return encode_trace(trace), None
+    chunks = TraceChunks(trace)
+    meta, overview = long_start(chunks)
+    return Payload(meta, [overview]), chunks
 
 
 def _in_thread(work: Any, *args: Any) -> Future:

@@ -305,6 +305,23 @@ test("a selection is a trace index: found in whichever part holds it, its chunk 
   assert.equal(partIndex(shown.at(-1)[0], 5), 1, "zoomed out again: it is back");
 });
 
+test("a run held whole holds its first frame until both its events and its levels are in, or something failed", async () => {
+  const events = Array.from({ length: 8 }, (_, k) => [k % 2, k * 10, 5, 0, 1, k, []]);
+  const { meta, buffers } = longTrace(events, 2);        // four chunks: a run held whole (mostChunks)
+  const source = { chunk: async (k) => ({ chunk: meta.detail[k], buffers: buffers[k] }) };
+  const lod = createLod(meta, source, { onModel: () => {}, onError: assert.fail });
+  assert.deepEqual([lod.whole, lod.holding()], [true, true], "nothing in yet: no frame");
+  assert.equal(await lod.request([0, 75]), true);
+  assert.deepEqual([lod.loaded, lod.holding()], [[0, 3], true], "its events are in, its levels not yet");
+  lod.setLevels({ lanes: 2, tracks: 0, sets: [] });
+  assert.equal(lod.holding(), false, "both in: the one first frame");
+  const many = createLod(meta, source, { onModel: () => {}, onError: assert.fail }, 2);
+  assert.deepEqual([many.whole, many.holding()], [false, false], "a run past a few chunks draws its levels first");
+  const failing = createLod(meta, { chunk: async () => { throw new Error("gone"); } }, { onModel: () => {}, onError: () => {} });
+  await failing.request([0, 75]);
+  assert.deepEqual([failing.failed, failing.holding()], [true, false], "a failed load draws (and says why)");
+});
+
 test("a packed chunk: deflated by the writer, inflated by the page's DecompressionStream, split into its tables", async () => {
   const events = [[0, 100, 5, 0, 1, 7, []], [1, 110, 5, 0, 1, 8, [0]], [0, 125, 5, 0, 1, 9, []]];
   const { meta, buffers } = payload(NODES, events);

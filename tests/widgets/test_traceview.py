@@ -27,15 +27,30 @@ def test_a_page_asking_whether_the_kernel_is_there_gets_its_answer():
     assert messages == [({"type": "pong", "view": "v7"}, None)]
 
 
-def test_page_ready_gets_the_columns_as_binary_buffers():
+def _columns_sent(view, messages, view_token=None):
+    """The trace's columns as the page gets them: the start, then each chunk it lists, asked for."""
+    start = messages[0][0]["meta"]
+    chunks, buffers = [], []
+    for k in range(len(start["detail"])):
+        view._handle_custom_msg({"type": "detail", "view": view_token, "chunk": k}, [])
+        content, chunk_buffers = messages[-1]
+        assert content["type"] == "detail" and all(isinstance(b, bytes) for b in chunk_buffers)
+        chunks.append(content["meta"])
+        buffers += chunk_buffers
+    return decode_stream(Payload({**start, "chunks": chunks}, buffers))
+
+
+def test_page_ready_gets_the_start_and_then_the_columns_as_binary_buffers():
+    """Every trace takes the one path: the start (meta and packed overview), then the chunks the page asks for."""
     trace = sharded_trace()
     view = TraceView(trace)
     messages = _sent(view)
     view._handle_custom_msg({"type": "ready"}, [])
     (content, buffers), = messages
-    assert content["type"] == "payload"
+    assert content["type"] == "payload" and content["meta"]["long"] is True
+    assert content["meta"]["events"] == len(trace) and len(buffers) == 1, "the overview, no event yet"
     assert all(isinstance(b, bytes) for b in buffers)
-    columns = decode_stream(Payload(content["meta"], buffers))
+    columns = _columns_sent(view, messages)
     np.testing.assert_array_equal(columns["node"], trace.columns["node"])
 
 
@@ -46,8 +61,9 @@ def test_json_part_does_not_grow_with_the_events():
         messages = _sent(view)
         view._handle_custom_msg({"type": "ready"}, [])
         meta = messages[0][0]["meta"]                       # interned item texts are per distinct text
-        meta = dict(meta, chunks=[dict(chunk, texts=None) for chunk in meta["chunks"]])
-        sizes.append((len(json.dumps(meta)), sum(len(b) for b in messages[0][1])))
+        _columns_sent(view, messages)
+        meta = dict(meta, texts=None)
+        sizes.append((len(json.dumps(meta)), sum(len(b) for _, buffers in messages for b in buffers)))
     (json_small, bytes_small), (json_big, bytes_big) = sizes
     assert bytes_big > 50 * bytes_small
     assert json_big < json_small + 200                 # only the printed counts got longer
@@ -187,14 +203,14 @@ def test_a_shown_view_works_out_its_first_answer_while_the_page_loads(shell_outp
     import rlviz.widgets.traceview as traceview
 
     started, release = threading.Event(), threading.Event()
-    encode = traceview.encode_trace
+    encode = traceview.long_start
 
-    def slow_encode(trace):
+    def slow_encode(chunks):
         started.set()
         release.wait(60)
-        return encode(trace)
+        return encode(chunks)
 
-    monkeypatch.setattr(traceview, "encode_trace", slow_encode)
+    monkeypatch.setattr(traceview, "long_start", slow_encode)
     view = TraceView(sharded_trace())
     messages = _sent(view)
     display(view)
@@ -238,7 +254,6 @@ def test_a_long_trace_shown_then_closed_is_freed(monkeypatch):
 
     import rlviz.widgets.traceview as traceview
 
-    monkeypatch.setattr(traceview, "LONG_EVENTS", 10)          # sharded_trace's events take the long path
     trace = sharded_trace()
     view = TraceView(trace)
     messages = _sent(view)
@@ -302,13 +317,11 @@ def test_the_kernel_free_page_rides_along_only_when_asked_and_opens_where_the_vi
     assert "mountExplorer" in page and "image/png" in data
 
 
-def test_a_long_trace_sends_its_overview_only_and_each_chunk_the_page_asks_for(monkeypatch):
-    """Past LONG_EVENTS the page gets the start meta and the packed overview; a chunk travels when the page asks."""
-    import rlviz.widgets.traceview as traceview
+def test_a_trace_sends_its_overview_only_and_each_chunk_the_page_asks_for():
+    """Whatever its length, the page gets the start meta and the packed overview; a chunk travels when the page asks."""
     from rlviz.viz.examples import large_trace
     from rlviz.viz.explorer_stream import encode_trace
 
-    monkeypatch.setattr(traceview, "LONG_EVENTS", 1_000)
     trace = large_trace(5_000)
     view = TraceView(trace)
     messages = _sent(view)

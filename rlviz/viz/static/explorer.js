@@ -420,7 +420,8 @@ function savedChunks(meta, doc, checked) {
  * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}
  * @param {object} host  as mountExplorer's
  * @param {number} delayMs  how long the window rests before its chunks are asked for
- * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn)
+ * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn, and for a
+ *   run held whole its events too)
  */
 export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   let explorer = null, waiting = 0;
@@ -438,10 +439,14 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
-  explorer.levelsReady = inflate(overview).then((bytes) => {
+  const levels = inflate(overview).then((bytes) => {
     lod.setLevels(levelsFromOverview(meta.overview, bytes));
-    explorer.showModel();
-  }).catch((error) => explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`));
+    if (!lod.holding()) explorer.showModel();  // a run held whole is drawn once, with its events, not from its levels first
+  }).catch((error) => {
+    lod.failed = true;
+    explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`);
+  });
+  explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   return explorer;
 }
 
@@ -566,6 +571,16 @@ function reportDrawn(view, send) {
 }
 
 /**
+ * The Explorer of a widget's first message: a trace's view (TraceView) is a long trace's, whatever its
+ * length, its chunks asked of the kernel as a saved page's are read from its file; a watched run
+ * (meta.live, rlviz.widgets.live) is a stream that grows through `append`.
+ */
+function mountShown(box, meta, buffers, kernelChunks, host) {
+  if (meta.live) return mountExplorer(box, meta, buffers, host);
+  return mountLong(box, meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
+}
+
+/**
  * The views shown, by the widget's `_view_key`: when JupyterLab re-renders an output of the same
  * widget (the kernel's `update_display` once a watched run ended puts its picture in the saved
  * notebook), the new view takes over the old one, whose element just left the page: the Explorer
@@ -602,9 +617,7 @@ function createShown(model, key) {
       view?.destroy();
       asking.now = false;
       const host = kernelHost(() => current, token, message.meta, asking);
-      view = message.meta.long
-        ? mountLong(box, message.meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS)
-        : mountExplorer(box, message.meta, buffers, host);
+      view = mountShown(box, message.meta, buffers, kernelChunks, host);
       if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
       reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },

@@ -51,7 +51,8 @@ export function unpackChunk(chunk, bytes) {
  *   loaded for the latest window, or why they could not be
  * @param {number} most  chunks a window may need at most to be drawn exactly (by default mostChunks: a run of a
  *   few chunks is held whole)
- * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending}
+ * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending,
+ *   whole, holding}
  */
 export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
   const detail = meta.detail;
@@ -63,6 +64,10 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     loaded: null,                        // [first, last] chunks in the model, or null
     pending: null,                       // the promise of the latest load (tests and benchmarks await it)
     loading: false,                      // whether the latest load is still under way
+    whole: detail.length > 0 && most >= detail.length,     // a run held whole: its first window loads all of it
+    failed: false,                       // whether a load (or the levels) failed: the view shows why
+    /** Whether a run held whole lacks its events or its levels yet (and nothing failed): its first frame waits for both. */
+    holding: () => lod.whole && !(lod.loaded && lod.levels) && !lod.failed,
     /** Whether the page has what its window needs: the levels, and no load under way. */
     settled: () => lod.levels != null && !lod.loading,
     /** Whether lane `lane`'s events in window [a, b] are all in the model. */
@@ -114,6 +119,7 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
       }, (error) => {
         if (mine !== asked) return false;
         lod.loading = false;
+        lod.failed = true;
         host.onError(error);
         return false;
       });

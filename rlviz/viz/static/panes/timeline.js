@@ -225,6 +225,7 @@ export function createTimeline(host, view, registry = TRACKS) {
     const started = performance.now();
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
+    if (!painter.first && f.lod?.holding()) return;          // a run held whole: its first frame has its events
     const rulerCtx = sized(ruler, f.width, RULER_H);
     if (f.model.n > 0 || f.lod) {
       drawRuler(rulerCtx, f);
