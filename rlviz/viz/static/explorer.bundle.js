@@ -6631,7 +6631,7 @@ function linkRuns(runs, bar) {
   };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (info.from === "host") return;
+    if (info.from === "host" || info.from === "append") return;
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
   link.goToDivergence = () => {

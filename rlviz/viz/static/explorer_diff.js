@@ -108,7 +108,8 @@ export function linkRuns(runs, bar) {
   const showAlignment = () => { note.textContent = alignmentText(runs, link.offsetMs); };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (info.from === "host") return;               // set by this link or the page: not passed on
+    // set by this link or the page, or a long trace's part arriving (its selection found in it): not passed on
+    if (info.from === "host" || info.from === "append") return;
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
   link.goToDivergence = () => {
