@@ -324,8 +324,10 @@ function packedOverview(meta, doc, suffix) {
 
 /**
  * Mount a saved diff page (rlviz.viz.diff_html) into `host`: each run a long trace (#rlviz-meta-K,
- * #rlviz-overview-K, #rlviz-detail-K-J), checked as a saved page's is (savedRun). A damaged run shows what is wrong, naming the run, and what to do
- * ([data-rlviz=damaged]) instead of both runs, and returns null.
+ * #rlviz-overview-K, #rlviz-detail-K-J), checked as a saved page's is (savedRun). A damaged run shows
+ * what is wrong, naming the run, and what to do ([data-rlviz=damaged]) instead of both runs, and
+ * returns null; a chunk of a run too long to be held whole is checked when its window first needs it,
+ * and its own Explorer says so if it is damaged.
  * @param {HTMLElement} host  the page's root element
  * @param {Document} doc
  * @returns {object|null} the mounted diff (see mountDiff), or null
