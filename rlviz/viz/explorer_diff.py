@@ -1,7 +1,8 @@
 """Two runs side by side in the Explorer: the streams of what ``rlviz.diff`` compared, and its divergence in each.
 
-Each run travels as its own saved stream (``encode_trace``, what a saved
-page replays), its lanes labelled with the run's name.  The first
+Each run travels as a saved page's long trace does (``encode_long``: an
+overview of levels and packed detail chunks, each checked by its Adler-32),
+its lanes labelled with the run's name.  The first
 divergence (``TraceDiff.divergence``, an index into the compared op order)
 is placed in each run at the time its item was made: when the call that
 completed it ended, in ms since that run's own start.  The page
@@ -19,8 +20,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from rlviz.trace import Trace
-from rlviz.viz.explorer_payload import Payload
-from rlviz.viz.explorer_stream import encode_trace
+from rlviz.viz.explorer_long import LongPayload, encode_long
 
 __all__ = ["ComparedRuns", "RunPayload", "diff_payloads", "divergence_in", "LANE_SEPARATOR"]
 
@@ -48,7 +48,7 @@ class ComparedRuns(Protocol):
 
 @dataclass
 class RunPayload:
-    """One run of a diff page: its name, its stream and the first divergence in it (None: no divergence).
+    """One run of a diff page: its name, its long trace and the first divergence in it (None: no divergence).
 
     ``divergence`` holds ``index`` (into the op order), ``event`` (the
     trace index of the call that made that item), ``op`` (its op) and
@@ -56,12 +56,12 @@ class RunPayload:
     """
 
     name: str
-    payload: Payload
+    long: LongPayload
     divergence: dict | None
 
 
 def diff_payloads(compared: ComparedRuns) -> list[RunPayload]:
-    """The two runs of ``compared`` as the streams a diff page replays, first run first.
+    """The two runs of ``compared`` as a diff page embeds them (long traces, as any saved page), first run first.
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def diff_payloads(compared: ComparedRuns) -> list[RunPayload]:
     Returns
     -------
     list of RunPayload
-        Each stream is ``encode_trace``'s, with its lanes' ``label`` set to
+        Each is ``encode_long``'s, with its meta's lanes' ``label`` set to
         ``"<run name> · <lane>"`` and ``meta["run"]`` to the run's name.
 
     Raises
@@ -85,18 +85,18 @@ def diff_payloads(compared: ComparedRuns) -> list[RunPayload]:
     >>> from rlviz.viz.examples import concurrently_trace
     >>> first, second = diff_payloads(diff(concurrently_trace((1, 2)), concurrently_trace((1, 3)),
     ...                                    ops=["store", "train"], names=("w12", "w13")))
-    >>> first.divergence["index"], first.payload.meta["lanes"][0]["label"]
+    >>> first.divergence["index"], first.long.meta["lanes"][0]["label"]
     (6, 'w12 · driver')
     """
     if not isinstance(compared, ComparedRuns):
         raise TypeError(f"diff_payloads needs what rlviz.diff(a, b) returns, not {type(compared).__name__}")
     runs = []
     for r, (name, trace) in enumerate(zip(compared.names, compared.traces)):
-        payload = encode_trace(trace)
-        payload.meta["run"] = name
-        for lane in payload.meta["lanes"]:
+        long = encode_long(trace)
+        long.meta["run"] = name
+        for lane in long.meta["lanes"]:
             lane["label"] = f"{name}{LANE_SEPARATOR}{lane['name']}"
-        runs.append(RunPayload(name, payload, divergence_in(compared, r)))
+        runs.append(RunPayload(name, long, divergence_in(compared, r)))
     return runs
 
 

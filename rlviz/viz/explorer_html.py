@@ -21,8 +21,6 @@ from rlviz.trace import Trace
 from rlviz.viz.canvas import check_trace
 from rlviz.viz.explorer_diff import ComparedRuns, diff_payloads
 from rlviz.viz.explorer_long import LongPayload, encode_long
-from rlviz.viz.explorer_payload import Payload
-from rlviz.viz.explorer_stream import encode_trace
 
 __all__ = ["write_html", "explorer_html", "diff_html", "diff_frame", "explorer_js", "embed_json", "encode_blob",
            "decode_blob", "BUNDLE"]
@@ -112,8 +110,9 @@ def explorer_html(trace: Trace, above: str = "", below: str = "", title: str = _
 def diff_html(compared: ComparedRuns, title: str | None = None) -> str:
     """The standalone page of two compared runs: one Explorer per run, one above the other, linked.
 
-    Each run is embedded as its saved stream (``encode_trace``, as
-    ``write_html`` embeds a trace) and its lanes are labelled with its name.
+    Each run is embedded as ``write_html`` embeds a trace (``encode_long``:
+    its overview and detail chunks, each in its own checked element, ids
+    suffixed by the run's number) and its lanes are labelled with its name.
     Zoom, pan, selection and filter of one run move the other, in ms since
     each run's own start; the first divergence is marked in each run
     (``[data-rlviz=divergence]``) and a button brings both runs to it.  The
@@ -141,8 +140,7 @@ def diff_html(compared: ComparedRuns, title: str | None = None) -> str:
     data = [f'<script type="application/json" id="rlviz-runs">'
             f'{embed_json([{"name": run.name, "divergence": run.divergence} for run in runs])}</script>']
     for k, run in enumerate(runs):
-        data += [f'<script type="application/json" id="rlviz-meta-{k}">{embed_json(run.payload.meta)}</script>',
-                 _data_element(f"rlviz-data-{k}", run.payload)]
+        data += _long_elements(run.long, None, f"-{k}")
     below = f'<h2>Report</h2><pre class="rlviz-report">{html.escape(repr(compared))}</pre>'
     return _page(title or f"rlviz: {compared.names[0]} vs {compared.names[1]}", _REPORT_CSS, "", data,
                  _DIFF_BOOT, below)
@@ -352,22 +350,16 @@ _PAGE_ALPHABET = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijk
                                dtype=np.uint8)
 
 
-def _long_elements(long: LongPayload, view: dict) -> list[str]:
-    """A long trace's elements: its meta, the view, the packed overview and each packed detail chunk in its own."""
-    return [f'<script type="application/json" id="rlviz-meta">{embed_json(long.meta)}</script>',
-            f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>',
-            _packed_element("rlviz-overview", long.overview),
-            *(_packed_element(f"rlviz-detail-{k}", chunk) for k, chunk in enumerate(long.detail))]
+def _long_elements(long: LongPayload, view: dict | None, suffix: str = "") -> list[str]:
+    """A long trace's elements: its meta, the view (a diff's run has none), the packed overview and each packed
+    detail chunk in its own; ``suffix`` ends each id (a diff page's ``-0`` and ``-1``: ``rlviz-detail-1-4``)."""
+    shown = [] if view is None else [f'<script type="application/json" id="rlviz-view">{embed_json(view)}</script>']
+    return [f'<script type="application/json" id="rlviz-meta{suffix}">{embed_json(long.meta)}</script>', *shown,
+            _packed_element(f"rlviz-overview{suffix}", long.overview),
+            *(_packed_element(f"rlviz-detail{suffix}-{k}", chunk) for k, chunk in enumerate(long.detail))]
 
 
 def _packed_element(element_id: str, data: bytes) -> str:
     """An element holding packed bytes (base85) with their Adler-32 checksum for the page to check."""
     return (f'<script type="application/octet-stream" id="{element_id}" data-adler32="{zlib.adler32(data)}">'
             f"{encode_blob(data)}</script>")
-
-
-def _data_element(element_id: str, payload: Payload) -> str:
-    """The element holding a stream's bytes (base85), with their Adler-32 checksum for the page to check."""
-    blob = b"".join(payload.buffers)
-    return (f'<script type="application/octet-stream" id="{element_id}" data-adler32="{zlib.adler32(blob)}">'
-            f"{encode_blob(blob)}</script>")

@@ -42,6 +42,11 @@ test("counterpart: the k-th call of a node stands for the k-th call of the match
   assert.equal(counterpart(a, 4, b), -1, "B ran no sample call at all");
   assert.equal(counterpart(b, 3, a), -1, "report is not an op of A");
   assert.equal(counterpart(a, -1, b), -1, "no selection stays none");
+  // a long trace's part: B's chunks from trace index 100 on; indices in and out are trace indices
+  const part = { ...b, droppedInputs: { ...b.droppedInputs, base: 100 } };
+  assert.equal(counterpart(a, 3, part), 102, "A's second store call -> the part's second, as a trace index");
+  assert.equal(counterpart(part, 101, a), 1, "the part's first store call (trace index 101) -> A's first");
+  assert.equal(counterpart(part, 1, a), -1, "a trace index before the part: not in it, no counterpart");
 });
 
 test("divergenceView: one width for both runs, each centred on its own time, and the offset between them", () => {

@@ -99,7 +99,7 @@ def test_a_damaged_diff_page_names_the_run_and_a_whole_one_opens_both(tmp_path):
 
     compared = diff(concurrently_trace((1, 2)), concurrently_trace((1, 3), seed=1), names=("before", "after"))
     text = write_html(compared, tmp_path / "diff.html").read_text()
-    second = re.compile(r'(id="rlviz-data-1"[^>]*>)([^<]*)(</script>)').search(text)
+    second = re.compile(r'(id="rlviz-detail-1-0"[^>]*>)([^<]*)(</script>)').search(text)
     at = (second.start(2) + second.end(2)) // 2
     damages = {"changed": (text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1:], "does not match the checksum"),
                "cut": (text[:at], "the file was cut short")}

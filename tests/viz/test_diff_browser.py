@@ -150,3 +150,61 @@ def _places() -> list[dict]:
     compared = diff(concurrently_trace((1, 2)), concurrently_trace((1, 3), seed=1), ops=["store", "train"],
                     names=NAMES)
     return [divergence_in(compared, k) for k in (0, 1)]
+
+
+def test_two_runs_past_what_a_page_holds_whole_open_on_their_levels_and_load_both_for_a_window(tmp_path):
+    """Two runs of 1,000,000 events (16 detail chunks each, past the 15 a page holds whole): both open on their
+    levels with their counts, a zoom in the first loads the detail chunks of both runs for the window shown, the
+    button brings both to their first divergence (selected by trace index), and a step there selects the same op's
+    call in the second."""
+    from playwright.sync_api import expect
+
+    from benchmarks.synthetic import pipeline_trace
+
+    events = 1_000_000
+    compared = diff(pipeline_trace(events, 8, 300.0, seed=0), pipeline_trace(events, 8, 300.0, seed=1),
+                    names=("first", "second"))
+    places = [divergence_in(compared, k) for k in (0, 1)]
+    path = write_html(compared, tmp_path / "long-diff.html")
+    with chromium_page(1200, 1400) as page:
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(path.as_uri())
+        runs = page.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        roots = [runs.nth(k).locator('[data-rlviz="explorer"]') for k in (0, 1)]
+        for root in roots:
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=30_000)
+        page.evaluate("window.rlvizDiff.levelsReady")
+        assert page.evaluate("window.rlvizDiff.runs.map((run) => run.lod.loaded)") == [None, None], "no chunk yet"
+        for root in roots:
+            expect(root.locator('[data-rlviz="timeline"]')).to_have_attribute("data-rlviz-level", "levels")
+            expect(root.locator(".rlviz-title")).to_contain_text("1,000,000 calls")
+
+        lanes = roots[0].locator('[data-rlviz="lanes"]')
+        box = lanes.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + 10)
+        for _ in range(12):
+            page.mouse.wheel(0, -300)
+        for root in roots:
+            expect(root.locator('[data-rlviz="timeline"]')).to_have_attribute("data-rlviz-level", "exact",
+                                                                             timeout=20_000)
+        loaded = page.evaluate("window.rlvizDiff.runs.map((run) => [run.lod.loaded, run.model.n])")
+        assert all(chunks is not None and chunks[0] > 0 and n > 0 for chunks, n in loaded), loaded
+        (a0, b0), (a1, b1) = window_of(roots[0]), window_of(roots[1])
+        assert (a1, b1) == pytest.approx((a0, b0), abs=2e-3) and b0 - a0 < 0.2 * 300_000
+
+        page.locator('[data-rlviz="to-divergence"]').click()
+        for root, place in zip(roots, places):
+            expect(root).to_have_attribute("data-rlviz-selected", str(place["event"]))
+            expect(root.locator('[data-rlviz="timeline"]')).to_have_attribute("data-rlviz-level", "exact")
+            assert window_of(root)[0] < place["ms"] < window_of(root)[1]
+        assert page.evaluate("window.rlvizDiff.runs.map((run) => run.lod.loaded)") == [[0, 0], [0, 0]]
+        roots[0].focus()
+        page.keyboard.press("ArrowRight")
+        expect(roots[0]).not_to_have_attribute("data-rlviz-selected", str(places[0]["event"]))
+        expect(roots[1]).not_to_have_attribute("data-rlviz-selected", str(places[1]["event"]))
+        picked = [int(root.get_attribute("data-rlviz-selected")) for root in roots]
+        assert [trace.event(i).op for trace, i in zip(compared.traces, picked)] == [
+            compared.traces[0].event(picked[0]).op] * 2
+    assert errors == [], errors

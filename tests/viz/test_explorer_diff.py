@@ -1,7 +1,8 @@
-"""Two runs side by side: the diff page's streams, where its first divergence lies in each run, and bad input."""
+"""Two runs side by side: the diff page's long traces, where its first divergence lies in each run, and bad input."""
 import html
 import json
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -11,8 +12,8 @@ from rlviz.viz import write_html
 from rlviz.viz.examples import concurrently_trace, sharded_trace
 from rlviz.viz.explorer_diff import diff_payloads, divergence_in
 from rlviz.viz.explorer_html import decode_blob, diff_frame, diff_html
+from rlviz.viz.explorer_long import encode_long, unpack_chunk
 from rlviz.viz.explorer_payload import Payload, decode_stream
-from rlviz.viz.explorer_stream import encode_trace
 
 OPS = ["store", "train"]
 
@@ -45,14 +46,15 @@ def test_the_divergence_lies_in_each_run_when_the_call_that_made_that_item_ended
     assert ops_made[0] != ops_made[1], "at the divergence the two runs made items of different ops"
 
 
-def test_each_run_is_its_saved_stream_with_its_lanes_labelled_by_its_name(compared):
+def test_each_run_is_its_saved_long_trace_with_its_lanes_labelled_by_its_name(compared):
     runs = diff_payloads(compared)
     assert [run.name for run in runs] == ["w12", "w13"]
     for run, trace in zip(runs, compared.traces):
-        plain = encode_trace(trace)
-        assert run.payload.buffers == plain.buffers            # the same stream a saved page replays
-        assert run.payload.meta["run"] == run.name
-        lanes = run.payload.meta["lanes"]
+        plain = encode_long(trace)
+        assert run.long.detail == plain.detail and run.long.overview == plain.overview   # as a saved page holds it
+        assert run.long.meta["detail"] == plain.meta["detail"] and run.long.meta["long"]
+        assert run.long.meta["run"] == run.name
+        lanes = run.long.meta["lanes"]
         assert [lane["name"] for lane in lanes] == [lane["name"] for lane in plain.meta["lanes"]]
         assert [lane["label"] for lane in lanes] == [f"{run.name} · {lane['name']}" for lane in lanes]
 
@@ -68,10 +70,16 @@ def _runs_embedded(page):
     embedded = []
     for k in range(len(runs)):
         meta = json.loads(re.search(rf'id="rlviz-meta-{k}">(.*?)</script>', page, re.S).group(1))
-        blob = decode_blob(re.search(rf'id="rlviz-data-{k}"[^>]*>(.*?)</script>', page, re.S).group(1))
-        sizes = [spec["bytes"] for chunk in meta["chunks"] for spec in chunk["tables"]]
-        bounds = np.cumsum([0, *sizes])
-        embedded.append((meta, [blob[a:b] for a, b in zip(bounds[:-1], bounds[1:])]))
+        assert re.search(rf'id="rlviz-overview-{k}" data-adler32="\d+"', page), "each run has its own overview"
+        chunks, buffers = [], []
+        for j, chunk in enumerate(meta["detail"]):
+            data = re.search(rf'id="rlviz-detail-{k}-{j}" data-adler32="(\d+)">(.*?)</script>', page, re.S)
+            packed = decode_blob(data.group(2))
+            assert int(data.group(1)) == zlib.adler32(packed)     # what the page checks before it draws
+            chunks.append({key: value for key, value in chunk.items() if key != "packed"})
+            buffers.extend(unpack_chunk(chunk, packed))
+        chunks[0]["texts"] = meta["texts"]                        # the page keeps every text in its start meta
+        embedded.append(({**meta, "chunks": chunks}, buffers))
     return runs, embedded
 
 

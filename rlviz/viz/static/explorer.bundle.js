@@ -922,7 +922,7 @@ function gaugeRange(levels, track) {
   return lo <= hi ? [lo, hi] : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/constants.js
+// ../../main/js/node_modules/@uwdata/flechette/src/constants.js
 var MAGIC = Uint8Array.of(65, 82, 82, 79, 87, 49);
 var EOS = Uint8Array.of(255, 255, 255, 255, 0, 0, 0, 0);
 var Version = (
@@ -1307,7 +1307,7 @@ var BodyCompressionMethod = (
   }
 );
 
-// js/node_modules/@uwdata/flechette/src/util/arrays.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/arrays.js
 var uint8Array = Uint8Array;
 var uint16Array = Uint16Array;
 var uint32Array = Uint32Array;
@@ -1350,7 +1350,7 @@ function bisect(offsets, index) {
   return a;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/objects.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/objects.js
 function check(value, test, message) {
   if (test(value)) return value;
   throw new Error(message(value));
@@ -1370,7 +1370,7 @@ function keyFor(object, value) {
   return "<Unknown>";
 }
 
-// js/node_modules/@uwdata/flechette/src/data-types.js
+// ../../main/js/node_modules/@uwdata/flechette/src/data-types.js
 var invalidDataType = (typeId) => `Unsupported data type: "${keyFor(Type, typeId)}" (id ${typeId})`;
 var field = (name, type, nullable = true, metadata = null) => ({
   name,
@@ -1530,7 +1530,7 @@ var largeListView = (child) => ({
   offsets: int64Array
 });
 
-// js/node_modules/@uwdata/flechette/src/util/numbers.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/numbers.js
 var f64 = new float64Array(2);
 var buf = f64.buffer;
 var i64 = new int64Array(buf);
@@ -1573,14 +1573,14 @@ function fromDecimal256(buf2, offset) {
   return x;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/strings.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/strings.js
 var textDecoder = new TextDecoder("utf-8");
 var textEncoder = new TextEncoder();
 function decodeUtf8(buf2) {
   return textDecoder.decode(buf2);
 }
 
-// js/node_modules/@uwdata/flechette/src/util/read.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/read.js
 var SIZEOF_INT = 4;
 function decodeBit(bitmap2, index) {
   return (bitmap2[index >> 3] & 1 << index % 8) !== 0;
@@ -1642,7 +1642,7 @@ function readVector(buf2, offset, stride, extract) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/util/struct.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/struct.js
 var RowIndex = /* @__PURE__ */ Symbol("rowIndex");
 function proxyFactory(names, batches) {
   class RowObject {
@@ -1685,7 +1685,7 @@ function structObject(names, batches, index) {
   return obj;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch.js
 function isDirectBatch(batch) {
   return batch instanceof DirectBatch;
 }
@@ -2348,7 +2348,7 @@ var Utf8ViewBatch = class extends ViewBatch {
   }
 };
 
-// js/node_modules/@uwdata/flechette/src/column.js
+// ../../main/js/node_modules/@uwdata/flechette/src/column.js
 function columnBuilder(type) {
   let data = [];
   return {
@@ -2474,7 +2474,7 @@ function extractArray(array, data) {
   return array;
 }
 
-// js/node_modules/@uwdata/flechette/src/table.js
+// ../../main/js/node_modules/@uwdata/flechette/src/table.js
 var Table = class _Table {
   /**
    * Create a new table with the given schema and columns (children).
@@ -2634,7 +2634,7 @@ function renameField(field2, name) {
   return name != null && name !== field2.name ? { ...field2, name } : field2;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch-type.js
 function batchType(type, options = {}) {
   const { typeId, bitWidth, mode, precision, unit } = (
     /** @type {any} */
@@ -2711,7 +2711,7 @@ function wrap(BaseClass, WrapperClass) {
   } : BaseClass;
 }
 
-// js/node_modules/@uwdata/flechette/src/compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/compression.js
 var LENGTH_NO_COMPRESSED_DATA = -1;
 var COMPRESS_LENGTH_PREFIX = 8;
 function missingCodec(type) {
@@ -2731,7 +2731,7 @@ function decompressBuffer(body, { offset, length }, codec) {
   return { bytes, offset: 0, length: bytes.length };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/block.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/block.js
 function decodeBlock(buf2, index) {
   return {
     offset: readInt64(buf2, index),
@@ -2743,7 +2743,7 @@ function decodeBlocks(buf2, index) {
   return readVector(buf2, index, 24, decodeBlock);
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/body-compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/body-compression.js
 function decodeBodyCompression(buf2, index) {
   const get = readObject(buf2, index);
   return {
@@ -2758,7 +2758,7 @@ function decodeBodyCompression(buf2, index) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/record-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/record-batch.js
 function decodeRecordBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   const offset = version < Version.V4 ? 8 : 0;
@@ -2777,7 +2777,7 @@ function decodeRecordBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
 function decodeDictionaryBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2792,7 +2792,7 @@ function decodeDictionaryBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/data-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/data-type.js
 function decodeDataType(buf2, index, typeId, children) {
   checkOneOf(typeId, Type, invalidDataType);
   const get = readObject(buf2, index);
@@ -2905,7 +2905,7 @@ function decodeDataType(buf2, index, typeId, children) {
   return { typeId };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/metadata.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/metadata.js
 function decodeMetadata(buf2, index) {
   const entries = readVector(buf2, index, 4, (buf3, pos) => {
     const get = readObject(buf3, pos);
@@ -2922,7 +2922,7 @@ function decodeMetadata(buf2, index) {
   return entries.length ? new Map(entries) : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/schema.js
 function decodeSchema(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2980,7 +2980,7 @@ function decodeInt(buf2, index) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/message.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/message.js
 var invalidMessageMetadata = (expected, actual) => `Expected to read ${expected} metadata bytes, but only read ${actual}.`;
 var invalidMessageBodyLength = (expected, actual) => `Expected to read ${expected} bytes for message body, but only read ${actual}.`;
 var invalidMessageType = (type) => `Unsupported message type: ${type} (${keyFor(MessageHeader, type)})`;
@@ -3025,7 +3025,7 @@ function decodeMessage(buf2, index) {
   return { version, type, index, content };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
 function decodeIPC(data) {
   const source = isArrayBufferLike(data) ? new Uint8Array(data) : data;
   return isUint8Array(source) && isArrowFileFormat(source) ? decodeIPCFile(source) : decodeIPCStream(source);
@@ -3097,7 +3097,7 @@ function decodeIPCFile(data) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
 function tableFromIPC(data, options) {
   return createTable(decodeIPC(data), options);
 }
@@ -3297,7 +3297,7 @@ function visit(type, ctx) {
   }
 }
 
-// js/node_modules/@uwdata/flechette/src/encode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/encode/schema.js
 var isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
 
 // rlviz/viz/static/explorer_arrow.js
@@ -4459,23 +4459,6 @@ function savedJson(text, part = "meta") {
   if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
   if (part === "runs" && !Array.isArray(value)) throw new DamagedPage(`${what} is not a list`);
   return value;
-}
-function announcedBytes(meta) {
-  let total = 0;
-  for (const chunk of meta.chunks) for (const spec of chunk.tables || []) total += spec.bytes;
-  return total;
-}
-function checkSavedBytes(meta, bytes, checksum) {
-  const expected = announcedBytes(meta);
-  if (bytes.length < expected) {
-    throw new DamagedPage(`its trace data stops after ${bytes.length.toLocaleString("en-US")} of the ${expected.toLocaleString("en-US")} bytes it announces: the file was cut short`);
-  }
-  if (bytes.length > expected) {
-    throw new DamagedPage(`its trace data holds ${bytes.length.toLocaleString("en-US")} bytes where it announces ${expected.toLocaleString("en-US")}: the file was changed after it was written`);
-  }
-  if (checksum != null && Number.isFinite(checksum) && adler32(bytes) !== checksum) {
-    throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed after it was written");
-  }
 }
 function checkPacked(bytes, size, checksum, what) {
   if (bytes.length !== size) {
@@ -6619,15 +6602,16 @@ function matchingNode(nodes, n, others) {
   const pool = same.length ? same : sameOp;
   return pool.length ? pool[Math.min(nth, pool.length - 1)] : -1;
 }
-function counterpart(model, i, other) {
-  if (!(i >= 0 && i < model.n)) return -1;
+function counterpart(model, id, other) {
+  const i = partIndex(model, id);
+  if (i < 0) return -1;
   const target = matchingNode(model.nodes, model.node[i], other.nodes);
   const row = target < 0 ? -1 : other.nodeRow[target];
   if (row < 0 || other.rowEnd[row] === other.rowStart[row]) return -1;
   const r = model.nodeRow[model.node[i]];
   let k = 0;
   while (model.rowStart[r] + k < model.rowEnd[r] && model.rowEvents[model.rowStart[r] + k] !== i) k++;
-  return other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
+  return baseOf(other) + other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
 }
 function divergenceView(times, widths, spans, share = DIVERGENCE_SHARE) {
   const width = Math.max(...widths, Math.min(...spans) * share, 1e-3);
@@ -6655,7 +6639,7 @@ function linkRuns(runs, bar) {
   };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (info.from === "host") return;
+    if (info.from === "host" || info.from === "append") return;
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
   link.goToDivergence = () => {
@@ -6663,7 +6647,7 @@ function linkRuns(runs, bar) {
     const view = divergenceView(
       runs.map((run) => run.divergence.ms),
       runs.map((run) => callWidthMs(run)),
-      runs.map((run) => run.api.model.end * run.api.model.unitMs)
+      runs.map((run) => run.spanMs)
     );
     link.offsetMs = view.offsetMs;
     runs.forEach((run, k) => {
@@ -6688,11 +6672,11 @@ function linkRuns(runs, bar) {
 function passOn(from, to, changed, state, offsetMs) {
   if (changed.has("window")) to.setWindow(state.window.map((t) => t * from.model.unitMs + offsetMs));
   if (changed.has("filter")) to.setFilter(state.filter);
-  if (changed.has("selected")) to.setSelected(counterpart(from.model, state.selected, to.model));
+  if (changed.has("selected")) to.setSelected(counterpart(from.model, from.selectedId(), to.model));
 }
 function callWidthMs({ api, divergence }) {
-  const m = api.model, i = divergence.event;
-  return i < m.n ? 3 * m.duration[i] * m.unitMs : 0;
+  const m = api.model, i = partIndex(m, divergence.event);
+  return i >= 0 ? 3 * m.duration[i] * m.unitMs : 0;
 }
 
 // rlviz/viz/static/explorer.js
@@ -6779,14 +6763,15 @@ function mountDiff(el, runs) {
     const host = make("div");
     section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
     root.appendChild(section);
-    const api2 = mountExplorer(host, run.meta, run.buffers, { divergence: run.divergence });
-    return { name: run.name, divergence: run.divergence, api: api2 };
+    const api2 = mountLong(host, run.meta, run.overview, run.source, { divergence: run.divergence });
+    return { name: run.name, divergence: run.divergence, spanMs: run.meta.span_ms, api: api2 };
   });
   const link = linkRuns(mounted, bar);
   const api = {
     runs: mounted.map((run) => run.api),
     link,
     root,
+    levelsReady: Promise.all(mounted.map((run) => run.api.levelsReady)),
     destroy() {
       link.destroy();
       for (const run of mounted) run.api.destroy();
@@ -6951,56 +6936,45 @@ function base85Bytes(text) {
   }
   return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
-function splitChunks(meta, bytes) {
-  const buffers = [];
-  let at = 0;
-  for (const chunk of meta.chunks || []) {
-    for (const spec of chunk.tables) {
-      buffers.push(bytes.subarray(at, at + spec.bytes));
-      at += spec.bytes;
-    }
-  }
-  return buffers;
-}
 function mountSaved(host, doc = document) {
-  let meta, view, overview, checked;
+  let run, view;
   try {
-    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    run = savedRun(doc, "");
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
-    overview = packedOverview(meta, doc);
-    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
+  const explorer = mountLong(host, run.meta, run.overview, run.source);
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
   if (view.selected != null && view.selected >= 0) explorer.setSelected(view.selected);
   return explorer;
 }
-function packedOverview(meta, doc) {
+function savedRun(doc, suffix) {
+  const meta = savedJson(doc.getElementById(`rlviz-meta${suffix}`)?.textContent);
+  if (!Array.isArray(meta.detail)) throw new DamagedPage(`the trace's description (#rlviz-meta${suffix}) lists no detail chunks`);
+  const overview = packedOverview(meta, doc, suffix);
+  return { meta, overview, source: savedChunks(meta, doc, suffix, wholeRunChunks(meta, doc, suffix)) };
+}
+function packedOverview(meta, doc, suffix) {
   const last = meta.detail.length - 1;
   if (last >= 0) {
-    const element = doc.getElementById(`rlviz-detail-${last}`);
-    if (!element) throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) is missing: the file was cut short`);
+    const id = `rlviz-detail${suffix}-${last}`, element = doc.getElementById(id);
+    if (!element) throw new DamagedPage(`its last detail chunk (#${id}) is missing: the file was cut short`);
     const length = element.textContent.trim().length, expected = base85Length(meta.detail[last].packed.bytes);
     if (length !== expected) {
-      throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) holds ${length.toLocaleString("en-US")} characters where ${expected.toLocaleString("en-US")} were written: the file was ${length < expected ? "cut short" : "changed after it was written"}`);
+      throw new DamagedPage(`its last detail chunk (#${id}) holds ${length.toLocaleString("en-US")} characters where ${expected.toLocaleString("en-US")} were written: the file was ${length < expected ? "cut short" : "changed after it was written"}`);
     }
   }
-  return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+  return packedBytes(doc, `rlviz-overview${suffix}`, meta.overview.packed, "its overview");
 }
 function mountSavedDiff(host, doc = document) {
   let runs;
   try {
     runs = savedJson(doc.getElementById("rlviz-runs")?.textContent, "runs").map((run, k) => {
       try {
-        const meta = savedJson(doc.getElementById(`rlviz-meta-${k}`)?.textContent);
-        const data = doc.getElementById(`rlviz-data-${k}`);
-        if (!data) throw new DamagedPage("its trace data is missing: the file was cut short");
-        return { ...run, meta, buffers: splitChunks(meta, checkedBytes(meta, data)) };
+        return { ...run, ...savedRun(doc, `-${k}`) };
       } catch (error) {
         throw error instanceof DamagedPage ? new DamagedPage(`run ${k + 1} (${run.name}): ${error.message}`) : error;
       }
@@ -7009,16 +6983,6 @@ function mountSavedDiff(host, doc = document) {
     return showDamaged(host, error);
   }
   return mountDiff(host, runs);
-}
-function checkedBytes(meta, element) {
-  let bytes;
-  try {
-    bytes = base85Bytes(element.textContent.trim());
-  } catch (error) {
-    throw new DamagedPage(error.message);
-  }
-  checkSavedBytes(meta, bytes, element.dataset.adler32 == null ? null : Number(element.dataset.adler32));
-  return bytes;
 }
 function showDamaged(host, error) {
   if (!(error instanceof DamagedPage)) throw error;
@@ -7042,18 +7006,18 @@ function packedBytes(doc, id, size, what) {
   checkPacked(bytes, size, Number(element.dataset.adler32), what);
   return bytes;
 }
-function detailBytes(meta, doc, k) {
-  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+function detailBytes(meta, doc, suffix, k) {
+  return packedBytes(doc, `rlviz-detail${suffix}-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
 }
-function wholeRunChunks(meta, doc) {
+function wholeRunChunks(meta, doc, suffix) {
   const checked = /* @__PURE__ */ new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
-  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, suffix, k));
   return checked;
 }
-function savedChunks(meta, doc, checked) {
+function savedChunks(meta, doc, suffix, checked) {
   return {
     async chunk(k) {
-      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, suffix, k);
       checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     }
@@ -7305,6 +7269,5 @@ export {
   mountLong,
   mountSaved,
   mountSavedDiff,
-  splitChunks,
   stopsFollowing
 };

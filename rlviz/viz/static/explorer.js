@@ -8,7 +8,7 @@ import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
 import { createFeed } from "./explorer_feed.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
-import { DamagedPage, checkPacked, checkSavedBytes, damagedText, savedJson } from "./explorer_saved.js";
+import { DamagedPage, checkPacked, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 import { chunksFor, levelsFromOverview, mostChunks } from "./explorer_levels.js";
 import { baseOf, createLod, inflate, partIndex, unpackChunk } from "./explorer_long.js";
@@ -94,8 +94,8 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
  * Mount two runs side by side (rlviz.diff's page): one Explorer per run, each in its own
  * `[data-rlviz=run]` under its name, one above the other, linked by `linkRuns` (explorer_diff.js).
  * @param {HTMLElement} el  container (emptied)
- * @param {Array} runs  [{name, divergence, meta, buffers}]: each run's saved stream, as mountExplorer takes it
- * @returns {object} {runs: the two mountExplorer APIs, link: linkRuns', root, destroy}
+ * @param {Array} runs  [{name, divergence, meta, overview, source}]: each run's long trace, as mountLong takes it
+ * @returns {object} {runs: the two mountLong APIs, link: linkRuns', root, destroy, levelsReady: both runs' levels drawn}
  */
 export function mountDiff(el, runs) {
   el.replaceChildren();
@@ -109,11 +109,12 @@ export function mountDiff(el, runs) {
     const host = make("div");
     section.append(make("h3", "rlviz-run-name", "run-name", run.name), host);
     root.appendChild(section);
-    const api = mountExplorer(host, run.meta, run.buffers, { divergence: run.divergence });
-    return { name: run.name, divergence: run.divergence, api };
+    const api = mountLong(host, run.meta, run.overview, run.source, { divergence: run.divergence });
+    return { name: run.name, divergence: run.divergence, spanMs: run.meta.span_ms, api };
   });
   const link = linkRuns(mounted, bar);
   const api = { runs: mounted.map((run) => run.api), link, root,
+    levelsReady: Promise.all(mounted.map((run) => run.api.levelsReady)),
     destroy() {
       link.destroy();
       for (const run of mounted) run.api.destroy();
@@ -261,16 +262,6 @@ export function base85Bytes(text) {
   return tail ? bytes.subarray(0, bytes.length - (5 - tail)) : bytes;
 }
 
-/** Split one blob into the stream's buffers: each chunk's tables (Arrow IPC streams), in order. */
-export function splitChunks(meta, bytes) {
-  const buffers = [];
-  let at = 0;
-  for (const chunk of meta.chunks || []) {
-    for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
-  }
-  return buffers;
-}
-
 /**
  * Mount a saved page (rlviz.viz.write_html) into `host` from the document's #rlviz-meta, #rlviz-view,
  * #rlviz-overview and #rlviz-detail-K elements (a long trace's page: mountLong, whatever the trace's
@@ -283,17 +274,14 @@ export function splitChunks(meta, bytes) {
  * @returns {object|null} the mounted Explorer (see mountExplorer), or null
  */
 export function mountSaved(host, doc = document) {
-  let meta, view, overview, checked;
+  let run, view;
   try {
-    meta = savedJson(doc.getElementById("rlviz-meta")?.textContent);
+    run = savedRun(doc, "");
     view = savedJson(doc.getElementById("rlviz-view")?.textContent ?? "{}", "view");
-    if (!Array.isArray(meta.detail)) throw new DamagedPage("the trace's description (#rlviz-meta) lists no detail chunks");
-    overview = packedOverview(meta, doc);
-    checked = wholeRunChunks(meta, doc);
   } catch (error) {
     return showDamaged(host, error);
   }
-  const explorer = mountLong(host, meta, overview, savedChunks(meta, doc, checked));
+  const explorer = mountLong(host, run.meta, run.overview, run.source);
   if (view.op != null || view.where != null) explorer.setFilter({ op: view.op, where: view.where });
   if (view.skip_not_ready) explorer.setSkipNotReady(true);
   if (view.window && view.window[1] > view.window[0]) explorer.setWindow(view.window);
@@ -302,29 +290,44 @@ export function mountSaved(host, doc = document) {
 }
 
 /**
+ * One long trace of a saved page, checked (a DamagedPage if not): its meta (#rlviz-meta + `suffix`),
+ * its packed overview, and its detail chunks when the run is held whole; `source` gives the others,
+ * checked when first needed. A single run's page has the suffix "", a diff's runs "-0" and "-1".
+ * @returns {{meta: object, overview: Uint8Array, source: object}} what mountLong takes
+ */
+function savedRun(doc, suffix) {
+  const meta = savedJson(doc.getElementById(`rlviz-meta${suffix}`)?.textContent);
+  if (!Array.isArray(meta.detail)) throw new DamagedPage(`the trace's description (#rlviz-meta${suffix}) lists no detail chunks`);
+  const overview = packedOverview(meta, doc, suffix);
+  return { meta, overview, source: savedChunks(meta, doc, suffix, wholeRunChunks(meta, doc, suffix)) };
+}
+
+/**
  * A long trace's overview, checked: its element's bytes (base85 of deflate) are as many as the meta
  * announces and match their Adler-32; the last detail chunk's element is there (a file cut short
  * lacks it). Each detail chunk is checked the same way when the page first needs it.
  */
-function packedOverview(meta, doc) {
+function packedOverview(meta, doc, suffix) {
   const last = meta.detail.length - 1;
   if (last >= 0) {
-    const element = doc.getElementById(`rlviz-detail-${last}`);
-    if (!element) throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) is missing: the file was cut short`);
+    const id = `rlviz-detail${suffix}-${last}`, element = doc.getElementById(id);
+    if (!element) throw new DamagedPage(`its last detail chunk (#${id}) is missing: the file was cut short`);
     const length = element.textContent.trim().length, expected = base85Length(meta.detail[last].packed.bytes);
     if (length !== expected) {
-      throw new DamagedPage(`its last detail chunk (#rlviz-detail-${last}) holds ${length.toLocaleString("en-US")} `
+      throw new DamagedPage(`its last detail chunk (#${id}) holds ${length.toLocaleString("en-US")} `
         + `characters where ${expected.toLocaleString("en-US")} were written: the file was `
         + `${length < expected ? "cut short" : "changed after it was written"}`);
     }
   }
-  return packedBytes(doc, "rlviz-overview", meta.overview.packed, "its overview");
+  return packedBytes(doc, `rlviz-overview${suffix}`, meta.overview.packed, "its overview");
 }
 
 /**
- * Mount a saved diff page (rlviz.viz.diff_html) into `host`: each run's #rlviz-meta-K and #rlviz-data-K,
- * checked as a saved page's are. A damaged run shows what is wrong, naming the run, and what to do
- * ([data-rlviz=damaged]) instead of both runs, and returns null.
+ * Mount a saved diff page (rlviz.viz.diff_html) into `host`: each run a long trace (#rlviz-meta-K,
+ * #rlviz-overview-K, #rlviz-detail-K-J), checked as a saved page's is (savedRun). A damaged run shows
+ * what is wrong, naming the run, and what to do ([data-rlviz=damaged]) instead of both runs, and
+ * returns null; a chunk of a run too long to be held whole is checked when its window first needs it,
+ * and its own Explorer says so if it is damaged.
  * @param {HTMLElement} host  the page's root element
  * @param {Document} doc
  * @returns {object|null} the mounted diff (see mountDiff), or null
@@ -334,10 +337,7 @@ export function mountSavedDiff(host, doc = document) {
   try {
     runs = savedJson(doc.getElementById("rlviz-runs")?.textContent, "runs").map((run, k) => {
       try {
-        const meta = savedJson(doc.getElementById(`rlviz-meta-${k}`)?.textContent);
-        const data = doc.getElementById(`rlviz-data-${k}`);
-        if (!data) throw new DamagedPage("its trace data is missing: the file was cut short");
-        return { ...run, meta, buffers: splitChunks(meta, checkedBytes(meta, data)) };
+        return { ...run, ...savedRun(doc, `-${k}`) };
       } catch (error) {
         throw error instanceof DamagedPage ? new DamagedPage(`run ${k + 1} (${run.name}): ${error.message}`) : error;
       }
@@ -346,14 +346,6 @@ export function mountSavedDiff(host, doc = document) {
     return showDamaged(host, error);
   }
   return mountDiff(host, runs);
-}
-
-/** The bytes of a saved page's data element (base85), checked against `meta` and the element's Adler-32. */
-function checkedBytes(meta, element) {
-  let bytes;
-  try { bytes = base85Bytes(element.textContent.trim()); } catch (error) { throw new DamagedPage(error.message); }
-  checkSavedBytes(meta, bytes, element.dataset.adler32 == null ? null : Number(element.dataset.adler32));
-  return bytes;
 }
 
 /** Show a DamagedPage's words in `host` ([data-rlviz=damaged]) and return null; any other error goes on up. */
@@ -381,17 +373,17 @@ function packedBytes(doc, id, size, what) {
 }
 
 /** A detail chunk's packed bytes from its element, checked. */
-function detailBytes(meta, doc, k) {
-  return packedBytes(doc, `rlviz-detail-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
+function detailBytes(meta, doc, suffix, k) {
+  return packedBytes(doc, `rlviz-detail${suffix}-${k}`, meta.detail[k].packed.bytes, `its detail chunk ${k}`);
 }
 
 /**
  * The packed bytes of every detail chunk, checked, when the run is held whole (mostChunks: it opens
  * on all its events); else none yet.
  */
-function wholeRunChunks(meta, doc) {
+function wholeRunChunks(meta, doc, suffix) {
   const checked = new Map(), all = chunksFor(meta.detail, -Infinity, Infinity, mostChunks(meta.detail));
-  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, k));
+  for (let k = all ? all[0] : 0; all && k <= all[1]; k++) checked.set(k, detailBytes(meta, doc, suffix, k));
   return checked;
 }
 
@@ -399,10 +391,10 @@ function wholeRunChunks(meta, doc) {
  * A long trace's saved chunks: chunk k decoded from its own element when first needed (or taken from
  * those `checked` at mount), checked, inflated.
  */
-function savedChunks(meta, doc, checked) {
+function savedChunks(meta, doc, suffix, checked) {
   return {
     async chunk(k) {
-      const bytes = checked.get(k) ?? detailBytes(meta, doc, k);
+      const bytes = checked.get(k) ?? detailBytes(meta, doc, suffix, k);
       checked.delete(k);
       return { chunk: meta.detail[k], buffers: unpackChunk(meta.detail[k], await inflate(bytes)) };
     },

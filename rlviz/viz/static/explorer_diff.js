@@ -2,8 +2,10 @@
 // mounted Explorers. Zoom, pan, selection and filter of one run move the other, in ms since each
 // run's own start (shifted by an offset once the runs are brought to their first divergence); the
 // first divergence is marked in each run's timeline (its divergence track, panes/divergence.js),
-// and a button brings both runs to it.
+// and a button brings both runs to it. Each run is a long trace (mountLong): its model holds the part
+// its window needs, so a selection crosses over as a trace index.
 import { RULER_H, make } from "./explorer_dom.js";
+import { baseOf, partIndex } from "./explorer_long.js";
 
 /** The window the "first divergence" button opens: this share of the shorter run's span, at least. */
 export const DIVERGENCE_SHARE = 0.04;
@@ -41,19 +43,22 @@ export function matchingNode(nodes, n, others) {
 }
 
 /**
- * The event of model `other` that stands for event `i` of `model`: when `i` is the k-th call (in
- * start order) of its node, the k-th call of the matching node (`matchingNode`), or its last.
- * @returns {number} index into `other`, -1 for none (`i` < 0, or no call of that op there)
+ * The event of model `other` that stands for trace event `id` of `model`: when `id` is the k-th call
+ * (in start order) of its node in `model`, the k-th call of the matching node (`matchingNode`) in
+ * `other`, or its last. Both are trace indices; a model may be a part of its run (a long trace's
+ * chunks for the window shown), where k counts from the part's first call.
+ * @returns {number} trace index in `other`'s run, -1 for none (`id` < 0 or not in `model`, or no call of that op in `other`)
  */
-export function counterpart(model, i, other) {
-  if (!(i >= 0 && i < model.n)) return -1;
+export function counterpart(model, id, other) {
+  const i = partIndex(model, id);
+  if (i < 0) return -1;
   const target = matchingNode(model.nodes, model.node[i], other.nodes);
   const row = target < 0 ? -1 : other.nodeRow[target];
   if (row < 0 || other.rowEnd[row] === other.rowStart[row]) return -1;
   const r = model.nodeRow[model.node[i]];
   let k = 0;
   while (model.rowStart[r] + k < model.rowEnd[r] && model.rowEvents[model.rowStart[r] + k] !== i) k++;
-  return other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
+  return baseOf(other) + other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
 }
 
 /**
@@ -89,7 +94,7 @@ export function alignmentText(runs, offsetMs) {
 /**
  * Link two mounted Explorers and fill the diff bar: the button that brings
  * both runs to it, and a button that lines up the runs' starts again.
- * @param {Array} runs  [{name, divergence, api}] where `api` is mountExplorer's
+ * @param {Array} runs  [{name, divergence, spanMs, api}] where `api` is mountLong's and `spanMs` the run's span
  * @param {HTMLElement} bar  the bar over the runs
  * @returns {{goToDivergence: function(): void, alignStarts: function(): void, offsetMs: number, destroy: function(): void}}
  */
@@ -103,13 +108,14 @@ export function linkRuns(runs, bar) {
   const showAlignment = () => { note.textContent = alignmentText(runs, link.offsetMs); };
   showAlignment();
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
-    if (info.from === "host") return;               // set by this link or the page: not passed on
+    // set by this link or the page, or a long trace's part arriving (its selection found in it): not passed on
+    if (info.from === "host" || info.from === "append") return;
     passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
   }));
   link.goToDivergence = () => {
     if (!runs[0].divergence) return;
     const view = divergenceView(runs.map((run) => run.divergence.ms), runs.map((run) => callWidthMs(run)),
-      runs.map((run) => run.api.model.end * run.api.model.unitMs));
+      runs.map((run) => run.spanMs));
     link.offsetMs = view.offsetMs;
     runs.forEach((run, k) => {
       run.api.setWindow(view.windows[k]);
@@ -129,15 +135,15 @@ export function linkRuns(runs, bar) {
   return link;
 }
 
-/** Pass a change of run `from` by the user on to run `to`: window (shifted by `offsetMs`), filter, selection. */
+/** Pass a change of run `from` by the user on to run `to`: window (shifted by `offsetMs`), filter, selection (a trace index). */
 function passOn(from, to, changed, state, offsetMs) {
   if (changed.has("window")) to.setWindow(state.window.map((t) => t * from.model.unitMs + offsetMs));
   if (changed.has("filter")) to.setFilter(state.filter);
-  if (changed.has("selected")) to.setSelected(counterpart(from.model, state.selected, to.model));
+  if (changed.has("selected")) to.setSelected(counterpart(from.model, from.selectedId(), to.model));
 }
 
 /** How wide (ms) a window must be to show run `run`'s divergence call whole, with a margin. */
 function callWidthMs({ api, divergence }) {
-  const m = api.model, i = divergence.event;
-  return i < m.n ? 3 * m.duration[i] * m.unitMs : 0;
+  const m = api.model, i = partIndex(m, divergence.event);
+  return i >= 0 ? 3 * m.duration[i] * m.unitMs : 0;
 }

@@ -1,5 +1,5 @@
-// A saved page's data checked before it is replayed: the trace's description parses, its bytes are
-// as many as the chunks announce and sum to the Adler-32 the file was written with. A file cut short
+// A saved page's data checked before it is replayed: the trace's description parses, each packed
+// part (overview, detail chunk) is as many bytes as announced and sums to the Adler-32 the file was written with. A file cut short
 // (an interrupted download or copy) or changed after it was written fails one of these, and the page
 // says so in words (DamagedPage) rather than drawing garbage or nothing. Free of the DOM: tested with node.
 
@@ -40,33 +40,6 @@ export function savedJson(text, part = "meta") {
   if (part === "meta" && !(value && Array.isArray(value.chunks))) throw new DamagedPage(`${what} lists no chunks`);
   if (part === "runs" && !Array.isArray(value)) throw new DamagedPage(`${what} is not a list`);
   return value;
-}
-
-/** How many bytes the chunks of `meta` announce, all their tables together. */
-export function announcedBytes(meta) {
-  let total = 0;
-  for (const chunk of meta.chunks) for (const spec of chunk.tables || []) total += spec.bytes;
-  return total;
-}
-
-/**
- * Check the decoded `bytes` against `meta` (their count) and `checksum` (the file's Adler-32; NaN or
- * null skips it, as for a file written before it was recorded); a DamagedPage says what is wrong.
- */
-export function checkSavedBytes(meta, bytes, checksum) {
-  const expected = announcedBytes(meta);
-  if (bytes.length < expected) {
-    throw new DamagedPage(`its trace data stops after ${bytes.length.toLocaleString("en-US")} of the `
-      + `${expected.toLocaleString("en-US")} bytes it announces: the file was cut short`);
-  }
-  if (bytes.length > expected) {
-    throw new DamagedPage(`its trace data holds ${bytes.length.toLocaleString("en-US")} bytes where it announces `
-      + `${expected.toLocaleString("en-US")}: the file was changed after it was written`);
-  }
-  if (checksum != null && Number.isFinite(checksum) && adler32(bytes) !== checksum) {
-    throw new DamagedPage("its trace data does not match the checksum it was written with: the file was changed "
-      + "after it was written");
-  }
 }
 
 /**
