@@ -73,22 +73,3 @@ def pytest_terminal_summary(terminalreporter):
         for path, seconds in slowest:
             terminalreporter.write_line(f"{seconds:8.1f}s {path}")
 
-
-
-def pytest_collection_finish(session):
-    """Start the selected teaching notebooks' runs now, in the background (``tests/notebook_runs.py``)."""
-    from notebook_runs import RUNS
-
-    if session.config.option.collectonly:
-        return
-    paths = [item.callspec.params["path"] for item in session.items
-             if item.originalname == "test_notebook_runs_without_errors"]
-    if paths:
-        RUNS.start(paths)
-
-
-def pytest_sessionfinish(session):
-    """Stop the notebook runs not yet started."""
-    from notebook_runs import RUNS
-
-    RUNS.stop()
