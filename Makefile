@@ -23,10 +23,8 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# CPU-only torch first: a bare `torch` requirement would pull GBs of CUDA wheels.
-	# --no-compile: Python compiles a module when it is first imported; compiling every installed file up front
-	# (most of torch's, Ray's and JupyterLab's are never imported here) took 163 s of set-up against 71 s.
-	$(PY) -m pip install --quiet --no-compile "torch==2.13.0"
-	$(PY) -m pip install --quiet --no-compile -e ".[dev,docs]"
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	$(PY) -m pip install --quiet -e ".[dev,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
