@@ -124,7 +124,8 @@ def test_built_site_notebook_pages_work_offline(built_site, tmp_path):
             outputs = page.locator(".jp-OutputArea-output")
             assert outputs.count() > 0, f"{notebook.name}: no outputs on the page"
             blank = [k for k in range(outputs.count()) if not _shows_something(outputs.nth(k))]
-            assert blank == [], f"{notebook.name}: outputs {blank} show nothing"
+            assert blank == [], f"{notebook.name}: outputs {blank} show nothing: " + " | ".join(
+                outputs.nth(k).evaluate("o => o.outerHTML.slice(0, 300)") for k in blank)
             assert page.locator(f"text={_hook().LIVE_NOTE}").count() == page.locator(
                 ".rlviz-live-note").count()
             unpictured = page.locator(".rlviz-live-note").evaluate_all(
