@@ -1,0 +1,72 @@
+"""One trace, every page (first step: the saved page): each node box shows calls and busy time as Python counts them.
+
+Issue 45 asks for every page kind at 10k, 1M and 10M events; this first step covers the saved page at 10k events
+for two shapes: a distinct item and a cross-lane link per event, and a union whose not-ready polls are slow (5 ms
+each against 0.5 ms for a call that yields), so busy time with and without the polls differs tenfold.  The node
+boxes' counter lines are compared with ``op_stats`` (busy time counts not-ready calls).
+"""
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+import pytest
+from browser_harness import chromium_page
+from explorer_checks import wait_ready
+
+from rlviz.trace import Node, Trace
+from rlviz.trace.analysis import op_stats
+from rlviz.trace.items import KIND_TEXT
+from rlviz.viz import write_html
+
+pytestmark = pytest.mark.browser
+
+EVENTS = 10_000
+LANES, NODES_PER_LANE = 4, 4
+NOT_READY = 1
+
+
+def trace_of(events: int, slow_polls: bool) -> Trace:
+    """``events`` calls round-robin over 16 nodes on 4 lanes, each with its own item and a link to the call four
+    before it (on the lane before); with ``slow_polls`` every third call is a 5 ms not-ready poll."""
+    nodes = [Node(f"op{k}", "for_each", f"op {k}", "driver" if k < NODES_PER_LANE else f"shard-{k // NODES_PER_LANE}",
+                  (f"op{k - 1}",) if k else ()) for k in range(LANES * NODES_PER_LANE)]
+    index = np.arange(events, dtype=np.int64)
+    period = 10_000_000
+    polls = (index % 3 == 2) if slow_polls else np.zeros(events, bool)
+    duration = np.where(polls, 5_000_000, 500_000)
+    linked = index >= NODES_PER_LANE
+    columns = {"node": (index % len(nodes)).astype(np.int32), "pid": 1000 + (index % len(nodes)) // NODES_PER_LANE,
+               "start_ns": index * period, "end_ns": index * period + duration,
+               "outcome": np.where(polls, NOT_READY, 0).astype(np.uint8),
+               "item_kind": np.full(events, KIND_TEXT, np.uint8),
+               "item_num": index + 1, "item_id": index + 1,
+               "input_offsets": np.concatenate([[0], np.cumsum(linked)]).astype(np.int64),
+               "input_ids": index[linked] - NODES_PER_LANE + 1}
+    return Trace(nodes, columns, texts=["(summary table full)"] + [f"str 'value {k}'" for k in range(events)])
+
+
+def busy_text(busy_ns: int) -> str:
+    """Busy milliseconds as a node box writes them: whole and comma-grouped from 1000 ms, else 3 significant digits."""
+    ms = Decimal(busy_ns) / 1_000_000                    # halves round up, as JavaScript's Math.round and toPrecision
+    if ms >= 1000:
+        return f"{int(ms.quantize(Decimal(1), ROUND_HALF_UP)):,}"
+    return f"{ms.quantize(Decimal(1).scaleb(ms.adjusted() - 2), ROUND_HALF_UP)}"
+
+
+def node_titles(html) -> list[str]:
+    """Each node box's hover text (label, lane and both counter lines), in node order."""
+    with chromium_page(1400, 1000) as page:
+        page.goto(html.as_uri(), timeout=120_000)
+        root = wait_ready(page)
+        boxes = root.locator('[data-rlviz="node"]')
+        return [boxes.nth(k).locator("title").first.text_content() for k in range(boxes.count())]
+
+
+@pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
+def test_a_saved_page_shows_each_nodes_calls_and_busy_time_as_python_counts_them(tmp_path, slow_polls):
+    trace = trace_of(EVENTS, slow_polls)
+    titles = node_titles(write_html(trace, tmp_path / "saved.html"))
+    rows = op_stats(trace)
+    assert len(titles) == len(rows)
+    for title, row in zip(titles, rows):
+        assert f"{row['calls']} calls" in title, (title, row)
+        assert f"{busy_text(row['busy_ns'])} ms busy" in title, (title, row)
