@@ -49,7 +49,8 @@ def kernel_env(scratch: Path) -> dict[str, str]:
 def jupyter_lab(root: Path, scratch: Path, extra_args: Sequence[str] = ()) -> Iterator[str]:
     """A JupyterLab server on 127.0.0.1 with an empty token serving ``root``; yields its URL.
 
-    ``scratch`` holds the server's settings, runtime files and ``lab.log``.
+    ``scratch`` holds the server's settings, runtime files and ``lab.log``;
+    ``extra_args`` go to ``jupyter lab`` after the harness's own options.
     On exit the server gets SIGTERM (it shuts its kernels down), then SIGKILL
     for its process group if it is still there after 30 s.
     """
