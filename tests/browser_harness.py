@@ -7,6 +7,7 @@ browser.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -15,13 +16,15 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "jupyter_lab", "chromium", "chromium_page", "write_notebook", "open_notebook",
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "jupyter_lab", "SharedLab", "chromium", "chromium_page", "write_notebook", "open_notebook",
            "run_cell", "kernel_env"]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -43,10 +46,11 @@ def kernel_env(scratch: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def jupyter_lab(root: Path, scratch: Path) -> Iterator[str]:
+def jupyter_lab(root: Path, scratch: Path, extra_args: Sequence[str] = ()) -> Iterator[str]:
     """A JupyterLab server on 127.0.0.1 with an empty token serving ``root``; yields its URL.
 
-    ``scratch`` holds the server's settings, runtime files and ``lab.log``.
+    ``scratch`` holds the server's settings, runtime files and ``lab.log``;
+    ``extra_args`` go to ``jupyter lab`` after the harness's own options.
     On exit the server gets SIGTERM (it shuts its kernels down), then SIGKILL
     for its process group if it is still there after 30 s.
     """
@@ -61,7 +65,7 @@ def jupyter_lab(root: Path, scratch: Path) -> Iterator[str]:
          f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
          f"--ServerApp.root_dir={root}", "--allow-root",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--LabApp.extension_manager=readonly"],                      # no package index look-ups
+         "--LabApp.extension_manager=readonly", *extra_args],         # no package index look-ups
         cwd=root, env=kernel_env(scratch), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -75,6 +79,45 @@ def jupyter_lab(root: Path, scratch: Path) -> Iterator[str]:
             os.killpg(server.pid, signal.SIGKILL)   # the group this helper started, nothing else
             server.wait(timeout=10)
         log.close()
+
+
+@dataclass(frozen=True)
+class SharedLab:
+    """One JupyterLab server (``jupyter_lab``) for the whole session, serving ``root``, at ``url``.
+
+    A JupyterLab start costs about 10 s of CPU; the browser test files share
+    this one (the ``shared_lab`` fixture) instead of starting their own.  Each
+    test gets a folder of its own (``folder``), and leaves no kernel running.
+    """
+    url: str
+    root: Path
+
+    @contextlib.contextmanager
+    def folder(self) -> Iterator[Path]:
+        """A new, empty folder under ``root`` for one test's notebooks and files; yields its path.
+
+        Open a notebook in it as ``f"{folder.name}/name.ipynb"``.  On exit every
+        kernel of the server is shut down, as stopping a server of its own did.
+        """
+        folder = self.root / f"t{next(_FOLDER_NUMBERS)}"
+        folder.mkdir()
+        try:
+            yield folder
+        finally:
+            self.shut_kernels_down()
+
+    def shut_kernels_down(self) -> None:
+        """Shut down every session and kernel of the server (its REST API; the server checks no XSRF)."""
+        for kind in ("sessions", "kernels"):
+            with urllib.request.urlopen(f"{self.url}/api/{kind}", timeout=30) as response:
+                running = json.load(response)
+            for item in running:
+                request = urllib.request.Request(f"{self.url}/api/{kind}/{item['id']}", method="DELETE")
+                with contextlib.suppress(urllib.error.HTTPError):      # gone with its session already
+                    urllib.request.urlopen(request, timeout=60).close()
+
+
+_FOLDER_NUMBERS = itertools.count()
 
 
 @contextlib.contextmanager
@@ -144,7 +187,7 @@ def open_notebook(page, url: str, name: str) -> None:
     again: a Shift+Enter in between is dropped (``run_cell`` would wait 15 s
     to send it again), so this waits for the idle of a named kernel.
     """
-    page.goto(f"{url}/lab/tree/{name}")
+    page.goto(f"{url}/lab/tree/{name}?reset")         # no tabs restored from a test before (a shared server)
     page.wait_for_function("""() => {
         const status = document.querySelector(".jp-Notebook-ExecutionIndicator");
         const kernel = document.querySelector(".jp-Toolbar-kernelName, .jp-KernelName");

@@ -29,6 +29,23 @@ def ray_local():
     ray.shutdown()
 
 
+@pytest.fixture(scope="session")
+def shared_lab(tmp_path_factory):
+    """One JupyterLab server for every browser test that opens notebooks (``browser_harness.SharedLab``).
+
+    Started on first use, stopped at the end of the session.  Cross-site
+    request checks are off: the server listens on 127.0.0.1 only, and the
+    tests shut its kernels down through its REST API between tests.
+    """
+    from browser_harness import SharedLab, jupyter_lab
+
+    scratch = tmp_path_factory.mktemp("shared-lab")
+    root = scratch / "root"
+    root.mkdir()
+    with jupyter_lab(root, scratch, ["--ServerApp.disable_check_xsrf=True"]) as url:
+        yield SharedLab(url, root)
+
+
 #: The long trace of the browser tests and the page benchmark: 10M events on 64 lanes over 3 hours.
 LONG_TRACE = (10_000_000, 64, 3 * 3600.0)
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_harness import chromium, chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium, chromium_page, open_notebook, run_cell, write_notebook
 from explorer_checks import shot, window_of
 
 from rlviz.testing import diff
@@ -122,14 +122,12 @@ def _docs_picture(page, folder):
     page.locator('[data-rlviz="diff"]').screenshot(path=str(DOCS_PICTURE))
 
 
-def test_a_cell_ending_in_a_diff_shows_both_runs_in_jupyterlab(tmp_path):
+def test_a_cell_ending_in_a_diff_shows_both_runs_in_jupyterlab(shared_lab):
     from playwright.sync_api import expect
 
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / "diff.ipynb", [CELL])
-    with jupyter_lab(root, tmp_path) as url, chromium_page(1300, 1400) as page:
-        open_notebook(page, url, "diff.ipynb")
+    with shared_lab.folder() as root, chromium_page(1300, 1400) as page:
+        write_notebook(root / "diff.ipynb", [CELL])
+        open_notebook(page, shared_lab.url, f"{root.name}/diff.ipynb")
         run_cell(page, 0)
         frame = page.frame_locator(".jp-OutputArea-output iframe")
         runs = frame.locator('[data-rlviz="run"]')

@@ -1,10 +1,10 @@
 """A real JupyterLab in headless chromium: run a notebook that shows a TraceStepper, click "next".
 
 Loopback only: the server listens on 127.0.0.1 with an empty token, in a
-temporary root; the fixtures stop the browser, the server and its kernel.
+test's own folder of the session's server; the fixtures stop the browser and the kernel.
 """
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, open_notebook, run_cell, write_notebook
 
 from rlviz.trace import Trace
 
@@ -26,14 +26,12 @@ def _records():
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server on 127.0.0.1 serving a root with ``trace.rlviz`` and ``stepper.ipynb``."""
-    root = tmp_path / "root"
-    root.mkdir()
-    Trace.from_records(_records()).save(str(root / "trace.rlviz"))
-    write_notebook(root / "stepper.ipynb", [CELL])
-    with jupyter_lab(root, tmp_path) as url:
-        yield url
+def lab(shared_lab):
+    """The session's JupyterLab with a folder holding ``trace.rlviz`` and ``stepper.ipynb``; yields (url, notebook)."""
+    with shared_lab.folder() as root:
+        Trace.from_records(_records()).save(str(root / "trace.rlviz"))
+        write_notebook(root / "stepper.ipynb", [CELL])
+        yield shared_lab.url, f"{root.name}/stepper.ipynb"
 
 
 @pytest.fixture
@@ -45,7 +43,7 @@ def page(lab):
 def test_next_button_shows_the_next_event(lab, page, tmp_path):
     from playwright.sync_api import expect
 
-    open_notebook(page, lab, "stepper.ipynb")
+    open_notebook(page, *lab)
     run_cell(page, 0)
     panel = page.locator(".jp-OutputArea-output .widget-html pre").first
     try:

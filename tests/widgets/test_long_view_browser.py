@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, open_notebook, run_cell, write_notebook
 from explorer_checks import Expected, hover_a_span, shot, wait_ready
 
 pytestmark = pytest.mark.browser
@@ -24,18 +24,16 @@ SENT = """print("sent", sum(len(b) for b in view._payload.buffers), len(view._pa
 _API = "document.querySelector('[data-rlviz=explorer]').rlvizExplorer"
 
 
-def test_a_ten_million_event_view_asks_its_kernel_for_the_window_it_shows(long_trace, tmp_path):
+def test_a_ten_million_event_view_asks_its_kernel_for_the_window_it_shows(long_trace, shared_lab, tmp_path):
     from playwright.sync_api import expect
 
-    root_dir = tmp_path / "root"
-    root_dir.mkdir()
-    write_notebook(root_dir / "long.ipynb", [SHOW, SENT])
     artifacts = tmp_path / "artifacts"
     print(f"screenshots in {artifacts}")
-    with jupyter_lab(root_dir, tmp_path) as url, chromium_page(1400, 1200) as page:
+    with shared_lab.folder() as root_dir, chromium_page(1400, 1200) as page:
+        write_notebook(root_dir / "long.ipynb", [SHOW, SENT])
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, url, "long.ipynb")
+        open_notebook(page, shared_lab.url, f"{root_dir.name}/long.ipynb")
         run_cell(page, 0, timeout_ms=300_000)
         root = wait_ready(page, timeout_ms=300_000)
         page.evaluate(f"{_API}.levelsReady")

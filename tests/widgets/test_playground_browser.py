@@ -6,7 +6,7 @@ and kept its height; an 80 dpi picture shown at its pixel size was blurred
 by every 2x screen.
 """
 import pytest
-from browser_harness import chromium, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium, open_notebook, run_cell, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -16,13 +16,11 @@ pg"""
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server on 127.0.0.1 serving a root with ``playground.ipynb``."""
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / "playground.ipynb", [CELL])
-    with jupyter_lab(root, tmp_path) as url:
-        yield url
+def lab(shared_lab):
+    """The session's JupyterLab with ``playground.ipynb`` in a folder of its own; yields (url, notebook)."""
+    with shared_lab.folder() as root:
+        write_notebook(root / "playground.ipynb", [CELL])
+        yield shared_lab.url, f"{root.name}/playground.ipynb"
 
 
 def test_strip_shows_two_image_pixels_per_css_pixel_unstretched(lab, tmp_path):
@@ -31,7 +29,7 @@ def test_strip_shows_two_image_pixels_per_css_pixel_unstretched(lab, tmp_path):
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1300, "height": 1100}, device_scale_factor=2)
         page.set_default_timeout(60_000)
-        open_notebook(page, lab, "playground.ipynb")
+        open_notebook(page, *lab)
         run_cell(page, 0)
         picture = page.locator(".jp-OutputArea-output img.widget-image").first
         expect(picture).to_be_visible(timeout=180_000)

@@ -2,13 +2,13 @@
 
 A person's session: zoom with the wheel, hover a span, click it, step with →,
 set ``view.selected`` from Python, read the view's traits back.  Loopback
-only; the fixtures stop the browser, the server and its kernel.  Screenshots
+only; the fixtures stop the browser and the kernel (the session's server stays).  Screenshots
 go to the ``artifacts`` folder the test prints.
 """
 import re
 
 import pytest
-from browser_harness import chromium_page, jupyter_lab, open_notebook, run_cell, write_notebook
+from browser_harness import chromium_page, open_notebook, run_cell, write_notebook
 from explorer_checks import (Expected, check_selected, press_right, record_sharded_trace, select_a_gather, shot,
                              wait_ready, wheel_zoom, window_of)
 
@@ -22,19 +22,18 @@ STATE = 'print("state", view.selected, *view.window)'
 
 
 @pytest.fixture
-def notebook(ray_local, tmp_path):
-    """A JupyterLab serving ``trace.rlviz`` (a real two-shard run) and ``view.ipynb``; yields (url, Expected, K).
+def notebook(ray_local, shared_lab):
+    """The session's JupyterLab with ``trace.rlviz`` (a real two-shard run) and ``view.ipynb`` in a folder of
+    its own; yields (url, notebook, Expected, K).
 
     The notebook's cells: show the view; ``view.selected = K`` for a shard
     event K; print the view's selected index and window.
     """
-    root = tmp_path / "root"
-    root.mkdir()
-    trace = record_sharded_trace(root / "trace.rlviz")
-    target = next(i for i, e in enumerate(trace.events) if e.op == "for_each" and e.outcome == "item")
-    write_notebook(root / "view.ipynb", [SHOW, f"view.selected = {target}", STATE])
-    with jupyter_lab(root, tmp_path) as url:
-        yield url, Expected.of(trace), target
+    with shared_lab.folder() as root:
+        trace = record_sharded_trace(root / "trace.rlviz")
+        target = next(i for i, e in enumerate(trace.events) if e.op == "for_each" and e.outcome == "item")
+        write_notebook(root / "view.ipynb", [SHOW, f"view.selected = {target}", STATE])
+        yield shared_lab.url, f"{root.name}/view.ipynb", Expected.of(trace), target
 
 
 @pytest.fixture
@@ -44,12 +43,12 @@ def page(notebook):
 
 
 def test_traceview_zooms_hovers_selects_steps_and_follows_python(notebook, page, tmp_path):
-    url, expected, target = notebook
+    url, name, expected, target = notebook
     artifacts = tmp_path / "artifacts"
     print(f"screenshots in {artifacts}")
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    open_notebook(page, url, "view.ipynb")
+    open_notebook(page, url, name)
     run_cell(page, 0)
     try:
         root = wait_ready(page)
