@@ -3,7 +3,7 @@
 Issue 45 asks for every page kind at 10k, 1M and 10M events; this first step covers the saved page and the diff
 of the trace against a copy (both runs) at 10k events, for two shapes: a distinct item and a cross-lane link per
 event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for a call that yields), so busy time
-with and without the polls differs tenfold (``op_stats`` counts the polls).
+with and without the polls differs about sixfold (``op_stats`` counts the polls).
 """
 from decimal import ROUND_HALF_UP, Decimal
 
