@@ -121,6 +121,7 @@ class GrowingChunks:
         self.origin_ns, self.unit_ns = store.since_ns, LIVE_UNIT_NS
         self.stream = next(_STREAMS)
         self.lock = threading.RLock()
+        self._advancing = threading.Lock()       # one advance at a time (the refresher, or a page after the run)
         self.first_chunk = 0                     # chunks before it left the store's window
         self._closed: list[tuple[dict, bytes] | None] = []    # per closed chunk: its meta and packed tables
         self._tail = _Tail()
@@ -153,6 +154,10 @@ class GrowingChunks:
         ``final`` (the run ended) works the notes and levels out now, however
         recently they were.
         """
+        with self._advancing:
+            return self._advance(final)
+
+    def _advance(self, final: bool) -> bool:
         decided = self._decided_if_due(final)
         notes = self._notes_of(decided)
         with self.store.lock:
@@ -261,8 +266,10 @@ class GrowingChunks:
                 return Payload(meta, unpack_chunk(meta, packed))
             return self._tail_encoded()
 
-    def start(self) -> tuple[dict, bytes]:
+    def start(self, sent: Extent) -> tuple[dict, bytes]:
         """What a page mounts with: the meta of a long trace that grows (``growing``), and its packed levels.
+
+        ``sent`` (a new ``Extent``) is brought up to what the page then holds.
 
         Returns
         -------
@@ -273,7 +280,7 @@ class GrowingChunks:
         with self.lock:
             if self._levels is None or self._dirty:
                 self._work_out_levels()
-            extent, _ = self.extent(Extent())
+            extent, _ = self.extent(sent)
             structure = extent.pop("structure", None) or _store_structure([], set())
             meta = {**start_meta(self.origin_ns, self.unit_ns, extent["dropped"], extent["span_ms"]), **structure,
                     "live": False, "long": True, "growing": True, "stream": self.stream, "chunks": [], **extent}
@@ -309,10 +316,14 @@ class GrowingChunks:
                 buffers.append(self._levels.packed)
             return extent, buffers
 
+    def _end_units(self) -> float:
+        """The run's last end so far, in time units since the origin."""
+        last = self._span[1]
+        return (last - self.origin_ns) / self.unit_ns if last is not None else 0.0
+
     def _facts(self) -> dict:
         """The run's numbers every extent carries."""
-        first, last = self._span
-        end = (last - self.origin_ns) / self.unit_ns if last is not None else 0.0
+        end = self._end_units()
         structure = self._structure or _store_structure([], set())
         counts = self._counts
         orders = [{**strip, "groups": [{**group, "items": int(counts["items"][group["node"]])}
@@ -332,6 +343,9 @@ class GrowingChunks:
         if k < self.first_chunk:
             return {"first_id": 0, "count": 0, "time_range": [0, 0], "gone": True}
         meta = self._closed[k][0] if k < len(self._closed) else self._tail_encoded().meta
+        if not meta["count"]:                    # an empty tail sits at the run's end
+            end = int(self._end_units())
+            return {"first_id": meta["first_id"], "count": 0, "time_range": [end, end]}
         return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"]}
 
     def _tail_encoded(self) -> Payload:

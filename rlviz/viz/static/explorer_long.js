@@ -54,8 +54,9 @@ export function unpackChunk(chunk, bytes) {
  * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending,
  *   whole, holding}
  */
-export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
+export function createLod(meta, source, host, fixedMost = null) {
   const detail = meta.detail;
+  let most = fixedMost ?? mostChunks(detail);
   const kept = new Map();                // k -> Promise of its buffers, the most recent last
   let asked = 0;                         // the latest request's number: older answers are dropped
   let held = -1;                         // the trace index of the selected event, kept in the model when it may be
@@ -95,6 +96,16 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     /** Gauge track `track`'s least and greatest reading over the run, or null (no levels yet, or no reading). */
     gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) { lod.levels = levels; },
+    /**
+     * A growing run's chunks from `from` on changed (the tail grew, chunks closed: `detail` holds their new
+     * entries), or with `restructured` every chunk's model must be built again (new nodes or lanes): drop
+     * what is kept of them, so that the next request asks for them again.
+     */
+    grown(from, restructured = false) {
+      most = fixedMost ?? mostChunks(detail);
+      for (const k of [...kept.keys()]) if (restructured || k >= from) kept.delete(k);
+      if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
+    },
     /**
      * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
      * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
@@ -138,7 +149,7 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     const loading = source.chunk(k);
     kept.set(k, loading);
     loading.catch(() => kept.delete(k));
-    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    while (kept.size > Math.max(KEPT_CHUNKS, most)) kept.delete(kept.keys().next().value);
     return loading;
   }
   return lod;
