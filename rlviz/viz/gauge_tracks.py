@@ -110,7 +110,7 @@ class GaugeTracks:
         self.keys, self._times, self._values = keys, times, values
         edges = [np.concatenate([[0], np.searchsorted(time_ns, cuts_ns, "left"), [len(time_ns)]])
                  for time_ns in self._times]
-        self._bounds = np.array(edges, np.int64).reshape(len(tracks), len(cuts_ns) + 2)
+        self._bounds = np.array(edges, np.int64).reshape(len(keys), len(cuts_ns) + 2)
 
     def __len__(self) -> int:
         """How many tracks."""

@@ -292,8 +292,9 @@ class GrowingChunks:
 
         ``sent`` is brought up to date.  The answer's keys: ``events`` (ids
         given so far), ``count``, ``span_ms``, ``end`` (units), ``dropped``,
-        ``gaps``, ``detail_from`` and ``detail`` (those chunks' ``first_id``,
-        ``count``, ``time_range``; a chunk let go has ``gone``), ``texts_from``
+        ``gaps``, ``first_chunk`` (the chunks before it were let go),
+        ``detail_from`` and ``detail`` (those chunks' ``first_id``, ``count``,
+        ``time_range``; a chunk let go has ``gone``), ``texts_from``
         and ``texts``, ``counts`` (per node: calls, items, not_ready, errors,
         busy_ms), ``orders``; and when they changed ``structure``, ``notes``,
         ``gauge_tracks`` and ``overview`` (its packed tables the one buffer).
@@ -330,7 +331,7 @@ class GrowingChunks:
                                        for group in strip["groups"]]} for strip in structure["orders"]]
         for strip in orders:
             strip["ratio"] = order_ratio([group["items"] for group in strip["groups"]])
-        return {"events": self._cursor[0], "count": self._cursor[0], "end": end,
+        return {"events": self._cursor[0], "count": self._cursor[0], "end": end, "first_chunk": self.first_chunk,
                 "span_ms": end * self.unit_ns / 1e6, "dropped": self._dropped,
                 "gaps": gap_marks(self._gaps, self.origin_ns, self.unit_ns),
                 "counts": {"calls": counts["calls"].tolist(), "items": counts["items"].tolist(),
@@ -367,8 +368,11 @@ class GrowingChunks:
 
     # -- levels and notes ----------------------------------------------------------
     def _levels_are_due(self) -> bool:
+        """Events arrived since the levels were worked out, and ``LEVELS_S`` (or their cost) has passed since, or
+        the levels have no events yet (a page's first events are drawn at once)."""
         when, every = self._levels_due
-        return self._dirty and time.monotonic() - when >= every
+        first = self._levels is None or not self._levels.meta["levels"]
+        return self._dirty and (first or time.monotonic() - when >= every)
 
     def _work_out_levels(self) -> None:
         """The overview of the whole run from the source's pyramid and gauge log (``explorer_long``'s tables)."""

@@ -4006,6 +4006,7 @@ function extendMeta(meta, extent) {
     throw new ExtentGap(`an extent from chunk ${extent.detail_from} and text ${extent.texts_from} cannot follow ${meta.detail.length} chunks and ${meta.texts.length} texts`);
   }
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
+  for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;
   for (const text of extent.texts) meta.texts.push(text);
   const restructured = Boolean(extent.structure);
   if (restructured) Object.assign(meta, extent.structure);

@@ -1,6 +1,7 @@
 // A watched run's page is the long page of every trace whose source grows (rlviz.viz.growing_chunks):
 // each refresh brings an extent, which says what changed since the last one: the chunks from
-// `detail_from` on (the tail grew, chunks closed or left the run's window), the new texts, the
+// `detail_from` on (the tail grew, chunks closed), those before `first_chunk` (they left the run's
+// window), the new texts, the
 // node counts and order strips of the whole run, and now and then the levels again. The page keeps
 // its meta up to date with it (extendMeta), forgets the chunks that changed, and, while it follows the
 // run, moves its window to the newest `FOLLOW_MS` (followWindow): the window's chunks are asked for as
@@ -25,6 +26,7 @@ export function extendMeta(meta, extent) {
       + `${meta.detail.length} chunks and ${meta.texts.length} texts`);
   }
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
+  for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;   // left the run's window
   for (const text of extent.texts) meta.texts.push(text);      // a spread of 150k texts overflows the stack
   const restructured = Boolean(extent.structure);
   if (restructured) Object.assign(meta, extent.structure);
