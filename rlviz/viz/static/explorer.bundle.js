@@ -6730,8 +6730,9 @@ function extendWith(explorer, meta, lod, host) {
     try {
       changed = extendMeta(meta, extent);
     } catch (error) {
-      if (!(error instanceof ExtentGap) || !host.onStreamGap) throw error;
-      host.onStreamGap(error);
+      if (!(error instanceof ExtentGap)) throw error;
+      if (host.onStreamGap) host.onStreamGap(error);
+      else explorer.showError(`The Explorer failed: ${error.message}`);
       return;
     }
     lod.grown(extent.detail_from, changed.restructured);

@@ -453,7 +453,8 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
  * What a growing run's page does with each extent (explorer_growing.js) and its buffers (the levels
  * again, packed, when they changed): the meta brought up to date, the chunks that changed forgotten,
  * the levels replaced, the end moved (the window follows it), and the window's chunks asked for again.
- * An extent that does not follow what the page holds asks the host for the run again (onStreamGap).
+ * An extent that does not follow what the page holds asks the host for the run again (onStreamGap), or
+ * says so in the view when there is no host to ask.
  */
 function extendWith(explorer, meta, lod, host) {
   return (extent, buffers = []) => {
@@ -461,8 +462,9 @@ function extendWith(explorer, meta, lod, host) {
     try {
       changed = extendMeta(meta, extent);
     } catch (error) {
-      if (!(error instanceof ExtentGap) || !host.onStreamGap) throw error;
-      host.onStreamGap(error);
+      if (!(error instanceof ExtentGap)) throw error;
+      if (host.onStreamGap) host.onStreamGap(error);
+      else explorer.showError(`The Explorer failed: ${error.message}`);
       return;
     }
     lod.grown(extent.detail_from, changed.restructured);
