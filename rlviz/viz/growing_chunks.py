@@ -80,6 +80,7 @@ class Extent:
     notes: int = -1
     structure: int = -1
     tracks: int = 0
+    seq: int = 0                         # extents sent (the start's counts as one): each extent is numbered
 
 
 @dataclass
@@ -290,7 +291,9 @@ class GrowingChunks:
     def extent(self, sent: Extent) -> tuple[dict, list[bytes]]:
         """What page ``sent`` lacks: the chunks from the first that may have changed, and what else changed.
 
-        ``sent`` is brought up to date.  The answer's keys: ``events`` (ids
+        ``sent`` is brought up to date.  The answer's keys: ``seq`` (this
+        extent's number for the page: the start is 1, so a page sees one it
+        lost, or one it got twice), ``events`` (ids
         given so far), ``count``, ``span_ms``, ``end`` (units), ``dropped``,
         ``gaps``, ``first_chunk`` (the chunks before it were let go),
         ``detail_from`` and ``detail`` (those chunks' ``first_id``, ``count``,
@@ -300,7 +303,9 @@ class GrowingChunks:
         ``gauge_tracks`` and ``overview`` (its packed tables the one buffer).
         """
         with self.lock:
+            sent.seq += 1
             extent = self._facts()
+            extent["seq"] = sent.seq
             extent["detail_from"] = sent.chunks
             extent["detail"] = [self._detail_entry(k) for k in range(sent.chunks, len(self))]
             extent["texts_from"], extent["texts"] = sent.texts, self._texts[sent.texts:]

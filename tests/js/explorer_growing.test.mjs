@@ -13,7 +13,7 @@ const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "trai
 /** A growing run's start meta (rlviz.viz.growing_chunks.GrowingChunks.start) over `detail`. */
 function startMeta(detail, texts = ["(summary table full)"]) {
   const { meta } = payload(NODES, []);
-  return { ...meta, growing: true, long: true, detail, texts, events: 0, count: 0, span_ms: 0, unit_ns: 1000,
+  return { ...meta, growing: true, long: true, seq: 1, detail, texts, events: 0, count: 0, span_ms: 0, unit_ns: 1000,
     overview: { lanes: 2, levels: [] }, chunks: [] };
 }
 
@@ -24,7 +24,7 @@ test("an extent replaces the chunks from its first on, adds texts, and writes th
   const node = meta.nodes[0];
   const detail = meta.detail;
   const { restructured } = extendMeta(meta, {
-    detail_from: 0, detail: [{ first_id: 0, count: 4, time_range: [0, 30] }, { first_id: 4, count: 1, time_range: [31, 31] }],
+    seq: 2, detail_from: 0, detail: [{ first_id: 0, count: 4, time_range: [0, 30] }, { first_id: 4, count: 1, time_range: [31, 31] }],
     texts_from: 1, texts: ["str 'a'"], counts: COUNTS, events: 5, count: 5, span_ms: 0.031, notes: ["a note"],
     orders: [], order: null,
   });
@@ -37,17 +37,21 @@ test("an extent replaces the chunks from its first on, adds texts, and writes th
   assert.deepEqual([meta.events, meta.span_ms, meta.notes], [5, 0.031, ["a note"]]);
 });
 
-test("an extent with a structure says so; one that does not follow what the page holds is an ExtentGap", () => {
+test("an extent with a structure says so; a repeat is skipped; one that does not follow is an ExtentGap", () => {
   const meta = startMeta([{ first_id: 0, count: 2, time_range: [0, 9] }]);
   const structure = { nodes: [...NODES, { op: "replay", where: "driver", color: "#00ff00" }], lanes: [] };
-  const { restructured } = extendMeta(meta, { detail_from: 1, detail: [{ first_id: 2, count: 0, time_range: [9, 9] }],
+  const { restructured } = extendMeta(meta, { seq: 2, detail_from: 1, detail: [{ first_id: 2, count: 0, time_range: [9, 9] }],
     texts_from: 1, texts: [], counts: { ...COUNTS, calls: [3, 1, 2] }, structure });
   assert.equal(restructured, true);
   assert.equal(meta.nodes.length, 3);
   assert.equal(meta.nodes[2].calls, 2);
-  assert.throws(() => extendMeta(meta, { detail_from: 5, detail: [], texts_from: 1, texts: [], counts: COUNTS }), ExtentGap);
-  assert.throws(() => extendMeta(meta, { detail_from: 1, detail: [], texts_from: 0, texts: [], counts: COUNTS }), ExtentGap);
-  assert.equal(meta.detail.length, 2, "nothing taken from an extent that does not follow");
+  assert.throws(() => extendMeta(meta, { seq: 3, detail_from: 5, detail: [], texts_from: 1, texts: [], counts: COUNTS }), ExtentGap);
+  assert.throws(() => extendMeta(meta, { seq: 3, detail_from: 1, detail: [], texts_from: 0, texts: [], counts: COUNTS }), ExtentGap);
+  assert.throws(() => extendMeta(meta, { seq: 4, detail_from: 1, detail: [], texts_from: 1, texts: [], counts: COUNTS }),
+    /extent 4 .* cannot follow extent 2.*one went missing/);
+  assert.deepEqual(extendMeta(meta, { seq: 2, detail_from: 0, detail: [], texts_from: 1, texts: [], counts: COUNTS }),
+    { restructured: false, repeated: true }, "one the page had already is skipped");
+  assert.equal(meta.detail.length, 2, "nothing taken from an extent that does not follow, or a repeat");
 });
 
 test("follow shows the whole run while it is shorter than the span, then the newest span; off, the window stays", () => {
@@ -73,7 +77,7 @@ test("the chunks that grew are asked for again; a closed chunk is asked for once
   await lod.request([0, 15]);
   assert.deepEqual(shown, [2]);
   held[1] = [2, 1];                                       // the tail grew by one event
-  extendMeta(meta, { detail_from: 1, detail: [{ first_id: 2, count: 1, time_range: [20, 25] }], texts_from: 1, texts: [],
+  extendMeta(meta, { seq: 2, detail_from: 1, detail: [{ first_id: 2, count: 1, time_range: [20, 25] }], texts_from: 1, texts: [],
     counts: COUNTS });
   lod.grown(1);
   await lod.request([0, 25]);

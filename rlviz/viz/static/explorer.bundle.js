@@ -4002,9 +4002,11 @@ var FOLLOW_MS = 3e4;
 var ExtentGap = class extends Error {
 };
 function extendMeta(meta, extent) {
-  if (extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
-    throw new ExtentGap(`an extent from chunk ${extent.detail_from} and text ${extent.texts_from} cannot follow ${meta.detail.length} chunks and ${meta.texts.length} texts`);
+  if (extent.seq <= meta.seq) return { restructured: false, repeated: true };
+  if (extent.seq !== meta.seq + 1 || extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
+    throw new ExtentGap(`extent ${extent.seq} (from chunk ${extent.detail_from} and text ${extent.texts_from}) cannot follow extent ${meta.seq} (${meta.detail.length} chunks and ${meta.texts.length} texts): one went missing`);
   }
+  meta.seq = extent.seq;
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
   for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;
   for (const text of extent.texts) meta.texts.push(text);
@@ -4025,7 +4027,7 @@ function extendMeta(meta, extent) {
   ]) {
     if (key in extent) meta[key] = extent[key];
   }
-  return { restructured };
+  return { restructured, repeated: false };
 }
 function setCounts(nodes, counts) {
   for (let k = 0; k < nodes.length; k++) {
@@ -6735,6 +6737,7 @@ function extendWith(explorer, meta, lod, host) {
       else explorer.showError(`The Explorer failed: ${error.message}`);
       return;
     }
+    if (changed.repeated) return;
     lod.grown(extent.detail_from, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {

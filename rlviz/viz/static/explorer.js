@@ -467,6 +467,7 @@ function extendWith(explorer, meta, lod, host) {
       else explorer.showError(`The Explorer failed: ${error.message}`);
       return;
     }
+    if (changed.repeated) return;
     lod.grown(extent.detail_from, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {

@@ -18,13 +18,18 @@ export class ExtentGap extends Error {}
  * place: the chunks' list (the same array the level of detail reads), the texts, the structure (new
  * nodes or lanes), each node's counts (the same node objects every model's meta shares), the order
  * strips, the notes, the gauge tracks, the dropped events and their gaps, the run's length.
- * @returns {{restructured: boolean}} whether nodes or lanes changed (every model must be built again)
+ * Extents are numbered (`seq`; the start meta holds the start's): one the page has had already is
+ * skipped, one past the next means one went missing (an ExtentGap: the page asks for the run again).
+ * @returns {{restructured: boolean, repeated: boolean}} whether nodes or lanes changed (every model must be
+ *   built again), whether the extent was one the page had already (nothing changed)
  */
 export function extendMeta(meta, extent) {
-  if (extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
-    throw new ExtentGap(`an extent from chunk ${extent.detail_from} and text ${extent.texts_from} cannot follow `
-      + `${meta.detail.length} chunks and ${meta.texts.length} texts`);
+  if (extent.seq <= meta.seq) return { restructured: false, repeated: true };
+  if (extent.seq !== meta.seq + 1 || extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
+    throw new ExtentGap(`extent ${extent.seq} (from chunk ${extent.detail_from} and text ${extent.texts_from}) cannot `
+      + `follow extent ${meta.seq} (${meta.detail.length} chunks and ${meta.texts.length} texts): one went missing`);
   }
+  meta.seq = extent.seq;
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
   for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;   // left the run's window
   for (const text of extent.texts) meta.texts.push(text);      // a spread of 150k texts overflows the stack
@@ -35,7 +40,7 @@ export function extendMeta(meta, extent) {
     "span_ms"]) {
     if (key in extent) meta[key] = extent[key];
   }
-  return { restructured };
+  return { restructured, repeated: false };
 }
 
 /** Each node's counts of the whole run (calls, items, not-ready calls, errors, busy time), written in place. */
