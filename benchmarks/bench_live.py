@@ -7,15 +7,14 @@ ratios and medians:
 * refresh: one driver increment of ``NEW`` events taken into a ``TraceStore``
   holding 10,000 or 1,000,000 events, then taken by the run's
   ``GrowingChunks`` (``advance``) and sent to a following page: its extent
-  and the tail chunk it asks for again; the time per refresh, and its ratio;
+  and the rest of the tail chunk it asks for; the time per refresh, and its ratio;
 * actor refresh: the same for an actor's events, which reach the driver's
   store through its ``RecorderMirror``: one increment applied to the mirror,
   the mirror's chunks (``export_parts``) taken into the store, then encoded;
   and, as the baseline, the same with the mirror's joined ``export()`` (how
   the collector fed the store before: a copy and a scan of all held);
-* bytes sent per new event: the extents and the tail chunk, sent again at
-  every refresh while it grows (a following page asks for it), and the
-  levels when they are due;
+* bytes sent per new event: the extents, the tail's new parts (a following
+  page asks for the rest of the tail it holds), and the levels when due;
 * page: the model of the tail chunk built (``openStream`` + ``liveModel`` of
   ``explorer_live.js``, and the completion order) under node, the tail as
   long as the refreshes make it on average (what a following page does per
@@ -100,13 +99,17 @@ class _Page:
     def __init__(self, source: GrowingChunks) -> None:
         self.source, self.sent = source, Extent()
         self.source.start(self.sent)
+        self.tail: tuple[int, int] | None = None       # the tail chunk held, and up to which of its parts
 
     def refresh(self) -> int:
-        """Advance the source; return the bytes this page is sent (extent, levels, the tail chunk asked again)."""
+        """Advance the source; return the bytes this page is sent (extent, levels, the rest of the tail chunk)."""
         self.source.advance()
         extent, buffers = self.source.extent(self.sent)
-        tail = self.source.chunk(len(self.source) - 1)
-        return len(json.dumps(extent)) + sum(len(b) for b in buffers) + tail.nbytes + len(json.dumps(tail.meta))
+        k = len(self.source) - 1
+        held = self.tail[1] if self.tail is not None and self.tail[0] == k else None
+        piece = self.source.chunk(k, held)
+        self.tail = (k, piece.meta["parts"][1])
+        return len(json.dumps(extent)) + sum(len(b) for b in buffers) + piece.nbytes + len(json.dumps(piece.meta))
 
 
 def _refresh(count: int, repeats: int) -> tuple[list[float], float]:

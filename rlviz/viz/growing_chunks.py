@@ -251,8 +251,15 @@ class GrowingChunks:
         """Chunks so far: the closed ones and the tail."""
         return len(self._closed) + 1
 
-    def chunk(self, k: int) -> Payload:
+    def chunk(self, k: int, from_part: int | None = None) -> Payload:
         """Chunk ``k`` as a long page takes it (no texts: the start and the extents bring them).
+
+        The tail's meta says which of its parts (one per refresh that brought
+        something) it holds: ``parts`` = ``[first, stop)``.  A page that holds
+        the tail up to part ``from_part`` gets only the parts after it (a
+        piece it appends), so a following page is not sent the whole tail at
+        every refresh; a ``from_part`` the tail does not have (it closed
+        meanwhile) gets the whole chunk.
 
         Raises
         ------
@@ -265,6 +272,8 @@ class GrowingChunks:
             if k < len(self._closed):
                 meta, packed = self._closed[k]
                 return Payload(meta, unpack_chunk(meta, packed))
+            if from_part is not None and 0 < from_part <= len(self._tail.parts):
+                return self._encode(self._tail.parts[from_part:], parts_range=(from_part, len(self._tail.parts)))
             return self._tail_encoded()
 
     def start(self, sent: Extent) -> tuple[dict, bytes]:
@@ -357,18 +366,21 @@ class GrowingChunks:
     def _tail_encoded(self) -> Payload:
         """The open chunk encoded (kept until more arrives)."""
         if self._tail_payload is None:
-            self._tail_payload = self._encode(self._tail.parts)
+            self._tail_payload = self._encode(self._tail.parts, parts_range=(0, len(self._tail.parts)))
         return self._tail_payload
 
-    def _encode(self, parts: list[ChunkPart]) -> Payload:
-        """One chunk of ``parts`` (consecutive arrivals; none: an empty tail) as the stream carries it, with the
-        gauge readings in force at its first start; its texts and gauge tracks are left to the meta."""
+    def _encode(self, parts: list[ChunkPart], parts_range: tuple[int, int] | None = None) -> Payload:
+        """One chunk of ``parts`` (consecutive arrivals; none: nothing new) as the stream carries it, with the
+        gauge readings in force at its first start; its texts and gauge tracks are left to the meta, and a piece
+        of the tail says which of its parts it holds (``parts_range``)."""
         part = _joined(parts) if parts else _empty_part(self._cursor[0])
         starts = part.columns["start_ns"]
         if len(starts):
             part.gauges_before = self._gauges.before(int(starts.min()))
         payload = encode_chunk(part, self.origin_ns, self.unit_ns)
         payload.meta.pop("gauge_tracks", None)
+        if parts_range is not None:
+            payload.meta["parts"] = list(parts_range)
         return payload
 
     # -- levels and notes ----------------------------------------------------------

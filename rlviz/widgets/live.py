@@ -539,17 +539,18 @@ class LiveView(ExplorerHost):
         self._send_status()
 
     def _send_detail(self, content: dict) -> None:
-        """The page's window needs chunk ``content["chunk"]``: send it (an error in the page if it is not held)."""
-        k = content.get("chunk")
+        """The page's window needs chunk ``content["chunk"]`` (of a tail it holds up to part ``from_part``, the
+        rest): send it (an error in the page if it is not held)."""
+        k, from_part = content.get("chunk"), content.get("from_part")
         try:
-            if not isinstance(k, int):
-                raise IndexError(f"the page asked for chunk {k!r}: chunks are numbered from 0")
-            payload = self._source.chunk(k)
+            if not isinstance(k, int) or not isinstance(from_part, (int, type(None))):
+                raise IndexError(f"the page asked for chunk {k!r} from part {from_part!r}: both are numbers")
+            payload = self._source.chunk(k, from_part)
         except IndexError as err:
             self.show_error(f"{err}: reload the view")
             return
-        self.send({"type": "detail", "view": content.get("view"), "chunk": k, "meta": payload.meta},
-                  payload.buffers)
+        self.send({"type": "detail", "view": content.get("view"), "chunk": k, "from_part": from_part,
+                   "meta": payload.meta}, payload.buffers)
 
     def _command(self, content: dict) -> None:
         """A button of the page's live bar: pause, resume, advance, break (on an op, or none) or stop."""

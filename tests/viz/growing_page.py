@@ -16,8 +16,8 @@ _DRIVER = """
 const textBytes = (texts) => texts.map((text) => base64Bytes(text));
 window.rlvizGrowing = {
   mount(meta, levels) {
-    const source = { chunk: async (k) => {
-      const answer = await window.rlvizChunk(k);
+    const source = { chunk: async (k, after) => {
+      const answer = await window.rlvizChunk(k, after && after.parts ? after.parts[1] : null);
       return { chunk: answer.meta, buffers: textBytes(answer.buffers) };
     } };
     const view = window.view = mountLong(document.getElementById("rlviz-root"), meta, base64Bytes(levels), source);
@@ -52,13 +52,15 @@ class GrowingPage:
     def __init__(self, page, source: GrowingChunks) -> None:
         self.page, self.source, self.sent = page, source, Extent()
         self.asked: list[int] = []                 # the chunks the page asked for, in order
+        self.pieces: list[bool] = []               # for each: whether it asked for the rest of a tail it held
         page.expose_function("rlvizChunk", self._chunk)
         page.set_content(page_html())
         page.wait_for_function("typeof window.rlvizGrowing === 'object'")
 
-    def _chunk(self, k: int) -> dict:
+    def _chunk(self, k: int, from_part: int | None) -> dict:
         self.asked.append(k)
-        payload = self.source.chunk(k)
+        self.pieces.append(from_part is not None)
+        payload = self.source.chunk(k, from_part)
         return {"meta": payload.meta, "buffers": _texts(payload.buffers)}
 
     def mount(self) -> dict:

@@ -368,3 +368,33 @@ def test_chunks_whose_every_event_left_the_stores_window_are_let_go():
         page.source.chunk(0)
     assert page.columns(3)[1]["item"].tolist() == list(range(24, 32)), "a chunk partly in the window stays whole"
     assert page.meta["events"] == 40 and page.meta["counts"]["calls"] == [40]
+
+
+def test_a_page_holding_the_tail_gets_only_its_new_parts_and_a_closed_one_whole():
+    recorder = Recorder()
+    node = recorder.register(Node("a", "from_range", "from_range(9)"))
+    store = TraceStore()
+    page = _Page(GrowingChunks(store, chunk_events=50))
+    cursor, made = ExportCursor(), 0
+
+    def refresh(count):
+        nonlocal cursor, made
+        for _ in range(count):
+            recorder.record(node, made * 1_000, made * 1_000 + 10, ITEM, made)
+            made += 1
+        cursor = _feed(store, recorder, cursor)
+        page.refresh()
+
+    refresh(10)
+    whole = page.source.chunk(0)
+    assert whole.meta["parts"] == [0, 1] and whole.meta["count"] == 10
+    refresh(15)
+    piece = page.source.chunk(0, from_part=1)
+    assert piece.meta["parts"] == [1, 2] and (piece.meta["first_id"], piece.meta["count"]) == (10, 15)
+    assert decode_payload(piece)["item"].tolist() == list(range(10, 25))
+    nothing = page.source.chunk(0, from_part=2)
+    assert nothing.meta["parts"] == [2, 2] and (nothing.meta["first_id"], nothing.meta["count"]) == (25, 0)
+    refresh(30)                                        # the tail closes at 50 events
+    closed = page.source.chunk(0, from_part=2)
+    assert "parts" not in closed.meta and (closed.meta["first_id"], closed.meta["count"]) == (0, 50)
+    assert page.source.chunk(1).meta["parts"][0] == 0 and page.source.chunk(1).meta["count"] == 5

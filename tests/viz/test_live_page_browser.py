@@ -52,7 +52,8 @@ def test_every_event_reaches_the_followed_page_once_and_closed_chunks_are_asked_
         assert total > 500, "several chunks closed"
         assert page.evaluate("() => window.view.model.n") == total, "following a short run: all of it in view"
         assert page.evaluate("() => window.view.lod.loaded") == [0, total // 100]
-        assert shown.asked[-1] == total // 100, "the tail was asked for last"
+        assert total // 100 in shown.asked[-2:], "the tail was asked for in the last refresh"
+        assert sum(shown.pieces) >= 3, "a tail the page held was asked for its new parts only"
         count = page.locator('[data-rlviz="live-count"]')
         assert count.get_attribute("data-count") == str(total)
         calls = page.evaluate("() => window.view.model.meta.nodes.map((node) => node.calls)")

@@ -3757,6 +3757,7 @@ function createLod(meta, source, host, fixedMost = null) {
   const detail = meta.detail;
   let most = fixedMost ?? mostChunks(detail);
   const kept = /* @__PURE__ */ new Map();
+  const grew = /* @__PURE__ */ new Map();
   let asked = 0;
   let held = -1;
   const lod = {
@@ -3809,7 +3810,11 @@ function createLod(meta, source, host, fixedMost = null) {
      */
     grown(from, restructured = false) {
       most = fixedMost ?? mostChunks(detail);
-      for (const k of [...kept.keys()]) if (restructured || k >= from) kept.delete(k);
+      for (const [k, pieces] of [...kept]) {
+        if (!restructured && k < from) continue;
+        kept.delete(k);
+        if (!restructured) grew.set(k, pieces);
+      }
       if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
     },
     /**
@@ -3833,7 +3838,11 @@ function createLod(meta, source, host, fixedMost = null) {
         if (mine !== asked) return false;
         lod.loaded = need;
         lod.loading = false;
-        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        const started = performance.now();
+        const pieces = parts.flat();
+        const model = modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers));
+        host.onModel(model, need);
+        measure("rlviz:append", started, { first_id: baseOf(model), count: model.n });
         return true;
       }, (error) => {
         if (mine !== asked) return false;
@@ -3853,11 +3862,20 @@ function createLod(meta, source, host, fixedMost = null) {
       kept.set(k, known);
       return known;
     }
-    const loading = source.chunk(k);
+    const before = grew.get(k);
+    grew.delete(k);
+    const loading = before ? before.then((pieces) => rest(k, pieces), () => whole(k)) : whole(k);
     kept.set(k, loading);
     loading.catch(() => kept.delete(k));
     while (kept.size > Math.max(KEPT_CHUNKS, most)) kept.delete(kept.keys().next().value);
     return loading;
+  }
+  function whole(k) {
+    return source.chunk(k, null).then((piece) => [piece]);
+  }
+  async function rest(k, pieces) {
+    const piece = await source.chunk(k, pieces[pieces.length - 1].chunk);
+    return piece.chunk.parts && piece.chunk.parts[0] > 0 ? [...pieces, piece] : [piece];
   }
   return lod;
 }
@@ -6830,18 +6848,21 @@ function bytesOf(buffer2) {
 function askKernel(currentModel, token) {
   const waiting = /* @__PURE__ */ new Map();
   return {
-    chunk(k) {
+    chunk(k, after = null) {
+      const from = after?.parts ? after.parts[1] : null;
+      const key = `${k}:${from}`;
       return new Promise((resolve) => {
-        if (!waiting.has(k)) {
-          waiting.set(k, []);
-          currentModel().send({ type: "detail", view: token, chunk: k });
+        if (!waiting.has(key)) {
+          waiting.set(key, []);
+          currentModel().send({ type: "detail", view: token, chunk: k, from_part: from });
         }
-        waiting.get(k).push(resolve);
+        waiting.get(key).push(resolve);
       });
     },
     answer(message, buffers) {
-      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
-      waiting.delete(message.chunk);
+      const key = `${message.chunk}:${message.from_part ?? null}`;
+      for (const resolve of waiting.get(key) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(key);
     }
   };
 }

@@ -570,24 +570,28 @@ function bytesOf(buffer) {
 }
 
 /**
- * A long trace's chunks asked of the kernel (a "detail" message naming the chunk), each answered by a
- * "detail" message with its meta and buffers (rlviz.widgets.TraceView).
+ * A long trace's chunks asked of the kernel (a "detail" message naming the chunk, and for a growing run's
+ * tail the part the page holds its pieces up to: `from_part`), each answered by a "detail" message with
+ * its meta and buffers (rlviz.widgets.TraceView, rlviz.widgets.LiveView).
  */
 function askKernel(currentModel, token) {
-  const waiting = new Map();         // chunk -> the resolve functions of those who asked
+  const waiting = new Map();         // "chunk:from_part" -> the resolve functions of those who asked
   return {
-    chunk(k) {
+    chunk(k, after = null) {
+      const from = after?.parts ? after.parts[1] : null;
+      const key = `${k}:${from}`;
       return new Promise((resolve) => {
-        if (!waiting.has(k)) {
-          waiting.set(k, []);
-          currentModel().send({ type: "detail", view: token, chunk: k });
+        if (!waiting.has(key)) {
+          waiting.set(key, []);
+          currentModel().send({ type: "detail", view: token, chunk: k, from_part: from });
         }
-        waiting.get(k).push(resolve);
+        waiting.get(key).push(resolve);
       });
     },
     answer(message, buffers) {
-      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
-      waiting.delete(message.chunk);
+      const key = `${message.chunk}:${message.from_part ?? null}`;
+      for (const resolve of waiting.get(key) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(key);
     },
   };
 }
