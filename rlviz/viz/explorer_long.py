@@ -2,9 +2,10 @@
 
 A page cannot hold ten million events and stay quick, and a file of them
 written as one blob makes the page decode all of it before the first frame.
-So every page holds its trace in two parts, a saved page's and a notebook
-view's alike (a short trace is a long trace of one chunk, which the page
-opens on):
+So every page holds its trace in two parts, a saved page's, a notebook
+view's and a watched run's alike (a short trace is a long trace of one
+chunk, which the page opens on; a watched run's grows:
+``rlviz.viz.growing_chunks``, whose levels come from ``pyramid_tables``):
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
@@ -50,7 +51,8 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
 from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
 
-__all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pyramid_tables", "pack_chunk", "unpack_chunk",
+__all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pyramid_tables", "pack_chunk",
+           "unpack_chunk",
            "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
 
 #: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).

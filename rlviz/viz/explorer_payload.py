@@ -67,7 +67,7 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     Parameters
     ----------
     payload : Payload
-        One chunk, as ``LiveEncoder.next_chunk`` returns it (or the same meta and buffers received).
+        One chunk, as ``explorer_stream.encode_chunk`` returns it (or the same meta and buffers received).
 
     Returns
     -------

@@ -1,16 +1,17 @@
-"""The Explorer's one wire format: a trace as a stream of binary chunks, live or saved.
+"""The Explorer's one wire format: a trace as chunks of events, each a small JSON meta and Arrow tables.
 
 A page mounts with the structure (nodes, lanes, graph layout, order strip,
-each union's children and weights, the time origin and unit) and then takes
+each union's children and weights, the time origin and unit) and takes
 chunks of events, each one a ``Payload``: a small JSON meta and the chunk's
 tables, each an Apache Arrow IPC stream (``rlviz.viz.chunk_tables`` declares
-them; the meta's ``tables`` lists them, with their rows and bytes).  A live page gets one chunk per refresh of a growing
-``TraceStore`` (``LiveEncoder``); a saved page (``encode_trace``: the
-notebook's ``TraceView`` and the standalone HTML file) gets the same chunks
-for a finished ``Trace``, cut by time, and feeds them through the same
-decoder into the same growing model.  A saved page is the stream replayed.
+them; the meta's ``tables`` lists them, with their rows and bytes).
+``encode_chunk`` writes one from a ``ChunkPart``.  A finished ``Trace`` is
+cut by start into chunks of ``SAVED_CHUNK_EVENTS`` (``TraceChunks``; ids are
+positions), a watched run's store by arrival (``rlviz.viz.growing_chunks``;
+ids are the store's); every page feeds the chunks its window needs through
+the same decoder into the same model (``rlviz.viz.explorer_long``).
 
-What one chunk carries, by event id (a store's ids live, positions saved):
+What one chunk carries, by event id:
 
 * the events from ``first_id`` on: ``start`` (after the chunk's own
   ``time_base``, so hours or days into a run keep full precision in 32
@@ -19,39 +20,26 @@ What one chunk carries, by event id (a store's ids live, positions saved):
   ``item`` (int32, or float64 values);
 * their links: ``input_count`` per event and ``inputs`` (producer ids),
   ``input_dropped`` where a consumer dropped the value, and ``late_consumer``
-  / ``late_producer`` for inputs of events sent in an earlier chunk;
+  / ``late_producer`` for inputs of events of an earlier chunk;
 * the scheduling decisions that explain them: ``decision_event`` and the
   fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...);
-* the gauge readings that arrived (``rlviz.trace.gauges``): ``gauge_track``
-  (an index into the stream's tracks, each a ``[name, where]`` pair; the meta's
-  ``gauge_tracks`` lists the tracks new in this chunk), ``gauge_time`` (units
+* gauge readings (``rlviz.trace.gauges``): ``gauge_track`` (an index into
+  the stream's tracks, each a ``[name, where]`` pair), ``gauge_time`` (units
   since the origin, float64) and ``gauge_value`` (float64).  A saved trace's
   chunk carries the readings taken from its first start up to the next
-  chunk's (``rlviz.viz.gauge_tracks``), and ``gauge_before_track``,
-  ``gauge_before_time``, ``gauge_before_value``: per track read earlier, the
-  reading in force when it starts, which a page takes only for a track that
-  holds no reading yet (one that loads a part of the chunks).
+  chunk's (``rlviz.viz.gauge_tracks``), a growing run's those that arrived
+  with its events; and ``gauge_before_track``, ``gauge_before_time``,
+  ``gauge_before_value``: per track read earlier, the reading in force when
+  it starts, which a page takes only for a track that holds no reading yet
+  (one that loads a part of the chunks).
 
 ``dropped`` counts the events the processes' bounded recorders evicted, and
 ``gaps`` says where they lay: per process that dropped some, its lane
-(``where``), ``from`` and ``to`` (units since the origin) and ``dropped``;
-every chunk carries the latest, so a saved page (the stream replayed) and a
-live one mark the same gaps.
-
+(``where``), ``from`` and ``to`` (units since the origin) and ``dropped``.
 ``time_range`` (first start, last end, in units since the origin) addresses
-a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
-once and in order, and asks for the stream again when one went missing;
-``stream`` (live) names the stream they belong to, so chunks of the stream
-a page asked to replace are not taken into the new one.
-
-A chunk also brings the trace's notes (``rlviz.trace.analysis.order_notes``:
-where a scheduling rule dominates) when they changed: a saved trace's last
-chunk, and a live chunk when the decisions that arrived changed them, worked
-out at most every ``NOTES_S`` seconds from the decided events and the
-gauges (their causes), outside the store's lock.  Working them out costs in
-proportion to the decisions held, so the interval grows with that cost:
-notes take at most ``1 / NOTES_COST_SHARE`` of one core's time, however long
-the run.
+a chunk by time.  ``encode_trace`` (a whole trace's chunks at once, the
+stream replayed) gives its last chunk the trace's notes
+(``rlviz.trace.analysis.order_notes``).
 """
 from __future__ import annotations
 
@@ -69,7 +57,8 @@ from rlviz.viz.chunk_tables import write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 from rlviz.viz.gauge_tracks import GaugeTracks
 
-__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
+__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "LIVE_UNIT_NS",
+           "SAVED_CHUNK_EVENTS"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
