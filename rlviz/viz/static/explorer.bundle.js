@@ -6733,8 +6733,9 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);
+  const overviewMeta = meta.overview;
   const levels = inflate(overview).then((bytes) => {
-    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    if (!lod.levels) lod.setLevels(levelsFromOverview(overviewMeta, bytes));
     if (!lod.holding()) explorer.showModel();
   }).catch((error) => {
     lod.failed = true;
@@ -6745,6 +6746,7 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   return explorer;
 }
 function extendWith(explorer, meta, lod, host) {
+  let levels = 0;
   return (extent, buffers = []) => {
     let changed;
     try {
@@ -6759,8 +6761,10 @@ function extendWith(explorer, meta, lod, host) {
     lod.grown(extent.detail_from, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {
+      const overview = extent.overview, mine = ++levels;
       inflate(bytesOf(buffers[0])).then((bytes) => {
-        lod.setLevels(levelsFromOverview(meta.overview, bytes));
+        if (mine !== levels) return;
+        lod.setLevels(levelsFromOverview(overview, bytes));
         explorer.showModel();
       }).catch((error) => explorer.showError(`The Explorer failed: the run's levels do not inflate: ${error.message}`));
     }

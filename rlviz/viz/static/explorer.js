@@ -437,8 +437,9 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
+  const overviewMeta = meta.overview;
   const levels = inflate(overview).then((bytes) => {
-    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    if (!lod.levels) lod.setLevels(levelsFromOverview(overviewMeta, bytes));     // a growing run's newer ones may be in
     if (!lod.holding()) explorer.showModel();  // a run held whole is drawn once, with its events, not from its levels first
   }).catch((error) => {
     lod.failed = true;
@@ -457,6 +458,7 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
  * says so in the view when there is no host to ask.
  */
 function extendWith(explorer, meta, lod, host) {
+  let levels = 0;                      // the levels last sent: their number
   return (extent, buffers = []) => {
     let changed;
     try {
@@ -471,8 +473,10 @@ function extendWith(explorer, meta, lod, host) {
     lod.grown(extent.detail_from, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {
+      const overview = extent.overview, mine = ++levels;     // the latest levels win: an older one may inflate later
       inflate(bytesOf(buffers[0])).then((bytes) => {
-        lod.setLevels(levelsFromOverview(meta.overview, bytes));
+        if (mine !== levels) return;
+        lod.setLevels(levelsFromOverview(overview, bytes));
         explorer.showModel();
       }).catch((error) => explorer.showError(`The Explorer failed: the run's levels do not inflate: ${error.message}`));
     }
