@@ -214,31 +214,40 @@ def _latency(seconds: float = 8.0) -> dict:
     live = rlviz.watch(from_range(10_000_000, num_shards=2).for_each(lambda x: x * 2).gather_sync(), seconds=seconds)
     lags: list[float] = []
     sent_at: list[tuple[float, dict]] = []
+    extents: list[dict] = []
 
     def send(content, buffers=None):
         if content.get("type") == "detail":
             sent_at.append((time.time_ns(), content["meta"], buffers))
+        elif content.get("type") == "extent":
+            extents.append(content["extent"])
 
     live.send = send
     live._handle_custom_msg({"type": "ready", "view": "bench"}, [])
-    seen = 0
-    while live.running:                          # a following page asks for the tail chunk after each refresh
-        time.sleep(0.05)
-        if live._source is not None and live._source.extent(Extent())[0]["events"] > seen:
-            seen = live._source.extent(Extent())[0]["events"]
-            live._handle_custom_msg({"type": "detail", "view": "bench", "chunk": len(live._source) - 1}, [])
+    asked, tail = 0, (-1, None)                  # a following page: after each extent, the rest of the tail it holds
+    while live.running or asked < len(extents):
+        time.sleep(0.02)
+        if asked == len(extents):
+            continue
+        asked = len(extents)
+        k = extents[asked - 1]["detail_from"] + len(extents[asked - 1]["detail"]) - 1
+        live._handle_custom_msg({"type": "detail", "view": "bench", "chunk": k,
+                                 "from_part": tail[1] if tail[0] == k else None}, [])
+        parts = sent_at[-1][1].get("parts") if sent_at else None
+        tail = (k, parts[1]) if parts else (-1, None)
     live.join(timeout=seconds + 120)
     from rlviz.viz.explorer_payload import Payload, decode_payload
-    origin = live.trace.start_ns if len(live.trace) else 0
     store_origin = live._live.store.since_ns
     shard_nodes = {i for i, n in enumerate(live._live.store.nodes) if n.where != "driver"}
+    seen = 0                                     # ids below it reached the page already (a closed chunk comes again)
     for when, meta, buffers in sent_at:
         columns = decode_payload(Payload(meta, buffers))
-        shard = np.isin(columns["node"], list(shard_nodes))
+        fresh = np.arange(meta["first_id"], meta["first_id"] + meta["count"]) >= seen
+        seen = max(seen, meta["first_id"] + meta["count"])
+        shard = np.isin(columns["node"], list(shard_nodes)) & fresh
         starts = meta["time_base"] + columns["start"][shard].astype(np.int64)   # µs from the chunk's base
         ends = store_origin + (starts + columns["duration"][shard].astype(np.int64)) * 1000
         lags.extend(((when - ends) / 1e9).tolist())
-    del origin
     return {"latency_median_s": float(np.median(lags)) if lags else float("nan"),
             "latency_p95_s": float(np.percentile(lags, 95)) if lags else float("nan"),
             "latency_events": len(lags)}
