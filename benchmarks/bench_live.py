@@ -5,19 +5,22 @@ leaves docs/live.md alone; ``--no-ray`` skips the latency run).  Same-run
 ratios and medians:
 
 * refresh: one driver increment of ``NEW`` events taken into a ``TraceStore``
-  holding 10,000 or 1,000,000 events, then encoded for a page
-  (``LiveEncoder.next_chunk``): the time per refresh, and its ratio;
+  holding 10,000 or 1,000,000 events, then taken by the run's
+  ``GrowingChunks`` (``advance``) and sent to a following page: its extent
+  and the rest of the tail chunk it asks for; the time per refresh, and its ratio;
 * actor refresh: the same for an actor's events, which reach the driver's
   store through its ``RecorderMirror``: one increment applied to the mirror,
   the mirror's chunks (``export_parts``) taken into the store, then encoded;
   and, as the baseline, the same with the mirror's joined ``export()`` (how
   the collector fed the store before: a copy and a scan of all held);
-* bytes per new event of those chunks;
-* page: ``appendChunk`` + ``liveModel`` of ``explorer_live.js`` (and the
-  completion order, which a page keeps) under node,
-  with 10,000 or 1,000,000 events held (what a page does per refresh);
+* bytes sent per new event: the extents, the tail's new parts (a following
+  page asks for the rest of the tail it holds), and the levels when due;
+* page: the model of the tail chunk built (``openStream`` + ``liveModel`` of
+  ``explorer_live.js``, and the completion order) under node, the tail as
+  long as the refreshes make it on average (what a following page does per
+  refresh, however much the run holds);
 * latency (needs Ray): a ``rlviz.watch`` of a two-shard pipeline; for each
-  shard event, from its end to the moment the chunk carrying it was sent.
+  shard event, from its end to the moment the tail chunk carrying it was sent.
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ from rlviz.trace.mirror import RecorderMirror
 from rlviz.trace.recorder import ExportCursor
 from rlviz.trace.rows import ITEM
 from rlviz.trace.store import TraceStore
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS
+from rlviz.viz.growing_chunks import Extent, GrowingChunks
 
 __all__ = ["run", "main"]
 
@@ -73,20 +77,39 @@ def run(held: tuple[int, ...] = HELD, repeats: int = REPEATS, ray: bool = True) 
     return result
 
 
-def _filled(count: int) -> tuple[Recorder, TraceStore, LiveEncoder, ExportCursor]:
+def _filled(count: int) -> tuple[Recorder, TraceStore, "_Page", ExportCursor]:
     recorder = Recorder(capacity=max(2 * count, 4096))
     source = recorder.register(Node("n1", "from_range", "from_range(n)"))
     consumer = recorder.register(Node("n2", "for_each", "x.for_each()", parents=("n1",)))
     store = TraceStore()
-    encoder = LiveEncoder(store)
+    encoder = _Page(GrowingChunks(store))
     cursor = ExportCursor()
     for i in range(0, count, 2):
         made = recorder.record(source, 10 * i, 10 * i + 5, ITEM, i)
         recorder.record(consumer, 10 * i + 6, 10 * i + 9, ITEM, i, made)
     increment = recorder.export_since(cursor)
     store.add_increment(increment)
-    encoder.next_chunk()
+    encoder.refresh()
     return recorder, store, encoder, increment["cursor"]
+
+
+class _Page:
+    """What a refresh sends one following page: the extent, the levels when due, and the tail chunk it asks for."""
+
+    def __init__(self, source: GrowingChunks) -> None:
+        self.source, self.sent = source, Extent()
+        self.source.start(self.sent)
+        self.tail: tuple[int, int] | None = None       # the tail chunk held, and up to which of its parts
+
+    def refresh(self) -> int:
+        """Advance the source; return the bytes this page is sent (extent, levels, the rest of the tail chunk)."""
+        self.source.advance()
+        extent, buffers = self.source.extent(self.sent)
+        k = len(self.source) - 1
+        held = self.tail[1] if self.tail is not None and self.tail[0] == k else None
+        piece = self.source.chunk(k, held)
+        self.tail = (k, piece.meta["parts"][1])
+        return len(json.dumps(extent)) + sum(len(b) for b in buffers) + piece.nbytes + len(json.dumps(piece.meta))
 
 
 def _refresh(count: int, repeats: int) -> tuple[list[float], float]:
@@ -102,18 +125,17 @@ def _refresh(count: int, repeats: int) -> tuple[list[float], float]:
         started = time.perf_counter()
         increment = recorder.export_since(cursor)
         store.add_increment(increment)
-        chunk = encoder.next_chunk()
+        sent += encoder.refresh()
         seconds.append(time.perf_counter() - started)
         cursor = increment["cursor"]
-        sent += chunk.nbytes + len(json.dumps(chunk.meta))
-        events += chunk.meta["count"]
+        events += NEW
     return seconds, sent / events
 
 
 def _actor_refresh(count: int, repeats: int, form: str) -> list[float]:
     """Seconds per refresh of an actor's ``NEW`` events through its mirror, ``count`` held (``form``: how the store is fed)."""
     recorder, mirror, store = Recorder(capacity=max(2 * count, 4096), where="RolloutWorker-1"), RecorderMirror(), TraceStore()
-    encoder = LiveEncoder(store)
+    encoder = _Page(GrowingChunks(store))
     node = recorder.register(Node("a1", "sample", "RolloutWorker-1.sample()", where="RolloutWorker-1"))
     at = 0
 
@@ -126,7 +148,7 @@ def _actor_refresh(count: int, repeats: int, form: str) -> list[float]:
     def refresh() -> None:
         mirror.update(recorder.export_since(mirror.cursor))
         store.add_export(mirror.export_parts() if form == "parts" else mirror.export())
-        encoder.next_chunk()
+        encoder.refresh()
 
     record(count)
     refresh()
@@ -140,34 +162,22 @@ def _actor_refresh(count: int, repeats: int, form: str) -> list[float]:
 
 
 _NODE_BENCH = """
+import { readFileSync } from "node:fs";
 import { appendChunk, createLive, liveModel } from "%s";
 import { completionOrder } from "%s";
-const held = %d, fresh = %d, repeats = %d;
-const structure = { live: true, unit_ns: 1000, origin_ns: "0", texts: [], order: null, edges: [[0, 1, 0, false]],
-  nodes: [0, 1].map((k) => ({ op: "op" + k, label: "l" + k, where: "driver", short: "op" + k, color: "#1f77b4", column: k, row: 0 })),
-  lanes: [{ name: "driver", color: "#333", nodes: [0, 1] }] };
-function chunk(first, n) {
-  const cols = { start: new Uint32Array(n), duration: new Uint32Array(n).fill(3), node: new Uint16Array(n),
-    flags: new Uint8Array(n).fill(4), item: new Int32Array(n), input_count: new Uint8Array(n), inputs: new Uint32Array(n / 2) };
-  for (let i = 0; i < n; i++) { cols.start[i] = (first + i) * 5; cols.node[i] = i %% 2; cols.item[i] = i; }
-  for (let k = 0; k < n / 2; k++) { cols.input_count[2 * k + 1] = 1; cols.inputs[k] = first + 2 * k; }
-  const dt = { start: "<u4", duration: "<u4", node: "<u2", flags: "|u1", item: "<i4", input_count: "|u1", inputs: "<u4" };
-  return [{ first_id: first, count: n, held_from: 0, texts: [], dropped: 0,
-    columns: Object.entries(cols).map(([name, v]) => ({ name, dtype: dt[name], length: v.length, chunks: [v.byteLength] })) },
-    Object.values(cols).map((v) => v.buffer)];
-}
-const live = createLive(structure);
-appendChunk(live, ...chunk(0, held));
-completionOrder(liveModel(live));
-// one warm-up append: the first after a build moves the indexes into growable arrays (once per build)
-appendChunk(live, ...chunk(live.base + live.n, fresh));
-completionOrder(liveModel(live));
+const repeats = %d;
+const { start, chunk } = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const bytes = new Uint8Array(readFileSync(process.argv[3]));
+const buffers = [];
+let at = 0;
+for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
 const times = [];
-for (let r = 0; r < repeats; r++) {
+for (let r = 0; r < repeats + 1; r++) {
   const t = performance.now();
-  appendChunk(live, ...chunk(live.base + live.n, fresh));
+  const live = createLive(start);
+  appendChunk(live, chunk, buffers);
   completionOrder(liveModel(live));
-  times.push(performance.now() - t);
+  if (r > 0) times.push(performance.now() - t);           // the first is a warm-up
 }
 times.sort((a, b) => a - b);
 console.log(JSON.stringify({ median: times[times.length >> 1] }));
@@ -175,15 +185,23 @@ console.log(JSON.stringify({ median: times[times.length >> 1] }));
 
 
 def _page_append(count: int, repeats: int) -> float | None:
+    """Median ms a following page takes per refresh to build the model of the tail chunk it asked again (half a
+    chunk on average; ``count``, the events the run holds, does not change it: the page holds its window only)."""
     node = shutil.which("node")
     if node is None:
         return None
+    recorder, store, page, _ = _filled(SAVED_CHUNK_EVENTS // 2)
+    start, _ = page.source.start(Extent())
+    tail = page.source.chunk(len(page.source) - 1)
     static = REPO / "rlviz" / "viz" / "static"
     module, core = (static / "explorer_live.js").as_uri(), (static / "explorer_core.js").as_uri()
     with tempfile.TemporaryDirectory(prefix="rlviz-bench-live-") as folder:
-        script = Path(folder) / "bench.mjs"
-        script.write_text(_NODE_BENCH % (module, core, count, NEW, repeats))
-        out = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=600, check=True)
+        script, meta, data = (Path(folder) / name for name in ("bench.mjs", "meta.json", "chunk.bin"))
+        script.write_text(_NODE_BENCH % (module, core, repeats))
+        meta.write_text(json.dumps({"start": start, "chunk": tail.meta}))
+        data.write_bytes(b"".join(bytes(b) for b in tail.buffers))
+        out = subprocess.run([node, str(script), str(meta), str(data)], capture_output=True, text=True, timeout=600,
+                             check=True)
     return float(json.loads(out.stdout.strip().splitlines()[-1])["median"])
 
 
@@ -196,25 +214,40 @@ def _latency(seconds: float = 8.0) -> dict:
     live = rlviz.watch(from_range(10_000_000, num_shards=2).for_each(lambda x: x * 2).gather_sync(), seconds=seconds)
     lags: list[float] = []
     sent_at: list[tuple[float, dict]] = []
+    extents: list[dict] = []
 
     def send(content, buffers=None):
-        if content.get("type") == "append":
+        if content.get("type") == "detail":
             sent_at.append((time.time_ns(), content["meta"], buffers))
+        elif content.get("type") == "extent":
+            extents.append(content["extent"])
 
     live.send = send
     live._handle_custom_msg({"type": "ready", "view": "bench"}, [])
+    asked, tail = 0, (-1, None)                  # a following page: after each extent, the rest of the tail it holds
+    while live.running or asked < len(extents):
+        time.sleep(0.02)
+        if asked == len(extents):
+            continue
+        asked = len(extents)
+        k = extents[asked - 1]["detail_from"] + len(extents[asked - 1]["detail"]) - 1
+        live._handle_custom_msg({"type": "detail", "view": "bench", "chunk": k,
+                                 "from_part": tail[1] if tail[0] == k else None}, [])
+        parts = sent_at[-1][1].get("parts") if sent_at else None
+        tail = (k, parts[1]) if parts else (-1, None)
     live.join(timeout=seconds + 120)
     from rlviz.viz.explorer_payload import Payload, decode_payload
-    origin = live.trace.start_ns if len(live.trace) else 0
     store_origin = live._live.store.since_ns
     shard_nodes = {i for i, n in enumerate(live._live.store.nodes) if n.where != "driver"}
+    seen = 0                                     # ids below it reached the page already (a closed chunk comes again)
     for when, meta, buffers in sent_at:
         columns = decode_payload(Payload(meta, buffers))
-        shard = np.isin(columns["node"], list(shard_nodes))
+        fresh = np.arange(meta["first_id"], meta["first_id"] + meta["count"]) >= seen
+        seen = max(seen, meta["first_id"] + meta["count"])
+        shard = np.isin(columns["node"], list(shard_nodes)) & fresh
         starts = meta["time_base"] + columns["start"][shard].astype(np.int64)   # µs from the chunk's base
         ends = store_origin + (starts + columns["duration"][shard].astype(np.int64)) * 1000
         lags.extend(((when - ends) / 1e9).tolist())
-    del origin
     return {"latency_median_s": float(np.median(lags)) if lags else float("nan"),
             "latency_p95_s": float(np.percentile(lags, 95)) if lags else float("nan"),
             "latency_events": len(lags)}
@@ -235,11 +268,11 @@ def _table(result: dict) -> str:
             f"| bytes sent per new event | {result[f'bytes_per_event_{small}']:.1f} | "
             f"{result[f'bytes_per_event_{large}']:.1f} | | <= 24 |"]
     if "page_ratio" in result:
-        rows.append(f"| page append + model grown + completion order ({NEW:,} new, node), median ms | "
+        rows.append(f"| page: model of the tail chunk + completion order ({SAVED_CHUNK_EVENTS // 2:,} events, node), median ms | "
                     f"{result[f'page_append_ms_{small}']:.1f} | {result[f'page_append_ms_{large}']:.1f} | "
                     f"{result['page_ratio']:.2f}x | <= 2x |")
     if "latency_median_s" in result:
-        rows.append(f"| remote event to its chunk sent, median (p95) s | {result['latency_median_s']:.2f} "
+        rows.append(f"| remote event to the tail chunk carrying it sent, median (p95) s | {result['latency_median_s']:.2f} "
                     f"({result['latency_p95_s']:.2f}) | | | <= 1 s median |")
     load = ", ".join(f"{v:.1f}" for v in result["load_average"])
     rows.append(f"\nMeasured by `python -m benchmarks.bench_live` on the shared 2-core VM (load average {load}), "

@@ -9,8 +9,8 @@ same run, medians:
   same watch not shown (same thread, same recording, no page): interleaved
   pairs, a fresh ``Trainer`` (seed 0) for each run;
 * latency: for every event recorded on a remote worker during the shown runs,
-  from its end (driver clock) to the end of the page's ``append`` that took it
-  in (the Explorer's ``rlviz:append`` performance measure names the event ids
+  from its end (driver clock) to the end of the first model of the page's
+  window that held it (the Explorer's ``rlviz:append`` performance measure names the event ids
   it carried); browser and kernel share the machine's clock;
 * where the time goes: CPU seconds per process group (the kernel, Ray's
   workers, chromium, the Jupyter server, Ray's own services) over each run,
@@ -269,8 +269,8 @@ def _lags(appends: list, events) -> list[float]:
     """Seconds from each remote event's end to the end of the page append that carried it."""
     ids, end_ns = events["ids"], events["end_ns"]
     arrived = np.full(len(ids), np.nan)
-    for at_ms, first_id, count in appends:
-        inside = (ids >= first_id) & (ids < first_id + count)
+    for at_ms, first_id, count in sorted(appends):    # a model of the window holds an event again and again:
+        inside = (ids >= first_id) & (ids < first_id + count) & np.isnan(arrived)     # the first one counts
         arrived[inside] = at_ms
     missing = int(np.isnan(arrived).sum())
     if missing:

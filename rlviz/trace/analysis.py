@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from rlviz.trace.trace import Trace
 
-__all__ = ["op_stats", "summary_table", "trace_graph", "item_sequence", "edge_counts", "SEQUENCE_BY",
+__all__ = ["op_stats", "node_counts", "summary_table", "trace_graph", "item_sequence", "edge_counts", "SEQUENCE_BY",
            "order_notes", "NOT_READY_SHARE", "CAP_SHARE", "RATIO_OFF"]
 
 #: ``order_notes`` speaks up when an op was not ready in more than this share of its polls,
@@ -43,18 +43,25 @@ def op_stats(trace: "Trace") -> list[dict]:
     Explorer's node counters apply the same rule (docs/design.md, "Rules
     written twice").
     """
-    c = trace.columns
-    n_nodes = len(trace.nodes)
-    node = c["node"].astype(np.int64)
-    busy = np.bincount(node, weights=(c["end_ns"] - c["start_ns"]).astype(np.float64),
-                       minlength=n_nodes)
-    counts = {name: np.bincount(node[c["outcome"] == code], minlength=n_nodes)
-              for code, name in enumerate(("items", "not_ready", "stops", "errors"))}
-    calls = np.bincount(node, minlength=n_nodes)
+    counts = node_counts(trace.columns, len(trace.nodes))
     return [{"op_id": n.op_id, "op": n.op, "label": n.label, "where": n.where,
-             "calls": int(calls[i]), "items": int(counts["items"][i]),
-             "not_ready": int(counts["not_ready"][i]), "errors": int(counts["errors"][i]),
-             "busy_ns": int(busy[i])} for i, n in enumerate(trace.nodes)]
+             **{name: int(counts[name][i]) for name in ("calls", "items", "not_ready", "errors", "busy_ns")}}
+            for i, n in enumerate(trace.nodes)]
+
+
+def node_counts(columns: dict[str, np.ndarray], n_nodes: int) -> dict[str, np.ndarray]:
+    """Per node (``n_nodes`` of them), over the events of ``columns``: ``calls``, ``items``, ``not_ready``,
+    ``errors`` (int64) and ``busy_ns`` (float64: every call's duration, not-ready polls included).
+
+    Counts over two sets of events add up, so a growing stream keeps them by adding each increment's.
+    """
+    node = columns["node"].astype(np.int64)
+    counts = {name: np.bincount(node[columns["outcome"] == code], minlength=n_nodes)
+              for code, name in ((_ITEM, "items"), (_NOT_READY, "not_ready"), (_ERROR, "errors"))}
+    counts["calls"] = np.bincount(node, minlength=n_nodes)
+    counts["busy_ns"] = np.bincount(node, weights=(columns["end_ns"] - columns["start_ns"]).astype(np.float64),
+                                    minlength=n_nodes)
+    return counts
 
 
 def summary_table(trace: "Trace") -> str:

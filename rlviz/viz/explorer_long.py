@@ -2,9 +2,10 @@
 
 A page cannot hold ten million events and stay quick, and a file of them
 written as one blob makes the page decode all of it before the first frame.
-So every page holds its trace in two parts, a saved page's and a notebook
-view's alike (a short trace is a long trace of one chunk, which the page
-opens on):
+So every page holds its trace in two parts, a saved page's, a notebook
+view's and a watched run's alike (a short trace is a long trace of one
+chunk, which the page opens on; a watched run's grows:
+``rlviz.viz.growing_chunks``, whose levels come from ``pyramid_tables``):
 
 * the **overview**: per lane (the page's lanes, in its order) and per level of
   ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
@@ -50,7 +51,8 @@ from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
 from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
 
-__all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pack_chunk", "unpack_chunk",
+__all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pyramid_tables", "pack_chunk",
+           "unpack_chunk",
            "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
 
 #: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
@@ -224,31 +226,62 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
         exactly a float32, else ``<f8``), and the readings counted (tracks x n, uint32).
     """
     c = trace.columns
-    tracks = len(gauges) if gauges is not None else 0
     if not len(trace):
-        return {"lanes": len(lanes), "gauges": tracks, "gauge_dtype": "<f8", "levels": []}, b""
+        return {"lanes": len(lanes), "gauges": len(gauges) if gauges is not None else 0, "gauge_dtype": "<f8",
+                "levels": []}, b""
     lane_of = {name: k for k, name in enumerate(lanes)}
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
     pyramid = Pyramid()
     pyramid.add(c["start_ns"], node, node_lane[node], c["outcome"], c["end_ns"] - c["start_ns"])
     first, last = int(c["start_ns"].min()), int(c["start_ns"].max()) + 1
+    return pyramid_tables(pyramid, list(range(len(lanes))), lane_nodes, (first, last), origin_ns, unit_ns, gauges)
+
+
+def pyramid_tables(pyramid: Pyramid, lane_rows: list[int], lane_nodes: list[list[int]], span_ns: tuple[int, int],
+                   origin_ns: int, unit_ns: int, gauges: GaugeTracks | None = None) -> tuple[dict, bytes]:
+    """The overview's levels (``overview_tables`` says what they hold) read from ``pyramid`` over ``span_ns``.
+
+    Parameters
+    ----------
+    pyramid : Pyramid
+        Counts of the events (a finished trace's, or a growing store's own).
+    lane_rows : list of int
+        Per page lane (in the page's order), its lane number in ``pyramid``.
+    lane_nodes : list of list of int
+        Each page lane's nodes (indices into the node table ``pyramid`` counts by).
+    span_ns : tuple of int
+        ``(first, stop)``: the starts the levels cover, on the driver's clock.
+    origin_ns, unit_ns : int
+        The page's time origin and unit.
+    gauges : GaugeTracks, optional
+        The gauge tracks summed up per bucket; none without.
+
+    Returns
+    -------
+    tuple of (dict, bytes)
+        As ``overview_tables``.
+    """
+    tracks = len(gauges) if gauges is not None else 0
+    first, last = span_ns
     nodes = [np.asarray(row, np.int64) for row in lane_nodes]
     levels, tables, spans = [], [], []
-    for level in range(pyramid.first_level, LEVELS):
-        buckets = [pyramid.buckets(level, first, last, nodes[k], k) for k in range(len(lanes))]
+    for level in range(pyramid.first_level, LEVELS if pyramid.origin_ns is not None else 0):
+        buckets = [pyramid.buckets(level, first, last, nodes[k], row) for k, row in enumerate(lane_rows)]
+        if not buckets:
+            break
         tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
                        for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
         tables[-1].append(_rounded(np.concatenate([b.busy_ns for b in buckets]) / unit_ns, _BUSY_BITS))
         spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
         levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
                        "n": len(buckets[0])})
-    summaries = gauges.summary(spans) if tracks else []
+    summaries = gauges.summary(spans) if tracks and spans else []
     dtype = _value_dtype(summaries)
     for level_tables, summary in zip(tables, summaries):
         level_tables += [np.stack([summary[name] for name in SUMMARY_TABLES[:3]], axis=-1).astype(dtype),
                          summary["count"].astype("<u4")]
-    return ({"lanes": len(lanes), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
+    return ({"lanes": len(lane_rows), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
             b"".join(table.tobytes() for level_tables in tables for table in level_tables))
 
 

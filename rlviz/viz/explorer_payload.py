@@ -29,7 +29,7 @@ from rlviz.viz.timeline import timeline_lanes
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Payload", "decode_payload", "decode_stream", "trace_structure", "FORMAT_VERSION"]
+__all__ = ["Payload", "decode_payload", "decode_stream", "trace_structure", "order_ratio", "FORMAT_VERSION"]
 
 #: Bumped whenever the column layout or the meta keys change.  3: one stream of chunks, live and saved;
 #: 4: a chunk's columns are Arrow IPC tables (``rlviz.viz.chunk_tables``).
@@ -67,7 +67,7 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     Parameters
     ----------
     payload : Payload
-        One chunk, as ``LiveEncoder.next_chunk`` returns it (or the same meta and buffers received).
+        One chunk, as ``explorer_stream.encode_chunk`` returns it (or the same meta and buffers received).
 
     Returns
     -------
@@ -203,10 +203,15 @@ def _order_strip(graph: "nx.DiGraph", merge: str, index: dict[str, int], nodes: 
     colors = stream_colors([ops.get(name, "#5b6770") for name in names], labels)
     groups = [{"name": labels[k], "node": index[op_id], "items": graph.nodes[op_id]["items"],
                "weight": weights.get(op_id), "color": colors[k]} for k, op_id in enumerate(inputs)]
-    first = groups[0]["items"]
-    ratio = [round(g["items"] / first, 2) for g in groups] if first else None
     return {"merge": graph.nodes[merge]["op"], "label": graph.nodes[merge]["label"], "node": index[merge],
-            "where": graph.nodes[merge]["where"], "groups": groups, "ratio": ratio}
+            "where": graph.nodes[merge]["where"], "groups": groups, "ratio": order_ratio([g["items"] for g in groups])}
+
+
+def order_ratio(items: list[int]) -> list[float] | None:
+    """Each input's items over the first input's, to 2 decimals (None while the first has none): the order
+    strip's measured ratio, set beside the round-robin weights."""
+    first = items[0] if items else 0
+    return [round(count / first, 2) for count in items] if first else None
 
 
 def _default_order(orders: list[dict]) -> int:

@@ -1,16 +1,17 @@
-"""The Explorer's one wire format: a trace as a stream of binary chunks, live or saved.
+"""The Explorer's one wire format: a trace as chunks of events, each a small JSON meta and Arrow tables.
 
 A page mounts with the structure (nodes, lanes, graph layout, order strip,
-each union's children and weights, the time origin and unit) and then takes
+each union's children and weights, the time origin and unit) and takes
 chunks of events, each one a ``Payload``: a small JSON meta and the chunk's
 tables, each an Apache Arrow IPC stream (``rlviz.viz.chunk_tables`` declares
-them; the meta's ``tables`` lists them, with their rows and bytes).  A live page gets one chunk per refresh of a growing
-``TraceStore`` (``LiveEncoder``); a saved page (``encode_trace``: the
-notebook's ``TraceView`` and the standalone HTML file) gets the same chunks
-for a finished ``Trace``, cut by time, and feeds them through the same
-decoder into the same growing model.  A saved page is the stream replayed.
+them; the meta's ``tables`` lists them, with their rows and bytes).
+``encode_chunk`` writes one from a ``ChunkPart``.  A finished ``Trace`` is
+cut by start into chunks of ``SAVED_CHUNK_EVENTS`` (``TraceChunks``; ids are
+positions), a watched run's store by arrival (``rlviz.viz.growing_chunks``;
+ids are the store's); every page feeds the chunks its window needs through
+the same decoder into the same model (``rlviz.viz.explorer_long``).
 
-What one chunk carries, by event id (a store's ids live, positions saved):
+What one chunk carries, by event id:
 
 * the events from ``first_id`` on: ``start`` (after the chunk's own
   ``time_base``, so hours or days into a run keep full precision in 32
@@ -19,44 +20,29 @@ What one chunk carries, by event id (a store's ids live, positions saved):
   ``item`` (int32, or float64 values);
 * their links: ``input_count`` per event and ``inputs`` (producer ids),
   ``input_dropped`` where a consumer dropped the value, and ``late_consumer``
-  / ``late_producer`` for inputs of events sent in an earlier chunk;
+  / ``late_producer`` for inputs of events of an earlier chunk;
 * the scheduling decisions that explain them: ``decision_event`` and the
   fields of ``rlviz.trace.rows.DECISION_ROW_FIELDS`` (``decision_union``, ...);
-* the gauge readings that arrived (``rlviz.trace.gauges``): ``gauge_track``
-  (an index into the stream's tracks, each a ``[name, where]`` pair; the meta's
-  ``gauge_tracks`` lists the tracks new in this chunk), ``gauge_time`` (units
+* gauge readings (``rlviz.trace.gauges``): ``gauge_track`` (an index into
+  the stream's tracks, each a ``[name, where]`` pair), ``gauge_time`` (units
   since the origin, float64) and ``gauge_value`` (float64).  A saved trace's
   chunk carries the readings taken from its first start up to the next
-  chunk's (``rlviz.viz.gauge_tracks``), and ``gauge_before_track``,
-  ``gauge_before_time``, ``gauge_before_value``: per track read earlier, the
-  reading in force when it starts, which a page takes only for a track that
-  holds no reading yet (one that loads a part of the chunks).
+  chunk's (``rlviz.viz.gauge_tracks``), a growing run's those that arrived
+  with its events; and ``gauge_before_track``, ``gauge_before_time``,
+  ``gauge_before_value``: per track read earlier, the reading in force when
+  it starts, which a page takes only for a track that holds no reading yet
+  (one that loads a part of the chunks).
 
 ``dropped`` counts the events the processes' bounded recorders evicted, and
 ``gaps`` says where they lay: per process that dropped some, its lane
-(``where``), ``from`` and ``to`` (units since the origin) and ``dropped``;
-every chunk carries the latest, so a saved page (the stream replayed) and a
-live one mark the same gaps.
-
+(``where``), ``from`` and ``to`` (units since the origin) and ``dropped``.
 ``time_range`` (first start, last end, in units since the origin) addresses
-a chunk by time; ``seq`` numbers a stream's chunks, so a page takes each
-once and in order, and asks for the stream again when one went missing;
-``stream`` (live) names the stream they belong to, so chunks of the stream
-a page asked to replace are not taken into the new one.
-
-A chunk also brings the trace's notes (``rlviz.trace.analysis.order_notes``:
-where a scheduling rule dominates) when they changed: a saved trace's last
-chunk, and a live chunk when the decisions that arrived changed them, worked
-out at most every ``NOTES_S`` seconds from the decided events and the
-gauges (their causes), outside the store's lock.  Working them out costs in
-proportion to the decisions held, so the interval grows with that cost:
-notes take at most ``1 / NOTES_COST_SHARE`` of one core's time, however long
-the run.
+a chunk by time.  ``encode_trace`` (a whole trace's chunks at once, the
+stream replayed) gives its last chunk the trace's notes
+(``rlviz.trace.analysis.order_notes``).
 """
 from __future__ import annotations
 
-import itertools
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,35 +50,28 @@ import numpy as np
 from rlviz.checks import check_int
 from rlviz.trace import Trace
 from rlviz.trace.analysis import order_notes
-from rlviz.trace.event import with_upstream
 from rlviz.trace.gaps import Gap
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
-from rlviz.trace.rows import DECISION_ROW_FIELDS, is_dropped
-from rlviz.trace.store import TraceStore
+from rlviz.trace.rows import DECISION_ROW_FIELDS
 from rlviz.viz.chunk_tables import write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
-from rlviz.viz.gauge_tracks import GaugeTracks, track_numbers
+from rlviz.viz.gauge_tracks import GaugeTracks
 
-__all__ = ["LiveEncoder", "TraceChunks", "encode_trace", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS", "NOTES_S", "NOTES_COST_SHARE"]
+__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "LIVE_UNIT_NS",
+           "SAVED_CHUNK_EVENTS"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
 #: Events per chunk of a saved trace.
 SAVED_CHUNK_EVENTS = 1 << 16
-#: A live page's notes are worked out again at most this often (seconds), when new decisions arrived.
-NOTES_S = 3.0
-#: ... and no more often than this many times what working them out took (so at most 2% of one core).
-NOTES_COST_SHARE = 50
-
 _UNITS_NS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
 _UINT32_MAX = (1 << 32) - 1
 _INT32 = np.iinfo(np.int32)
 _EVENT_COLUMNS = ("start_ns", "end_ns", "node", "outcome", "item_kind", "item_num")   # what a chunk reads of a trace
-_STREAMS = itertools.count(1)           # live streams of this process, each named by its number
 
 
 @dataclass
-class _Part:
+class ChunkPart:
     """What one chunk carries, before encoding: events from ``first_id``, their links and decisions, by id."""
 
     first_id: int
@@ -109,132 +88,6 @@ class _Part:
     gauge_tracks: tuple = ()                # the tracks these readings open, each [name, where]
     gauges_before: tuple = ()               # per track read before the chunk, the reading in force (saved: see above)
     gaps: tuple[Gap, ...] = ()              # where each process's dropped events lay
-
-
-class LiveEncoder:
-    """Encodes one page's view of a ``TraceStore``: the structure once, then each refresh's new events.
-
-    Parameters
-    ----------
-    store : TraceStore
-        The growing store; its ``since_ns`` is the page's time origin.
-
-    Notes
-    -----
-    One encoder per page (each keeps its own cursor), so a page that
-    joins late gets every held event in its first chunk.
-    """
-
-    def __init__(self, store: TraceStore) -> None:
-        self.store = store
-        self.origin_ns = store.since_ns
-        self.next_id = 0
-        self.next_input = 0
-        self.next_decision = 0
-        self.texts_sent = 0
-        self.used: set[int] = set()
-        self.nodes_sent = -1
-        self.chunks_sent = 0
-        self.next_gauge = 0
-        self.gauge_tracks: dict[tuple[str, str], int] = {}
-        self.stream = next(_STREAMS)
-        self.notes: list[str] = []
-        self.notes_from = 0                    # decisions taken into the notes sent
-        self.notes_at = -float("inf")          # time.monotonic() when they were worked out
-        self.notes_every = NOTES_S             # seconds between two workings-out (grows with their cost)
-
-    def start(self) -> dict:
-        """The meta a page mounts with (no events yet): the structure, the origin and unit, ``live: True``."""
-        return {**_start_meta(self.origin_ns, LIVE_UNIT_NS, 0, 0.0), "live": True, "stream": self.stream,
-                **self._structure()}
-
-    def next_chunk(self, notes_now: bool = False) -> Payload | None:
-        """The events (and links, decisions) that arrived since the last chunk (None when nothing did).
-
-        The chunk carries ``notes`` when they changed: worked out again when
-        decisions arrived since they last were, ``NOTES_S`` seconds after
-        that (at once with ``notes_now``, as for a run that just ended); a
-        chunk of no events brings them when that is all that changed.
-        """
-        decided = self._decided_if_due(notes_now)
-        notes = self._new_notes(decided)
-        with self.store.lock:
-            appended = self.store.since(self.next_id, self.next_input, self.next_decision)
-            (name, time_ns, value, _, where), next_gauge = self.store.gauges_since(self.next_gauge)
-            if (len(appended) == 0 and len(appended.input_owner) == 0 and len(appended.decisions["event"]) == 0
-                    and notes is None and not len(name)):
-                return None
-            producers = self.store.producers(appended.input_id)
-            part = _Part(appended.first_id, appended.columns, appended.input_owner, producers,
-                         is_dropped(appended.input_id), appended.decisions, appended.texts[self.texts_sent:],
-                         self.store.first_id, appended.dropped, gaps=self.store.gaps)
-            self.next_gauge = next_gauge
-            self.texts_sent = len(appended.texts)
-            self.next_id, self.next_input = appended.next_id, appended.next_input
-            self.next_decision = appended.next_decision
-            fresh = set(np.unique(appended.columns["node"]).tolist()) - self.used
-            structure = None
-            if fresh or len(appended.nodes) != self.nodes_sent:
-                self.used |= fresh
-                structure = self._structure()
-        track, opened = track_numbers(name, where, self.gauge_tracks)       # numbered outside the store's lock
-        part.gauges, part.gauge_tracks = (track, time_ns, value), tuple(opened)
-        chunk = _encode_chunk(part, self.origin_ns, LIVE_UNIT_NS)
-        chunk.meta["seq"] = self.chunks_sent            # the page takes chunks in this order, each once
-        chunk.meta["stream"] = self.stream
-        self.chunks_sent += 1
-        if structure is not None:
-            chunk.meta["structure"] = structure
-        if notes is not None:
-            chunk.meta["notes"] = notes
-        return chunk
-
-    def _decided_if_due(self, now: bool) -> Trace | None:
-        """The store's decided events (``TraceStore.decided``) when the notes are due, else None.
-
-        Due when decisions arrived since the notes were last worked out, and
-        ``notes_every`` seconds have passed since (at once with ``now``).
-        """
-        decisions = self.store.decision_count
-        if decisions == self.notes_from or not (now or time.monotonic() - self.notes_at >= self.notes_every):
-            return None
-        self.notes_from = decisions
-        return self.store.decided()
-
-    def _new_notes(self, decided: Trace | None) -> list[str] | None:
-        """The notes of ``decided`` when they differ from those sent, else None; times the work to space the next."""
-        if decided is None:
-            return None
-        began = time.monotonic()
-        notes = order_notes(decided)
-        self.notes_at = time.monotonic()
-        self.notes_every = max(NOTES_S, NOTES_COST_SHARE * (self.notes_at - began))
-        if notes == self.notes:
-            return None
-        self.notes = notes
-        return notes
-
-    def _structure(self) -> dict:
-        """Lanes, nodes (in the store's node order), layout and order strip of the nodes seen so far.
-
-        The store knows every node this process ever registered (earlier
-        plans of a long-lived kernel included): only the nodes with events
-        and those upstream of them are laid out; the others stay in the list,
-        so node indices keep matching the store's, marked ``hidden``.
-        """
-        nodes = list(self.store.nodes)
-        self.nodes_sent = len(nodes)
-        used = sorted(i for i in self.used if i < len(nodes))
-        shown = with_upstream(used, nodes)
-        columns = {name: np.zeros(len(used), dtype) for name, dtype in
-                   {"node": np.int32, "pid": np.int64, "start_ns": np.int64, "end_ns": np.int64,
-                    "outcome": np.uint8, "item_kind": np.uint8, "item_num": np.int64, "item_id": np.int64}.items()}
-        columns["node"][:] = [shown.index(i) for i in used]
-        columns["item_id"][:] = -1
-        columns["input_offsets"] = np.zeros(len(used) + 1, np.int64)
-        columns["input_ids"] = np.zeros(0, np.int64)
-        structure = trace_structure(Trace([nodes[i] for i in shown], columns))
-        return _in_store_order(structure, shown, nodes)
 
 
 class TraceChunks:
@@ -272,7 +125,7 @@ class TraceChunks:
         self.origin_ns = min([trace.start_ns, *(gap.start_ns for gap in trace.gaps)]) if len(trace) else 0
         span = int(c["end_ns"].max() - self.origin_ns) if len(trace) else 0
         self.unit_ns = next((u for u in _UNITS_NS if span // u <= _UINT32_MAX), _UNITS_NS[-1])
-        self.meta = {**_start_meta(self.origin_ns, self.unit_ns, trace.dropped, span / 1e6), "live": False,
+        self.meta = {**start_meta(self.origin_ns, self.unit_ns, trace.dropped, span / 1e6), "live": False,
                      "count": len(trace), **trace_structure(trace), "chunks": []}
         self._shared: tuple | None = None           # links and decisions: worked out when a chunk is first asked for
         self._text_table: tuple | None = None       # huge ints' texts and every text: worked out when first asked for
@@ -317,11 +170,11 @@ class TraceChunks:
         lo, hi = np.searchsorted(consumers, [first, last])
         mine = slice(*np.searchsorted(decisions["event"], [first, last]))
         *readings, opened = self.gauges.chunk(k)
-        part = _Part(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
+        part = ChunkPart(first, {name: c[name][first:last] for name in _EVENT_COLUMNS}, consumers[lo:hi],
                      producers[lo:hi], links.dropped[lo:hi], {key: v[mine] for key, v in decisions.items()},
                      texts if first == 0 else [], 0, self.trace.dropped, huge_texts, tuple(readings), tuple(opened),
                      self.gauges.before(k), self.trace.gaps)
-        chunk = _encode_chunk(part, self.origin_ns, self.unit_ns)
+        chunk = encode_chunk(part, self.origin_ns, self.unit_ns)
         chunk.meta["seq"] = k
         return chunk
 
@@ -385,7 +238,7 @@ def encode_trace(trace: Trace, chunk_events: int = SAVED_CHUNK_EVENTS) -> Payloa
     return Payload(meta, buffers)
 
 
-def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
+def encode_chunk(part: ChunkPart, origin_ns: int, unit_ns: int) -> Payload:
     """One chunk of the stream: ``part``'s events, links, decisions and gauge readings as the Arrow tables of
     ``rlviz.viz.chunk_tables``, times in ``unit_ns``."""
     c = part.columns
@@ -418,7 +271,7 @@ def _encode_chunk(part: _Part, origin_ns: int, unit_ns: int) -> Payload:
     tables, buffers = write_chunk_tables(columns)
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
-            "dropped": part.dropped_events, "gaps": _gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables}
+            "dropped": part.dropped_events, "gaps": gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables}
     if part.gauge_tracks:
         meta["gauge_tracks"] = list(part.gauge_tracks)
     return Payload(meta, buffers)
@@ -435,14 +288,14 @@ def _gauge_columns(columns: dict, prefix: str, readings: tuple, origin_ns: int, 
     columns[f"{prefix}_value"] = np.asarray(value, "<f8")
 
 
-def _gap_marks(gaps: tuple[Gap, ...], origin_ns: int, unit_ns: int) -> list[dict]:
+def gap_marks(gaps: tuple[Gap, ...], origin_ns: int, unit_ns: int) -> list[dict]:
     """Each process's gap as the page marks it: its lane, ``from`` and ``to`` (units since the origin), ``dropped``."""
     return [{"where": gap.where, "from": (gap.start_ns - origin_ns) // unit_ns, "to": (gap.end_ns - origin_ns) // unit_ns,
              "dropped": gap.dropped} for gap in gaps]
 
 
 # -- helpers ----------------------------------------------------------------
-def _start_meta(origin_ns: int, unit_ns: int, dropped: int, span_ms: float) -> dict:
+def start_meta(origin_ns: int, unit_ns: int, dropped: int, span_ms: float) -> dict:
     """The meta keys every page starts from (no events yet)."""
     return {"version": FORMAT_VERSION, "count": 0, "dropped": dropped, "unit_ns": unit_ns,
             "origin_ns": str(origin_ns), "span_ms": span_ms, "texts": []}
@@ -458,26 +311,6 @@ def _trace_decisions(trace: Trace) -> dict[str, np.ndarray]:
     fields = {"event": c["event"][order], "union": union_nodes[c["union"][order]] if len(order) else c["union"]}
     fields.update((name, c[name][order]) for name in DECISION_ROW_FIELDS if name != "union")
     return fields
-
-
-def _in_store_order(structure: dict, shown: list[int], nodes: list) -> dict:
-    """``structure`` (of the ``shown`` nodes) with every node index turned into the store's; others hidden."""
-    full = [{"op": node.op, "label": node.label, "where": node.where, "details": node.to_dict().get("details", {}),
-             "short": node.op, "color": "#cccccc", "column": 0, "row": 0.0, "x": 0, "y": 0, "w": 0, "h": 0,
-             "calls": 0, "items": 0, "not_ready": 0, "errors": 0, "busy_ms": 0.0,
-             "restart": False, "hidden": True} for node in nodes]
-    for j, entry in enumerate(structure["nodes"]):
-        full[shown[j]] = entry
-
-    def strip(order: dict) -> dict:
-        return {**order, "node": shown[order["node"]],
-                "groups": [{**group, "node": shown[group["node"]]} for group in order["groups"]]}
-
-    orders = [strip(order) for order in structure["orders"]]
-    return {**structure, "nodes": full,
-            "edges": [[shown[u], shown[v], count, back] for u, v, count, back in structure["edges"]],
-            "lanes": [{**lane, "nodes": [shown[j] for j in lane["nodes"]]} for lane in structure["lanes"]],
-            "orders": orders, "order": orders[-1] if orders else None}
 
 
 def _narrowest_time(units: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 
 from rlviz.trace.gauges import Gauge
 
-__all__ = ["GaugeTracks", "track_numbers", "factorize", "SUMMARY_TABLES"]
+__all__ = ["GaugeTracks", "GaugeLog", "track_numbers", "factorize", "SUMMARY_TABLES"]
 
 #: A summary level's tables: last, least, greatest value (float64, each tracks x buckets, 0 where a bucket has no
 #: reading; the overview packs the three side by side), then the readings counted (uint32).
@@ -93,12 +93,24 @@ class GaugeTracks:
 
     def __init__(self, gauges: Mapping[str, Gauge], cuts_ns: np.ndarray) -> None:
         tracks = sorted(_split_by_lane(gauges), key=lambda track: (int(track[2][0]), track[0], track[1]))
-        self.keys = [[name, where] for name, where, _, _ in tracks]
-        self._times = [time_ns for _, _, time_ns, _ in tracks]
-        self._values = [value for _, _, _, value in tracks]
+        self._cut([[name, where] for name, where, _, _ in tracks], [time_ns for _, _, time_ns, _ in tracks],
+                  [value for _, _, _, value in tracks], cuts_ns)
+
+    @classmethod
+    def of_tracks(cls, keys: list[list[str]], times: list[np.ndarray], values: list[np.ndarray],
+                  cuts_ns: np.ndarray) -> "GaugeTracks":
+        """Tracks already split and numbered (a growing stream's, ``GaugeLog``): per track its readings by time."""
+        tracks = cls.__new__(cls)
+        tracks._cut(keys, times, values, cuts_ns)
+        return tracks
+
+    def _cut(self, keys: list[list[str]], times: list[np.ndarray], values: list[np.ndarray],
+             cuts_ns: np.ndarray) -> None:
+        """Keep the tracks and where each chunk's readings start in each."""
+        self.keys, self._times, self._values = keys, times, values
         edges = [np.concatenate([[0], np.searchsorted(time_ns, cuts_ns, "left"), [len(time_ns)]])
                  for time_ns in self._times]
-        self._bounds = np.array(edges, np.int64).reshape(len(tracks), len(cuts_ns) + 2)
+        self._bounds = np.array(edges, np.int64).reshape(len(keys), len(cuts_ns) + 2)
 
     def __len__(self) -> int:
         """How many tracks."""
@@ -195,3 +207,50 @@ def _coarser(fine: dict[str, np.ndarray], fine_level: tuple[int, int, int],
         tables["low"][r, cells] = np.minimum.reduceat(fine["low"][r, held], first)
         tables["high"][r, cells] = np.maximum.reduceat(fine["high"][r, held], first)
     return tables
+
+
+class GaugeLog:
+    """A growing stream's gauge readings, per track, numbered as the tracks first arrive (so numbers never change).
+
+    ``take`` adds readings as a store gives them (``TraceStore.gauges_since``);
+    ``tracks`` cuts what is held along a growing page's chunks, as
+    ``GaugeTracks`` does for a finished trace.
+    """
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[str, str], int] = {}
+        self._times: list[np.ndarray] = []
+        self._values: list[np.ndarray] = []
+
+    @property
+    def keys(self) -> list[list[str]]:
+        """Track number -> ``[name, where]``."""
+        return [list(key) for key in self.numbers]
+
+    def take(self, name: np.ndarray, time_ns: np.ndarray, value: np.ndarray,
+             where: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Add readings (parallel columns, any order; a track read late is kept sorted by time); return them as
+        a chunk carries them: track numbers (uint32), time_ns, value."""
+        track, _ = track_numbers(name, where, self.numbers)
+        time_ns, value = np.asarray(time_ns, np.int64), np.asarray(value, np.float64)
+        while len(self._times) < len(self.numbers):
+            self._times.append(np.zeros(0, np.int64))
+            self._values.append(np.zeros(0, np.float64))
+        for r in np.unique(track).tolist():
+            mine = track == r
+            times = np.concatenate([self._times[r], time_ns[mine]])
+            values = np.concatenate([self._values[r], value[mine]])
+            order = np.argsort(times, kind="stable")
+            self._times[r], self._values[r] = times[order], values[order]
+        return track, time_ns, value
+
+    def before(self, time_ns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per track read before ``time_ns``, its latest such reading: track numbers (uint32), time_ns, value."""
+        at = [int(np.searchsorted(times, time_ns, "left")) for times in self._times]
+        read = [r for r, k in enumerate(at) if k > 0]
+        return (np.asarray(read, "<u4"), np.array([self._times[r][at[r] - 1] for r in read], np.int64),
+                np.array([self._values[r][at[r] - 1] for r in read], np.float64))
+
+    def tracks(self, cuts_ns: np.ndarray) -> GaugeTracks:
+        """The readings held, cut along chunks that start at ``cuts_ns`` (see ``GaugeTracks``)."""
+        return GaugeTracks.of_tracks(self.keys, list(self._times), list(self._values), cuts_ns)

@@ -1,8 +1,11 @@
 """``LiveView`` (``rlviz.watch``): run a Trainer or an iterator in a background thread and watch it in the Explorer.
 
-The run records into a growing store (``rlviz.trace.store``); twice a second
-a refresher thread sends each page the events that arrived since its last
-chunk (``rlviz.viz.explorer_stream``) and the run's status.  Both threads
+The run records into a growing store (``rlviz.trace.store``).  Its page is
+the long page of every trace, whose source grows (``rlviz.viz.growing_chunks``):
+twice a second a refresher thread takes what arrived and sends each page an
+extent (the chunks that changed, the node counts, now and then the levels)
+and the run's status; the page asks for the chunks its window needs, as a
+``TraceView``'s page does.  Both threads
 send with the context of the cell that started the view, so ipykernel 7
 routes their messages (it drops or misroutes what a bare thread sends);
 nothing is printed from them.
@@ -40,7 +43,8 @@ from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
 from rlviz.trace.gauges import WEIGHTS_VERSION, Gauge
-from rlviz.viz.explorer_stream import LIVE_UNIT_NS, LiveEncoder
+from rlviz.viz.explorer_stream import LIVE_UNIT_NS
+from rlviz.viz.growing_chunks import Extent, GrowingChunks
 from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import timeline_png
@@ -170,7 +174,8 @@ class LiveView(ExplorerHost):
         self._stopping = threading.Event()
         self._ready = threading.Event()            # the record() block is open: ``_live`` is set
         self._lock = threading.Lock()
-        self._encoders: dict[str, LiveEncoder] = {}
+        self._pages: dict[str, Extent] = {}       # per page (its view token): what it was sent
+        self._source: GrowingChunks | None = None   # the run as chunks and levels, once recording began
         self._live: Any = None
         self._final: Trace | None = None
         self._curve: list[tuple[int, float]] = []
@@ -397,6 +402,7 @@ class LiveView(ExplorerHost):
         try:
             with record(window_s=self._window_s) as live:
                 self._live = live
+                self._source = GrowingChunks(live.store)
                 self._ready.set()
                 try:
                     while not self._stopping.is_set():
@@ -459,12 +465,13 @@ class LiveView(ExplorerHost):
         try:
             if self._live is not None and self._final is None:
                 self._live.pull()
-            with self._lock:
-                encoders = list(self._encoders.items())
-            for view, encoder in encoders:
-                chunk = encoder.next_chunk(notes_now=final)
-                if chunk is not None:
-                    self.send({"type": "append", "view": view, "meta": chunk.meta}, chunk.buffers)
+            if self._source is not None:
+                self._source.advance(final=final)
+                with self._lock:
+                    pages = list(self._pages.items())
+                for view, sent in pages:
+                    extent, buffers = self._source.extent(sent)
+                    self.send({"type": "extent", "view": view, "extent": extent}, buffers)
             self._send_status()
         except Exception as err:                   # a refresh that fails is shown, and the run goes on
             self.show_error(f"refreshing the live view failed: {_describe(err)}")
@@ -513,23 +520,37 @@ class LiveView(ExplorerHost):
 
     # -- messages (the protocol: rlviz.widgets.explorer_host) ----------------
     def _handlers(self) -> dict[str, Callable[[dict], None]]:
-        return {"ready": self._start_page, "command": self._command}
+        return {"ready": self._start_page, "detail": self._send_detail, "command": self._command}
 
     def _start_page(self, content: dict) -> None:
-        """A page was drawn: its stream starts at the run's first event, then it gets every refresh."""
+        """A page was drawn: it mounts on the run so far (the levels and the chunks' list), then takes every
+        refresh's extent and asks for the chunks its window needs."""
         self._ready.wait(timeout=30)
-        if self._live is None:
+        if self._source is None:
             self.show_error(self.error or "the watched run did not start")
             return
-        encoder = LiveEncoder(self._live.store)
+        view, sent = str(content.get("view")), Extent()
+        if not self._refresher.is_alive():         # a page shown after the run: take its last events first
+            self._source.advance(final=True)
         with self._lock:
-            self._encoders[str(content.get("view"))] = encoder
-        self.send({"type": "payload", "view": content.get("view"), "meta": encoder.start()}, [])
-        if not self._refresher.is_alive():         # a page shown after the run: its events now, in one chunk
-            chunk = encoder.next_chunk()
-            if chunk is not None:
-                self.send({"type": "append", "view": content.get("view"), "meta": chunk.meta}, chunk.buffers)
+            meta, levels = self._source.start(sent)
+            self._pages[view] = sent
+        self.send({"type": "payload", "view": content.get("view"), "meta": meta}, [levels])
         self._send_status()
+
+    def _send_detail(self, content: dict) -> None:
+        """The page's window needs chunk ``content["chunk"]`` (of a tail it holds up to part ``from_part``, the
+        rest): send it (an error in the page if it is not held)."""
+        k, from_part = content.get("chunk"), content.get("from_part")
+        try:
+            if not isinstance(k, int) or not isinstance(from_part, (int, type(None))):
+                raise IndexError(f"the page asked for chunk {k!r} from part {from_part!r}: both are numbers")
+            payload = self._source.chunk(k, from_part)
+        except IndexError as err:
+            self.show_error(f"{err}: reload the view")
+            return
+        self.send({"type": "detail", "view": content.get("view"), "chunk": k, "from_part": from_part,
+                   "meta": payload.meta}, payload.buffers)
 
     def _command(self, content: dict) -> None:
         """A button of the page's live bar: pause, resume, advance, break (on an op, or none) or stop."""

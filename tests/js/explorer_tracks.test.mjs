@@ -1,6 +1,6 @@
-// Unit tests of the Explorer's pieces that draw and feed without a page: the timeline's tracks (the
-// span track's pixels, stacking, a plugged-in track's hits), the window actions, and a live feed
-// (chunks drawn once per frame, a gap handed to the host, another stream's chunks left out, notes).
+// Unit tests of the Explorer's pieces that draw without a page: the timeline's tracks (the
+// span track's pixels, stacking, a plugged-in track's hits), the window actions, the standalone
+// file's base85 text and narrow columns.
 // Run with `node --test tests/js` (tests/viz/test_explorer_js.py runs it under pytest).
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -8,14 +8,12 @@ import { test } from "node:test";
 import { clampWindow, selectionWindow } from "../../rlviz/viz/static/explorer_actions.js";
 import { rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GREY, GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
-import { DRAW_EVERY_MS, changesState, createFeed } from "../../rlviz/viz/static/explorer_feed.js";
-import { createLive, liveModel } from "../../rlviz/viz/static/explorer_live.js";
 import { createStore } from "../../rlviz/viz/static/explorer_store.js";
 import { createSpanTrack, rasterizeSpans, spanAt } from "../../rlviz/viz/static/panes/spans.js";
 import {
   TRACKS, canvasTracks, drawTracks, frameOf, lanePlaces, laneRoom, makeTracks, stackTracks, trackHit,
 } from "../../rlviz/viz/static/panes/timeline.js";
-import { chunkTables, model as modelOf } from "./fixtures.mjs";
+import { model as modelOf } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
 
@@ -120,101 +118,6 @@ test("a window is kept to at least 10 ns and within half the trace beyond each e
   assert.deepEqual(clampWindow([-90, -70], [0, 100], 1), [-50, -30]);
   const m = model([[0, 10, 5, 0], [1, 40, 10, 0, [0]]]);
   assert.deepEqual(selectionWindow(m, 1, 1000), [10 - 6, 50 + 6], "the producer's start to the end, 15% around");
-});
-
-const STRUCTURE = { live: true, unit_ns: 1000, origin_ns: "0", texts: [], stream: 7,
-  nodes: NODES.map((node) => ({ ...node, short: node.op, label: node.op })), edges: [], order: null,
-  lanes: [{ name: "shard-0", color: "#999", nodes: [0] }, { name: "driver", color: "#333", nodes: [1] }] };
-
-/** One chunk of events [node, start, duration] (no links), as the encoder sends it. */
-function chunk(firstId, events, extra = {}) {
-  const columns = { start: Uint32Array.from(events.map((e) => e[1])), duration: Uint32Array.from(events.map((e) => e[2])),
-    node: Uint8Array.from(events.map((e) => e[0])), flags: new Uint8Array(events.length), item: new Int32Array(events.length),
-    input_count: new Uint8Array(events.length), inputs: new Uint32Array(0) };
-  const { tables, buffers } = chunkTables(columns);
-  return [{ first_id: firstId, count: events.length, texts: [], dropped: 0, tables, stream: 7, ...extra }, buffers];
-}
-
-function liveView(host = {}) {
-  const live = createLive(STRUCTURE);
-  const view = { model: liveModel(live), full: [0, 1] };
-  view.meta = view.model.meta;
-  view.store = createStore({ window: [0, 1], selected: -1, hover: -1, data: 0, rows: 0, follow: true, followSpan: null,
-    order: null, error: "", live: null });
-  return { live, view, feed: createFeed(view, live, host) };
-}
-
-test("a feed draws what was appended in one pass, and leaves out the chunks of another stream", () => {
-  const { view, feed } = liveView();
-  const passes = [];
-  view.store.subscribe((changed) => passes.push([...changed].sort()));
-  feed.append(...chunk(0, [[0, 0, 5], [1, 6, 2]], { seq: 0 }));
-  feed.append(...chunk(2, [[0, 9, 5]], { seq: 1, notes: ["Store was not ready in 3 of 4 polls"] }));
-  feed.append(...chunk(3, [[0, 20, 5]], { seq: 2, stream: 6 }));        // the stream this page replaced
-  feed.drawNow();
-  assert.equal(passes.length, 1);
-  assert.equal(view.model.n, 3);
-  assert.deepEqual(view.model.meta.notes, ["Store was not ready in 3 of 4 polls"]);
-  assert.deepEqual(view.store.get().window, [0, 14], "following: the window grew to the end");
-  feed.destroy();
-});
-
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-test("a live feed draws chunks at most once every DRAW_EVERY_MS, and a status that changes the run's state at once", async () => {
-  const { view, feed } = liveView();
-  const passes = [];
-  view.store.subscribe((changed) => passes.push([...changed].sort()));
-  const status = (extra) => ({ running: true, paused: false, error: null, events: 0, ...extra });
-  feed.append(...chunk(0, [[0, 0, 5]], { seq: 0 }));
-  await sleep(60);
-  assert.equal(passes.length, 1, "the first chunk is drawn at the next frame");
-  feed.append(...chunk(1, [[0, 6, 2]], { seq: 1 }));
-  feed.setLive(status({ events: 2 }));                  // the first status: drawn at once, with the chunk queued
-  await sleep(60);
-  assert.equal(passes.length, 2);
-  assert.equal(view.model.n, 2);
-  feed.append(...chunk(2, [[0, 9, 5]], { seq: 2 }));
-  feed.setLive(status({ events: 3 }));                  // only counters: it waits with the chunk
-  await sleep(60);
-  assert.equal(passes.length, 2, "a chunk within a second of the last draw waits");
-  await sleep(DRAW_EVERY_MS);
-  assert.equal(passes.length, 3, "and is drawn once the second is over");
-  assert.equal(view.model.n, 3);
-  assert.equal(view.store.get().live.events, 3);
-  feed.append(...chunk(3, [[0, 20, 5]], { seq: 3 }));
-  feed.setLive(status({ events: 4, paused: true }));    // the run paused: shown at once, the chunk with it
-  await sleep(60);
-  assert.equal(passes.length, 4);
-  assert.equal(view.store.get().live.paused, true);
-  assert.equal(view.model.n, 4);
-  feed.destroy();
-});
-
-test("changesState: the fields a person acts on, not the counters", () => {
-  const shown = { running: true, paused: false, events: 10, curve: [1], paused_at: null };
-  assert.equal(changesState({ ...shown, events: 20, curve: [1, 2] }, shown), false);
-  assert.equal(changesState({ ...shown, running: false }, shown), true);
-  assert.equal(changesState({ ...shown, paused_at: { op: "train", end_unit: 5 } }, shown), true);
-  assert.equal(changesState(shown, null), true);
-});
-
-test("a chunk that skips one goes to a host that can ask for the stream again, else it is shown; nothing is drawn half", () => {
-  const asked = [];
-  const { view, feed } = liveView({ onStreamGap: (error) => asked.push(error.message) });
-  feed.append(...chunk(0, [[0, 0, 5]], { seq: 0 }));
-  feed.append(...chunk(2, [[0, 9, 5]], { seq: 2 }));
-  feed.append(...chunk(3, [[0, 19, 5]], { seq: 3 }));
-  feed.drawNow();
-  assert.deepEqual(asked, ["chunk 2 arrived while chunk 1 was expected: one went missing"]);
-  assert.equal(view.model.n, 1);
-  assert.equal(view.store.get().error, "");
-  const alone = liveView();
-  alone.feed.append(...chunk(1, [[0, 9, 5]], { seq: 1 }));
-  alone.feed.drawNow();
-  assert.match(alone.view.store.get().error, /chunk 1 arrived while chunk 0 was expected/);
-  feed.destroy();
-  alone.feed.destroy();
 });
 
 test("the standalone file's base85 text reads back as the bytes Python embedded (a short last group too)", async () => {

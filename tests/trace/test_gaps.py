@@ -10,7 +10,8 @@ from rlviz.trace import Gap, Node, Recorder, get_recorder
 from rlviz.trace.recorder import DEFAULT_CAPACITY
 from rlviz.trace.rows import ITEM
 from rlviz.trace.store import merge_exports
-from rlviz.viz.explorer_stream import LiveEncoder, encode_trace
+from rlviz.viz.explorer_stream import encode_trace
+from rlviz.viz.growing_chunks import Extent, GrowingChunks
 
 
 def _timed(recorder: Recorder, n: int) -> tuple[list[int], list[int]]:
@@ -60,18 +61,19 @@ def test_a_recorded_block_past_capacity_marks_the_gap_live_and_saved():
     before = time.time_ns()
     try:
         with rlviz.record(capacity=2048) as trace:
-            encoder = LiveEncoder(trace.store)
+            source = GrowingChunks(trace.store)
             list(LocalIterator(lambda t: range(3000)).for_each(str))
             trace.pull()
-            chunk = encoder.next_chunk()
+            source.advance()
+            extent, _ = source.extent(Extent())
     finally:
         get_recorder().set_capacity(DEFAULT_CAPACITY)
     final = trace.snapshot()
     (gap,) = final.gaps
     assert gap.where == "driver" and gap.dropped == final.dropped > 0
     assert before <= gap.start_ns <= gap.end_ns <= int(final.columns["end_ns"].max())
-    (mark,) = chunk.meta["gaps"]
-    assert mark["where"] == "driver" and mark["dropped"] == chunk.meta["dropped"] > 0
+    (mark,) = extent["gaps"]
+    assert mark["where"] == "driver" and mark["dropped"] == extent["dropped"] > 0
     assert 0 <= mark["from"] <= mark["to"]                    # units since the block started
     (saved,) = encode_trace(final).meta["chunks"][0]["gaps"]
     assert saved["dropped"] == final.dropped

@@ -1,42 +1,31 @@
-"""Past capacity the page marks where the gap is and how much was dropped: the same mark on a live page fed the
-chunks a ``LiveEncoder`` sent and on the page ``write_html`` saved, in chromium."""
-import base64
+"""Past capacity the page marks where the gap is and how much was dropped: the same mark on a live page (the run's
+``GrowingChunks``) and on the page ``write_html`` saved, in chromium."""
 
 import pytest
 from browser_harness import chromium_page
 from explorer_checks import wait_ready
+from growing_page import GrowingPage
 
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.trace import get_recorder
 from rlviz.trace.recorder import DEFAULT_CAPACITY
 from rlviz.viz import write_html
-from rlviz.viz.explorer_html import explorer_js
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.growing_chunks import GrowingChunks
 
 pytestmark = pytest.mark.browser
 
-_LIVE_DRIVER = """
-window.rlvizLive = (meta, chunks) => {
-  const view = window.view = mountExplorer(document.getElementById("rlviz-root"), meta, []);
-  for (const { meta: chunk, buffers } of chunks) view.append(chunk, buffers.map((text) => base64Bytes(text)));
-  view.drawNow();
-};
-"""
-
-
 def _run_past_capacity():
-    """A driver pipeline of 3,000 items recorded with room for 2,048 events: the page's stream and the trace."""
+    """A driver pipeline of 3,000 items recorded with room for 2,048 events: the live page's source and the trace."""
     try:
         with rlviz.record(capacity=2048) as trace:
-            encoder = LiveEncoder(trace.store)
-            start = encoder.start()
+            source = GrowingChunks(trace.store)
             list(LocalIterator(lambda t: range(3000)).for_each(str))
             trace.pull()
-            chunk = encoder.next_chunk()
+            source.advance(final=True)
     finally:
         get_recorder().set_capacity(DEFAULT_CAPACITY)
-    return start, chunk, trace.snapshot()
+    return source, trace.snapshot()
 
 
 def _check_mark(page, dropped: int) -> None:
@@ -57,24 +46,18 @@ def _check_mark(page, dropped: int) -> None:
 
 
 def test_the_live_and_the_saved_page_mark_the_gap_with_how_many_were_dropped(tmp_path):
-    start, chunk, final = _run_past_capacity()
+    source, final = _run_past_capacity()
     (gap,) = final.gaps
     assert gap.dropped == final.dropped > 0
     saved_html = write_html(final, tmp_path / "saved.html")
-    live_html = tmp_path / "live.html"
-    live_html.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
-                         "<div id='rlviz-root' style='width:1200px'></div>"
-                         f"<script type='module'>{explorer_js()}\n{_LIVE_DRIVER}</script></body></html>")
-    chunks = [{"meta": chunk.meta, "buffers": [base64.b64encode(bytes(b)).decode() for b in chunk.buffers]}]
     with chromium_page(1400, 1000) as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(saved_html.as_uri())
         wait_ready(page)
         _check_mark(page, final.dropped)
-        page.goto(live_html.as_uri())
-        page.wait_for_function("typeof window.rlvizLive === 'function'")
-        page.evaluate("([meta, chunks]) => window.rlvizLive(meta, chunks)", [start, chunks])
+        meta = GrowingPage(page, source).mount()
         wait_ready(page)
-        _check_mark(page, chunk.meta["dropped"])
+        assert meta["dropped"] == final.dropped
+        _check_mark(page, final.dropped)
         assert errors == []

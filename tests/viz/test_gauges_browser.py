@@ -4,34 +4,21 @@ The run is a Concurrently plan whose Replay (a local buffer, learning_starts
 1,000) is not ready for two rounds: the buffer records its rows as gauges,
 and the not-ready calls name that cause in the inspector's why.
 """
-import base64
 import re
 
 import pytest
 from browser_harness import chromium_page
 from explorer_checks import wait_ready
+from growing_page import GrowingPage
 
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.ops import Concurrently, Replay, ReplayBuffer
 from rlviz.rollout import SampleBatch
 from rlviz.viz import write_html
-from rlviz.viz.explorer_html import explorer_js
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.growing_chunks import GrowingChunks
 
 pytestmark = pytest.mark.browser
-
-_DRIVER = """
-window.rlvizLive = {
-  mount(meta) { window.view = mountExplorer(document.getElementById("rlviz-root"), meta, []); },
-  deliver(chunks) { for (const { meta, buffers } of chunks) window.view.append(meta, buffers.map(base64Bytes)); },
-  frames: (n) => new Promise((done) => {
-    const next = (k) => (k === 0 ? done() : requestAnimationFrame(() => next(k - 1)));
-    next(n);
-  }),
-};
-"""
-
 
 def _plan():
     buffer = ReplayBuffer(capacity=5000, learning_starts=1000, replay_batch_size=2, seed=0)
@@ -112,37 +99,28 @@ def test_a_live_page_grows_its_gauge_tracks_with_the_stream():
     from playwright.sync_api import expect
 
     stream = iter(_plan())
-    with rlviz.record() as live:
-        encoder = LiveEncoder(live.store)
-        chunks = []
-        for _ in range(3):
-            next(stream)
-            live.pull()
-            chunk = encoder.next_chunk()
-            chunks.append({"meta": chunk.meta, "buffers": [base64.b64encode(bytes(b)).decode() for b in chunk.buffers]})
-        structure = encoder.start()
-    stream.close()
-    page_html = ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
-                 "<div id='rlviz-root' style='width:1200px'></div>"
-                 f"<script type='module'>{explorer_js()}\n{_DRIVER}</script></body></html>")
-    with chromium_page(1280, 900) as page:
+    with chromium_page(1280, 900) as page, rlviz.record() as live:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_content(page_html)
-        page.wait_for_function("window.rlvizLive !== undefined")
-        page.evaluate("meta => window.rlvizLive.mount(meta)", structure)
-        page.evaluate("chunks => window.rlvizLive.deliver(chunks)", chunks[:1])
-        page.evaluate("() => window.rlvizLive.frames(3)")
+        shown = GrowingPage(page, GrowingChunks(live.store))
+        shown.mount()
+        next(stream)
+        live.pull()
+        shown.refresh()
         root = page.locator("#rlviz-root")
         assert _hover_last_value(page, root, "replay rows added") == 406
-        page.evaluate("chunks => window.rlvizLive.deliver(chunks)", chunks[1:])
-        # chunks within a second of the last draw are drawn when it is over (explorer_feed.js DRAW_EVERY_MS)
-        page.wait_for_function("n => window.view.model.n === n", arg=sum(c["meta"]["count"] for c in chunks), timeout=5_000)
+        next(stream)
+        live.pull()
+        before = shown.refresh()["end"]
+        next(stream)
+        live.pull()
+        after = shown.refresh()["end"]
         expect(root.locator('[data-rlviz="gauge"]')).to_have_count(3)
-        first, last = chunks[-1]["meta"]["time_range"]            # zoom to the last refresh: its reading shows
+        # zoom to the last refresh: its reading shows
         page.evaluate("([a, b]) => window.view.setWindow([a * window.view.model.unitMs, b * window.view.model.unitMs])",
-                      [first, last + 1])
-        page.evaluate("() => window.rlvizLive.frames(3)")
+                      [before, after + 1])
+        shown.settle()
         page.mouse.move(5, 5)
         assert _hover_last_value(page, root, "replay rows added") == 1218
         assert errors == []
+    stream.close()

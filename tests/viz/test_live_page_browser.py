@@ -1,70 +1,23 @@
-"""A live Explorer page in headless chromium draws what arrives once per frame, and loses none of it.
+"""A live Explorer page in headless chromium: the long page of every trace, whose source grows.
 
-The chunks are the real wire format (``LiveEncoder``) of a recorded
-Concurrently plan, delivered to a standalone page the way the widget's
-messages arrive: several in one task, with the run's status among them.
+The page is driven by a ``GrowingChunks`` of a recorded Concurrently plan
+(``growing_page.GrowingPage``): each refresh hands it an extent, and it asks
+for the chunks its window needs, as a ``LiveView``'s page does.
 """
-import base64
-
 import pytest
 from browser_harness import chromium_page
+from growing_page import GrowingPage
 
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.ops import Concurrently
-from rlviz.viz.explorer_html import explorer_js
-from rlviz.viz.explorer_stream import LiveEncoder
+from rlviz.viz.growing_chunks import GrowingChunks
 
 pytestmark = pytest.mark.browser
-
-_DRIVER = """
-window.rlvizLive = {
-  mount(meta) {
-    const view = window.view = mountExplorer(document.getElementById("rlviz-root"), meta, []);
-    window.passes = 0;
-    view.store.subscribe(() => { window.passes++; });
-  },
-  deliver(chunks, status) {
-    const bytes = (text) => base64Bytes(text);
-    for (const { meta, buffers } of chunks) window.view.append(meta, buffers.map(bytes));
-    if (status) window.view.setLive(status);
-  },
-  frames: (n) => new Promise((done) => {
-    const next = (k) => (k === 0 ? done() : requestAnimationFrame(() => next(k - 1)));
-    next(n);
-  }),
-  appends: () => performance.getEntriesByName("rlviz:append").map((e) => e.detail),
-};
-"""
-
-
-def _page() -> str:
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
-            "<div id='rlviz-root' style='width:1200px'></div>"
-            f"<script type='module'>{explorer_js()}\n{_DRIVER}</script></body></html>")
 
 
 def _op(name):
     return LocalIterator(lambda timeout: (f"{name}{i}" for i in range(10**6)), name=name).named(name)
-
-
-def _recorded_chunks(count: int) -> tuple[dict, list[dict]]:
-    """The structure and ``count`` chunks a page gets while a Concurrently plan runs: one per pull."""
-    plan = Concurrently([_op("Store"), _op("Train")], mode="round_robin")
-    stream = iter(plan)
-    with rlviz.record() as live:
-        encoder = LiveEncoder(live.store)
-        chunks = []
-        for _ in range(count):
-            for _ in range(40):
-                next(stream)
-            live.pull()
-            chunk = encoder.next_chunk()
-            chunks.append({"meta": chunk.meta,
-                           "buffers": [base64.b64encode(bytes(b)).decode() for b in chunk.buffers]})
-        structure = encoder.start()
-    stream.close()
-    return structure, chunks
 
 
 def _status(events: int) -> dict:
@@ -72,74 +25,68 @@ def _status(events: int) -> dict:
             "error": None, "curve": None}
 
 
-def test_chunks_and_status_arriving_together_are_drawn_in_one_pass_and_none_is_lost():
-    structure, chunks = _recorded_chunks(14)
-    total = sum(c["meta"]["count"] for c in chunks)
+def _watched(page, refreshes, pulls=40, chunk_events=None):
+    """Run a Concurrently plan, refreshing the page after every ``pulls`` pulls; yields after each refresh."""
+    stream = iter(Concurrently([_op("Store"), _op("Train")], mode="round_robin"))
+    with rlviz.record() as live:
+        source = GrowingChunks(live.store, **({"chunk_events": chunk_events} if chunk_events else {}))
+        shown = GrowingPage(page, source)
+        shown.mount()
+        for _ in range(refreshes):
+            for _ in range(pulls):
+                next(stream)
+            live.pull()
+            yield shown, shown.refresh(status=_status(live.store.next_id))
+    stream.close()
+
+
+def test_every_event_reaches_the_followed_page_once_and_closed_chunks_are_asked_for_once():
     with chromium_page(1280, 900) as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_content(_page())
-        page.wait_for_function("typeof window.rlvizLive === 'object'")
-        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
-        page.evaluate("() => window.rlvizLive.frames(3)")
-        page.evaluate("() => { window.passes = 0; }")
-
-        first = chunks[:3]
-        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)",
-                      [first, _status(sum(c["meta"]["count"] for c in first))])
-        page.evaluate("() => window.rlvizLive.frames(3)")
-        assert page.evaluate("() => window.passes") == 1, "three chunks and a status in one task: one pass of the panes"
-        appends = page.evaluate("() => window.rlvizLive.appends()")
-        assert appends == [{"first_id": 0, "count": sum(c["meta"]["count"] for c in first)}]
+        seen = 0
+        for shown, extent in _watched(page, 8, chunk_events=100):
+            fresh, seen = shown.asked[seen:], len(shown.asked)
+            assert all(k >= extent["detail_from"] for k in fresh), "only the chunks that changed are asked again"
+        total = extent["events"]
+        assert total > 500, "several chunks closed"
+        assert page.evaluate("() => window.view.model.n") == total, "following a short run: all of it in view"
+        assert page.evaluate("() => window.view.lod.loaded") == [0, total // 100]
+        assert total // 100 in shown.asked[-2:], "the tail was asked for in the last refresh"
+        assert sum(shown.pieces) >= 3, "a tail the page held was asked for its new parts only"
         count = page.locator('[data-rlviz="live-count"]')
-        assert count.get_attribute("data-count") == str(sum(c["meta"]["count"] for c in first))
-
-        rest = chunks[3:]                          # more than a page queues undrawn: taken in before the frame
-        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [rest, _status(total)])
-        # within a second of the last draw, and the run's state unchanged: drawn once that second is over
-        page.wait_for_function("() => window.passes >= 2", timeout=5_000)
-        page.evaluate("() => window.rlvizLive.frames(3)")
-        assert page.evaluate("() => window.passes") == 2
-        assert page.evaluate("() => window.view.model.n") == total
-        shown = page.evaluate("() => window.rlvizLive.appends()")[1]
-        assert shown == {"first_id": appends[0]["count"], "count": total - appends[0]["count"]}
         assert count.get_attribute("data-count") == str(total)
+        calls = page.evaluate("() => window.view.model.meta.nodes.map((node) => node.calls)")
+        assert sum(calls) == total, "the node boxes count the whole run"
         assert errors == []
 
 
-def test_a_chunk_that_skips_one_is_shown_as_an_error_in_a_page_with_no_kernel_to_ask_again():
-    structure, chunks = _recorded_chunks(3)
+def test_an_extent_that_does_not_follow_is_shown_as_an_error_in_a_page_with_no_kernel_to_ask_again():
     with chromium_page(1280, 900) as page:
-        page.set_content(_page())
-        page.wait_for_function("typeof window.rlvizLive === 'object'")
-        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
-        page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunks[0], chunks[2]], None])
-        page.evaluate("() => window.rlvizLive.frames(3)")
+        run = _watched(page, 2)
+        shown, _ = next(run)
+        shown.source.advance()
+        extent, _ = shown.source.extent(shown.sent)
+        extent["detail_from"] += 5                     # as if extents had gone missing
+        page.evaluate("(extent) => window.rlvizGrowing.extend(extent, [])", extent)
         banner = page.locator('[data-rlviz="error"]')
-        assert "chunk 2 arrived while chunk 1 was expected: one went missing" in banner.inner_text()
+        assert "cannot follow" in banner.inner_text()
+        run.close()
 
 
 def test_a_live_page_draws_rounds_that_follow_the_run_and_says_why_each_pull_happened():
     """The live page is the full Explorer: the order pane follows the newest round, the inspector has the why."""
-    structure, chunks = _recorded_chunks(6)
     with chromium_page(1280, 900) as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_content(_page())
-        page.wait_for_function("typeof window.rlvizLive === 'object'")
-        page.evaluate("(meta) => window.rlvizLive.mount(meta)", structure)
         order = page.locator('[data-rlviz="order"]')
-        last_rounds, held = [], 0
-        for chunk in chunks:
-            page.evaluate("([c, s]) => window.rlvizLive.deliver(c, s)", [[chunk], None])
-            held += chunk["meta"]["count"]
-            # chunks are drawn at most once a second (explorer_feed.js DRAW_EVERY_MS): wait for this one's draw
-            page.wait_for_function("(n) => window.view.model.n === n", arg=held, timeout=5_000)
-            page.evaluate("() => window.rlvizLive.frames(3)")
+        last_rounds = []
+        for shown, extent in _watched(page, 6):
+            assert page.evaluate("() => window.view.model.n") == extent["events"]
             assert int(order.get_attribute("data-rlviz-rounds")) > 0
             last_rounds.append(int(order.get_attribute("data-rlviz-last-round")))
         assert last_rounds == sorted(last_rounds) and last_rounds[-1] > last_rounds[0]   # it follows the run
-        assert last_rounds[-1] == 40 * len(chunks) // 2                                 # the newest round is drawn
+        assert last_rounds[-1] == 40 * 6 // 2                                           # the newest round is drawn
         canvas = order.locator('[data-rlviz="order-rounds"]')
         canvas.scroll_into_view_if_needed()
         box = canvas.bounding_box()

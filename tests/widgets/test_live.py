@@ -155,26 +155,49 @@ def test_an_error_in_the_run_stops_it_is_kept_and_shown_and_the_trace_stays():
     assert any(e.outcome == "error" for e in live.trace.events)
 
 
+def _chunks_shown(live, sent, view):
+    """Every chunk the page's list names after the start and each extent, asked for as the page asks."""
+    payload = next(c for c, _ in sent if c["type"] == "payload" and c["view"] == view)
+    detail = list(payload["meta"]["detail"])
+    for content, _ in sent:
+        if content["type"] == "extent" and content["view"] == view:
+            extent = content["extent"]
+            assert extent["detail_from"] <= len(detail), "an extent follows what the page holds"
+            detail[extent["detail_from"]:] = extent["detail"]
+    chunks = []
+    for k, entry in enumerate(detail):
+        if entry.get("gone"):
+            continue
+        live._handle_custom_msg({"type": "detail", "view": view, "chunk": k}, [])
+        content, buffers = sent[-1]
+        assert content["type"] == "detail" and content["chunk"] == k, content
+        assert (content["meta"]["first_id"], content["meta"]["count"]) == (entry["first_id"], entry["count"])
+        chunks.append((content["meta"], buffers))
+    return payload["meta"], detail, chunks
+
+
 def test_every_event_reaches_the_page_once_in_id_order(ray_local):
     live = rlviz.watch(_remote_pipeline(), seconds=3)
     sent = _capture(live)
     live._handle_custom_msg({"type": "ready", "view": "v1"}, [])
     live.join(timeout=120)
-    payload = next(c for c, _ in sent if c["type"] == "payload")
-    assert payload["meta"]["live"] and payload["view"] == "v1"
-    appends = [(c["meta"], b) for c, b in sent if c["type"] == "append"]
-    assert len(appends) >= 2, "a 3 s run refreshed at least twice"
+    extents = [c for c, _ in sent if c["type"] == "extent"]
+    assert len(extents) >= 2, "a 3 s run refreshed at least twice"
+    meta, detail, chunks = _chunks_shown(live, sent, "v1")
+    assert meta["growing"] and meta["long"]
     ids, starts = [], []
-    for meta, buffers in appends:
-        ids.extend(range(meta["first_id"], meta["first_id"] + meta["count"]))
-        starts.append(meta["time_base"] + decode_payload(Payload(meta, buffers))["start"].astype(np.int64))
+    for chunk, buffers in chunks:
+        ids.extend(range(chunk["first_id"], chunk["first_id"] + chunk["count"]))
+        starts.append(chunk["time_base"] + decode_payload(Payload(chunk, buffers))["start"].astype(np.int64))
     trace = live.trace
-    assert ids == list(range(len(ids))) and len(ids) == len(trace)
-    origin = int(payload["meta"]["origin_ns"])
+    assert ids == list(range(len(ids))) and len(ids) == len(trace) == extents[-1]["extent"]["events"]
+    origin = int(meta["origin_ns"])
     page_starts = np.sort(np.concatenate(starts).astype(np.int64))
     assert np.array_equal(page_starts, np.sort((trace.columns["start_ns"] - origin) // 1000))
-    sent_bytes = sum(len(x) for _, b in appends for x in b)
+    sent_bytes = sum(len(x) for _, b in chunks for x in b)
     assert sent_bytes / len(ids) <= 24
+    calls = extents[-1]["extent"]["counts"]["calls"]
+    assert sum(calls) == len(trace), "the node counts are the whole run's"
 
 
 def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
@@ -185,9 +208,8 @@ def test_window_keeps_the_last_seconds_and_counts_the_whole_run():
     trace = live.trace
     span_s = (trace.columns["end_ns"].max() - trace.columns["start_ns"].min()) / 1e9
     assert span_s <= 1.5, span_s
-    appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
-    assert appends[-1]["held_from"] > 0
-    assert sum(m["count"] for m in appends) > len(trace)
+    last = [c["extent"] for c, _ in sent if c["type"] == "extent"][-1]
+    assert last["events"] > len(trace) and sum(last["counts"]["calls"]) == last["events"]
 
 
 def test_a_window_lets_the_driver_forget_what_actors_sent_before_it(ray_local):
@@ -233,8 +255,8 @@ def test_a_page_shown_after_the_run_gets_every_event():
     live.join(timeout=60)
     sent = _capture(live)
     live._handle_custom_msg({"type": "ready", "view": "late"}, [])
-    appends = [c["meta"] for c, _ in sent if c["type"] == "append"]
-    assert [(m["first_id"], m["count"]) for m in appends] == [(0, len(live.trace))]
+    _, detail, chunks = _chunks_shown(live, sent, "late")
+    assert [(c["first_id"], c["count"]) for c, _ in chunks if c["count"]] == [(0, len(live.trace))]
 
 
 @pytest.mark.notebook

@@ -1,11 +1,12 @@
-"""A live page that misses a chunk, or gets one twice, asks the kernel for the stream again and ends exact.
+"""A live page that misses an extent, or gets one twice, asks the kernel for the run again and ends exact.
 
 The page is the widget's own entry point (``render``) in headless chromium,
 with a stand-in for anywidget's model; the kernel is a real ``LiveView``
 watching a driver-only pipeline, its messages carried to the page by the
-test, which loses one append and delivers another twice on the way.  The
-page must notice, send ``ready`` again, take the new stream, and end with
-exactly the events the kernel holds: none twice, none missing.
+test, which loses one extent and delivers another twice on the way.  The
+page must skip the repeat, notice the loss, send ``ready`` again, take the
+new start, and end with exactly the events the kernel holds: none twice,
+none missing.
 """
 import base64
 import threading
@@ -52,7 +53,7 @@ def _numbers():
 
 def _pump(page, live, sent: list, lock: threading.Lock, faults: dict) -> int:
     """Carry the page's messages to the kernel and the kernel's to the page, with ``faults`` on the first
-    stream's appends (``{"drop": k, "repeat": j}``: the k-th is lost, the j-th arrives twice); returns how
+    start's extents (``{"drop": k, "repeat": j}``: the k-th is lost, the j-th arrives twice); returns how
     many messages moved."""
     moved = 0
     for message in page.evaluate("() => window.kernel.outbox.splice(0)"):
@@ -64,10 +65,10 @@ def _pump(page, live, sent: list, lock: threading.Lock, faults: dict) -> int:
     out = []
     for content, buffers in batch:
         copies = 1
-        if content["type"] == "append" and faults["ready"] == 1:      # the first stream only
-            faults["appends"] += 1
-            copies = {faults["drop"]: 0, faults["repeat"]: 2}.get(faults["appends"], 1)
-        elif content["type"] == "append":
+        if content["type"] == "extent" and faults["ready"] == 1:      # the first start's extents only
+            faults["extents"] += 1
+            copies = {faults["drop"]: 0, faults["repeat"]: 2}.get(faults["extents"], 1)
+        elif content["type"] == "extent":
             faults["after"] += 1
         encoded = [base64.b64encode(bytes(b)).decode() for b in buffers]
         out += [[content, encoded]] * copies
@@ -76,7 +77,7 @@ def _pump(page, live, sent: list, lock: threading.Lock, faults: dict) -> int:
     return moved + len(batch)
 
 
-def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_exactly_the_kernels_events():
+def test_a_lost_extent_is_asked_for_again_a_repeated_one_skipped_and_the_page_ends_with_exactly_the_kernels_events():
     live = rlviz.watch(LocalIterator(lambda timeout: _numbers(), name="numbers").for_each(lambda x: x * 2),
                        seconds=120)
     sent, lock = [], threading.Lock()
@@ -86,7 +87,7 @@ def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_
             sent.append((content, list(buffers or [])))
 
     live.send = capture
-    faults = {"drop": 3, "repeat": 2, "appends": 0, "ready": 0, "after": 0}
+    faults = {"drop": 3, "repeat": 2, "extents": 0, "ready": 0, "after": 0}
     with chromium_page(1280, 900) as page:
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -104,12 +105,12 @@ def test_a_lost_and_a_repeated_chunk_are_asked_for_again_and_the_page_ends_with_
             page.wait_for_timeout(100)
             if _pump(page, live, sent, lock, faults) == 0 and faults["ready"] >= 2:
                 break
-        page.evaluate("() => window.kernel.view().drawNow()")
+        page.evaluate("() => window.kernel.view().lod.pending")
         shown = page.evaluate("""() => { const m = window.kernel.view().model;
             return { n: m.n, start: Array.from(m.start.subarray(0, m.n)), node: Array.from(m.node.subarray(0, m.n)),
                      ops: m.nodes.map((node) => node.op),
                      error: document.querySelector('[data-rlviz="error"]')?.textContent ?? "" }; }""")
-    assert faults["appends"] > faults["drop"], f"the run sent too few appends to lose one: {faults}"
+    assert faults["extents"] > faults["drop"], f"the run sent too few extents to lose one: {faults}"
     assert faults["ready"] == 2, f"the page asked for the stream {faults['ready'] - 1} times after the gap"
     trace = live.trace
     origin = live._live.store.since_ns

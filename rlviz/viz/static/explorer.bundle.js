@@ -391,9 +391,6 @@ function orderCache(model, key, create) {
   if (!cache) caches.set(key, cache = { upTo: 0, size: 0, ...create() });
   return cache;
 }
-function invalidateOrderFrom(model, position) {
-  for (const cache of model.orderCaches?.values() ?? []) cache.upTo = Math.min(cache.upTo, position);
-}
 function placedBefore(model, list2, size, position) {
   let lo = 0, hi = size;
   while (lo < hi) {
@@ -852,6 +849,7 @@ function levelPixelAt(set, lane, a, b, plotW, x) {
 function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   let first = -1, last = -1;
   for (let k = 0; k < detail.length; k++) {
+    if (detail[k].gone) continue;
     const from = detail[k].time_range[0];
     const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
     if (from > b || to < a) continue;
@@ -922,7 +920,7 @@ function gaugeRange(levels, track) {
   return lo <= hi ? [lo, hi] : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/constants.js
+// ../../main/js/node_modules/@uwdata/flechette/src/constants.js
 var MAGIC = Uint8Array.of(65, 82, 82, 79, 87, 49);
 var EOS = Uint8Array.of(255, 255, 255, 255, 0, 0, 0, 0);
 var Version = (
@@ -1307,7 +1305,7 @@ var BodyCompressionMethod = (
   }
 );
 
-// js/node_modules/@uwdata/flechette/src/util/arrays.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/arrays.js
 var uint8Array = Uint8Array;
 var uint16Array = Uint16Array;
 var uint32Array = Uint32Array;
@@ -1350,7 +1348,7 @@ function bisect(offsets, index) {
   return a;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/objects.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/objects.js
 function check(value, test, message) {
   if (test(value)) return value;
   throw new Error(message(value));
@@ -1370,7 +1368,7 @@ function keyFor(object, value) {
   return "<Unknown>";
 }
 
-// js/node_modules/@uwdata/flechette/src/data-types.js
+// ../../main/js/node_modules/@uwdata/flechette/src/data-types.js
 var invalidDataType = (typeId) => `Unsupported data type: "${keyFor(Type, typeId)}" (id ${typeId})`;
 var field = (name, type, nullable = true, metadata = null) => ({
   name,
@@ -1530,7 +1528,7 @@ var largeListView = (child) => ({
   offsets: int64Array
 });
 
-// js/node_modules/@uwdata/flechette/src/util/numbers.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/numbers.js
 var f64 = new float64Array(2);
 var buf = f64.buffer;
 var i64 = new int64Array(buf);
@@ -1573,14 +1571,14 @@ function fromDecimal256(buf2, offset) {
   return x;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/strings.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/strings.js
 var textDecoder = new TextDecoder("utf-8");
 var textEncoder = new TextEncoder();
 function decodeUtf8(buf2) {
   return textDecoder.decode(buf2);
 }
 
-// js/node_modules/@uwdata/flechette/src/util/read.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/read.js
 var SIZEOF_INT = 4;
 function decodeBit(bitmap2, index) {
   return (bitmap2[index >> 3] & 1 << index % 8) !== 0;
@@ -1642,7 +1640,7 @@ function readVector(buf2, offset, stride, extract) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/util/struct.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/struct.js
 var RowIndex = /* @__PURE__ */ Symbol("rowIndex");
 function proxyFactory(names, batches) {
   class RowObject {
@@ -1685,7 +1683,7 @@ function structObject(names, batches, index) {
   return obj;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch.js
 function isDirectBatch(batch) {
   return batch instanceof DirectBatch;
 }
@@ -2348,7 +2346,7 @@ var Utf8ViewBatch = class extends ViewBatch {
   }
 };
 
-// js/node_modules/@uwdata/flechette/src/column.js
+// ../../main/js/node_modules/@uwdata/flechette/src/column.js
 function columnBuilder(type) {
   let data = [];
   return {
@@ -2474,7 +2472,7 @@ function extractArray(array, data) {
   return array;
 }
 
-// js/node_modules/@uwdata/flechette/src/table.js
+// ../../main/js/node_modules/@uwdata/flechette/src/table.js
 var Table = class _Table {
   /**
    * Create a new table with the given schema and columns (children).
@@ -2634,7 +2632,7 @@ function renameField(field2, name) {
   return name != null && name !== field2.name ? { ...field2, name } : field2;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch-type.js
 function batchType(type, options = {}) {
   const { typeId, bitWidth, mode, precision, unit } = (
     /** @type {any} */
@@ -2711,7 +2709,7 @@ function wrap(BaseClass, WrapperClass) {
   } : BaseClass;
 }
 
-// js/node_modules/@uwdata/flechette/src/compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/compression.js
 var LENGTH_NO_COMPRESSED_DATA = -1;
 var COMPRESS_LENGTH_PREFIX = 8;
 function missingCodec(type) {
@@ -2731,7 +2729,7 @@ function decompressBuffer(body, { offset, length }, codec) {
   return { bytes, offset: 0, length: bytes.length };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/block.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/block.js
 function decodeBlock(buf2, index) {
   return {
     offset: readInt64(buf2, index),
@@ -2743,7 +2741,7 @@ function decodeBlocks(buf2, index) {
   return readVector(buf2, index, 24, decodeBlock);
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/body-compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/body-compression.js
 function decodeBodyCompression(buf2, index) {
   const get = readObject(buf2, index);
   return {
@@ -2758,7 +2756,7 @@ function decodeBodyCompression(buf2, index) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/record-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/record-batch.js
 function decodeRecordBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   const offset = version < Version.V4 ? 8 : 0;
@@ -2777,7 +2775,7 @@ function decodeRecordBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
 function decodeDictionaryBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2792,7 +2790,7 @@ function decodeDictionaryBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/data-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/data-type.js
 function decodeDataType(buf2, index, typeId, children) {
   checkOneOf(typeId, Type, invalidDataType);
   const get = readObject(buf2, index);
@@ -2905,7 +2903,7 @@ function decodeDataType(buf2, index, typeId, children) {
   return { typeId };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/metadata.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/metadata.js
 function decodeMetadata(buf2, index) {
   const entries = readVector(buf2, index, 4, (buf3, pos) => {
     const get = readObject(buf3, pos);
@@ -2922,7 +2920,7 @@ function decodeMetadata(buf2, index) {
   return entries.length ? new Map(entries) : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/schema.js
 function decodeSchema(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2980,7 +2978,7 @@ function decodeInt(buf2, index) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/message.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/message.js
 var invalidMessageMetadata = (expected, actual) => `Expected to read ${expected} metadata bytes, but only read ${actual}.`;
 var invalidMessageBodyLength = (expected, actual) => `Expected to read ${expected} bytes for message body, but only read ${actual}.`;
 var invalidMessageType = (type) => `Unsupported message type: ${type} (${keyFor(MessageHeader, type)})`;
@@ -3025,7 +3023,7 @@ function decodeMessage(buf2, index) {
   return { version, type, index, content };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
 function decodeIPC(data) {
   const source = isArrayBufferLike(data) ? new Uint8Array(data) : data;
   return isUint8Array(source) && isArrowFileFormat(source) ? decodeIPCFile(source) : decodeIPCStream(source);
@@ -3097,7 +3095,7 @@ function decodeIPCFile(data) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
 function tableFromIPC(data, options) {
   return createTable(decodeIPC(data), options);
 }
@@ -3297,7 +3295,7 @@ function visit(type, ctx) {
   }
 }
 
-// js/node_modules/@uwdata/flechette/src/encode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/encode/schema.js
 var isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
 
 // rlviz/viz/static/explorer_arrow.js
@@ -3347,19 +3345,6 @@ function appendDecisions(held, decoded) {
   }
   held.n += events.length;
   held.version++;
-}
-function trimDecisions(held, base) {
-  let kept = 0;
-  for (let k = 0; k < held.n; k++) {
-    if (held.event[k] < base) continue;
-    for (const name of FIELDS) held[name][kept] = held[name][k];
-    kept++;
-  }
-  if (kept !== held.n) {
-    held.n = kept;
-    held.version++;
-    held.sortedN = 0;
-  }
 }
 function decisionTable(held, model, base, nodes) {
   const key = `${held.version}:${model.n}:${base}`;
@@ -3513,19 +3498,6 @@ function appendGauges(held, message, decoded) {
   }
   held.version++;
 }
-function trimGauges(held, t) {
-  let trimmed = 0;
-  for (const track of held.tracks) {
-    const cut = readingAt(track, t);
-    if (cut > 0) {
-      track.time.splice(0, cut);
-      track.value.splice(0, cut);
-      trimmed += cut;
-    }
-  }
-  if (trimmed) held.version++;
-  return trimmed;
-}
 function readingAt(track, t) {
   let a = 0, b = track.time.length;
   while (a < b) {
@@ -3576,188 +3548,12 @@ function eventWhy(model, decisions, index, i) {
   return withCause(whyOf(decisions, index, i), cause && cause.text, cause ? cause.notReady : true);
 }
 
-// rlviz/viz/static/explorer_grow.js
-var COLUMNS = ["start", "duration", "node", "flags", "item"];
-var MIN_ROOM = 16;
-function growModel(model, live, meta) {
-  const from = live.indexed.n, to = live.n;
-  for (const name of COLUMNS) model[name] = live.columns[name].subarray(0, to);
-  Object.assign(model, { meta, nodes: meta.nodes, n: to, end: live.end });
-  growRows(model, from, to);
-  const relinked = growLinks(model, live, from, to);
-  if (model.byEnd) {
-    growOrder(model, from, to);
-    for (const i of relinked) invalidateOrderFrom(model, model.rank[i]);
-  }
-  live.indexed.n = to;
-  live.indexed.pairs = live.pairs.n;
-}
-function growRows(model, from, to) {
-  if (from === to) return;
-  const { node, start, nodeRow } = model, R = model.rows.length;
-  const offsets = new Uint32Array(R + 1);
-  for (let i = from; i < to; i++) if (nodeRow[node[i]] >= 0) offsets[nodeRow[node[i]] + 1]++;
-  const counts = offsets.slice(1);
-  for (let r = 0; r < R; r++) offsets[r + 1] += offsets[r];
-  makeRoom(model, counts);
-  const bucket = new Uint32Array(offsets[R]), fill = offsets.slice(0, R);
-  for (let i = from; i < to; i++) if (nodeRow[node[i]] >= 0) bucket[fill[nodeRow[node[i]]]++] = i;
-  for (let r = 0; r < R; r++) {
-    if (counts[r] === 0) continue;
-    sortRow(bucket, start, offsets[r], offsets[r + 1]);
-    mergeRow(model, r, bucket.subarray(offsets[r], offsets[r + 1]));
-  }
-}
-function makeRoom(model, counts) {
-  const { rowStart, rowEnd } = model, R = model.rows.length;
-  let fits = true;
-  for (let r = 0; r < R && fits; r++) fits = rowEnd[r] + counts[r] <= rowStart[r + 1];
-  if (fits) return;
-  const start = new Uint32Array(R + 1);
-  for (let r = 0; r < R; r++) {
-    const need = rowEnd[r] - rowStart[r] + counts[r];
-    start[r + 1] = start[r] + Math.max(MIN_ROOM, 2 * need);
-  }
-  const total = start[R];
-  const events = new Uint32Array(total), times = new Float64Array(total);
-  const busy = new Float64Array(total + R), polls = new Uint32Array(total + R);
-  const end = new Uint32Array(R);
-  for (let r = 0; r < R; r++) {
-    const a = rowStart[r], b = rowEnd[r];
-    events.set(model.rowEvents.subarray(a, b), start[r]);
-    times.set(model.rowTimes.subarray(a, b), start[r]);
-    busy.set(model.busy.subarray(a + r, b + r + 1), start[r] + r);
-    polls.set(model.polls.subarray(a + r, b + r + 1), start[r] + r);
-    end[r] = start[r] + (b - a);
-  }
-  Object.assign(model, { rowStart: start, rowEnd: end, rowEvents: events, rowTimes: times, busy, polls });
-}
-function mergeRow(model, r, part) {
-  const { rowEvents: events, rowTimes: times, start, duration: duration2, flags, busy, polls } = model;
-  const lo = model.rowStart[r], end = model.rowEnd[r], first = start[part[0]];
-  let p = end;
-  if (end > lo && times[end - 1] > first) {
-    let a2 = lo, b2 = end;
-    while (a2 < b2) {
-      const mid = a2 + b2 >>> 1;
-      if (times[mid] <= first) a2 = mid + 1;
-      else b2 = mid;
-    }
-    p = a2;
-  }
-  const tail = events.slice(p, end);
-  let a = 0, b = 0, k = p;
-  while (a < tail.length || b < part.length) {
-    const old = b >= part.length || a < tail.length && start[tail[a]] <= start[part[b]];
-    const i = old ? tail[a++] : part[b++];
-    events[k] = i;
-    times[k++] = start[i];
-  }
-  model.rowEnd[r] = k;
-  const errors = model.errors[r];
-  while (errors.length && start[errors[errors.length - 1]] > first) errors.pop();
-  for (let q = p; q < k; q++) {
-    const i = events[q], outcome = flags[i] & 3, slot = q + r;
-    busy[slot + 1] = busy[slot] + (outcome === NOT_READY ? 0 : duration2[i]);
-    polls[slot + 1] = polls[slot] + (outcome === NOT_READY ? 1 : 0);
-    if (duration2[i] > model.rowMaxDur[r]) model.rowMaxDur[r] = duration2[i];
-    if (outcome === ERROR) errors.push(i);
-  }
-}
-function growLinks(model, live, from, to) {
-  const links = model.links || (model.links = linkState(model));
-  const pairs2 = live.pairs, base = live.base;
-  const consumers = [], producers = [], pending = [];
-  const take = (c, p) => {
-    if (c < to && p < to) {
-      consumers.push(c);
-      producers.push(p);
-    } else pending.push([c, p]);
-  };
-  for (const [c, p] of live.indexed.pending || []) take(c, p);
-  for (let k = live.indexed.pairs; k < pairs2.n; k++) take(pairs2.consumer[k] - base, pairs2.producer[k] - base);
-  live.indexed.pending = pending;
-  mergeSide(links.in, consumers, producers, false, from, to);
-  mergeSide(links.out, producers, consumers, true, from, to);
-  Object.assign(model, {
-    inOffsets: links.in.offsets.subarray(0, to + 1),
-    inputs: links.in.values.subarray(0, links.in.size),
-    outOffsets: links.out.offsets.subarray(0, to + 1),
-    outputs: links.out.values.subarray(0, links.out.size)
-  });
-  return consumers.filter((c) => c < from);
-}
-function linkState(model) {
-  const side = (offsets, values) => {
-    const keys = new Uint32Array(values.length);
-    for (let i = 0; i + 1 < offsets.length; i++) keys.fill(i, offsets[i], offsets[i + 1]);
-    return { offsets: offsets.slice(), values: values.slice(), keys, size: values.length };
-  };
-  return { in: side(model.inOffsets, model.inputs), out: side(model.outOffsets, model.outputs) };
-}
-function mergeSide(side, keys, values, byValue, from, to) {
-  const m = keys.length;
-  const order = Array.from({ length: m }, (_, j) => j).sort((a2, b2) => keys[a2] - keys[b2] || (byValue ? values[a2] - values[b2] : a2 - b2));
-  let k0 = from;
-  for (let j = 0; j < m; j++) k0 = Math.min(k0, keys[j]);
-  const pos = side.offsets[k0];
-  const tailKeys = side.keys.slice(pos, side.size), tailValues = side.values.slice(pos, side.size);
-  side.keys = withRoom(side.keys, side.size + m);
-  side.values = withRoom(side.values, side.size + m);
-  side.offsets = withRoom(side.offsets, to + 1);
-  let a = 0, b = 0, k = pos;
-  while (a < tailKeys.length || b < m) {
-    const j = order[b];
-    const old = b >= m || a < tailKeys.length && (tailKeys[a] < keys[j] || tailKeys[a] === keys[j] && (!byValue || tailValues[a] <= values[j]));
-    side.keys[k] = old ? tailKeys[a] : keys[j];
-    side.values[k++] = old ? tailValues[a++] : values[order[b++]];
-  }
-  side.size = k;
-  for (let c = k0, q = pos; c <= to; c++) {
-    while (q < k && side.keys[q] < c) q++;
-    side.offsets[c] = q;
-  }
-}
-function growOrder(model, from, to) {
-  const { start, duration: duration2 } = model;
-  const endOf = (i) => start[i] + duration2[i];
-  const fresh = Array.from({ length: to - from }, (_, j) => from + j).sort((a2, b2) => endOf(a2) - endOf(b2) || a2 - b2);
-  const state = model.completion || (model.completion = { byEnd: model.byEnd.slice(), rank: model.rank.slice() });
-  const size = from;
-  let pos = size;
-  if (fresh.length) {
-    const first = endOf(fresh[0]);
-    let a2 = 0, b2 = size;
-    while (a2 < b2) {
-      const mid = a2 + b2 >>> 1;
-      if (endOf(state.byEnd[mid]) <= first) a2 = mid + 1;
-      else b2 = mid;
-    }
-    pos = a2;
-  }
-  const tail = state.byEnd.slice(pos, size);
-  state.byEnd = withRoom(state.byEnd, to);
-  state.rank = withRoom(state.rank, to);
-  let a = 0, b = 0, k = pos;
-  while (a < tail.length || b < fresh.length) {
-    const old = b >= fresh.length || a < tail.length && endOf(tail[a]) <= endOf(fresh[b]);
-    const i = old ? tail[a++] : fresh[b++];
-    state.byEnd[k] = i;
-    state.rank[i] = k++;
-  }
-  invalidateOrderFrom(model, pos);
-  model.byEnd = state.byEnd.subarray(0, to);
-  model.rank = state.rank.subarray(0, to);
-}
-
 // rlviz/viz/static/explorer_live.js
-var COLUMNS2 = ["start", "duration", "node", "flags", "item"];
+var COLUMNS = ["start", "duration", "node", "flags", "item"];
 var NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, flags: Uint8Array, item: Int32Array };
-var TRIM_SHARE = 0.25;
-function createLive(meta, trimShare = TRIM_SHARE) {
+function createLive(meta) {
   const live = {
     meta: { ...meta, count: 0, texts: [...meta.texts || []], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
-    trimShare,
     n: 0,
     base: 0,
     columns: {},
@@ -3766,17 +3562,15 @@ function createLive(meta, trimShare = TRIM_SHARE) {
     counters: null,
     end: 0,
     model: null,
-    indexed: { n: 0, pairs: 0 },
     decisions: createDecisions(),
-    gauges: createGauges(meta.gauge_tracks),
-    seq: 0
+    gauges: createGauges(meta.gauge_tracks)
   };
-  for (const name of COLUMNS2) live.columns[name] = new NARROW[name](1024);
+  for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
-function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
-  const live = createLive(meta, trimShare);
+function openStream(meta, buffers = []) {
+  const live = createLive(meta);
   let next = 0;
   for (const chunk of meta.chunks || []) {
     const count = chunk.tables.length;
@@ -3795,26 +3589,18 @@ function zeroCounters(count) {
   };
 }
 function appendChunk(live, message, buffers) {
-  if (live.settled) throw new Error("this stream was saved whole: no chunk can follow (a live view takes appends)");
-  if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.settled) throw new Error("this stream was replayed whole: no chunk can follow");
   if (live.n > 0 && message.first_id !== live.base + live.n) {
-    throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+    throw new Error(`a chunk starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
   const decoded = decodeChunk(message, buffers);
-  const structure = Boolean(message.structure);
-  if (structure) {
-    Object.assign(live.meta, message.structure);
-    const old = live.counters;
-    live.counters = zeroCounters(live.meta.nodes.length);
-    for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
-  }
   for (const text of message.texts || []) live.meta.texts.push(text);
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
   if (message.gaps) live.meta.gaps = message.gaps;
   if (live.n === 0) live.base = message.first_id;
   const count = message.count, at = live.n, timeBase = message.time_base || 0;
-  for (const name of COLUMNS2) {
+  for (const name of COLUMNS) {
     const column = wideEnough(live.columns[name], decoded[name], name === "start" ? timeBase : 0, at);
     live.columns[name] = withRoom(column, at + count, at);
     live.columns[name].set(decoded[name], at);
@@ -3827,24 +3613,8 @@ function appendChunk(live, message, buffers) {
   rememberDropped(live.droppedLinks, links);
   appendDecisions(live.decisions, decoded);
   appendGauges(live.gauges, message, decoded);
-  const heldFrom = message.held_from ?? live.base;
-  const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
-  if (structure || trimmed) live.model = null;
-  return { added: count, trimmed, structure };
-}
-function ofThisStream(live, message) {
-  return message.stream == null || live.meta.stream == null || message.stream === live.meta.stream;
-}
-var StreamGap = class extends Error {
-};
-function inSequence(live, message) {
-  if (message.seq == null) return true;
-  if (message.seq < live.seq) return false;
-  if (message.seq > live.seq) {
-    throw new StreamGap(`chunk ${message.seq} arrived while chunk ${live.seq} was expected: one went missing`);
-  }
-  live.seq++;
-  return true;
+  live.model = null;
+  return count;
 }
 function chunkLinks(message, decoded) {
   const counts = decoded.input_count, inputs = decoded.inputs;
@@ -3875,8 +3645,8 @@ function wideEnough(column, values, base, kept) {
   return wider;
 }
 function settle(live) {
+  liveModel(live);
   live.pairs = { consumer: new Uint32Array(0), producer: new Uint32Array(0), n: 0 };
-  live.indexed.pairs = 0;
   live.settled = true;
 }
 function addTimeBase(start, from, to, timeBase) {
@@ -3914,34 +3684,6 @@ function count_(live, from, to) {
     if (outcome === 3) c.errors[k]++;
   }
 }
-function trimFront(live, heldFrom) {
-  const cut = Math.min(Math.max(0, heldFrom - live.base), live.n);
-  if (cut === 0) return 0;
-  for (const name of COLUMNS2) live.columns[name].copyWithin(0, cut, live.n);
-  live.n -= cut;
-  live.base += cut;
-  const pairs2 = live.pairs;
-  let kept = 0;
-  for (let k = 0; k < pairs2.n; k++) {
-    if (pairs2.consumer[k] >= live.base && pairs2.producer[k] >= live.base) {
-      pairs2.consumer[kept] = pairs2.consumer[k];
-      pairs2.producer[kept] = pairs2.producer[k];
-      kept++;
-    }
-  }
-  pairs2.n = kept;
-  for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
-  trimDecisions(live.decisions, live.base);
-  const { start, duration: duration2 } = live.columns;
-  live.end = 0;
-  let first = Infinity;
-  for (let i = 0; i < live.n; i++) {
-    live.end = Math.max(live.end, start[i] + duration2[i]);
-    first = Math.min(first, start[i]);
-  }
-  if (live.n > 0) trimGauges(live.gauges, first);
-  return cut;
-}
 function liveMeta(live) {
   if (live.meta.long) return { ...live.meta, count: live.n, item_mode: "f64" };
   const c = live.counters;
@@ -3964,21 +3706,10 @@ function liveMeta(live) {
 function liveModel(live) {
   if (!live.model) {
     live.model = heldModel(live);
-    live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
-  } else {
-    growModel(live.model, live, liveMeta(live));
+    live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
+    live.model.gauges = live.gauges;
   }
-  live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
-  live.model.gauges = live.gauges;
   return live.model;
-}
-function unarrived(live) {
-  const pairs2 = live.pairs, waiting = [];
-  for (let k = 0; k < pairs2.n; k++) {
-    const consumer = pairs2.consumer[k] - live.base, producer = pairs2.producer[k] - live.base;
-    if (consumer >= live.n || producer >= live.n) waiting.push([consumer, producer]);
-  }
-  return waiting;
 }
 function heldModel(live) {
   const n = live.n, base = live.base, pairs2 = live.pairs;
@@ -3999,18 +3730,10 @@ function heldModel(live) {
     if (consumer < n && producer < n) inputs[fill[consumer]++] = producer;
   }
   const columns = { input_count: inputCount, inputs };
-  for (const name of COLUMNS2) columns[name] = live.columns[name].subarray(0, n);
+  for (const name of COLUMNS) columns[name] = live.columns[name].subarray(0, n);
   const model = buildModel(liveMeta(live), columns);
   model.droppedInputs = { base, links: live.droppedLinks };
   return model;
-}
-function followWindow(window2, end, follow, span) {
-  if (!follow) return window2;
-  if (span == null || end <= span) return [0, Math.max(end, 1)];
-  return [end - span, end];
-}
-function keptSelection(selected, trimmed) {
-  return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
 }
 
 // rlviz/viz/static/explorer_long.js
@@ -4030,9 +3753,11 @@ function unpackChunk(chunk, bytes) {
   if (at !== bytes.length) throw new Error(`detail chunk ${chunk.first_id}: ${bytes.length - at} bytes past its tables`);
   return buffers;
 }
-function createLod(meta, source, host, most = mostChunks(meta.detail)) {
+function createLod(meta, source, host, fixedMost = null) {
   const detail = meta.detail;
+  let most = fixedMost ?? mostChunks(detail);
   const kept = /* @__PURE__ */ new Map();
+  const grew = /* @__PURE__ */ new Map();
   let asked = 0;
   let held = -1;
   const lod = {
@@ -4079,6 +3804,20 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
       lod.levels = levels;
     },
     /**
+     * A growing run's chunks from `from` on changed (the tail grew, chunks closed: `detail` holds their new
+     * entries), or with `restructured` every chunk's model must be built again (new nodes or lanes): drop
+     * what is kept of them, so that the next request asks for them again.
+     */
+    grown(from, restructured = false) {
+      most = fixedMost ?? mostChunks(detail);
+      for (const [k, pieces] of [...kept]) {
+        if (!restructured && k < from) continue;
+        kept.delete(k);
+        if (!restructured) grew.set(k, pieces);
+      }
+      if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
+    },
+    /**
      * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
      * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
      */
@@ -4099,7 +3838,11 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
         if (mine !== asked) return false;
         lod.loaded = need;
         lod.loading = false;
-        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        const started = performance.now();
+        const pieces = parts.flat();
+        const model = modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers));
+        host.onModel(model, need);
+        measure("rlviz:append", started, { first_id: baseOf(model), count: model.n });
         return true;
       }, (error) => {
         if (mine !== asked) return false;
@@ -4119,11 +3862,20 @@ function createLod(meta, source, host, most = mostChunks(meta.detail)) {
       kept.set(k, known);
       return known;
     }
-    const loading = source.chunk(k);
+    const before = grew.get(k);
+    grew.delete(k);
+    const loading = before ? before.then((pieces) => rest(k, pieces), () => whole(k)) : whole(k);
     kept.set(k, loading);
     loading.catch(() => kept.delete(k));
-    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    while (kept.size > Math.max(KEPT_CHUNKS, most)) kept.delete(kept.keys().next().value);
     return loading;
+  }
+  function whole(k) {
+    return source.chunk(k, null).then((piece) => [piece]);
+  }
+  async function rest(k, pieces) {
+    const piece = await source.chunk(k, pieces[pieces.length - 1].chunk);
+    return piece.chunk.parts && piece.chunk.parts[0] > 0 ? [...pieces, piece] : [piece];
   }
   return lod;
 }
@@ -4263,119 +4015,52 @@ function createActions(view, host = {}) {
   };
 }
 
-// rlviz/viz/static/explorer_feed.js
+// rlviz/viz/static/explorer_growing.js
 var FOLLOW_MS = 3e4;
-var MAX_QUEUED = 8;
-var DRAW_EVERY_MS = 1e3;
-var STATE_FIELDS = ["running", "paused", "error", "gated", "paused_at", "break_on", "break_error", "break_op"];
-function changesState(next, shown) {
-  return !shown || STATE_FIELDS.some((key) => JSON.stringify(next[key]) !== JSON.stringify(shown[key]));
+var ExtentGap = class extends Error {
+};
+function extendMeta(meta, extent) {
+  if (extent.seq <= meta.seq) return { restructured: false, repeated: true };
+  if (extent.seq !== meta.seq + 1 || extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
+    throw new ExtentGap(`extent ${extent.seq} (from chunk ${extent.detail_from} and text ${extent.texts_from}) cannot follow extent ${meta.seq} (${meta.detail.length} chunks and ${meta.texts.length} texts): one went missing`);
+  }
+  meta.seq = extent.seq;
+  meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
+  for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;
+  for (const text of extent.texts) meta.texts.push(text);
+  const restructured = Boolean(extent.structure);
+  if (restructured) Object.assign(meta, extent.structure);
+  setCounts(meta.nodes, extent.counts);
+  for (const key of [
+    "orders",
+    "order",
+    "notes",
+    "gauge_tracks",
+    "overview",
+    "dropped",
+    "gaps",
+    "events",
+    "count",
+    "span_ms"
+  ]) {
+    if (key in extent) meta[key] = extent[key];
+  }
+  return { restructured, repeated: false };
 }
-function grownPatch(view, live, changes) {
-  view.model = liveModel(live);
-  view.meta = view.model.meta;
-  view.full[1] = Math.max(view.model.end, 1);
-  const state = view.store.get();
-  const span = state.followSpan ?? FOLLOW_MS * 1e6 / view.meta.unit_ns;
-  const patch = {
-    data: state.data + 1,
-    selected: keptSelection(state.selected, changes.trimmed),
-    hover: -1,
-    order: orderEvents(view.model),
-    window: state.follow ? followWindow(state.window, view.full[1], true, span) : state.window
-  };
-  if (changes.structure) patch.rows = state.rows + 1;
-  return patch;
+function setCounts(nodes, counts) {
+  for (let k = 0; k < nodes.length; k++) {
+    const node = nodes[k];
+    node.calls = counts.calls[k] ?? 0;
+    node.items = counts.items[k] ?? 0;
+    node.not_ready = counts.not_ready[k] ?? 0;
+    node.errors = counts.errors[k] ?? 0;
+    node.busy_ms = counts.busy_ms[k] ?? 0;
+  }
 }
-function createFeed(view, live, host = {}) {
-  const { store } = view;
-  let queued = [], taken = null, status = null, shown = null, frame = 0, pacing = 0, drawnAt = -Infinity;
-  const nextFrame = globalThis.requestAnimationFrame ?? ((draw) => setTimeout(draw, 16));
-  const cancelFrame = globalThis.cancelAnimationFrame ?? clearTimeout;
-  const drawSoon = () => {
-    if (!frame) frame = nextFrame(() => {
-      frame = 0;
-      drawQueued();
-    });
-  };
-  function drawPaced() {
-    if (frame || pacing) return;
-    const due = drawnAt + DRAW_EVERY_MS - performance.now();
-    if (due <= 0) drawSoon();
-    else pacing = setTimeout(() => {
-      pacing = 0;
-      drawSoon();
-    }, due);
-  }
-  function cancel() {
-    cancelFrame(frame);
-    clearTimeout(pacing);
-    frame = pacing = 0;
-  }
-  function take() {
-    const chunks = queued;
-    queued = [];
-    for (const [message, buffers] of chunks) {
-      const { trimmed, structure } = appendChunk(live, message, buffers);
-      taken ?? (taken = { trimmed: 0, structure: false, first: message.first_id, count: 0 });
-      taken.trimmed += trimmed;
-      taken.structure || (taken.structure = structure);
-      taken.count += message.count;
-    }
-  }
-  function takeOrAsk() {
-    try {
-      take();
-    } catch (error) {
-      if (!(error instanceof StreamGap) || !host.onStreamGap) throw error;
-      host.onStreamGap(error);
-    }
-  }
-  function drawQueued() {
-    const started = performance.now();
-    clearTimeout(pacing);
-    pacing = 0;
-    try {
-      takeOrAsk();
-      const patch = taken ? grownPatch(view, live, taken) : {};
-      if (status) patch.live = shown = status;
-      status = null;
-      store.set(patch, { from: "append" });
-      if (taken) {
-        drawnAt = started;
-        measure("rlviz:append", started, { first_id: taken.first, count: taken.count });
-      }
-    } catch (error) {
-      store.set({ error: `The Explorer failed: ${error && error.message ? error.message : error}` }, { from: "append" });
-    } finally {
-      taken = null;
-    }
-  }
-  return {
-    /** Queue one appended chunk (see rlviz.viz.explorer_stream); it is drawn at the next frame, or a
-     * second after the last drawn chunk. */
-    append(message, buffers) {
-      queued.push([message, buffers]);
-      if (queued.length >= MAX_QUEUED) takeOrAsk();
-      drawPaced();
-    },
-    /** Queue the run's status; drawn at the next frame (with any chunks queued) when it changes the
-     * run's state, else with the next chunks. */
-    setLive(next) {
-      const now = changesState(next, shown);
-      status = next;
-      if (now) drawSoon();
-      else drawPaced();
-    },
-    /** Draw what was appended (and the status) now rather than at the next frame. */
-    drawNow() {
-      cancel();
-      drawQueued();
-    },
-    destroy() {
-      cancel();
-    }
-  };
+function followWindow(window2, end, follow, span) {
+  if (!follow) return window2;
+  if (span == null || end <= span) return [0, Math.max(end, 1)];
+  return [end - span, end];
 }
 
 // rlviz/viz/static/explorer_kernel.js
@@ -6686,9 +6371,9 @@ function stopsFollowing(changed, info) {
 function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
   const data = openStream(meta, buffers);
-  const live = meta.live ? data : null;
+  const growing = Boolean(meta.growing);
   const model = liveModel(data);
-  if (!live) settle(data);
+  settle(data);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -6720,13 +6405,13 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     error: "",
     data: 0,
     rows: 0,
-    follow: Boolean(live),
+    follow: growing,
     followSpan: null,
     live: null,
     advanced: null
   });
   view.actions = createActions(view, host);
-  const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
+  const { panes, timeline, lower } = mountPanes(root, view, growing);
   const unsubscribe = view.store.subscribe((changed, state, info) => {
     view.actions.forget(changed);
     if (state.follow && stopsFollowing(changed, info)) view.store.set({ follow: false }, { from: "follow" });
@@ -6738,12 +6423,10 @@ function mountExplorer(el, meta, buffers = [], host = {}) {
     completionOrder(view.model);
     view.store.set({ order: orderEvents(view.model) });
   }, 0);
-  const feed = live ? createFeed(view, live, host) : null;
-  const api = hostApi(view, feed, () => {
+  const api = hostApi(view, () => {
     unsubscribe();
     clearTimeout(ordering);
     view.actions.destroy();
-    feed?.destroy();
     resize?.disconnect();
     for (const pane of panes) pane.destroy();
     el.replaceChildren();
@@ -6809,11 +6492,8 @@ function describe(m, i, base = 0) {
     durationMs: m.duration[i] * m.unitMs
   };
 }
-function hostApi(view, feed, destroy) {
+function hostApi(view, destroy) {
   const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
-  const needsLive = () => {
-    throw new Error("append() needs a live view (a payload whose meta says live)");
-  };
   return {
     get state() {
       return store.get();
@@ -6856,12 +6536,24 @@ function hostApi(view, feed, destroy) {
     showError(message) {
       store.set({ error: message || "" }, quiet);
     },
-    /** Live views: append one chunk of new events (see rlviz.viz.explorer_stream). */
-    append: feed ? feed.append : needsLive,
-    /** Live views: show the run's status (count, rate, counters, return curve, running or not) at the next frame. */
-    setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
-    /** Live views: draw what was appended (and the status) now rather than at the next frame. */
-    drawNow: feed ? feed.drawNow : () => {
+    /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
+    setLive(status) {
+      store.set({ live: status }, { from: "append" });
+    },
+    /** Draw again what is there (a view moved into another output). */
+    drawNow() {
+      store.set({ data: store.get().data + 1 }, { from: "append" });
+    },
+    /**
+     * A growing run's end moved to `end` (time units): the whole run's range grows, and while the view
+     * follows the run its window shows the newest FOLLOW_MS (or what it set by an advance's zoom).
+     */
+    setEnd(end) {
+      view.full[1] = Math.max(end, 1);
+      const state = store.get();
+      const span = state.followSpan ?? FOLLOW_MS * 1e6 / view.meta.unit_ns;
+      const window2 = followWindow(state.window, view.full[1], state.follow, span);
+      store.set(window2 === state.window ? { data: state.data + 1 } : { data: state.data + 1, window: window2 }, { from: "append" });
     },
     /**
      * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
@@ -7041,15 +6733,44 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);
+  const overviewMeta = meta.overview;
   const levels = inflate(overview).then((bytes) => {
-    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    if (!lod.levels) lod.setLevels(levelsFromOverview(overviewMeta, bytes));
     if (!lod.holding()) explorer.showModel();
   }).catch((error) => {
     lod.failed = true;
     explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`);
   });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
+  if (meta.growing) explorer.extend = extendWith(explorer, meta, lod, host);
   return explorer;
+}
+function extendWith(explorer, meta, lod, host) {
+  let levels = 0;
+  return (extent, buffers = []) => {
+    let changed;
+    try {
+      changed = extendMeta(meta, extent);
+    } catch (error) {
+      if (!(error instanceof ExtentGap)) throw error;
+      if (host.onStreamGap) host.onStreamGap(error);
+      else explorer.showError(`The Explorer failed: ${error.message}`);
+      return;
+    }
+    if (changed.repeated) return;
+    lod.grown(extent.detail_from, changed.restructured);
+    if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
+    if (buffers.length) {
+      const overview = extent.overview, mine = ++levels;
+      inflate(bytesOf(buffers[0])).then((bytes) => {
+        if (mine !== levels) return;
+        lod.setLevels(levelsFromOverview(overview, bytes));
+        explorer.showModel();
+      }).catch((error) => explorer.showError(`The Explorer failed: the run's levels do not inflate: ${error.message}`));
+    }
+    explorer.setEnd(extent.end);
+    lod.request(explorer.state.window);
+  };
 }
 var PICTURE_DELAY_MS = 1e3;
 function showSavedPicture(el, model) {
@@ -7108,7 +6829,7 @@ function kernelHost(currentModel, token, meta, asking) {
       currentModel().send({ ...extra, type: "command", command: name, view: token });
     },
     onChange(state) {
-      if (meta.live) return;
+      if (meta.growing) return;
       const model = currentModel();
       model.set("selected", state.selected);
       model.set("window", state.window);
@@ -7131,18 +6852,21 @@ function bytesOf(buffer2) {
 function askKernel(currentModel, token) {
   const waiting = /* @__PURE__ */ new Map();
   return {
-    chunk(k) {
+    chunk(k, after = null) {
+      const from = after?.parts ? after.parts[1] : null;
+      const key = `${k}:${from}`;
       return new Promise((resolve) => {
-        if (!waiting.has(k)) {
-          waiting.set(k, []);
-          currentModel().send({ type: "detail", view: token, chunk: k });
+        if (!waiting.has(key)) {
+          waiting.set(key, []);
+          currentModel().send({ type: "detail", view: token, chunk: k, from_part: from });
         }
-        waiting.get(k).push(resolve);
+        waiting.get(key).push(resolve);
       });
     },
     answer(message, buffers) {
-      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
-      waiting.delete(message.chunk);
+      const key = `${message.chunk}:${message.from_part ?? null}`;
+      for (const resolve of waiting.get(key) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(key);
     }
   };
 }
@@ -7156,7 +6880,6 @@ function reportDrawn(view, send) {
   }));
 }
 function mountShown(box, meta, buffers, kernelChunks, host) {
-  if (meta.live) return mountExplorer(box, meta, buffers, host);
   return mountLong(box, meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
 }
 var SHOWN = /* @__PURE__ */ new Map();
@@ -7186,14 +6909,14 @@ function createShown(model, key) {
       asking.now = false;
       const host = kernelHost(() => current, token, message.meta, asking);
       view = mountShown(box, message.meta, buffers, kernelChunks, host);
-      if (!message.meta.live) startFromTraits(view, current, message.meta);
+      if (!message.meta.growing) startFromTraits(view, current, message.meta);
       reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },
     detail(message, buffers) {
       if (message.view === token) kernelChunks.answer(message, buffers);
     },
-    append(message, buffers) {
-      if (message.view === token && view) view.append(message.meta, buffers);
+    extent(message, buffers) {
+      if (message.view === token && view) view.extend(message.extent, buffers);
     },
     status(message) {
       view?.setLive(message.status);

@@ -6,12 +6,12 @@
 import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_core.js";
 import { createActions } from "./explorer_actions.js";
 import { CSS, make } from "./explorer_dom.js";
-import { createFeed } from "./explorer_feed.js";
+import { ExtentGap, FOLLOW_MS, extendMeta, followWindow } from "./explorer_growing.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkPacked, damagedText, savedJson } from "./explorer_saved.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 import { chunksFor, levelsFromOverview, mostChunks } from "./explorer_levels.js";
-import { baseOf, createLod, inflate, partIndex, unpackChunk } from "./explorer_long.js";
+import { baseOf, createLod, inflate, modelOf, partIndex, unpackChunk } from "./explorer_long.js";
 import { createStore } from "./explorer_store.js";
 import { createGraph } from "./panes/graph.js";
 import { createInspector } from "./panes/inspector.js";
@@ -30,28 +30,28 @@ export function stopsFollowing(changed, info) {
 }
 
 /**
- * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream), then its chunks.
- * A saved trace brings all of its chunks along (meta.chunks, their buffers in `buffers`) and is
- * replayed at once; a live run (meta.live) sends its chunks later, through `append`. Both go
- * through the same decoder into the same growing model.
+ * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream) and the chunks it
+ * brings along (meta.chunks, their buffers in `buffers`), replayed at once through the one decoder
+ * into the one model; a long trace's page (mountLong, every page) starts with none and shows the
+ * models of the chunks its window needs (showModel). A growing run's page (meta.growing) also has the
+ * live bar, and follows the run.
  * @param {HTMLElement} el  container (emptied)
  * @param {object} meta     the stream's start meta (with `chunks` for a saved trace)
  * @param {Array} buffers   the saved chunks' buffers, chunk after chunk (ArrayBuffer / DataView / typed arrays)
  * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
- *   in a live view (meta.live), {onCommand(name)}: called with "pause", "resume" or "stop", and
- *   {onStreamGap(error)}: called when a chunk went missing, to ask for the stream again (else it is shown);
+ *   for a growing run (meta.growing), {onCommand(name)}: called with "pause", "resume" or "stop";
  *   for a long trace (meta.long), {lod}: its level of detail (explorer_long.js), which the timeline draws
  *   from where the model does not hold the window; for a diff's run, {divergence}: where its op order first
  *   differs from the other run's ({ms, event, index, op}), which its timeline marks
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, append, setLive, drawNow, setKernelNote,
- *   showModel, destroy, state, model, root, store}
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, setLive, drawNow, setKernelNote,
+ *   showModel, setEnd, destroy, state, model, root, store}
  */
 export function mountExplorer(el, meta, buffers = [], host = {}) {
   el.replaceChildren();
   const data = openStream(meta, buffers);
-  const live = meta.live ? data : null;
+  const growing = Boolean(meta.growing);
   const model = liveModel(data);
-  if (!live) settle(data);
+  settle(data);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
@@ -64,9 +64,9 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   view.selectedId = () => (view.lod ? view.selection : view.store.get().selected);
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
-    rows: 0, follow: Boolean(live), followSpan: null, live: null, advanced: null });
+    rows: 0, follow: growing, followSpan: null, live: null, advanced: null });
   view.actions = createActions(view, host);
-  const { panes, timeline, lower } = mountPanes(root, view, Boolean(live));
+  const { panes, timeline, lower } = mountPanes(root, view, growing);
   const unsubscribe = view.store.subscribe((changed, state, info) => {
     view.actions.forget(changed);
     if (state.follow && stopsFollowing(changed, info)) view.store.set({ follow: false }, { from: "follow" });
@@ -76,12 +76,10 @@ export function mountExplorer(el, meta, buffers = [], host = {}) {
   const resize = watchWidths(view.store, timeline.element, lower);
   // completion order (a sort of every end time) is ready a moment after the first frame
   const ordering = setTimeout(() => { completionOrder(view.model); view.store.set({ order: orderEvents(view.model) }); }, 0);
-  const feed = live ? createFeed(view, live, host) : null;
-  const api = hostApi(view, feed, () => {
+  const api = hostApi(view, () => {
     unsubscribe();
     clearTimeout(ordering);
     view.actions.destroy();
-    feed?.destroy();
     resize?.disconnect();
     for (const pane of panes) pane.destroy();
     el.replaceChildren();
@@ -153,9 +151,8 @@ function describe(m, i, base = 0) {
 }
 
 /** What the host (the widget, a page's script) holds of a mounted view; its changes are not reported back to it. */
-function hostApi(view, feed, destroy) {
+function hostApi(view, destroy) {
   const { store, actions } = view, quiet = { from: "host" }, unitMs = view.model.unitMs;
-  const needsLive = () => { throw new Error("append() needs a live view (a payload whose meta says live)"); };
   return {
     get state() { return store.get(); },
     /** The selected event's trace index, -1 for none (a long trace's page: whether or not its part is loaded). */
@@ -183,12 +180,21 @@ function hostApi(view, feed, destroy) {
     setSkipNotReady(on) { actions.setSkipNotReady(on, quiet); },
     /** Show an error message in the view (empty to hide it). */
     showError(message) { store.set({ error: message || "" }, quiet); },
-    /** Live views: append one chunk of new events (see rlviz.viz.explorer_stream). */
-    append: feed ? feed.append : needsLive,
-    /** Live views: show the run's status (count, rate, counters, return curve, running or not) at the next frame. */
-    setLive: feed ? feed.setLive : (status) => store.set({ live: status }, { from: "append" }),
-    /** Live views: draw what was appended (and the status) now rather than at the next frame. */
-    drawNow: feed ? feed.drawNow : () => {},
+    /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
+    setLive(status) { store.set({ live: status }, { from: "append" }); },
+    /** Draw again what is there (a view moved into another output). */
+    drawNow() { store.set({ data: store.get().data + 1 }, { from: "append" }); },
+    /**
+     * A growing run's end moved to `end` (time units): the whole run's range grows, and while the view
+     * follows the run its window shows the newest FOLLOW_MS (or what it set by an advance's zoom).
+     */
+    setEnd(end) {
+      view.full[1] = Math.max(end, 1);
+      const state = store.get();
+      const span = state.followSpan ?? (FOLLOW_MS * 1e6) / view.meta.unit_ns;
+      const window = followWindow(state.window, view.full[1], state.follow, span);
+      store.set(window === state.window ? { data: state.data + 1 } : { data: state.data + 1, window }, { from: "append" });
+    },
     /**
      * Draw `model` from now on (a long trace's part for the window shown); the selection stays on its
      * event (a trace index), shown when the new part holds it. Without a model, draw again what is there
@@ -431,15 +437,52 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     waiting = setTimeout(() => lod.request(explorer.state.window), delayMs);
   });
   lod.request(explorer.state.window);          // the first window's chunks, as any window's (none past a few chunks)
+  const overviewMeta = meta.overview;
   const levels = inflate(overview).then((bytes) => {
-    lod.setLevels(levelsFromOverview(meta.overview, bytes));
+    if (!lod.levels) lod.setLevels(levelsFromOverview(overviewMeta, bytes));     // a growing run's newer ones may be in
     if (!lod.holding()) explorer.showModel();  // a run held whole is drawn once, with its events, not from its levels first
   }).catch((error) => {
     lod.failed = true;
     explorer.showError(`The Explorer failed: its overview does not inflate: ${error.message}`);
   });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
+  if (meta.growing) explorer.extend = extendWith(explorer, meta, lod, host);
   return explorer;
+}
+
+/**
+ * What a growing run's page does with each extent (explorer_growing.js) and its buffers (the levels
+ * again, packed, when they changed): the meta brought up to date, the chunks that changed forgotten,
+ * the levels replaced, the end moved (the window follows it), and the window's chunks asked for again.
+ * An extent that does not follow what the page holds asks the host for the run again (onStreamGap), or
+ * says so in the view when there is no host to ask.
+ */
+function extendWith(explorer, meta, lod, host) {
+  let levels = 0;                      // the levels last sent: their number
+  return (extent, buffers = []) => {
+    let changed;
+    try {
+      changed = extendMeta(meta, extent);
+    } catch (error) {
+      if (!(error instanceof ExtentGap)) throw error;
+      if (host.onStreamGap) host.onStreamGap(error);
+      else explorer.showError(`The Explorer failed: ${error.message}`);
+      return;
+    }
+    if (changed.repeated) return;
+    lod.grown(extent.detail_from, changed.restructured);
+    if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
+    if (buffers.length) {
+      const overview = extent.overview, mine = ++levels;     // the latest levels win: an older one may inflate later
+      inflate(bytesOf(buffers[0])).then((bytes) => {
+        if (mine !== levels) return;
+        lod.setLevels(levelsFromOverview(overview, bytes));
+        explorer.showModel();
+      }).catch((error) => explorer.showError(`The Explorer failed: the run's levels do not inflate: ${error.message}`));
+    }
+    explorer.setEnd(extent.end);
+    lod.request(explorer.state.window);
+  };
 }
 
 /** How long a view waits for its data before it shows the picture saved with the widget instead. */
@@ -505,7 +548,7 @@ function kernelHost(currentModel, token, meta, asking) {
   return {
     onCommand(name, extra) { currentModel().send({ ...extra, type: "command", command: name, view: token }); },
     onChange(state) {
-      if (meta.live) return;        // a live view's selection stays in the page
+      if (meta.growing) return;     // a watched run's selection stays in the page (a LiveView has no traits)
       const model = currentModel();
       model.set("selected", state.selected);
       model.set("window", state.window);
@@ -531,24 +574,28 @@ function bytesOf(buffer) {
 }
 
 /**
- * A long trace's chunks asked of the kernel (a "detail" message naming the chunk), each answered by a
- * "detail" message with its meta and buffers (rlviz.widgets.TraceView).
+ * A long trace's chunks asked of the kernel (a "detail" message naming the chunk, and for a growing run's
+ * tail the part the page holds its pieces up to: `from_part`), each answered by a "detail" message with
+ * its meta and buffers (rlviz.widgets.TraceView, rlviz.widgets.LiveView).
  */
 function askKernel(currentModel, token) {
-  const waiting = new Map();         // chunk -> the resolve functions of those who asked
+  const waiting = new Map();         // "chunk:from_part" -> the resolve functions of those who asked
   return {
-    chunk(k) {
+    chunk(k, after = null) {
+      const from = after?.parts ? after.parts[1] : null;
+      const key = `${k}:${from}`;
       return new Promise((resolve) => {
-        if (!waiting.has(k)) {
-          waiting.set(k, []);
-          currentModel().send({ type: "detail", view: token, chunk: k });
+        if (!waiting.has(key)) {
+          waiting.set(key, []);
+          currentModel().send({ type: "detail", view: token, chunk: k, from_part: from });
         }
-        waiting.get(k).push(resolve);
+        waiting.get(key).push(resolve);
       });
     },
     answer(message, buffers) {
-      for (const resolve of waiting.get(message.chunk) ?? []) resolve({ chunk: message.meta, buffers });
-      waiting.delete(message.chunk);
+      const key = `${message.chunk}:${message.from_part ?? null}`;
+      for (const resolve of waiting.get(key) ?? []) resolve({ chunk: message.meta, buffers });
+      waiting.delete(key);
     },
   };
 }
@@ -563,12 +610,10 @@ function reportDrawn(view, send) {
 }
 
 /**
- * The Explorer of a widget's first message: a trace's view (TraceView) is a long trace's, whatever its
- * length, its chunks asked of the kernel as a saved page's are read from its file; a watched run
- * (meta.live, rlviz.widgets.live) is a stream that grows through `append`.
+ * The Explorer of a widget's first message: a long trace's, whatever its length, its chunks asked of the
+ * kernel as a saved page's are read from its file; a watched run's (meta.growing) grows with each extent.
  */
 function mountShown(box, meta, buffers, kernelChunks, host) {
-  if (meta.live) return mountExplorer(box, meta, buffers, host);
   return mountLong(box, meta, bytesOf(buffers[0]), kernelChunks, host, KERNEL_DELAY_MS);
 }
 
@@ -610,11 +655,11 @@ function createShown(model, key) {
       asking.now = false;
       const host = kernelHost(() => current, token, message.meta, asking);
       view = mountShown(box, message.meta, buffers, kernelChunks, host);
-      if (!message.meta.live) startFromTraits(view, current, message.meta);   // a live view's events follow as appends
+      if (!message.meta.growing) startFromTraits(view, current, message.meta);   // a LiveView has no traits
       reportDrawn(view, () => current.send({ type: "drawn", view: token }));
     },
     detail(message, buffers) { if (message.view === token) kernelChunks.answer(message, buffers); },
-    append(message, buffers) { if (message.view === token && view) view.append(message.meta, buffers); },
+    extent(message, buffers) { if (message.view === token && view) view.extend(message.extent, buffers); },
     status(message) {
       view?.setLive(message.status);
       if (view && message.status.error) view.showError(message.status.error);

@@ -142,13 +142,15 @@ export function levelPixelAt(set, lane, a, b, plotW, x) {
 /**
  * The detail chunks whose time range meets window [a, b] (`detail[k].time_range`, units since the
  * origin), as [first, last] (inclusive), or null when there are none or more than `most`.
- * Chunks are cut in start order, so the chunks a window meets are one run of them. A chunk reaches
+ * Chunks are cut in start order (a growing run's in arrival order, nearly so), so the chunks a window meets
+ * are one run of them. A chunk reaches
  * on to the next one's start (it carries the gauge readings taken up to there: a window in the
  * quiet time between two chunks still gets them).
  */
 export function chunksFor(detail, a, b, most = MAX_DETAIL_CHUNKS) {
   let first = -1, last = -1;
   for (let k = 0; k < detail.length; k++) {
+    if (detail[k].gone) continue;                 // a growing run's chunk that left its window
     const from = detail[k].time_range[0];
     const to = Math.max(detail[k].time_range[1], k + 1 < detail.length ? detail[k + 1].time_range[0] : -Infinity);
     if (from > b || to < a) continue;

@@ -1,15 +1,13 @@
-// The Explorer's growing data, free of the DOM: columns that take appended binary chunks (the
-// one wire format of rlviz.viz.explorer_stream: a live run's refreshes, or a saved trace's chunks
-// replayed), links kept as (consumer, producer) id pairs, the unions' decisions, per-node
-// counters, the front trimmed when the sender's window moves on, and the model the panes draw. Event indices are stable: index = event id - base. The model grows with the new
-// events only (explorer_grow.js); a trim or a new node rebuilds it from what is held, so the
-// front is trimmed in batches (once it is a quarter of what is held) and a refresh under a
-// window costs, on average, in proportion to its new events.
+// A stream's chunks replayed into the Explorer's data, free of the DOM: columns that take the
+// chunks of the one wire format (rlviz.viz.explorer_stream) in order, links kept as (consumer,
+// producer) id pairs, the unions' decisions, the gauge readings, per-node counters, and the model the
+// panes draw. Event indices are stable: index = event id - base (the first chunk's first id). Every
+// page builds its model this way from the chunks its window needs (explorer_long.modelOf), a saved
+// trace's and a growing run's alike.
 import { decodeChunk } from "./explorer_arrow.js";
 import { buildModel, withRoom } from "./explorer_core.js";
-import { appendDecisions, createDecisions, decisionTable, trimDecisions } from "./explorer_decisions.js";
-import { appendGauges, createGauges, trimGauges } from "./explorer_gauges.js";
-import { growModel } from "./explorer_grow.js";
+import { appendDecisions, createDecisions, decisionTable } from "./explorer_decisions.js";
+import { appendGauges, createGauges } from "./explorer_gauges.js";
 
 const COLUMNS = ["start", "duration", "node", "flags", "item"];
 /**
@@ -19,34 +17,28 @@ const COLUMNS = ["start", "duration", "node", "flags", "item"];
  * passes 65535. A million events hold 15 bytes each rather than 32.
  */
 const NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, flags: Uint8Array, item: Int32Array };
-/** The page trims the events that left the sender's window once they are this share of what it holds. */
-export const TRIM_SHARE = 0.25;
-
 /**
- * Empty growing data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
- * @param {object} meta  the live meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts (a long
+ * Empty data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
+ * @param {object} meta  the start meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts (a long
  *   trace's also gauge_tracks: every gauge track, opened at once)
- * @param {number} trimShare  trim the front once the events that left the window are this share
- *   of those held (0: at every append that moves the window)
- * @returns {object} live data: {meta, n, base, columns, pairs, counters, trimShare}
+ * @returns {object} the data: {meta, n, base, columns, pairs, counters}
  */
-export function createLive(meta, trimShare = TRIM_SHARE) {
+export function createLive(meta) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
-    trimShare,
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    droppedLinks: new Map(), counters: null, end: 0, model: null, indexed: { n: 0, pairs: 0 },
-    decisions: createDecisions(), gauges: createGauges(meta.gauge_tracks), seq: 0 };
+    droppedLinks: new Map(), counters: null, end: 0, model: null,
+    decisions: createDecisions(), gauges: createGauges(meta.gauge_tracks) };
   for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
   live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
 
 /**
- * A page's data from a stream's start meta and, for a saved trace, every chunk it brings along
- * (meta.chunks, their buffers chunk after chunk in `buffers`): a saved trace is its stream replayed.
+ * A page's data from a stream's start meta and the chunks it brings along (meta.chunks, their buffers
+ * chunk after chunk in `buffers`): the stream replayed.
  */
-export function openStream(meta, buffers = [], trimShare = TRIM_SHARE) {
-  const live = createLive(meta, trimShare);
+export function openStream(meta, buffers = []) {
+  const live = createLive(meta);
   let next = 0;
   for (const chunk of meta.chunks || []) {
     const count = chunk.tables.length;
@@ -62,28 +54,18 @@ function zeroCounters(count) {
 }
 
 /**
- * Append one chunk: meta {first_id, count, held_from, time_base, texts, dropped, gaps?, seq?, stream?, notes?, structure?,
- * tables}
+ * Append one chunk: meta {first_id, count, time_base, texts, dropped, gaps?, notes?, tables}
  * and its buffers, one Arrow IPC stream per table (explorer_arrow.js: columns start, duration, node, flags, item,
  * input_count, inputs, input_dropped?, late_consumer?, late_producer?, late_dropped?, decision_*?, gauge_*?;
- * meta gauge_tracks?).
- * @returns {{added: number, trimmed: number, structure: boolean}} events added, dropped from the
- *   front (the sender's window, in batches: see createLive), and whether the structure (nodes, lanes) changed
+ * meta gauge_tracks?). Chunks follow each other: each starts at the id after the last one's.
+ * @returns {number} the events added
  */
 export function appendChunk(live, message, buffers) {
-  if (live.settled) throw new Error("this stream was saved whole: no chunk can follow (a live view takes appends)");
-  if (!ofThisStream(live, message) || !inSequence(live, message)) return { added: 0, trimmed: 0, structure: false, repeated: true };
+  if (live.settled) throw new Error("this stream was replayed whole: no chunk can follow");
   if (live.n > 0 && message.first_id !== live.base + live.n) {
-    throw new StreamGap(`an append starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
+    throw new Error(`a chunk starting at event ${message.first_id} cannot follow event ${live.base + live.n - 1}`);
   }
   const decoded = decodeChunk(message, buffers);
-  const structure = Boolean(message.structure);
-  if (structure) {
-    Object.assign(live.meta, message.structure);
-    const old = live.counters;
-    live.counters = zeroCounters(live.meta.nodes.length);
-    for (const key of Object.keys(old)) live.counters[key].set(old[key].subarray(0, live.counters[key].length));
-  }
   for (const text of message.texts || []) live.meta.texts.push(text);   // a spread of 150k texts overflows the stack
   if (message.notes) live.meta.notes = message.notes;
   live.meta.dropped = message.dropped || 0;
@@ -103,36 +85,8 @@ export function appendChunk(live, message, buffers) {
   rememberDropped(live.droppedLinks, links);
   appendDecisions(live.decisions, decoded);
   appendGauges(live.gauges, message, decoded);
-  const heldFrom = message.held_from ?? live.base;
-  const trimmed = heldFrom - live.base >= live.trimShare * live.n ? trimFront(live, heldFrom) : 0;
-  if (structure || trimmed) live.model = null;          // rows or indices changed: rebuild on next read
-  return { added: count, trimmed, structure };
-}
-
-/**
- * Whether `message` belongs to the stream the page mounted with: a chunk of the stream a page asked
- * to replace (sent before the kernel heard it) is not taken. Chunks or starts without `stream` belong.
- */
-function ofThisStream(live, message) {
-  return message.stream == null || live.meta.stream == null || message.stream === live.meta.stream;
-}
-
-/** A chunk the page cannot take where it stands: one went missing (or came out of order). Ask for the stream again. */
-export class StreamGap extends Error {}
-
-/**
- * Whether `message` is the next chunk of the stream (its `seq` numbers the sender's chunks): a chunk
- * seen before (a repeat) is false, so nothing is drawn twice; a chunk past the next one means one
- * went missing, a StreamGap, so nothing is drawn half. Chunks without `seq` are taken in order.
- */
-function inSequence(live, message) {
-  if (message.seq == null) return true;
-  if (message.seq < live.seq) return false;
-  if (message.seq > live.seq) {
-    throw new StreamGap(`chunk ${message.seq} arrived while chunk ${live.seq} was expected: one went missing`);
-  }
-  live.seq++;
-  return true;
+  live.model = null;
+  return count;
 }
 
 /** A chunk's links as (consumer, producer, dropped) id triples: its own events' inputs, then late ones. */
@@ -171,12 +125,12 @@ export function wideEnough(column, values, base, kept) {
 }
 
 /**
- * A saved stream is whole once replayed: drop what only a growing one needs, the link pairs kept to
- * rebuild the model after a trim or a new node (the model keeps its links). No chunk can follow.
+ * A stream is whole once replayed: build its model (which keeps the links) and drop the link pairs
+ * the model was built from. No chunk can follow.
  */
 export function settle(live) {
+  liveModel(live);
   live.pairs = { consumer: new Uint32Array(0), producer: new Uint32Array(0), n: 0 };
-  live.indexed.pairs = 0;
   live.settled = true;
 }
 
@@ -222,36 +176,6 @@ function count_(live, from, to) {
   }
 }
 
-/** Drop events whose ids are below `heldFrom`, and the links that name them; returns how many left. */
-export function trimFront(live, heldFrom) {
-  const cut = Math.min(Math.max(0, heldFrom - live.base), live.n);
-  if (cut === 0) return 0;
-  for (const name of COLUMNS) live.columns[name].copyWithin(0, cut, live.n);
-  live.n -= cut;
-  live.base += cut;
-  const pairs = live.pairs;
-  let kept = 0;
-  for (let k = 0; k < pairs.n; k++) {
-    if (pairs.consumer[k] >= live.base && pairs.producer[k] >= live.base) {
-      pairs.consumer[kept] = pairs.consumer[k];
-      pairs.producer[kept] = pairs.producer[k];
-      kept++;
-    }
-  }
-  pairs.n = kept;
-  for (const consumer of live.droppedLinks.keys()) if (consumer < live.base) live.droppedLinks.delete(consumer);
-  trimDecisions(live.decisions, live.base);
-  const { start, duration } = live.columns;
-  live.end = 0;
-  let first = Infinity;
-  for (let i = 0; i < live.n; i++) {
-    live.end = Math.max(live.end, start[i] + duration[i]);
-    first = Math.min(first, start[i]);
-  }
-  if (live.n > 0) trimGauges(live.gauges, first);       // readings before the held events, but the one in force
-  return cut;
-}
-
 /**
  * The meta the panes read: the structure with each node's counters as the live data counts them (a
  * long trace's page holds a part of the run: its meta's counters, of the whole run, stay).
@@ -270,31 +194,14 @@ export function liveMeta(live) {
   return { ...live.meta, nodes, order, count: live.n, span_ms: (end * live.meta.unit_ns) / 1e6, item_mode: "f64" };
 }
 
-/**
- * The model the panes draw, brought up to date with the events appended since the last call: in
- * time proportional to them (the same object, grown), or rebuilt from all held events after a trim
- * or a structure change. Either way it equals `heldModel(live)`.
- */
+/** The model the panes draw, built once from every event and link of the data. */
 export function liveModel(live) {
   if (!live.model) {
     live.model = heldModel(live);
-    live.indexed = { n: live.n, pairs: live.pairs.n, pending: unarrived(live) };
-  } else {
-    growModel(live.model, live, liveMeta(live));
+    live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
+    live.model.gauges = live.gauges;
   }
-  live.model.meta.decisions = decisionTable(live.decisions, live.model, live.base, live.meta.nodes);
-  live.model.gauges = live.gauges;
   return live.model;
-}
-
-/** The held links that name an event not arrived yet (as index pairs): linked when it arrives. */
-function unarrived(live) {
-  const pairs = live.pairs, waiting = [];
-  for (let k = 0; k < pairs.n; k++) {
-    const consumer = pairs.consumer[k] - live.base, producer = pairs.producer[k] - live.base;
-    if (consumer >= live.n || producer >= live.n) waiting.push([consumer, producer]);
-  }
-  return waiting;
 }
 
 /** The model built at once from every held event and link (links turned into per-consumer lists). */
@@ -318,19 +225,4 @@ export function heldModel(live) {
   const model = buildModel(liveMeta(live), columns);
   model.droppedInputs = { base, links: live.droppedLinks };
   return model;
-}
-
-/**
- * The window to show after an append: while following, the newest `span` units (all of the
- * trace while it is shorter, or when `span` is null); otherwise `window` unchanged.
- */
-export function followWindow(window, end, follow, span) {
-  if (!follow) return window;
-  if (span == null || end <= span) return [0, Math.max(end, 1)];
-  return [end - span, end];
-}
-
-/** The selected index after `trimmed` events left the front: the same event, or -1 if it left too. */
-export function keptSelection(selected, trimmed) {
-  return selected >= 0 && selected - trimmed >= 0 ? selected - trimmed : -1;
 }

@@ -9,6 +9,7 @@ import {
   chunksFor, covers, gaugeBucketAt, gaugePixels, gaugeRange, lanePixels, levelPixelAt, pickLevel,
   mostChunks,
 } from "./explorer_levels.js";
+import { measure } from "./explorer_dom.js";
 import { liveModel, openStream, settle } from "./explorer_live.js";
 
 /** Decoded chunks kept for a pan back (each about a megabyte). */
@@ -45,8 +46,9 @@ export function unpackChunk(chunk, bytes) {
  * what a gauge track asks when the window is not exact (`gaugePixels`, `gaugeAt`, `gaugeRange`), and
  * what the window's moves ask for (`request`).
  * @param {object} meta  the stream's start meta, with `detail` (per chunk at least its `time_range`) and `overview`
- * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}: chunk k's meta (first_id, count, time_base,
- *   columns, ...) and its buffers, unpacked
+ * @param {object} source  {chunk(k, after): Promise<{chunk, buffers}>}: chunk k's meta (first_id, count,
+ *   time_base, tables, ...) and its buffers, unpacked; `after` (a growing run's tail the page holds a part of:
+ *   the last piece it has, or null) lets the source send only the rest (a piece whose meta says `parts`)
  * @param {object} host  {onModel(model, loaded), onError(error)}: a model of the chunks [first, last]
  *   loaded for the latest window, or why they could not be
  * @param {number} most  chunks a window may need at most to be drawn exactly (by default mostChunks: a run of a
@@ -54,9 +56,11 @@ export function unpackChunk(chunk, bytes) {
  * @returns {object} {exact, pixels, pixelAt, gaugePixels, gaugeAt, gaugeRange, request, setLevels, levels, loaded, pending,
  *   whole, holding}
  */
-export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
+export function createLod(meta, source, host, fixedMost = null) {
   const detail = meta.detail;
-  const kept = new Map();                // k -> Promise of its buffers, the most recent last
+  let most = fixedMost ?? mostChunks(detail);
+  const kept = new Map();                // k -> Promise of its pieces ({chunk, buffers} each), the most recent last
+  const grew = new Map();                // k -> its pieces before it grew (a growing run's tail): asked for the rest
   let asked = 0;                         // the latest request's number: older answers are dropped
   let held = -1;                         // the trace index of the selected event, kept in the model when it may be
   const lod = {
@@ -96,6 +100,20 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
     gaugeRange: (track) => gaugeRange(lod.levels, track),
     setLevels(levels) { lod.levels = levels; },
     /**
+     * A growing run's chunks from `from` on changed (the tail grew, chunks closed: `detail` holds their new
+     * entries), or with `restructured` every chunk's model must be built again (new nodes or lanes): drop
+     * what is kept of them, so that the next request asks for them again.
+     */
+    grown(from, restructured = false) {
+      most = fixedMost ?? mostChunks(detail);
+      for (const [k, pieces] of [...kept]) {
+        if (!restructured && k < from) continue;
+        kept.delete(k);
+        if (!restructured) grew.set(k, pieces);
+      }
+      if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
+    },
+    /**
      * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
      * `most` chunks) loads the chunk holding it, so the selection has its event, its inspector and its why.
      */
@@ -114,7 +132,12 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
         if (mine !== asked) return false;                      // the window moved on meanwhile
         lod.loaded = need;
         lod.loading = false;
-        host.onModel(modelOf(meta, parts.map((part) => part.chunk), parts.map((part) => part.buffers)), need);
+        const started = performance.now();
+        const pieces = parts.flat();
+        const model = modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers));
+        host.onModel(model, need);
+        // which events were drawn when: a profiler (or benchmarks/bench_live_lab.py) times event -> page from it
+        measure("rlviz:append", started, { first_id: baseOf(model), count: model.n });
         return true;
       }, (error) => {
         if (mine !== asked) return false;
@@ -135,11 +158,24 @@ export function createLod(meta, source, host, most = mostChunks(meta.detail)) {
       kept.set(k, known);
       return known;
     }
-    const loading = source.chunk(k);
+    const before = grew.get(k);
+    grew.delete(k);
+    const loading = before ? before.then((pieces) => rest(k, pieces), () => whole(k)) : whole(k);
     kept.set(k, loading);
     loading.catch(() => kept.delete(k));
-    while (kept.size > KEPT_CHUNKS) kept.delete(kept.keys().next().value);
+    while (kept.size > Math.max(KEPT_CHUNKS, most)) kept.delete(kept.keys().next().value);
     return loading;
+  }
+
+  /** Chunk k as its source sends it whole: one piece. */
+  function whole(k) {
+    return source.chunk(k, null).then((piece) => [piece]);
+  }
+
+  /** Chunk k that grew: the pieces held and the rest, or the whole chunk when the source sends it whole. */
+  async function rest(k, pieces) {
+    const piece = await source.chunk(k, pieces[pieces.length - 1].chunk);
+    return piece.chunk.parts && piece.chunk.parts[0] > 0 ? [...pieces, piece] : [piece];
   }
   return lod;
 }
