@@ -1,7 +1,7 @@
-"""One trace, saved and diff pages: each node box shows calls and busy time as Python's ``op_stats`` counts them.
+"""One trace, saved, diff and notebook pages: each node box shows calls and busy time as Python's ``op_stats`` counts them.
 
-Issue 45 asks for every page kind at 10k, 1M and 10M events; this first step covers the saved page and the diff
-of the trace against a copy (both runs) at 10k events, for two shapes: a distinct item and a cross-lane link per
+Issue 45 asks for every page kind at 10k, 1M and 10M events; this covers the saved page, the diff
+of the trace against a copy (both runs) and a notebook ``TraceView`` at 10k events, for two shapes: a distinct item and a cross-lane link per
 event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for a call that yields), so busy time
 with and without the polls differs about sixfold (``op_stats`` counts the polls).
 """
@@ -100,3 +100,28 @@ def test_a_diff_page_of_the_trace_against_its_copy_shows_python_counts_in_both_r
     trace = trace_of(EVENTS, slow_polls)
     for titles in diff_titles(write_html(diff(trace, trace_of(EVENTS, slow_polls)), tmp_path / "diff.html")):
         assert_counts_as_python(titles, trace)
+
+
+@pytest.mark.slow
+def test_a_notebook_traceview_of_each_trace_shows_python_counts(shared_lab):
+    """One notebook, one ``TraceView`` per shape: each view's node boxes read as ``op_stats`` counts."""
+    from browser_harness import open_notebook, run_cell, write_notebook
+    from playwright.sync_api import expect
+
+    shapes = (False, True)
+    with shared_lab.folder() as root:
+        traces = [trace_of(EVENTS, slow_polls) for slow_polls in shapes]
+        for slow_polls, trace in zip(shapes, traces):
+            trace.save(str(root / f"trace-{int(slow_polls)}.rlviz"))
+        write_notebook(root / "same.ipynb", ["from rlviz.trace import Trace\nfrom rlviz.widgets import TraceView"]
+                       + [f'TraceView(Trace.load("trace-{int(slow_polls)}.rlviz"))' for slow_polls in shapes])
+        with chromium_page(1400, 1200) as page:
+            open_notebook(page, shared_lab.url, f"{root.name}/same.ipynb")
+            for cell in range(3):
+                run_cell(page, cell)
+            explorers = page.locator('[data-rlviz="explorer"]')
+            expect(explorers).to_have_count(2, timeout=60_000)
+            for k, trace in enumerate(traces):
+                explorer = explorers.nth(k)
+                expect(explorer).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
+                assert_counts_as_python(titles_in(explorer), trace)
