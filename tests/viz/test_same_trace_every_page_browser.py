@@ -1,9 +1,9 @@
-"""One trace, saved, diff and notebook pages: each node box shows calls and busy time as Python's ``op_stats`` counts them.
+"""One trace on saved, diff and notebook pages: each node box shows calls and busy time as ``op_stats`` counts them.
 
-Issue 45 asks for every page kind at 10k, 1M and 10M events; this covers the saved page, the diff
-of the trace against a copy (both runs) and a notebook ``TraceView`` at 10k events, for two shapes: a distinct item and a cross-lane link per
-event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for a call that yields), so busy time
-with and without the polls differs about sixfold (``op_stats`` counts the polls).
+Issue 45 asks for every page kind at 10k, 1M and 10M events; this covers the saved page, the diff of the trace
+against a copy (both runs) and a notebook ``TraceView`` at 10k events, for two shapes: a distinct item and a
+cross-lane link per event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for a call that
+yields), so busy time with and without the polls differs about sixfold (``op_stats`` counts the polls).
 """
 from decimal import ROUND_HALF_UP, Decimal
 
