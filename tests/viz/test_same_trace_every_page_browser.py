@@ -125,3 +125,52 @@ def test_a_notebook_traceview_of_each_trace_shows_python_counts(shared_lab):
                 explorer = explorers.nth(k)
                 expect(explorer).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
                 assert_counts_as_python(titles_in(explorer), trace)
+
+
+def recorded_union() -> Trace:
+    """A recorded ``Concurrently`` run with weights [2, 1, "*"] whose middle op is not ready twice first."""
+    import rlviz
+    from page_replay import named_op
+    from rlviz.ops import Concurrently
+
+    plan = Concurrently([named_op("StoreToReplayBuffer"), named_op("TrainOneStep", not_ready_first=2),
+                         named_op("LogMetrics")], round_robin_weights=[2, 1, "*"])
+    with rlviz.record() as trace:
+        plan.take(2 * 103)
+    return trace
+
+
+def why_events(trace: Trace) -> list[int]:
+    """Two fixed events: the first not-ready poll, and the first pull a union's cap ends (deep in the run)."""
+    whys = [trace.why(k) or "" for k in range(len(trace.columns["node"]))]
+    poll = next(k for k, text in enumerate(whys) if "not ready" in text)
+    cap = next(k for k, text in enumerate(whys) if "the cap" in text)
+    return [poll, cap]
+
+
+def why_shown(root, index: int) -> str:
+    """The why text ``root``'s inspector shows once event ``index`` is selected."""
+    root.evaluate("(element, index) => element.rlvizExplorer.setSelected(index)", index)
+    return root.locator('[data-rlviz="inspector"] [data-rlviz="why"]').text_content()
+
+
+@pytest.mark.slow
+def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped_pull(tmp_path):
+    from playwright.sync_api import expect
+
+    trace = recorded_union()
+    events = why_events(trace)
+    expected = [trace.why(k) for k in events]
+    assert all(expected), expected
+    with chromium_page(1400, 1000) as page:
+        page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=120_000)
+        root = wait_ready(page)
+        assert [why_shown(root, k) for k in events] == expected
+    with chromium_page(1400, 1400) as page:
+        page.goto(write_html(diff(trace, recorded_union()), tmp_path / "diff.html").as_uri(), timeout=120_000)
+        runs = page.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        for run in (0, 1):
+            root = runs.nth(run).locator('[data-rlviz="explorer"]')
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
+            assert [why_shown(root, k) for k in events] == expected
