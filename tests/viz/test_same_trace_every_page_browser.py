@@ -53,6 +53,17 @@ def busy_text(busy_ns: int) -> str:
     return f"{ms.quantize(Decimal(1).scaleb(ms.adjusted() - 2), ROUND_HALF_UP)}"
 
 
+def compact(count: int) -> str:
+    """A count as a node box shortens it: 1.2k, 63k, 1.5M, 12M (JavaScript rounds halves up)."""
+    def rounded(value: Decimal, places: int) -> Decimal:
+        return value.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    value = Decimal(count)
+    for limit, scale, places in ((10**7, 10**6, 0), (10**6, 10**6, 1), (10**4, 10**3, 0), (10**3, 10**3, 1)):
+        if value >= limit:
+            return f"{rounded(value / scale, places)}{'M' if scale == 10**6 else 'k'}"
+    return str(count)
+
+
 def titles_in(root) -> list[str]:
     """Each node box's hover text (label, lane and both counter lines) in one explorer, in node order."""
     boxes = root.locator('[data-rlviz="node"]')
@@ -174,3 +185,28 @@ def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped
             root = runs.nth(run).locator('[data-rlviz="explorer"]')
             expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
             assert [why_shown(root, k) for k in events] == expected
+
+
+MILLION = 1_000_000
+
+
+@pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
+def test_a_saved_page_of_a_million_events_counts_each_node_as_python_does(tmp_path, slow_polls):
+    """Past 1,000 a node box shortens its counts ("63k calls"), so the page's node table is read as well: its
+    exact calls, items, not-ready polls and busy time must be ``op_stats``' own, and the boxes their short forms."""
+    trace = trace_of(MILLION, slow_polls)
+    rows = op_stats(trace)
+    with chromium_page(1400, 1000) as page:
+        page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=120_000)
+        root = wait_ready(page)
+        nodes = root.evaluate("element => element.rlvizExplorer.model.meta.nodes.map((n) => "
+                              "[n.calls, n.items, n.not_ready, n.busy_ms])")
+        titles = titles_in(root)
+    assert [row["calls"] for row in rows] == [n[0] for n in nodes]
+    assert [row["items"] for row in rows] == [n[1] for n in nodes]
+    assert [row["not_ready"] for row in rows] == [n[2] for n in nodes]
+    assert [n[3] for n in nodes] == pytest.approx([row["busy_ns"] / 1e6 for row in rows], rel=1e-9)
+    for title, row in zip(titles, rows, strict=True):
+        assert f"{compact(row['calls'])} calls · {compact(row['items'])} items" in title, (title, row)
+        assert f"{busy_text(row['busy_ns'])} ms busy" in title, (title, row)
+        assert (f"{compact(row['not_ready'])} not ready" in title) == bool(row["not_ready"]), (title, row)
