@@ -189,6 +189,34 @@ def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped
 
 MILLION = 1_000_000
 
+#: Per lane of the long page's finest level: calls, not-ready polls and busy ns, summed over its buckets.
+LANE_TOTALS = """async (element) => {
+  const explorer = element.rlvizExplorer;
+  await explorer.levelsReady;
+  const { lanes, sets: [finest] } = explorer.lod.levels, unit = explorer.model.meta.unit_ns;
+  return Array.from({ length: lanes }, (_, lane) => {
+    let calls = 0, notReady = 0, busy = 0;
+    for (let at = lane * finest.n; at < (lane + 1) * finest.n; at++) {
+      calls += finest.count[at]; notReady += finest.notReady[at]; busy += finest.busy[at] * unit;
+    }
+    return [calls, notReady, busy];
+  });
+}"""
+
+
+def assert_lanes_as_python(lanes: list[list[float]], trace: Trace) -> None:
+    """The long page's lanes count ``op_stats``' calls and not-ready polls of their nodes, and a busy time that is
+    ``op_stats``' less the polls' durations: a lane's shading leaves polls to their own marks (docs/design.md)."""
+    c = trace.columns
+    lane_of = c["pid"]
+    polls = c["outcome"] == NOT_READY
+    duration = c["end_ns"] - c["start_ns"]
+    expected = sorted((int((lane_of == pid).sum()), int((polls & (lane_of == pid)).sum()),
+                       int(duration[(lane_of == pid) & ~polls].sum())) for pid in np.unique(lane_of))
+    shown = sorted(lanes)
+    assert [lane[:2] for lane in shown] == [list(lane[:2]) for lane in expected]
+    assert [lane[2] for lane in shown] == pytest.approx([lane[2] for lane in expected], rel=5e-3)
+
 
 @pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
 def test_a_saved_page_of_a_million_events_counts_each_node_as_python_does(tmp_path, slow_polls):
@@ -202,6 +230,8 @@ def test_a_saved_page_of_a_million_events_counts_each_node_as_python_does(tmp_pa
         nodes = root.evaluate("element => element.rlvizExplorer.model.meta.nodes.map((n) => "
                               "[n.calls, n.items, n.not_ready, n.busy_ms])")
         titles = titles_in(root)
+        lanes = root.evaluate(LANE_TOTALS)
+    assert_lanes_as_python(lanes, trace)
     assert [row["calls"] for row in rows] == [n[0] for n in nodes]
     assert [row["items"] for row in rows] == [n[1] for n in nodes]
     assert [row["not_ready"] for row in rows] == [n[2] for n in nodes]
