@@ -228,6 +228,7 @@ def assert_lanes_as_python(lanes: list[list[float]], trace: Trace) -> None:
     assert [lane[2] for lane in shown] == pytest.approx([lane[2] for lane in expected], rel=5e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
 def test_a_saved_page_of_a_million_events_counts_each_node_as_python_does(tmp_path, slow_polls):
     """Past 1,000 a node box shortens its counts ("63k calls"), so the page's node table is read as well: its
