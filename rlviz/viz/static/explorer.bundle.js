@@ -920,7 +920,7 @@ function gaugeRange(levels, track) {
   return lo <= hi ? [lo, hi] : null;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/constants.js
+// js/node_modules/@uwdata/flechette/src/constants.js
 var MAGIC = Uint8Array.of(65, 82, 82, 79, 87, 49);
 var EOS = Uint8Array.of(255, 255, 255, 255, 0, 0, 0, 0);
 var Version = (
@@ -1305,7 +1305,7 @@ var BodyCompressionMethod = (
   }
 );
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/arrays.js
+// js/node_modules/@uwdata/flechette/src/util/arrays.js
 var uint8Array = Uint8Array;
 var uint16Array = Uint16Array;
 var uint32Array = Uint32Array;
@@ -1348,7 +1348,7 @@ function bisect(offsets, index) {
   return a;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/objects.js
+// js/node_modules/@uwdata/flechette/src/util/objects.js
 function check(value, test, message) {
   if (test(value)) return value;
   throw new Error(message(value));
@@ -1368,7 +1368,7 @@ function keyFor(object, value) {
   return "<Unknown>";
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/data-types.js
+// js/node_modules/@uwdata/flechette/src/data-types.js
 var invalidDataType = (typeId) => `Unsupported data type: "${keyFor(Type, typeId)}" (id ${typeId})`;
 var field = (name, type, nullable = true, metadata = null) => ({
   name,
@@ -1528,7 +1528,7 @@ var largeListView = (child) => ({
   offsets: int64Array
 });
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/numbers.js
+// js/node_modules/@uwdata/flechette/src/util/numbers.js
 var f64 = new float64Array(2);
 var buf = f64.buffer;
 var i64 = new int64Array(buf);
@@ -1571,14 +1571,14 @@ function fromDecimal256(buf2, offset) {
   return x;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/strings.js
+// js/node_modules/@uwdata/flechette/src/util/strings.js
 var textDecoder = new TextDecoder("utf-8");
 var textEncoder = new TextEncoder();
 function decodeUtf8(buf2) {
   return textDecoder.decode(buf2);
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/read.js
+// js/node_modules/@uwdata/flechette/src/util/read.js
 var SIZEOF_INT = 4;
 function decodeBit(bitmap2, index) {
   return (bitmap2[index >> 3] & 1 << index % 8) !== 0;
@@ -1640,7 +1640,7 @@ function readVector(buf2, offset, stride, extract) {
   );
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/util/struct.js
+// js/node_modules/@uwdata/flechette/src/util/struct.js
 var RowIndex = /* @__PURE__ */ Symbol("rowIndex");
 function proxyFactory(names, batches) {
   class RowObject {
@@ -1683,7 +1683,7 @@ function structObject(names, batches, index) {
   return obj;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/batch.js
+// js/node_modules/@uwdata/flechette/src/batch.js
 function isDirectBatch(batch) {
   return batch instanceof DirectBatch;
 }
@@ -2346,7 +2346,7 @@ var Utf8ViewBatch = class extends ViewBatch {
   }
 };
 
-// ../../main/js/node_modules/@uwdata/flechette/src/column.js
+// js/node_modules/@uwdata/flechette/src/column.js
 function columnBuilder(type) {
   let data = [];
   return {
@@ -2472,7 +2472,7 @@ function extractArray(array, data) {
   return array;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/table.js
+// js/node_modules/@uwdata/flechette/src/table.js
 var Table = class _Table {
   /**
    * Create a new table with the given schema and columns (children).
@@ -2632,7 +2632,7 @@ function renameField(field2, name) {
   return name != null && name !== field2.name ? { ...field2, name } : field2;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/batch-type.js
+// js/node_modules/@uwdata/flechette/src/batch-type.js
 function batchType(type, options = {}) {
   const { typeId, bitWidth, mode, precision, unit } = (
     /** @type {any} */
@@ -2709,7 +2709,7 @@ function wrap(BaseClass, WrapperClass) {
   } : BaseClass;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/compression.js
+// js/node_modules/@uwdata/flechette/src/compression.js
 var LENGTH_NO_COMPRESSED_DATA = -1;
 var COMPRESS_LENGTH_PREFIX = 8;
 function missingCodec(type) {
@@ -2729,7 +2729,7 @@ function decompressBuffer(body, { offset, length }, codec) {
   return { bytes, offset: 0, length: bytes.length };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/block.js
+// js/node_modules/@uwdata/flechette/src/decode/block.js
 function decodeBlock(buf2, index) {
   return {
     offset: readInt64(buf2, index),
@@ -2741,7 +2741,7 @@ function decodeBlocks(buf2, index) {
   return readVector(buf2, index, 24, decodeBlock);
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/body-compression.js
+// js/node_modules/@uwdata/flechette/src/decode/body-compression.js
 function decodeBodyCompression(buf2, index) {
   const get = readObject(buf2, index);
   return {
@@ -2756,7 +2756,7 @@ function decodeBodyCompression(buf2, index) {
   };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/record-batch.js
+// js/node_modules/@uwdata/flechette/src/decode/record-batch.js
 function decodeRecordBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   const offset = version < Version.V4 ? 8 : 0;
@@ -2775,7 +2775,7 @@ function decodeRecordBatch(buf2, index, version) {
   };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
+// js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
 function decodeDictionaryBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2790,7 +2790,7 @@ function decodeDictionaryBatch(buf2, index, version) {
   };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/data-type.js
+// js/node_modules/@uwdata/flechette/src/decode/data-type.js
 function decodeDataType(buf2, index, typeId, children) {
   checkOneOf(typeId, Type, invalidDataType);
   const get = readObject(buf2, index);
@@ -2903,7 +2903,7 @@ function decodeDataType(buf2, index, typeId, children) {
   return { typeId };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/metadata.js
+// js/node_modules/@uwdata/flechette/src/decode/metadata.js
 function decodeMetadata(buf2, index) {
   const entries = readVector(buf2, index, 4, (buf3, pos) => {
     const get = readObject(buf3, pos);
@@ -2920,7 +2920,7 @@ function decodeMetadata(buf2, index) {
   return entries.length ? new Map(entries) : null;
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/schema.js
+// js/node_modules/@uwdata/flechette/src/decode/schema.js
 function decodeSchema(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2978,7 +2978,7 @@ function decodeInt(buf2, index) {
   );
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/message.js
+// js/node_modules/@uwdata/flechette/src/decode/message.js
 var invalidMessageMetadata = (expected, actual) => `Expected to read ${expected} metadata bytes, but only read ${actual}.`;
 var invalidMessageBodyLength = (expected, actual) => `Expected to read ${expected} bytes for message body, but only read ${actual}.`;
 var invalidMessageType = (type) => `Unsupported message type: ${type} (${keyFor(MessageHeader, type)})`;
@@ -3023,7 +3023,7 @@ function decodeMessage(buf2, index) {
   return { version, type, index, content };
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
+// js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
 function decodeIPC(data) {
   const source = isArrayBufferLike(data) ? new Uint8Array(data) : data;
   return isUint8Array(source) && isArrowFileFormat(source) ? decodeIPCFile(source) : decodeIPCStream(source);
@@ -3095,7 +3095,7 @@ function decodeIPCFile(data) {
   );
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
+// js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
 function tableFromIPC(data, options) {
   return createTable(decodeIPC(data), options);
 }
@@ -3295,7 +3295,7 @@ function visit(type, ctx) {
   }
 }
 
-// ../../main/js/node_modules/@uwdata/flechette/src/encode/schema.js
+// js/node_modules/@uwdata/flechette/src/encode/schema.js
 var isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
 
 // rlviz/viz/static/explorer_arrow.js
