@@ -53,8 +53,8 @@ REPEATS = 7
 REPO = Path(__file__).resolve().parent.parent
 
 
-def run(held: tuple[int, ...] = HELD, repeats: int = REPEATS, ray: bool = True) -> dict:
-    """Measure; return the figures (medians over ``repeats``)."""
+def run(held: tuple[int, ...] = HELD, repeats: int = REPEATS, ray: bool = True, page: bool = True) -> dict:
+    """Measure; return the figures (medians over ``repeats``); ``page``: the page append under node too."""
     result: dict = {"load_average": list(os.getloadavg()), "new_events": NEW, "repeats": repeats}
     for count in held:
         seconds, per_event = _refresh(count, repeats)
@@ -62,9 +62,9 @@ def run(held: tuple[int, ...] = HELD, repeats: int = REPEATS, ray: bool = True) 
         result[f"bytes_per_event_{count}"] = per_event
         for form in ("parts", "joined"):
             result[f"actor_refresh_ms_{form}_{count}"] = 1e3 * statistics.median(_actor_refresh(count, repeats, form))
-        page = _page_append(count, 3 * repeats)
-        if page is not None:
-            result[f"page_append_ms_{count}"] = page
+        appended = _page_append(count, 3 * repeats) if page else None
+        if appended is not None:
+            result[f"page_append_ms_{count}"] = appended
     small, large = held[0], held[-1]
     result["refresh_ratio"] = result[f"refresh_ms_{large}"] / result[f"refresh_ms_{small}"]
     for form in ("parts", "joined"):
