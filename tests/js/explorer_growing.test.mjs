@@ -50,7 +50,7 @@ test("an extent with a structure says so; a repeat is skipped; one that does not
   assert.throws(() => extendMeta(meta, { seq: 4, detail_from: 1, detail: [], texts_from: 1, texts: [], counts: COUNTS }),
     /extent 4 .* cannot follow extent 2.*one went missing/);
   assert.deepEqual(extendMeta(meta, { seq: 2, detail_from: 0, detail: [], texts_from: 1, texts: [], counts: COUNTS }),
-    { restructured: false, repeated: true }, "one the page had already is skipped");
+    { restructured: false, repeated: true, changedFrom: 2 }, "one the page had already is skipped");
   assert.equal(meta.detail.length, 2, "nothing taken from an extent that does not follow, or a repeat");
 });
 
@@ -77,9 +77,12 @@ test("the chunks that grew are asked for again; a closed chunk is asked for once
   await lod.request([0, 15]);
   assert.deepEqual(shown, [2]);
   held[1] = [2, 1];                                       // the tail grew by one event
-  extendMeta(meta, { seq: 2, detail_from: 1, detail: [{ first_id: 2, count: 1, time_range: [20, 25] }], texts_from: 1, texts: [],
-    counts: COUNTS });
-  lod.grown(1);
+  const { changedFrom } = extendMeta(meta, { seq: 2, detail_from: 1, detail: [{ first_id: 2, count: 1,
+    time_range: [20, 25] }], texts_from: 1, texts: [], counts: COUNTS });
+  assert.equal(changedFrom, 1, "the tail changed");
+  assert.equal(extendMeta(meta, { seq: 3, detail_from: 1, detail: [{ first_id: 2, count: 1, time_range: [20, 25] }],
+    texts_from: 1, texts: [], counts: COUNTS }).changedFrom, 2, "a refresh that brought nothing changes no chunk");
+  lod.grown(changedFrom);
   await lod.request([0, 25]);
   assert.deepEqual(shown, [2, 3], "the window's model holds the tail's new event");
   assert.deepEqual(asked.filter((k) => k === 0).length, 1, "the closed chunk was kept, not asked for again");

@@ -3760,6 +3760,8 @@ function createLod(meta, source, host, fixedMost = null) {
   const grew = /* @__PURE__ */ new Map();
   let asked = 0;
   let held = -1;
+  let grownTimes = 0;
+  let loadingNeed = null, latest = null;
   const lod = {
     levels: null,
     loaded: null,
@@ -3816,6 +3818,7 @@ function createLod(meta, source, host, fixedMost = null) {
         if (!restructured) grew.set(k, pieces);
       }
       if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
+      grownTimes++;
     },
     /**
      * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
@@ -3830,23 +3833,29 @@ function createLod(meta, source, host, fixedMost = null) {
      * model was handed to the host.
      */
     request([a, b]) {
+      latest = [a, b];
       const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
       if (!need || lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1]) return Promise.resolve(false);
-      const mine = ++asked;
+      if (lod.loading && loadingNeed && need[0] === loadingNeed[0] && need[1] === loadingNeed[1]) return lod.pending;
+      const mine = ++asked, since = grownTimes;
       lod.loading = true;
+      loadingNeed = need;
       const load = Promise.all(range(need).map(chunk)).then((parts) => {
         if (mine !== asked) return false;
-        lod.loaded = need;
+        lod.loaded = since === grownTimes ? need : null;
         lod.loading = false;
+        loadingNeed = null;
         const started = performance.now();
         const pieces = parts.flat();
         const model = modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers));
         host.onModel(model, need);
         measure("rlviz:append", started, { first_id: baseOf(model), count: model.n });
+        if (!lod.loaded) lod.request(latest);
         return true;
       }, (error) => {
         if (mine !== asked) return false;
         lod.loading = false;
+        loadingNeed = null;
         lod.failed = true;
         host.onError(error);
         return false;
@@ -4020,11 +4029,12 @@ var FOLLOW_MS = 3e4;
 var ExtentGap = class extends Error {
 };
 function extendMeta(meta, extent) {
-  if (extent.seq <= meta.seq) return { restructured: false, repeated: true };
+  if (extent.seq <= meta.seq) return { restructured: false, repeated: true, changedFrom: meta.detail.length };
   if (extent.seq !== meta.seq + 1 || extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
     throw new ExtentGap(`extent ${extent.seq} (from chunk ${extent.detail_from} and text ${extent.texts_from}) cannot follow extent ${meta.seq} (${meta.detail.length} chunks and ${meta.texts.length} texts): one went missing`);
   }
   meta.seq = extent.seq;
+  const changedFrom = firstChanged(meta.detail, extent.detail_from, extent.detail);
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
   for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;
   for (const text of extent.texts) meta.texts.push(text);
@@ -4045,7 +4055,14 @@ function extendMeta(meta, extent) {
   ]) {
     if (key in extent) meta[key] = extent[key];
   }
-  return { restructured, repeated: false };
+  return { restructured, repeated: false, changedFrom };
+}
+function firstChanged(detail, from, fresh) {
+  for (let k = from; k < from + fresh.length; k++) {
+    const old = detail[k], now = fresh[k - from];
+    if (!old || old.count !== now.count || old.first_id !== now.first_id || old.time_range[0] !== now.time_range[0] || old.time_range[1] !== now.time_range[1] || Boolean(now.gone) !== Boolean(old.gone)) return k;
+  }
+  return from + fresh.length;
 }
 function setCounts(nodes, counts) {
   for (let k = 0; k < nodes.length; k++) {
@@ -5996,7 +6013,9 @@ function levelName({ exact, levels }) {
 }
 function showEmpty(view, scroll, [canvas, ...overlays]) {
   if (view.model.n > 0 || view.lod) {
-    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
+    if (scroll.firstChild !== canvas || overlays.some((overlay) => overlay.parentNode !== scroll)) {
+      scroll.replaceChildren(canvas, ...overlays);
+    }
     return;
   }
   scroll.replaceChildren(make(
@@ -6743,6 +6762,7 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   if (meta.growing) explorer.extend = extendWith(explorer, meta, lod, host);
+  measure("rlviz:mount", performance.now(), { events: meta.events ?? meta.count });
   return explorer;
 }
 function extendWith(explorer, meta, lod, host) {
@@ -6758,7 +6778,7 @@ function extendWith(explorer, meta, lod, host) {
       return;
     }
     if (changed.repeated) return;
-    lod.grown(extent.detail_from, changed.restructured);
+    if (changed.restructured || changed.changedFrom < meta.detail.length) lod.grown(changed.changedFrom, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {
       const overview = extent.overview, mine = ++levels;

@@ -5,7 +5,7 @@
 // esbuild (js/build.mjs).
 import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_core.js";
 import { createActions } from "./explorer_actions.js";
-import { CSS, make } from "./explorer_dom.js";
+import { CSS, make, measure } from "./explorer_dom.js";
 import { ExtentGap, FOLLOW_MS, extendMeta, followWindow } from "./explorer_growing.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkPacked, damagedText, savedJson } from "./explorer_saved.js";
@@ -447,6 +447,7 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   });
   explorer.levelsReady = lod.whole ? Promise.all([levels, lod.pending]) : levels;
   if (meta.growing) explorer.extend = extendWith(explorer, meta, lod, host);
+  measure("rlviz:mount", performance.now(), { events: meta.events ?? meta.count });   // each start a page took
   return explorer;
 }
 
@@ -470,7 +471,7 @@ function extendWith(explorer, meta, lod, host) {
       return;
     }
     if (changed.repeated) return;
-    lod.grown(extent.detail_from, changed.restructured);
+    if (changed.restructured || changed.changedFrom < meta.detail.length) lod.grown(changed.changedFrom, changed.restructured);
     if (changed.restructured) explorer.showModel(modelOf(meta, [], []));
     if (buffers.length) {
       const overview = extent.overview, mine = ++levels;     // the latest levels win: an older one may inflate later

@@ -20,16 +20,18 @@ export class ExtentGap extends Error {}
  * strips, the notes, the gauge tracks, the dropped events and their gaps, the run's length.
  * Extents are numbered (`seq`; the start meta holds the start's): one the page has had already is
  * skipped, one past the next means one went missing (an ExtentGap: the page asks for the run again).
- * @returns {{restructured: boolean, repeated: boolean}} whether nodes or lanes changed (every model must be
- *   built again), whether the extent was one the page had already (nothing changed)
+ * @returns {{restructured: boolean, repeated: boolean, changedFrom: number}} whether nodes or lanes changed
+ *   (every model must be built again), whether the extent was one the page had already (nothing changed), and
+ *   the first chunk that changed (the list's length when none did)
  */
 export function extendMeta(meta, extent) {
-  if (extent.seq <= meta.seq) return { restructured: false, repeated: true };
+  if (extent.seq <= meta.seq) return { restructured: false, repeated: true, changedFrom: meta.detail.length };
   if (extent.seq !== meta.seq + 1 || extent.detail_from > meta.detail.length || extent.texts_from !== meta.texts.length) {
     throw new ExtentGap(`extent ${extent.seq} (from chunk ${extent.detail_from} and text ${extent.texts_from}) cannot `
       + `follow extent ${meta.seq} (${meta.detail.length} chunks and ${meta.texts.length} texts): one went missing`);
   }
   meta.seq = extent.seq;
+  const changedFrom = firstChanged(meta.detail, extent.detail_from, extent.detail);
   meta.detail.splice(extent.detail_from, meta.detail.length - extent.detail_from, ...extent.detail);
   for (let k = 0; k < Math.min(extent.first_chunk ?? 0, meta.detail.length); k++) meta.detail[k].gone = true;   // left the run's window
   for (const text of extent.texts) meta.texts.push(text);      // a spread of 150k texts overflows the stack
@@ -40,7 +42,18 @@ export function extendMeta(meta, extent) {
     "span_ms"]) {
     if (key in extent) meta[key] = extent[key];
   }
-  return { restructured, repeated: false };
+  return { restructured, repeated: false, changedFrom };
+}
+
+/** The first chunk from `from` on whose entry in `fresh` (entries from `from`) differs from the one held (a
+ * refresh that brought nothing changes none: the page keeps what it loaded). */
+function firstChanged(detail, from, fresh) {
+  for (let k = from; k < from + fresh.length; k++) {
+    const old = detail[k], now = fresh[k - from];
+    if (!old || old.count !== now.count || old.first_id !== now.first_id || old.time_range[0] !== now.time_range[0]
+      || old.time_range[1] !== now.time_range[1] || Boolean(now.gone) !== Boolean(old.gone)) return k;
+  }
+  return from + fresh.length;
 }
 
 /** Each node's counts of the whole run (calls, items, not-ready calls, errors, busy time), written in place. */

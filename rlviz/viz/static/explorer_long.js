@@ -63,6 +63,8 @@ export function createLod(meta, source, host, fixedMost = null) {
   const grew = new Map();                // k -> its pieces before it grew (a growing run's tail): asked for the rest
   let asked = 0;                         // the latest request's number: older answers are dropped
   let held = -1;                         // the trace index of the selected event, kept in the model when it may be
+  let grownTimes = 0;                    // how many times a growing run's chunks changed (a load notes it at its start)
+  let loadingNeed = null, latest = null; // the chunks the load under way fetches; the latest window asked for
   const lod = {
     levels: null,
     loaded: null,                        // [first, last] chunks in the model, or null
@@ -112,6 +114,7 @@ export function createLod(meta, source, host, fixedMost = null) {
         if (!restructured) grew.set(k, pieces);
       }
       if (lod.loaded && (restructured || lod.loaded[1] >= from)) lod.loaded = null;
+      grownTimes++;
     },
     /**
      * Keep trace event `id` (-1: none) at hand: a window drawn from the levels (it needs more than
@@ -124,24 +127,32 @@ export function createLod(meta, source, host, fixedMost = null) {
      * model was handed to the host.
      */
     request([a, b]) {
+      latest = [a, b];
       const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
       if (!need || (lod.loaded && need[0] >= lod.loaded[0] && need[1] <= lod.loaded[1])) return Promise.resolve(false);
-      const mine = ++asked;
+      // the same chunks under way (a growing run's next refresh): let that load finish, then ask again, so a page
+      // whose answers take longer than a refresh still shows each model rather than dropping every one
+      if (lod.loading && loadingNeed && need[0] === loadingNeed[0] && need[1] === loadingNeed[1]) return lod.pending;
+      const mine = ++asked, since = grownTimes;
       lod.loading = true;
+      loadingNeed = need;
       const load = Promise.all(range(need).map(chunk)).then((parts) => {
         if (mine !== asked) return false;                      // the window moved on meanwhile
-        lod.loaded = need;
+        lod.loaded = since === grownTimes ? need : null;       // chunks that changed meanwhile are asked for again
         lod.loading = false;
+        loadingNeed = null;
         const started = performance.now();
         const pieces = parts.flat();
         const model = modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers));
         host.onModel(model, need);
         // which events were drawn when: a profiler (or benchmarks/bench_live_lab.py) times event -> page from it
         measure("rlviz:append", started, { first_id: baseOf(model), count: model.n });
+        if (!lod.loaded) lod.request(latest);
         return true;
       }, (error) => {
         if (mine !== asked) return false;
         lod.loading = false;
+        loadingNeed = null;
         lod.failed = true;
         host.onError(error);
         return false;

@@ -301,7 +301,10 @@ export function levelName({ exact, levels }) {
 /** The lanes canvas and what lies over it (the element tracks), or a note saying why there is nothing to draw. */
 function showEmpty(view, scroll, [canvas, ...overlays]) {
   if (view.model.n > 0 || view.lod) {
-    if (scroll.firstChild !== canvas) scroll.replaceChildren(canvas, ...overlays);
+    // a page mounted on a long trace holds the canvas from the start: the overlays go in with it too
+    if (scroll.firstChild !== canvas || overlays.some((overlay) => overlay.parentNode !== scroll)) {
+      scroll.replaceChildren(canvas, ...overlays);
+    }
     return;
   }
   scroll.replaceChildren(make("div", "rlviz-empty", null,
