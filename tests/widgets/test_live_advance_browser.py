@@ -59,6 +59,12 @@ def _printed(page, cell) -> str:
     return page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-OutputArea").inner_text()
 
 
+def _wait_printed(page, cell, text) -> None:
+    """Wait until cell ``cell``'s output shows ``text``: the prompt can show the cell ended before its output is drawn."""
+    expect(page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-OutputArea")).to_contain_text(text,
+                                                                                                      timeout=30_000)
+
+
 def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_path):
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
@@ -96,6 +102,7 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
         root.screenshot(path=str(artifacts / "1-advanced.png"))
 
         run_cell(page, 1)                                        # the plan's counters, read while paused
+        _wait_printed(page, 1, re.compile(r"plan \d+"))
         plan = re.search(r"plan (\d+) (\d+) (\d+)", _printed(page, 1))
         assert plan, _printed(page, 1)
         sampled, trained, last_round = map(int, plan.groups())
@@ -121,6 +128,7 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
         expect(root.locator('[data-rlviz="follow-box"]')).not_to_be_checked()
         root.screenshot(path=str(artifacts / "2-zoomed.png"))
         run_cell(page, 2, timeout_ms=120_000)
+        _wait_printed(page, 2, "stopped")
         assert "stopped False None" in _printed(page, 2)
         assert errors == [], f"the page raised: {errors}"
         print("screenshots in", artifacts)
