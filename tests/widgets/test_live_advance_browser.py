@@ -103,7 +103,7 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
         root.screenshot(path=str(artifacts / "1-advanced.png"))
 
         run_cell(page, 1)                                        # the plan's counters, read while paused
-        _wait_printed(page, 1, re.compile(r"plan \d+"))
+        expect(_output(page, 1)).to_contain_text(re.compile(r"plan \d+"), timeout=30_000)
         plan = re.search(r"plan (\d+) (\d+) (\d+)", _printed(page, 1))
         assert plan, _printed(page, 1)
         sampled, trained, last_round = map(int, plan.groups())
