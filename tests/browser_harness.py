@@ -106,6 +106,14 @@ class SharedLab:
         finally:
             self.shut_kernels_down()
 
+    @contextlib.contextmanager
+    def folder_of_notebooks(self, notebooks: dict[str, Sequence[str]]) -> Iterator[Path]:
+        """A ``folder`` holding new notebooks ``{file name: code cells}``; yields its path."""
+        with self.folder() as folder:
+            for name, cells in notebooks.items():
+                write_notebook(folder / name, cells)
+            yield folder
+
     def shut_kernels_down(self) -> None:
         """Shut down every session and kernel of the server (its REST API; the server checks no XSRF)."""
         for kind in ("sessions", "kernels"):
@@ -157,17 +165,6 @@ def write_notebook(path: Path, cells: Sequence[str]) -> None:
                                             "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
     path.write_text(json.dumps(notebook))
-
-
-@contextlib.contextmanager
-def lab_over_notebooks(scratch: Path, notebooks: dict[str, Sequence[str]]) -> Iterator[str]:
-    """A JupyterLab (``jupyter_lab``) over new notebooks ``{file name: code cells}`` in ``scratch/root``; yields its url."""
-    root = scratch / "root"
-    root.mkdir()
-    for name, cells in notebooks.items():
-        write_notebook(root / name, cells)
-    with jupyter_lab(root, scratch) as url:
-        yield url
 
 
 def open_and_run_first_cell(page, url: str, name: str, timeout_ms: float = 180_000) -> list[str]:

@@ -7,7 +7,7 @@ is gone (``[data-rlviz=kernel]``) over everything it still shows: the same
 calls, the lanes, a selection that still works.
 """
 import pytest
-from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell
+from browser_harness import chromium_page, open_and_run_first_cell
 from explorer_checks import press_right, wait_ready
 
 pytestmark = pytest.mark.browser
@@ -20,16 +20,22 @@ os._exit(1)"""
 
 
 @pytest.fixture
-def notebook(tmp_path):
-    with lab_over_notebooks(tmp_path, {"die.ipynb": [SHOW, DIE]}) as url:
-        yield url
+def notebook(shared_lab):
+    """The session's JupyterLab with a folder holding ``die.ipynb``; yields (url, notebook path).
+
+    The cell that kills a kernel kills only this notebook's own (``os._exit`` in
+    its process); the folder's exit then shuts down the kernel the server
+    restarted in its place, so the next test meets none.
+    """
+    with shared_lab.folder_of_notebooks({"die.ipynb": [SHOW, DIE]}) as folder:
+        yield shared_lab.url, f"{folder.name}/die.ipynb"
 
 
 def test_a_view_whose_kernel_died_says_so_and_keeps_what_it_shows(notebook, tmp_path):
     from playwright.sync_api import expect
 
     with chromium_page(1400, 1000) as page:
-        errors = open_and_run_first_cell(page, notebook, "die.ipynb")
+        errors = open_and_run_first_cell(page, *notebook)
         root = wait_ready(page)
         title = root.locator(".rlviz-title").inner_text()
         assert title.startswith("81 calls")

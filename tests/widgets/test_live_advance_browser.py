@@ -10,7 +10,7 @@ is still where the user put it 3 s later, while events keep arriving.
 import re
 
 import pytest
-from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell, run_cell
+from browser_harness import chromium_page, open_and_run_first_cell, run_cell
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -44,9 +44,10 @@ def _rest_of_a_round(text: str) -> bool:
 
 
 @pytest.fixture
-def notebook(tmp_path):
-    with lab_over_notebooks(tmp_path, {"advance.ipynb": [START, COUNTERS, STOP]}) as url:
-        yield url
+def notebook(shared_lab):
+    """The session's JupyterLab with a folder holding ``advance.ipynb``; yields (url, notebook path)."""
+    with shared_lab.folder_of_notebooks({"advance.ipynb": [START, COUNTERS, STOP]}) as folder:
+        yield shared_lab.url, f"{folder.name}/advance.ipynb"
 
 
 def _window(root) -> tuple[float, float]:
@@ -69,7 +70,7 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
     with chromium_page(1400, 1100) as page:
-        errors = open_and_run_first_cell(page, notebook, "advance.ipynb", timeout_ms=240_000)
+        errors = open_and_run_first_cell(page, *notebook, timeout_ms=240_000)
         root = page.locator('[data-rlviz="explorer"]').first
         expect(root.locator('[data-rlviz="live-count"]')).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"),
                                                                              timeout=240_000)
@@ -102,6 +103,7 @@ def test_advance_twice_from_the_page_then_zoom_to_selection_stays(notebook, tmp_
         root.screenshot(path=str(artifacts / "1-advanced.png"))
 
         run_cell(page, 1)                                        # the plan's counters, read while paused
+        expect(_output(page, 1)).to_contain_text(re.compile(r"plan \d+"), timeout=30_000)
         plan = re.search(r"plan (\d+) (\d+) (\d+)", _printed(page, 1))
         assert plan, _printed(page, 1)
         sampled, trained, last_round = map(int, plan.groups())

@@ -11,7 +11,7 @@ import re
 from contextlib import contextmanager
 
 import pytest
-from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell, run_cell
+from browser_harness import chromium_page, open_and_run_first_cell, run_cell
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -62,20 +62,23 @@ INTERRUPTED_AFTER = LOCAL_AFTER.replace("live.error)", "live.error.split(':')[0]
 
 
 @pytest.fixture
-def notebook(tmp_path):
-    with lab_over_notebooks(tmp_path, {"watch.ipynb": [START, BUSY, AFTER], "local.ipynb": [LOCAL, BUSY, LOCAL_AFTER],
-                                       "interrupt.ipynb": [LOCAL, INTERRUPTED_AFTER]}) as url:
-        yield url
+def notebook(shared_lab):
+    """The session's JupyterLab with a folder of this file's notebooks; yields (url, folder name)."""
+    with shared_lab.folder_of_notebooks({"watch.ipynb": [START, BUSY, AFTER], "local.ipynb": [LOCAL, BUSY, LOCAL_AFTER],
+                                         "interrupt.ipynb": [LOCAL, INTERRUPTED_AFTER]}) as folder:
+        yield shared_lab.url, folder.name
 
 
 @contextmanager
-def _watching(url: str, name: str, height: int = 1100, start_ms: float = 120_000):
-    """Open notebook ``name``, run its first cell (it starts a watch) and wait for the page's first events.
+def _watching(notebook: tuple[str, str], name: str, height: int = 1100, start_ms: float = 120_000):
+    """Open notebook ``name`` of the ``notebook`` fixture's folder, run its first cell (it starts a watch) and wait
+    for the page's first events.
 
     Yields the page, the Explorer's root and its event count; fails if the page raised.
     """
     with chromium_page(1400, height) as page:
-        errors = open_and_run_first_cell(page, url, name, timeout_ms=max(180_000, start_ms))
+        url, folder = notebook
+        errors = open_and_run_first_cell(page, url, f"{folder}/{name}", timeout_ms=max(180_000, start_ms))
         root = page.locator('[data-rlviz="explorer"]').first
         count = root.locator('[data-rlviz="live-count"]')
         expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=start_ms)

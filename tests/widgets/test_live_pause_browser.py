@@ -8,7 +8,7 @@ resume with Space until the breakpoint pauses the run again, then stop.
 import re
 
 import pytest
-from browser_harness import chromium_page, lab_over_notebooks, open_and_run_first_cell, run_cell
+from browser_harness import chromium_page, open_and_run_first_cell, run_cell
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -31,9 +31,10 @@ print("state", live.running, live.break_on, live.iterations > 0, live.error)"""
 
 
 @pytest.fixture
-def notebook(tmp_path):
-    with lab_over_notebooks(tmp_path, {"pause.ipynb": [LOCAL, AFTER]}) as url:
-        yield url
+def notebook(shared_lab):
+    """The session's JupyterLab with a folder holding ``pause.ipynb``; yields (url, notebook path)."""
+    with shared_lab.folder_of_notebooks({"pause.ipynb": [LOCAL, AFTER]}) as folder:
+        yield shared_lab.url, f"{folder.name}/pause.ipynb"
 
 
 def _paused_text(root):
@@ -50,7 +51,7 @@ def test_pause_advance_and_break_here_from_the_page(notebook, tmp_path):
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
     with chromium_page(1400, 1100) as page:
-        errors = open_and_run_first_cell(page, notebook, "pause.ipynb", timeout_ms=120_000)
+        errors = open_and_run_first_cell(page, *notebook, timeout_ms=120_000)
         root = page.locator('[data-rlviz="explorer"]').first
         count = root.locator('[data-rlviz="live-count"]')
         expect(count).to_have_attribute("data-count", re.compile(r"^[1-9]\d*$"), timeout=120_000)
