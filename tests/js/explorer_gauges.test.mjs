@@ -24,6 +24,11 @@ test("readings from several processes arrive interleaved and are held in time or
   assert.deepEqual(gauges.tracks[0].value, [1, 9, 2, 3], "a late reading lands in its place");
   assert.equal(readingAt(gauges.tracks[0], 14.9), 0);
   assert.equal(readingAt(gauges.tracks[0], 9), -1);
+  appendGauges(gauges, {}, { gauge_track: Uint32Array.of(2, 0), gauge_time: Float64Array.of(40, 40),
+    gauge_value: Float64Array.of(5, 4), gauge_before_track: Uint32Array.of(3), gauge_before_time: Float64Array.of(1),
+    gauge_before_value: Float64Array.of(1) });
+  assert.equal(gauges.tracks.length, 2, "a track the data does not list yet is left out (its next model has it)");
+  assert.deepEqual(gauges.tracks[0].value, [1, 9, 2, 3, 4], "the readings of the tracks it holds are kept");
 });
 
 test("a track is a step line: each value holds until the next reading, to the window's right edge", () => {

@@ -3480,7 +3480,7 @@ function appendGauges(held, message, decoded) {
   const before = decoded.gauge_before_track ?? [];
   for (let k = 0; k < before.length; k++) {
     const t = held.tracks[before[k]];
-    if (t.time.length > 0) continue;
+    if (!t || t.time.length > 0) continue;
     t.time.push(decoded.gauge_before_time[k]);
     t.value.push(decoded.gauge_before_value[k]);
   }
@@ -3491,6 +3491,7 @@ function appendGauges(held, message, decoded) {
   }
   for (let k = 0; k < track.length; k++) {
     const t = held.tracks[track[k]], time2 = decoded.gauge_time[k];
+    if (!t) continue;
     let at = t.time.length;
     while (at > 0 && t.time[at - 1] > time2) at--;
     t.time.splice(at, 0, time2);

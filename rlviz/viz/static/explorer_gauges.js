@@ -35,14 +35,16 @@ export function createGauges(tracks = []) {
  * Append a chunk's gauge readings (decoded gauge_* columns; `message.gauge_tracks` opens new tracks).
  * A saved chunk also brings, per track read before it, the reading in force at its start
  * (gauge_before_*): taken only for a track that holds no reading yet (a page holding a part of the
- * chunks), so its line starts at the window's left edge.
+ * chunks), so its line starts at the window's left edge. A reading of a track the data does not hold
+ * (a growing run's chunk answered after a new track opened, before the extent that lists it came) is left
+ * out: the page builds its model again from the same chunks once its meta lists the track.
  */
 export function appendGauges(held, message, decoded) {
   for (const [name, where] of message.gauge_tracks || []) held.tracks.push({ name, where, time: [], value: [] });
   const before = decoded.gauge_before_track ?? [];
   for (let k = 0; k < before.length; k++) {
     const t = held.tracks[before[k]];
-    if (t.time.length > 0) continue;
+    if (!t || t.time.length > 0) continue;
     t.time.push(decoded.gauge_before_time[k]);
     t.value.push(decoded.gauge_before_value[k]);
   }
@@ -53,6 +55,7 @@ export function appendGauges(held, message, decoded) {
   }
   for (let k = 0; k < track.length; k++) {
     const t = held.tracks[track[k]], time = decoded.gauge_time[k];
+    if (!t) continue;          // a growing run's track the page's meta does not list yet: its next model has it
     let at = t.time.length;
     while (at > 0 && t.time[at - 1] > time) at--;        // readings of several processes may interleave
     t.time.splice(at, 0, time);
