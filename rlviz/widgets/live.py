@@ -543,6 +543,8 @@ class LiveView(ExplorerHost):
         rest): send it (an error in the page if it is not held)."""
         k, from_part = content.get("chunk"), content.get("from_part")
         try:
+            if self._source is None:
+                raise IndexError(f"the page asked for chunk {k!r} before the run began recording")
             if not isinstance(k, int) or not isinstance(from_part, (int, type(None))):
                 raise IndexError(f"the page asked for chunk {k!r} from part {from_part!r}: both are numbers")
             payload = self._source.chunk(k, from_part)
