@@ -7,21 +7,20 @@ view's and a watched run's alike (a short trace is a long trace of one
 chunk, which the page opens on; a watched run's grows:
 ``rlviz.viz.growing_chunks``, whose levels come from ``pyramid_tables``):
 
-* the **overview**: per lane (the page's lanes, in its order) and per level of
-  ``rlviz.trace.pyramid.Pyramid`` (bucket widths 2**29 ns, about 0.54 s, times
-  4**level), four uint32 tables of lanes x buckets: events counted, the
-  busiest node + 1 (0 where the bucket is empty), errors and not-ready
-  calls; a float32 one of busy time (``overview_tables``); then per gauge track (``rlviz.viz.gauge_tracks``: one per gauge
-  name and lane, numbered as the start meta's ``gauge_tracks`` lists them)
-  per bucket the last reading's value, the least and the greatest side by
-  side (tracks x buckets x 3: a bucket of one reading repeats its value,
-  which deflate packs; 0 where a bucket has none; float32 when every one of
-  them is exactly a float32, as counts and versions below 2**24 are, else
-  float64: ``gauge_dtype``), then the readings counted (uint32, tracks x
-  buckets); all deflated together.  The page draws the whole run, and any
+* the **overview**: per level of ``rlviz.trace.pyramid.Pyramid`` (bucket
+  widths 2**29 ns, about 0.54 s, times 4**level) that is worth keeping (its
+  lanes x buckets do not outnumber the events), the level's Arrow tables
+  (``rlviz.viz.chunk_tables.LEVEL_TABLES``): ``lanes``, per page lane (in its
+  order) and bucket the events counted, the busiest node + 1 (0 where the
+  bucket is empty), errors, not-ready calls and busy time; and, when the
+  trace has gauges, ``gauge_summaries``, per gauge track
+  (``rlviz.viz.gauge_tracks``: one per gauge name and lane, numbered as the
+  start meta's ``gauge_tracks`` lists them) and bucket the last reading's
+  value, the least, the greatest and the readings counted.  All levels'
+  tables are deflated together.  The page draws the whole run, and any
   window that needs more than a few detail chunks, from these: a gauge
-  track as a step line through each bucket's last value with a bar from
-  its least to its greatest, so a spike shows at every zoom.
+  track as a step line through each bucket's last value with a bar from its
+  least to its greatest, so a spike shows at every zoom.
 * the **detail chunks**: the stream's own chunks (``encode_trace``: the one
   wire format, cut every ``SAVED_CHUNK_EVENTS`` events by start, each with its
   ``time_range`` and own time base), each its Arrow IPC tables deflated
@@ -47,12 +46,13 @@ import numpy as np
 from rlviz.trace import Trace
 from rlviz.trace.analysis import order_notes
 from rlviz.trace.pyramid import LEVELS, Pyramid
+from rlviz.viz.chunk_tables import narrowest_uint, read_tables, write_level_tables
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import SAVED_CHUNK_EVENTS, TraceChunks
-from rlviz.viz.gauge_tracks import SUMMARY_TABLES, GaugeTracks
+from rlviz.viz.gauge_tracks import GaugeTracks
 
 __all__ = ["LongPayload", "encode_long", "long_start", "detail_chunk", "overview_tables", "pyramid_tables", "pack_chunk",
-           "unpack_chunk",
+           "unpack_chunk", "unpack_levels",
            "OVERVIEW_DEFLATE_LEVEL", "DEFLATE_LEVEL"]
 
 #: Significant bits the overview keeps of each bucket's busy time (``overview_tables``).
@@ -69,10 +69,11 @@ class LongPayload:
 
     ``meta`` is ``long_start``'s, its ``detail`` holding each chunk's whole
     meta with ``packed`` (its packed ``bytes`` and its ``delta`` columns);
-    ``overview`` holds ``lanes``, ``gauges`` (the gauge tracks), ``gauge_dtype`` (of their summaries), ``levels``
+    ``overview`` holds ``lanes``, ``gauges`` (the gauge tracks), ``levels``
     (per level its bucket ``width`` and first bucket's ``start`` in time
-    units since the origin, and its bucket count ``n``) and ``packed`` (the
-    packed size).
+    units since the origin, its bucket count ``n`` and its ``tables``, each
+    ``{"name", "rows", "bytes"}`` in the order of the overview's bytes) and
+    ``packed`` (the packed size).
     """
 
     meta: dict
@@ -190,10 +191,29 @@ def unpack_chunk(chunk: dict, data: bytes) -> list[bytes]:
     return [raw[a:b] for a, b in zip(ends[:-1], ends[1:])]
 
 
+def unpack_levels(overview: dict, data: bytes) -> list[dict[str, np.ndarray]]:
+    """What the page does with a packed overview, in Python: inflate, read each level's tables (``LEVEL_TABLES``)
+    with pyarrow alone, finest level first as written: per level its columns by name, each as long as its table.
+
+    Raises
+    ------
+    ValueError
+        If the inflated bytes are not as many as the levels' tables announce.
+    """
+    raw, at, levels = zlib.decompress(data), 0, []
+    for level in overview["levels"]:
+        sizes = [spec["bytes"] for spec in level["tables"]]
+        levels.append(read_tables(level["tables"], [raw[at + sum(sizes[:k]):at + sum(sizes[:k + 1])]
+                                                    for k in range(len(sizes))]))
+        at += sum(sizes)
+    if at != len(raw):
+        raise ValueError(f"a packed overview inflates to {len(raw)} bytes where its levels announce {at}")
+    return levels
+
+
 def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]], origin_ns: int,
                     unit_ns: int, gauges: GaugeTracks | None = None) -> tuple[dict, bytes]:
-    """The overview's levels: per kept level of a ``Pyramid`` of ``trace``, four uint32 tables of lanes x buckets
-    and the busy time's float32 table, then the gauge tracks' summary tables of that level.
+    """The overview's levels: per level of a ``Pyramid`` of ``trace`` worth keeping, its ``LEVEL_TABLES``.
 
     The busy time (per lane and bucket, the durations of the calls starting
     there that are not not-ready polls) is what the page shades a crowded lane
@@ -201,8 +221,7 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     nested calls can pass the bucket's width, so it is no fraction), rounded
     to 9 significant bits (``_BUSY_BITS``): within 2**-9 of the sum, under half a
     step of a pixel's 8-bit opacity, and the zero low bits deflate to almost
-    nothing (at 10M events on 64 lanes the packed overview is 4.2 MB with them
-    rounded, 6.1 MB whole, 0.9 MB without busy time).
+    nothing; rounded, a value travels in two bytes (a ``short_f4`` column).
 
     Parameters
     ----------
@@ -219,16 +238,14 @@ def overview_tables(trace: Trace, lanes: list[str], lane_nodes: list[list[int]],
     Returns
     -------
     tuple of (dict, bytes)
-        ``{"lanes": len(lanes), "gauges": len(gauges), "gauge_dtype", "levels": [{"width", "start", "n"}, ...]}``
-        and the tables, level after level: count, busiest node + 1 (0: empty), errors, not-ready calls, each
-        lanes x n, uint32, and the busy time (lanes x n, float32, time units); then the gauge tracks' last value,
-        least and greatest per bucket side by side (tracks x n x 3, ``gauge_dtype``: ``<f4`` when every value is
-        exactly a float32, else ``<f8``), and the readings counted (tracks x n, uint32).
+        ``{"lanes": len(lanes), "gauges": len(gauges), "levels": [{"width", "start", "n", "tables"}, ...]}``
+        and the levels' Arrow IPC streams, level after level, each level's in its ``tables`` order: ``lanes``
+        (lanes x n rows, lane after lane) and, with gauge tracks, ``gauge_summaries`` (tracks x n rows; the
+        values float32 when every one is exactly a float32, else float64).
     """
     c = trace.columns
     if not len(trace):
-        return {"lanes": len(lanes), "gauges": len(gauges) if gauges is not None else 0, "gauge_dtype": "<f8",
-                "levels": []}, b""
+        return {"lanes": len(lanes), "gauges": len(gauges) if gauges is not None else 0, "levels": []}, b""
     lane_of = {name: k for k, name in enumerate(lanes)}
     node_lane = np.array([lane_of.get(node.where, 0) for node in trace.nodes], np.int64)
     node = c["node"].astype(np.int64)
@@ -262,34 +279,55 @@ def pyramid_tables(pyramid: Pyramid, lane_rows: list[int], lane_nodes: list[list
     tuple of (dict, bytes)
         As ``overview_tables``.
     """
-    tracks = len(gauges) if gauges is not None else 0
     first, last = span_ns
     nodes = [np.asarray(row, np.int64) for row in lane_nodes]
-    levels, tables, spans = [], [], []
+    levels = []
     for level in range(pyramid.first_level, LEVELS if pyramid.origin_ns is not None else 0):
         buckets = [pyramid.buckets(level, first, last, nodes[k], row) for k, row in enumerate(lane_rows)]
         if not buckets:
             break
-        tables.append([np.concatenate([getattr(b, name) + shift for b in buckets]).astype("<u4")
-                       for name, shift in (("count", 0), ("busiest", 1), ("errors", 0), ("not_ready", 0))])
-        tables[-1].append(_rounded(np.concatenate([b.busy_ns for b in buckets]) / unit_ns, _BUSY_BITS))
-        spans.append((int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])))
-        levels.append({"width": Pyramid.width(level) / unit_ns, "start": (spans[-1][0] - origin_ns) / unit_ns,
-                       "n": len(buckets[0])})
-    summaries = gauges.summary(spans) if tracks and spans else []
-    dtype = _value_dtype(summaries)
-    for level_tables, summary in zip(tables, summaries):
-        level_tables += [np.stack([summary[name] for name in SUMMARY_TABLES[:3]], axis=-1).astype(dtype),
-                         summary["count"].astype("<u4")]
-    return ({"lanes": len(lane_rows), "gauges": tracks, "gauge_dtype": dtype, "levels": levels},
-            b"".join(table.tobytes() for level_tables in tables for table in level_tables))
+        levels.append((level, buckets))
+    levels = _worth_keeping(levels)
+    spans = [(int(buckets[0].start_ns[0]), Pyramid.width(level), len(buckets[0])) for level, buckets in levels]
+    summaries = gauges.summary(spans) if gauges is not None and len(gauges) and spans else [{} for _ in spans]
+    metas, data = [], []
+    for (level, buckets), (start_ns, width_ns, n), summary in zip(levels, spans, summaries):
+        tables, buffers = write_level_tables({**_lane_columns(buckets, unit_ns), **_summary_columns(summary)})
+        metas.append({"width": width_ns / unit_ns, "start": (start_ns - origin_ns) / unit_ns, "n": n, "tables": tables})
+        data += buffers
+    return ({"lanes": len(lane_rows), "gauges": len(gauges) if gauges is not None else 0, "levels": metas},
+            b"".join(data))
 
 
-def _value_dtype(summaries: list[dict[str, np.ndarray]]) -> str:
-    """``<f4`` when every value of the gauge summaries is exactly a float32 (half the bytes), else ``<f8``."""
-    exact = all(np.array_equal(summary[name].astype(np.float32), summary[name], equal_nan=True)
-                for summary in summaries for name in SUMMARY_TABLES[:3])
-    return "<f4" if exact else "<f8"
+def _worth_keeping(levels: list[tuple[int, list]]) -> list[tuple[int, list]]:
+    """The levels from the finest whose buckets (lanes x buckets) do not outnumber the events counted, else the
+    coarsest: a finer one would be as large as the events themselves, which the page loads instead when a window
+    is that narrow (a 100k-event run over 3 hours on 64 lanes keeps 4 of its 6 levels, 1.7 of its 10.8 bytes an
+    event; at 10M events it keeps all)."""
+    if not levels:
+        return levels
+    events = sum(int(b.count.sum()) for b in levels[-1][1])
+    kept = [(level, buckets) for level, buckets in levels if len(buckets) * len(buckets[0].count) <= events]
+    return kept or levels[-1:]
+
+
+def _lane_columns(buckets: list, unit_ns: int) -> dict[str, np.ndarray]:
+    """A level's ``lanes`` table (``LEVEL_TABLES``) from each lane's buckets, lane after lane."""
+    def joined(name: str, shift: int = 0) -> np.ndarray:
+        return narrowest_uint(np.concatenate([getattr(b, name) + shift for b in buckets]))
+    busy = _rounded(np.concatenate([b.busy_ns for b in buckets]) / unit_ns, _BUSY_BITS)
+    return {"count": joined("count"), "busiest": joined("busiest", 1), "errors": joined("errors"),
+            "not_ready": joined("not_ready"), "busy": busy}
+
+
+def _summary_columns(summary: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A level's ``gauge_summaries`` table (``LEVEL_TABLES``) from ``GaugeTracks.summary``'s (none without)."""
+    if not summary:
+        return {}
+    values = {f"gauge_{name}": summary[key] for name, key in (("last", "last"), ("least", "low"), ("greatest", "high"))}
+    dtype = "<f4" if all(np.array_equal(v.astype("<f4"), v, equal_nan=True) for v in values.values()) else "<f8"
+    return {**{name: v.astype(dtype).ravel() for name, v in values.items()},
+            "gauge_count": narrowest_uint(summary["count"].ravel())}
 
 
 def _rounded(values: np.ndarray, bits: int) -> np.ndarray:

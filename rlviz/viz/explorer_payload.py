@@ -18,7 +18,7 @@ from rlviz.trace import DRIVER, Trace
 from rlviz.trace.event import RESTART_OP
 from rlviz.trace.decisions import union_spec
 from rlviz.viz.canvas import text_width
-from rlviz.viz.chunk_tables import read_chunk_tables
+from rlviz.viz.chunk_tables import read_tables
 from rlviz.viz.graph import dataflow_graph
 from rlviz.viz.layout import BoxStyle, Geometry, graph_geometry, graph_layout
 from rlviz.trace.order import merge_nodes, stream_op
@@ -79,7 +79,7 @@ def decode_payload(payload: Payload) -> dict[str, np.ndarray]:
     ValueError
         If the buffers do not match the tables the meta announces.
     """
-    return read_chunk_tables(payload.meta["tables"], payload.buffers)
+    return read_tables(payload.meta["tables"], payload.buffers)
 
 
 def decode_stream(payload: Payload) -> dict[str, np.ndarray]:

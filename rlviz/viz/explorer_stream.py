@@ -53,7 +53,7 @@ from rlviz.trace.analysis import order_notes
 from rlviz.trace.gaps import Gap
 from rlviz.trace.items import KIND_FLOAT, KIND_INT, KIND_TEXT
 from rlviz.trace.rows import DECISION_ROW_FIELDS
-from rlviz.viz.chunk_tables import write_chunk_tables
+from rlviz.viz.chunk_tables import narrowest_uint, write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 from rlviz.viz.gauge_tracks import GaugeTracks
 
@@ -253,8 +253,8 @@ def encode_chunk(part: ChunkPart, origin_ns: int, unit_ns: int) -> Payload:
     counts = np.bincount(consumers[inside] - part.first_id, minlength=len(start))
     columns = {
         "start": _narrowest_time(start - time_base), "duration": _narrowest_time(end - start),
-        "node": _narrowest_uint(c["node"]), "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
-        "item": item, "input_count": _narrowest_uint(counts), "inputs": producers[inside][order].astype("<u4"),
+        "node": narrowest_uint(c["node"]), "flags": (c["outcome"].astype(np.uint8) | (kinds << 2)).astype("<u1"),
+        "item": item, "input_count": narrowest_uint(counts), "inputs": producers[inside][order].astype("<u4"),
     }
     if dropped.any():
         columns["input_dropped"] = dropped[inside][order].astype("<u1")
@@ -265,7 +265,7 @@ def encode_chunk(part: ChunkPart, origin_ns: int, unit_ns: int) -> Payload:
     if len(part.decisions["event"]):
         columns["decision_event"] = part.decisions["event"].astype("<u4")
         for name in DECISION_ROW_FIELDS:
-            columns[f"decision_{name}"] = _narrowest_uint(part.decisions[name])
+            columns[f"decision_{name}"] = narrowest_uint(part.decisions[name])
     _gauge_columns(columns, "gauge", part.gauges, origin_ns, unit_ns)
     _gauge_columns(columns, "gauge_before", part.gauges_before, origin_ns, unit_ns)
     tables, buffers = write_chunk_tables(columns)
@@ -318,12 +318,6 @@ def _narrowest_time(units: np.ndarray) -> np.ndarray:
     if units.max(initial=0) <= _UINT32_MAX:
         return units.astype("<u4")
     return units.astype("<f8")
-
-
-def _narrowest_uint(values: np.ndarray) -> np.ndarray:
-    """Small non-negative ints in the narrowest of uint8, uint16, uint32."""
-    top = int(values.max(initial=0))
-    return values.astype("<u1" if top <= 0xFF else "<u2" if top <= 0xFFFF else "<u4")
 
 
 def _items(c: dict, huge_texts: dict[int, int] | None) -> tuple[np.ndarray, np.ndarray]:

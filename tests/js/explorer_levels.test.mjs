@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { tableFromArrays, tableToIPC } from "../../js/node_modules/@uwdata/flechette/src/index.js";
 import { decodeChunk } from "../../rlviz/viz/static/explorer_arrow.js";
 import { aggregateRow, rowLayout } from "../../rlviz/viz/static/explorer_core.js";
 import { GUTTER, LANE_GAP, ROW_H, pack, rgbOf } from "../../rlviz/viz/static/explorer_dom.js";
@@ -31,10 +32,36 @@ function joined(parts) {
   return bytes;
 }
 
-/** An overview's bytes: per level, count, busiest + 1, errors, not-ready as lanes x n uint32 tables, then busy time (float32). */
-function overviewBytes(levels) {
-  return joined(levels.flatMap(({ count, busiest, errors, notReady, busy }) => [
-    Uint32Array.from([...count, ...busiest.map((b) => b + 1), ...errors, ...notReady]), Float32Array.from(busy)]));
+/** A table's columns as one Arrow IPC stream, and its spec as a level's meta lists it. */
+function tableOf(name, columns) {
+  const bytes = tableToIPC(tableFromArrays(columns), { format: "stream" });
+  return { spec: { name, rows: Object.values(columns)[0].length, bytes: bytes.byteLength }, bytes };
+}
+
+/**
+ * An overview as the kernel writes it (rlviz.viz.chunk_tables.LEVEL_TABLES): per level ({width, start, n, count,
+ * busiest (-1: none), errors, notReady, busy, and with `Float` gauge summaries last, least, greatest, gaugeCount}) its
+ * `lanes` table and, when it has gauge summaries, its `gauge_summaries` one; returns {overview, bytes}.
+ */
+function overviewOf(lanes, levels, tracks = 0, Float = Float64Array) {
+  const parts = [];
+  const metas = levels.map(({ width, start, n, count, busiest, errors, notReady, busy, last, least, greatest, gaugeCount }) => {
+    const tables = [tableOf("lanes", { count: Uint32Array.from(count), busiest: Uint32Array.from(busiest, (b) => b + 1),
+      errors: Uint32Array.from(errors), not_ready: Uint32Array.from(notReady), busy: Float32Array.from(busy) })];
+    if (gaugeCount) {
+      tables.push(tableOf("gauge_summaries", { gauge_last: Float.from(last), gauge_least: Float.from(least),
+        gauge_greatest: Float.from(greatest), gauge_count: Uint32Array.from(gaugeCount) }));
+    }
+    parts.push(...tables.map((table) => table.bytes));
+    return { width, start, n, tables: tables.map((table) => table.spec) };
+  });
+  return { overview: { lanes, gauges: tracks, levels: metas }, bytes: joined(parts) };
+}
+
+/** `overviewOf`'s levels read back as the page reads them. */
+function levelsOf(lanes, levels, tracks = 0, Float = Float64Array) {
+  const { overview, bytes } = overviewOf(lanes, levels, tracks, Float);
+  return levelsFromOverview(overview, bytes);
 }
 
 /** Two lanes, two levels: 10 buckets of 10 units and 2 of 50 units from 0; lane 1's calls (nested) are busy 12 of 10 units. */
@@ -45,8 +72,7 @@ function twoLevels() {
     busy: [10, 0, 3, 0, 0, 0, 0, 0, 0, 4, /* lane 1 */ 0, 0, 0, 0, 12, 0, 0, 0, 0, 0] };
   const coarse = { count: [4, 2, 5, 0], busiest: [0, 0, 1, -1], errors: [1, 0, 0, 0], notReady: [0, 0, 2, 0],
     busy: [13, 4, 12, 0] };
-  const overview = { lanes: 2, levels: [{ width: 50, start: 0, n: 2 }, { width: 10, start: 0, n: 10 }] };
-  return levelsFromOverview(overview, overviewBytes([coarse, fine]));
+  return levelsOf(2, [{ width: 50, start: 0, n: 2, ...coarse }, { width: 10, start: 0, n: 10, ...fine }]);
 }
 
 test("an overview's levels: finest first, tables per lane, busiest -1 where a bucket is empty", () => {
@@ -56,8 +82,12 @@ test("an overview's levels: finest first, tables per lane, busiest -1 where a bu
   const [fine] = levels.sets;
   assert.deepEqual([...fine.count.subarray(0, 3)], [3, 0, 1]);
   assert.deepEqual([...fine.busiest.subarray(0, 3)], [0, -1, 0]);
-  assert.throws(() => levelsFromOverview({ lanes: 2, levels: [{ width: 10, start: 0, n: 11 }] }, overviewBytes([])),
-    /announce/, "tables shorter than the levels announce");
+  const { overview, bytes } = overviewOf(2, [{ width: 10, start: 0, n: 1, count: [1, 0], busiest: [0, -1], errors: [0, 0],
+    notReady: [0, 0], busy: [1, 0] }]);
+  assert.throws(() => levelsFromOverview(overview, bytes.subarray(0, bytes.length - 1)), /announce/,
+    "tables shorter than the levels announce");
+  assert.throws(() => levelsFromOverview({ ...overview, lanes: 3 }, bytes), /has 2 rows where 3 lanes/,
+    "a table of another number of rows than the lanes and buckets");
 });
 
 test("the level drawn: the coarsest no wider than a pixel, else the finest", () => {
@@ -80,9 +110,8 @@ test("a lane's buckets as pixels: narrow buckets add up in a pixel, a wide one c
   assert.deepEqual([...wide.notReady], [2, 2, 0, 0]);
   assert.deepEqual([...wide.fraction], [12 / 50, 12 / 50, 0, 0], "a wide bucket's busy time spread over its width");
   assert.deepEqual([...lanePixels(fine, 1, 0, 100, 10).fraction.subarray(3, 6)], [0, 1, 0], "nested calls: at most 1");
-  const steady = levelsFromOverview({ lanes: 1, levels: [{ width: 10, start: 0, n: 12 }] }, overviewBytes([{
-    count: Array(12).fill(2), busiest: Array(12).fill(0), errors: Array(12).fill(0), notReady: Array(12).fill(0),
-    busy: Array(12).fill(5) }])).sets[0];
+  const steady = levelsOf(1, [{ width: 10, start: 0, n: 12, count: Array(12).fill(2), busiest: Array(12).fill(0),
+    errors: Array(12).fill(0), notReady: Array(12).fill(0), busy: Array(12).fill(5) }]).sets[0];
   assert.deepEqual([...lanePixels(steady, 0, 0, 120, 8).fraction], Array(8).fill(0.5),
     "pixels of 1.5 buckets hold one or two: each shaded by its buckets' time, no stripes");
   assert.deepEqual([...lanePixels(fine, 1, 30, 60, 3).busiest], [-1, 1, -1], "a window inside the run");
@@ -112,7 +141,7 @@ function oneLaneBothWays() {
     if (outcome === 1) level.notReady[k]++;
     else level.busy[k] += duration;
   }
-  const levels = levelsFromOverview({ lanes: 1, levels: [{ width: 10, start: 0, n }] }, overviewBytes([level]));
+  const levels = levelsOf(1, [{ width: 10, start: 0, n, ...level }]);
   return { model: modelOf_([NODES[0]], events), set: levels.sets[0] };
 }
 
@@ -336,42 +365,33 @@ test("a packed chunk: deflated by the writer, inflated by the page's Decompressi
   assert.throws(() => unpackChunk(chunk, joined([raw, Uint8Array.of(0)])), /1 bytes past its tables/);
 });
 
-/** An overview's bytes with gauge summaries: per level the events' five tables (busy time 0: zero bits), then each bucket's last, low, high side by side, then the counts (uint32). */
-function gaugedOverviewBytes(levels, Float = Float64Array) {
-  const parts = levels.flatMap(({ events, last, low, high, count }) => [new Uint8Array(Uint32Array.from(events).buffer),
-    new Uint8Array(Float.from(last.flatMap((v, k) => [v, low[k], high[k]])).buffer),
-    new Uint8Array(Uint32Array.from(count).buffer)]);
-  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let at = 0;
-  for (const part of parts) { bytes.set(part, at); at += part.length; }
-  return bytes;
-}
-
 /**
  * One lane, one gauge track, two levels: 8 buckets of 10 units and 3 of 30 from 0, with a spike of 90 in
- * bucket 5. The coarse level's 3 counts leave the fine level's float tables off an 8-byte boundary.
+ * bucket 5 (no calls: their tables all 0).
  */
-function gaugedLevels(dtype = "<f8") {
-  const fine = { events: Array(5 * 8).fill(0), count: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
-    low: [1, 0, 3, 0, 0, 3, 0, 5], high: [2, 0, 3, 0, 0, 90, 0, 5] };
-  const coarse = { events: Array(5 * 3).fill(0), count: [3, 3, 1], last: [3, 4, 5], low: [1, 3, 5], high: [3, 90, 5] };
-  const overview = { lanes: 1, gauges: 1, gauge_dtype: dtype, levels: [{ width: 30, start: 0, n: 3 }, { width: 10, start: 0, n: 8 }] };
-  return levelsFromOverview(overview, gaugedOverviewBytes([coarse, fine], dtype === "<f4" ? Float32Array : Float64Array));
+function gaugedLevels(Float = Float64Array) {
+  const quiet = (n) => ({ count: Array(n).fill(0), busiest: Array(n).fill(-1), errors: Array(n).fill(0),
+    notReady: Array(n).fill(0), busy: Array(n).fill(0) });
+  const fine = { ...quiet(8), gaugeCount: [2, 0, 1, 0, 0, 3, 0, 1], last: [2, 0, 3, 0, 0, 4, 0, 5],
+    least: [1, 0, 3, 0, 0, 3, 0, 5], greatest: [2, 0, 3, 0, 0, 90, 0, 5] };
+  const coarse = { ...quiet(3), gaugeCount: [3, 3, 1], last: [3, 4, 5], least: [1, 3, 5], greatest: [3, 90, 5] };
+  return levelsOf(1, [{ width: 30, start: 0, n: 3, ...coarse }, { width: 10, start: 0, n: 8, ...fine }], 1, Float);
 }
 
 test("an overview's gauge summaries: per level and track the last value, least, greatest and readings counted", () => {
   const levels = gaugedLevels();
   assert.equal(levels.tracks, 1);
   const [fine, coarse] = levels.sets;
-  assert.deepEqual([...fine.gauges.values.filter((_, k) => k % 3 === 2)], [2, 0, 3, 0, 0, 90, 0, 5],
-    "each bucket's greatest, read past the events' tables whatever their alignment");
-  assert.deepEqual([...fine.gauges.values.subarray(15, 18)], [4, 3, 90], "bucket 5: last, least, greatest");
+  assert.deepEqual([...fine.gauges.greatest], [2, 0, 3, 0, 0, 90, 0, 5], "each bucket's greatest");
+  const bucket = (set, k) => [set.gauges.last[k], set.gauges.least[k], set.gauges.greatest[k]];
+  assert.deepEqual(bucket(fine, 5), [4, 3, 90], "bucket 5: last, least, greatest");
   assert.deepEqual([...coarse.gauges.count], [3, 3, 1]);
   assert.deepEqual(gaugeRange(levels, 0), [1, 90], "the run's range, from the coarsest level");
-  assert.deepEqual([...gaugedLevels("<f4").sets[0].gauges.values.subarray(15, 18)], [4, 3, 90], "whole counts as float32");
+  assert.deepEqual(bucket(gaugedLevels(Float32Array).sets[0], 5), [4, 3, 90], "whole counts as float32");
   assert.equal(gaugeRange(levels, 1), null, "no such track");
-  assert.throws(() => levelsFromOverview({ lanes: 1, gauges: 2, levels: [{ width: 10, start: 0, n: 8 }] },
-    gaugedOverviewBytes([{ events: Array(40).fill(0), last: [], low: [], high: [], count: [] }])), /announce/);
+  const { overview, bytes } = overviewOf(1, [{ width: 10, start: 0, n: 1, count: [0], busiest: [-1], errors: [0],
+    notReady: [0], busy: [0], gaugeCount: [1], last: [1], least: [1], greatest: [1] }], 1);
+  assert.throws(() => levelsFromOverview({ ...overview, gauges: 2 }, bytes), /has 1 rows where 1 lanes and 2 gauge tracks/);
 });
 
 test("a gauge track's summaries as pixels: the value in force, each pixel's last, and its range so a spike shows", () => {

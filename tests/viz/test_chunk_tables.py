@@ -1,8 +1,9 @@
-"""A chunk's Arrow tables (rlviz.viz.chunk_tables): declared once, written as IPC, read back by pyarrow and the page.
+"""A page's Arrow tables (rlviz.viz.chunk_tables): declared once, written as IPC, read back by pyarrow and the page.
 
 ``tests/js/chunk_fixture.json`` is a chunk of every table as this module
-writes it; ``tests/js/explorer_arrow.test.mjs`` decodes it with the page's
-reader (flechette).  The test here keeps the file what the writer writes.
+writes it, ``tests/js/level_fixture.json`` an overview level of both its
+tables; ``tests/js/explorer_arrow.test.mjs`` decodes them with the page's
+reader (flechette).  The tests here keep the files what the writer writes.
 """
 import base64
 import json
@@ -15,11 +16,13 @@ import pyarrow as pa
 import pytest
 
 from rlviz.trace.rows import DECISION_ROW_FIELDS
-from rlviz.viz.chunk_tables import CHUNK_TABLES, DELTA_KEY, read_chunk_tables, write_chunk_tables
+from rlviz.viz.chunk_tables import (CHUNK_TABLES, DELTA_KEY, LEVEL_TABLES, SHIFT_KEY, read_tables,
+                                    write_chunk_tables, write_level_tables)
 from rlviz.viz.explorer_html import decode_blob, explorer_html
 from rlviz.viz.examples import sharded_trace
 
 FIXTURE = Path(__file__).parents[1] / "js" / "chunk_fixture.json"
+LEVEL_FIXTURE = Path(__file__).parents[1] / "js" / "level_fixture.json"
 
 
 def fixture_columns() -> dict[str, np.ndarray]:
@@ -38,19 +41,55 @@ def fixture_columns() -> dict[str, np.ndarray]:
     return columns
 
 
+def level_columns() -> dict[str, np.ndarray]:
+    """Two lanes of three buckets and one gauge track of three: narrow counts, busy times of 9 significant bits up
+    to past 2**24 units (a coarse bucket's sum), gauge values that are not float32."""
+    busy = np.array([0.0, 1.5, 511.0, 2.0 ** 30, 3 * 2.0 ** -20, 257 * 2.0 ** 20], "<f4")
+    return {"count": np.array([0, 2, 300, 1, 0, 7], "<u2"), "busiest": np.array([0, 1, 3, 2, 0, 2], "|u1"),
+            "errors": np.array([0, 0, 1, 0, 0, 0], "|u1"), "not_ready": np.array([0, 5, 0, 0, 0, 1], "|u1"),
+            "busy": busy, "gauge_last": np.array([0.1, 2.0, -3.5]), "gauge_least": np.array([0.1, 1.0, -7.25]),
+            "gauge_greatest": np.array([0.2, 9.0, 1e300]), "gauge_count": np.array([2, 3, 70_000], "<u4")}
+
+
 def _fixture() -> dict:
     tables, buffers = write_chunk_tables(fixture_columns())
     return {"tables": tables, "buffers": [base64.b64encode(data).decode() for data in buffers],
             "columns": {name: values.tolist() for name, values in fixture_columns().items()}}
 
 
+def _level_fixture() -> dict:
+    tables, buffers = write_level_tables(level_columns())
+    return {"tables": tables, "buffers": [base64.b64encode(data).decode() for data in buffers],
+            "columns": {name: values.tolist() for name, values in level_columns().items()}}
+
+
 def test_the_js_fixture_is_what_the_writer_writes_and_reads_back():
     fixture = json.loads(FIXTURE.read_text())
     assert fixture == _fixture(), "regenerate tests/js/chunk_fixture.json with _fixture() (see this module)"
     assert [spec["name"] for spec in fixture["tables"]] == list(CHUNK_TABLES), "every table, in declared order"
-    read = read_chunk_tables(fixture["tables"], [base64.b64decode(data) for data in fixture["buffers"]])
+    read = read_tables(fixture["tables"], [base64.b64decode(data) for data in fixture["buffers"]])
     assert {name: values.tolist() for name, values in read.items()} == fixture["columns"]
     assert read["node"].dtype == np.uint16 and read["flags"].dtype == np.uint8, "narrow integers stay narrow"
+
+
+def test_the_js_level_fixture_is_what_the_writer_writes_and_reads_back():
+    fixture = json.loads(LEVEL_FIXTURE.read_text())
+    assert fixture == _level_fixture(), "regenerate tests/js/level_fixture.json with _level_fixture() (see this module)"
+    assert [spec["name"] for spec in fixture["tables"]] == list(LEVEL_TABLES), "both tables, in declared order"
+    read = read_tables(fixture["tables"], [base64.b64decode(data) for data in fixture["buffers"]])
+    assert {name: values.tolist() for name, values in read.items()} == fixture["columns"]
+    assert read["busy"].dtype == np.float32 and read["count"].dtype == np.uint16
+
+
+def test_a_busy_time_travels_in_two_bytes_and_only_when_rounded():
+    _, buffers = write_level_tables(level_columns())
+    lanes = pa.ipc.open_stream(buffers[0]).read_all()
+    assert lanes.schema.field("busy").type == pa.uint16() and lanes.schema.field("busy").metadata == {
+        SHIFT_KEY.encode(): b"15"}
+    for unrounded in (np.float32(1 + 2.0 ** -9), np.float32(-1.0)):
+        columns = {**level_columns(), "busy": np.full(6, unrounded, "<f4")}
+        with pytest.raises(ValueError, match="'busy' holds a negative float32 or one of more than 9 significant"):
+            write_level_tables(columns)
 
 
 def test_delta_is_a_declared_property_of_uint32_columns_only():

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from benchmarks.synthetic import pipeline_trace
+from rlviz.trace.pyramid import LEVELS, Pyramid
 from rlviz.trace.rows import ERROR, NOT_READY
 from rlviz.viz.explorer_html import decode_blob, explorer_html
-from rlviz.viz.explorer_long import encode_long, unpack_chunk
+from rlviz.viz.explorer_long import encode_long, unpack_chunk, unpack_levels
 from rlviz.viz.explorer_stream import encode_trace
 
 
@@ -40,18 +41,16 @@ def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_err
     long = encode_long(trace)
     overview = long.meta["overview"]
     lanes = [lane["name"] for lane in long.meta["lanes"]]
-    raw = zlib.decompress(long.overview)
-    assert len(raw) == sum(5 * 4 * overview["lanes"] * level["n"] for level in overview["levels"])
+    levels = unpack_levels(overview, long.overview)
+    assert len(levels) >= 4, "the trace is dense enough to keep most levels"
     c = trace.columns
     lane_of = np.array([lanes.index(node.where) for node in trace.nodes])[c["node"]]
     busy = c["outcome"] != NOT_READY
     unit, origin = long.meta["unit_ns"], int(long.meta["origin_ns"])
-    at = 0
-    for level in overview["levels"]:
+    for level, columns in zip(overview["levels"], levels):
         size = overview["lanes"] * level["n"]
-        count, busiest, errors, polls = np.frombuffer(raw, "<u4", 4 * size, at).reshape(4, overview["lanes"], -1)
-        busy_time = np.frombuffer(raw, "<f4", size, at + 16 * size).reshape(overview["lanes"], -1)
-        at += 5 * 4 * size
+        count, busiest, errors, polls, busy_time = (columns[name].reshape(overview["lanes"], -1)
+                                                    for name in ("count", "busiest", "errors", "not_ready", "busy"))
         assert count.sum(axis=1).tolist() == np.bincount(lane_of, minlength=len(lanes)).tolist()
         assert errors.sum(axis=1).tolist() == np.bincount(lane_of[c["outcome"] == ERROR], minlength=len(lanes)).tolist()
         assert polls.sum() == int((c["outcome"] == NOT_READY).sum())
@@ -66,8 +65,20 @@ def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_err
     on_driver = lane_of == driver
     k = int(np.bincount(bucket[on_driver].astype(int)).argmax())          # the driver's fullest bucket
     nodes = c["node"][on_driver & (bucket == k)]
-    size = overview["lanes"] * finest["n"]
-    assert np.frombuffer(raw, "<u4", 2 * size)[size + driver * finest["n"] + k] - 1 == np.bincount(nodes).argmax()
+    assert int(levels[0]["busiest"][driver * finest["n"] + k]) - 1 == np.bincount(nodes).argmax()
+
+
+@pytest.mark.parametrize("events, lanes, kept", [(20_000, 8, 6), (2_000, 16, 2), (100, 64, 1)])
+def test_the_overview_keeps_the_levels_whose_buckets_do_not_outnumber_the_events(events, lanes, kept):
+    """A finer level would be as large as the events themselves (the page loads those when a window is that
+    narrow); with too few events for any, the coarsest stays so the whole run still has levels."""
+    meta = encode_long(pipeline_trace(events, lanes, 600.0 if events == 20_000 else 3 * 3600.0)).meta
+    overview = meta["overview"]
+    sizes = [overview["lanes"] * level["n"] for level in overview["levels"]]
+    assert len(sizes) == kept
+    assert all(size <= events for size in sizes) or kept == 1
+    assert [level["width"] for level in overview["levels"]] == sorted(level["width"] for level in overview["levels"])
+    assert round(overview["levels"][-1]["width"] * meta["unit_ns"]) == Pyramid.width(LEVELS - 1), "the coarsest stays"
 
 
 def test_a_long_trace_is_written_as_an_overview_and_one_checksummed_element_per_detail_chunk(trace):

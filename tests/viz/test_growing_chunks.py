@@ -16,6 +16,7 @@ from rlviz.trace.rows import ITEM, mark_dropped
 from rlviz.trace.store import TraceStore
 from rlviz.viz import growing_chunks
 from rlviz.viz.explorer_payload import Payload, decode_payload
+from rlviz.viz.explorer_long import unpack_levels
 from rlviz.viz.explorer_stream import LIVE_UNIT_NS
 from rlviz.viz.growing_chunks import Extent, GrowingChunks
 
@@ -262,10 +263,8 @@ def test_levels_count_every_event_per_lane_and_come_again_when_due(monkeypatch):
     clock[0] += growing_chunks.LEVELS_S
     fourth, buffers = page.refresh()
     assert buffers, "due now"
-    import zlib
-    level = fourth["overview"]["levels"][0]
-    counts = np.frombuffer(zlib.decompress(buffers[0]), "<u4", count=2 * level["n"]).reshape(2, level["n"])
-    assert counts.sum(axis=1).tolist() == [26, 25]
+    for level, columns in zip(fourth["overview"]["levels"], unpack_levels(fourth["overview"], buffers[0])):
+        assert columns["count"].reshape(2, level["n"]).sum(axis=1).tolist() == [26, 25], "each level counts them all"
 
 
 def test_notes_come_when_they_change_at_most_every_notes_s(monkeypatch):

@@ -1,7 +1,6 @@
 """A long trace's gauge readings: each detail chunk carries the readings of its time (every reading once, in time
 order) and the reading in force at its start; the overview sums each track up per bucket of every level (the last
 value, the least, the greatest, the readings counted), so a spike shows however far the page zooms out."""
-import zlib
 
 import numpy as np
 import pytest
@@ -9,8 +8,8 @@ import pytest
 from benchmarks.synthetic import pipeline_trace, with_gauges
 from rlviz.trace import Trace
 from rlviz.trace.gauges import REPLAY_HELD, Gauge
-from rlviz.viz.chunk_tables import read_chunk_tables
-from rlviz.viz.explorer_long import encode_long, unpack_chunk
+from rlviz.viz.chunk_tables import read_tables
+from rlviz.viz.explorer_long import encode_long, unpack_chunk, unpack_levels
 from rlviz.viz.explorer_stream import encode_trace
 from rlviz.viz.gauge_tracks import track_numbers
 
@@ -24,7 +23,7 @@ def trace():
 
 
 def _columns(chunk: dict, buffers: list[bytes]) -> dict[str, np.ndarray]:
-    return read_chunk_tables(chunk["tables"], buffers)
+    return read_tables(chunk["tables"], buffers)
 
 
 def _tracks(trace):
@@ -71,21 +70,11 @@ def test_each_detail_chunk_carries_the_readings_of_its_time_every_reading_once_i
 
 
 def _summaries(long):
-    """The overview's gauge tables per level: (count, last, low, high), each tracks x n."""
+    """The overview's gauge summaries per level, read with pyarrow alone: (count, last, low, high), each tracks x n."""
     overview = long.meta["overview"]
-    raw, at, out = zlib.decompress(long.overview), 0, []
-    lanes, tracks, dtype = overview["lanes"], overview["gauges"], np.dtype(overview["gauge_dtype"])
-    for level in overview["levels"]:
-        n = level["n"]
-        at += 5 * 4 * lanes * n                                  # the events' four uint32 tables and their busy time
-        values = np.frombuffer(raw, dtype, 3 * tracks * n, at).reshape(tracks, n, 3)   # side by side per bucket
-        last, low, high = values[..., 0], values[..., 1], values[..., 2]
-        at += 3 * dtype.itemsize * tracks * n
-        count = np.frombuffer(raw, "<u4", tracks * n, at).reshape(tracks, n)
-        at += 4 * tracks * n
-        out.append((count, last, low, high))
-    assert at == len(raw), "the tables are as long as the levels announce"
-    return out
+    return [tuple(columns[f"gauge_{name}"].reshape(overview["gauges"], level["n"])
+                  for name in ("count", "last", "least", "greatest"))
+            for level, columns in zip(overview["levels"], unpack_levels(overview, long.overview))]
 
 
 @pytest.mark.parametrize("fraction, dtype", [(0.0, "<f4"), (0.1, "<f8")])
@@ -94,7 +83,7 @@ def test_the_overview_sums_each_track_up_per_bucket_so_a_spike_shows_at_every_le
     gauges = {name: Gauge(g.time_ns, g.value + fraction, g.pid, g.where) for name, g in trace.gauges.items()}
     trace = Trace(trace.nodes, trace.columns, trace.texts, trace.dropped, trace.decisions, gauges)
     long = encode_long(trace, chunk_events=CHUNK)
-    assert long.meta["overview"]["gauge_dtype"] == dtype
+    assert {str(last.dtype.str) for _, last, _, _ in _summaries(long)} == {dtype}
     keys = [tuple(key) for key in long.meta["gauge_tracks"]]
     origin_ns, unit_ns = int(long.meta["origin_ns"]), long.meta["unit_ns"]
     tracks = _tracks(trace)

@@ -6,6 +6,7 @@
 // gauge track follows the same rule: from its readings in the model, else from the level's
 // summary of it per bucket (the last value, the least, the greatest, the readings counted).
 // Free of the DOM: tested with node.
+import { decodeChunk } from "./explorer_arrow.js";
 import { busyFraction } from "./explorer_core.js";
 
 /** Detail chunks a window may need at most before the page draws it from the levels instead. */
@@ -18,41 +19,43 @@ export const WHOLE_RUN_CHUNKS = 15;
 const NO_NODE = -1;
 
 /**
- * The levels of a saved long trace from its overview (rlviz.viz.explorer_long): per level its bucket
- * width and first bucket's start (time units since the origin) and its bucket count; the bytes hold,
- * level after level, four uint32 tables of lanes x buckets: count, busiest node + 1 (0: empty),
- * errors, not-ready calls, and a float32 one: busy time (time units: the summed durations of the
- * calls that are not not-ready); then, per gauge track (`overview.gauges` of them) and bucket, the last
- * value, the least and the greatest side by side (float32 or float64: `overview.gauge_dtype`;
- * tracks x buckets x 3), then the readings counted (uint32, tracks x buckets).
- * @param {object} overview  {lanes, gauges?, gauge_dtype?, levels: [{width, start, n}]}
- * @param {Uint8Array} bytes  the inflated tables
+ * The levels of a long trace from its overview (rlviz.viz.explorer_long): per level its bucket width and
+ * first bucket's start (time units since the origin), its bucket count and its Arrow tables
+ * (rlviz.viz.chunk_tables.LEVEL_TABLES, read as a chunk's are: decodeChunk): `lanes`, per lane and
+ * bucket (lanes x buckets rows) the events counted, the busiest node + 1 (0: empty), errors, not-ready
+ * calls and busy time (time units: the summed durations of the calls that are not not-ready); and, when
+ * the run has gauge tracks, `gauge_summaries`, per track and bucket (tracks x buckets rows) the last,
+ * least and greatest reading and the readings counted.
+ * @param {object} overview  {lanes, gauges?, levels: [{width, start, n, tables: [{name, rows, bytes}]}]}
+ * @param {Uint8Array} bytes  the inflated tables, level after level
  * @returns {object} levels: {lanes, tracks, sets: [{width, start, n, count, busiest, errors, notReady, busy,
- *   gauges: {values (last, low, high of bucket k of track r at 3 * (r * n + k) on), count}}]}, finest first
+ *   gauges: {last, least, greatest, count (bucket k of track r at r * n + k)}}]}, finest first
  */
 export function levelsFromOverview(overview, bytes) {
   const lanes = overview.lanes, tracks = overview.gauges ?? 0;
-  const Float = overview.gauge_dtype === "<f4" ? Float32Array : Float64Array;
-  const own = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   let at = 0;                              // bytes read
-  const take = (Type, size) => {
-    const end = at + size * Type.BYTES_PER_ELEMENT;
-    if (end > own.byteLength) throw new Error(`the overview holds ${own.byteLength} bytes where its levels announce more`);
-    const part = at % Type.BYTES_PER_ELEMENT ? new Type(own.slice(at, end)) : new Type(own, at, size);
-    at = end;
-    return part;
-  };
-  const sets = overview.levels.map(({ width, start, n }) => {
-    const size = lanes * n;
-    const count = take(Uint32Array, size), busiestPlusOne = take(Uint32Array, size);
-    const errors = take(Uint32Array, size), notReady = take(Uint32Array, size), busy = take(Float32Array, size);
-    const busiest = new Int32Array(size);
-    for (let k = 0; k < size; k++) busiest[k] = busiestPlusOne[k] - 1;
-    const gauges = { values: take(Float, 3 * tracks * n), count: take(Uint32Array, tracks * n) };
-    return { width, start, n, count, busiest, errors, notReady, busy, gauges };
+  const sets = overview.levels.map(({ width, start, n, tables = [] }) => {
+    const buffers = tables.map((spec) => {
+      if (at + spec.bytes > bytes.byteLength) throw new Error(`the overview holds ${bytes.byteLength} bytes where its levels announce more`);
+      at += spec.bytes;
+      return bytes.subarray(at - spec.bytes, at);
+    });
+    const columns = decodeChunk({ tables }, buffers);
+    const rows = { lanes: lanes * n, gauge_summaries: tracks * n };
+    for (const spec of tables) {
+      if (spec.rows !== rows[spec.name]) throw new Error(`level table ${spec.name} has ${spec.rows} rows where ${lanes} lanes and ${tracks} gauge tracks of ${n} buckets take ${rows[spec.name]}`);
+    }
+    if (!columns.count) throw new Error("an overview level lacks its lanes table");
+    const busiest = new Int32Array(lanes * n);
+    for (let k = 0; k < busiest.length; k++) busiest[k] = columns.busiest[k] - 1;
+    const gauges = tracks ? { last: columns.gauge_last, least: columns.gauge_least, greatest: columns.gauge_greatest,
+      count: columns.gauge_count } : { last: [], least: [], greatest: [], count: [] };
+    if (tracks && !gauges.count) throw new Error(`an overview level lacks the summaries of its ${tracks} gauge tracks`);
+    return { width, start, n, count: columns.count, busiest, errors: columns.errors, notReady: columns.not_ready,
+      busy: columns.busy, gauges };
   });
-  if (at !== own.byteLength) {
-    throw new Error(`the overview holds ${own.byteLength / 4} values where its levels announce ${at / 4}`);
+  if (at !== bytes.byteLength) {
+    throw new Error(`the overview holds ${bytes.byteLength} bytes where its levels announce ${at}`);
   }
   return { lanes, tracks, sets: sets.sort((p, q) => p.width - q.width) };
 }
@@ -186,18 +189,19 @@ export function gaugePixels(set, track, a, b, plotW) {
   const first = Math.max(0, Math.floor((a - set.start) / set.width));
   const stop = Math.min(set.n, Math.ceil((b - set.start) / set.width));
   let before = NaN;
-  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) { before = g.values[3 * (row + k)]; break; }
+  for (let k = Math.min(first, set.n) - 1; k >= 0; k--) if (g.count[row + k] > 0) { before = g.last[row + k]; break; }
   for (let k = first; k < stop; k++) {
-    if (g.count[row + k] === 0) continue;
-    const s = set.start + k * set.width, at = 3 * (row + k);
+    const at = row + k;
+    if (g.count[at] === 0) continue;
+    const s = set.start + k * set.width;
     const x0 = Math.max(0, Math.floor((s - a) * scale));
     const x1 = Math.min(plotW, Math.max(x0 + 1, Math.ceil((s + set.width - a) * scale)));
     for (let x = x0; x < x1; x++) {
-      count[x] += g.count[row + k];
-      if (!(low[x] <= g.values[at + 1])) low[x] = g.values[at + 1];
-      if (!(high[x] >= g.values[at + 2])) high[x] = g.values[at + 2];
+      count[x] += g.count[at];
+      if (!(low[x] <= g.least[at])) low[x] = g.least[at];
+      if (!(high[x] >= g.greatest[at])) high[x] = g.greatest[at];
     }
-    last[x1 - 1] = g.values[at];
+    last[x1 - 1] = g.last[at];
   }
   return { count, low, high, last, before };
 }
@@ -211,10 +215,8 @@ export function gaugeBucketAt(set, track, t) {
   const g = set.gauges, row = track * set.n;
   for (let k = Math.min(set.n - 1, Math.floor((t - set.start) / set.width)); k >= 0; k--) {
     if (g.count[row + k] === 0) continue;
-    const from = set.start + k * set.width;
-    const at = 3 * (row + k);
-    return { from, to: from + set.width, count: g.count[row + k], last: g.values[at], low: g.values[at + 1],
-      high: g.values[at + 2] };
+    const from = set.start + k * set.width, at = row + k;
+    return { from, to: from + set.width, count: g.count[at], last: g.last[at], low: g.least[at], high: g.greatest[at] };
   }
   return null;
 }
@@ -226,8 +228,8 @@ export function gaugeRange(levels, track) {
   let lo = Infinity, hi = -Infinity;
   for (let k = 0; k < set.n; k++) {
     if (g.count[row + k] === 0) continue;
-    if (g.values[3 * (row + k) + 1] < lo) lo = g.values[3 * (row + k) + 1];
-    if (g.values[3 * (row + k) + 2] > hi) hi = g.values[3 * (row + k) + 2];
+    if (g.least[row + k] < lo) lo = g.least[row + k];
+    if (g.greatest[row + k] > hi) hi = g.greatest[row + k];
   }
   return lo <= hi ? [lo, hi] : null;
 }
