@@ -4,11 +4,13 @@
 [--events N]``; ``RLVIZ_BENCH_EVENTS`` sets the largest size when no argument does (default 10,000,000; 1,000,000
 is a quick run).  The traces are ``benchmarks.synthetic.pipeline_trace`` with timestamps spanning 3 hours (nothing
 waits 3 hours) and the hard shape: 64 lanes, a distinct item and a link per event.  Each row reuses the benchmark
-that owns the measure: ``bench_long_page.run`` (saved page in chromium: bytes per event, first frame, heap),
+that owns the measure: ``bench_long_page.run`` (saved page in chromium: bytes per event, first frame, heap; and the
+notebook's ``TraceView`` in JupyterLab: first frame from the Shift+Enter that runs its cell),
 ``bench_format.measure`` (file bytes per event against version 4, load to the first query), ``bench_live.run``
 (kernel refresh at the largest size held against 10,000 held, and event-to-page latency through ``rlviz.watch``).
 Driver bytes per event held: a ``Recorder`` filled with a two-op chain's events and taken into a ``TraceStore``,
-both ``nbytes`` over the events.
+both ``nbytes`` over the events.  The real DQN run's saved page: ``bench_dqn_long.record_run`` (``make demo``'s
+DQN on CartPole-v1, two remote workers, recorded for ``--dqn-minutes``, 0 to skip) and ``measure_files``.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import bench_format, bench_live, bench_long_page
+from benchmarks import bench_dqn_long, bench_format, bench_live, bench_long_page
 from benchmarks.synthetic import pipeline_trace
 from rlviz.trace import Node, Recorder
 from rlviz.trace.recorder import ExportCursor
@@ -35,6 +37,8 @@ DEFAULT_EVENTS = 10_000_000
 LANES = 64
 HOURS = 3.0
 SMALL_HELD = 10_000
+#: Minutes the real DQN run is recorded for its saved page (about 1,500 events a second here).
+DQN_MINUTES = 5.0
 
 
 @dataclass(frozen=True)
@@ -56,16 +60,20 @@ def sizes(largest: int) -> list[int]:
     return [n for n in (100_000, 1_000_000, 10_000_000) if n <= largest] or [largest]
 
 
-def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = True) -> dict:
-    """Measure every row at ``events`` (the largest size) and return the figures by name."""
+def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = True, notebook: bool = True,
+        dqn_minutes: float = DQN_MINUTES) -> dict:
+    """Measure every row at ``events`` (the largest size) and return the figures by name (``latency``: the run
+    through ``rlviz.watch``, on Ray; ``notebook``: the TraceView in JupyterLab; ``dqn_minutes``: 0 skips the DQN run)."""
     figures: dict = {"events": events, "lanes": LANES, "hours": HOURS, "load_average": list(os.getloadavg())}
     for n in sizes(events)[:-1]:
         figures[f"html_bytes_per_event_{n}"] = len(explorer_html(pipeline_trace(n, LANES, HOURS * 3600))
                                                    .encode("utf-8")) / n
-    page = bench_long_page.run(events, LANES, HOURS, runs=browser_runs, notebook=False)
+    page = bench_long_page.run(events, LANES, HOURS, runs=browser_runs, notebook=notebook)
     figures[f"html_bytes_per_event_{events}"] = page["bytes_per_event"]
     figures.update(saved_first_frame_s=page["first_frame_s"], saved_heap_mb=page["heap_mb"],
-                   kernel_first_s=page["kernel_first_s"])
+                   kernel_first_s=page["kernel_first_s"], notebook_first_frame_s=page.get("lab_pressed_frame_s"))
+    if dqn_minutes:
+        figures.update(dqn_html(dqn_minutes))
     with tempfile.TemporaryDirectory(prefix="rlviz-issue45-") as folder:
         fmt = bench_format.measure(pipeline_trace(events, LANES, HOURS * 3600), Path(folder), "issue45")
     figures.update(file_v5_over_v4=fmt["v5_over_v4"], load_to_first_query_s=fmt["v5_load_to_first_query_s"])
@@ -76,6 +84,14 @@ def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = Tru
     figures["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                                        text=True, capture_output=True).stdout.strip()
     return figures
+
+
+def dqn_html(minutes: float) -> dict:
+    """The saved page of a real run: DQN recorded for ``minutes`` (after a short unrecorded warm-up), its bytes per
+    event and the events it holds."""
+    with tempfile.TemporaryDirectory(prefix="rlviz-issue45-dqn-") as folder:
+        measured = bench_dqn_long.measure_files(bench_dqn_long.record_run(minutes, Path(folder), baseline_minutes=0.2))
+    return {"html_bytes_per_event_dqn": measured["html_bytes_per_event"], "dqn_events": measured["in_memory"]}
 
 
 def held_bytes(count: int) -> dict:
@@ -94,10 +110,11 @@ def held_bytes(count: int) -> dict:
 def rows(figures: dict) -> list[Row]:
     """The issue's rows, from ``run``'s figures (a figure missing from them is a row not measured)."""
     n = figures["events"]
+    dqn = f" ({figures['dqn_events']:,} events)" if "dqn_events" in figures else ""
     html = [Row(f"saved HTML bytes/event, {k:,} synthetic events", 15, figures.get(f"html_bytes_per_event_{k}"))
             for k in sizes(n)]
     return [*html,
-            Row("saved HTML bytes/event, a real DQN run", 15, figures.get("html_bytes_per_event_dqn")),
+            Row(f"saved HTML bytes/event, a real DQN run{dqn}", 15, figures.get("html_bytes_per_event_dqn")),
             Row("watched run over 3 h: page heap (MB)", 300, figures.get("live_heap_mb")),
             Row("watched run: event-to-page latency, median (s)", 1.0, figures.get("latency_median_s")),
             Row("watched run: frame while following, median (ms)", 17, figures.get("live_frame_ms")),
@@ -131,8 +148,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--events", type=int, default=int(os.environ.get("RLVIZ_BENCH_EVENTS", DEFAULT_EVENTS)))
     parser.add_argument("--runs", type=int, default=1, help="browser runs of the saved page (median)")
     parser.add_argument("--no-ray", action="store_true", help="skip the latency run through rlviz.watch")
+    parser.add_argument("--no-notebook", action="store_true", help="skip the TraceView in JupyterLab")
+    parser.add_argument("--dqn-minutes", type=float, default=DQN_MINUTES, help="the real DQN run's minutes (0: skip)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    figures = run(args.events, args.runs, latency=not args.no_ray)
+    figures = run(args.events, args.runs, latency=not args.no_ray, notebook=not args.no_notebook,
+                  dqn_minutes=0.0 if args.no_ray else args.dqn_minutes)
     print(table(figures))
     return figures
 

@@ -55,12 +55,16 @@ from rlviz.viz.explorer_stream import (LIVE_UNIT_NS, SAVED_CHUNK_EVENTS, ChunkPa
                                        start_meta)
 from rlviz.viz.gauge_tracks import GaugeLog
 
-__all__ = ["GrowingChunks", "Extent", "LEVELS_S", "NOTES_S", "NOTES_COST_SHARE"]
+__all__ = ["GrowingChunks", "Extent", "LEVELS_S", "LEVELS_BYTES_PER_S", "NOTES_S", "NOTES_COST_SHARE"]
 
 #: The levels of a growing run are worked out again at most this often (seconds) ...
 LEVELS_S = 2.0
-#: ... and no more often than this many times what working them out took.
+#: ... and no more often than this many times what working them out took ...
 LEVELS_COST_SHARE = 20
+#: ... and so that sending them again takes at most this many bytes a second of a page's connection.  The levels
+#: of a run grow with its length in time (about 4 MB packed for 3 hours on 64 lanes: then every 20 s), so what
+#: a zoomed-out page lags behind stays about the same share of the run it shows, 0.2 % at 3 hours.
+LEVELS_BYTES_PER_S = 200_000
 #: A live page's notes are worked out again at most this often (seconds), when new decisions arrived.
 NOTES_S = 3.0
 #: ... and no more often than this many times what working them out took (so at most 2% of one core).
@@ -385,8 +389,8 @@ class GrowingChunks:
 
     # -- levels and notes ----------------------------------------------------------
     def _levels_are_due(self) -> bool:
-        """Events arrived since the levels were worked out, and ``LEVELS_S`` (or their cost) has passed since, or
-        the levels have no events yet (a page's first events are drawn at once)."""
+        """Events arrived since the levels were worked out, and ``LEVELS_S`` (or their cost in time or bytes) has
+        passed since, or the levels have no events yet (a page's first events are drawn at once)."""
         when, every = self._levels_due
         first = self._levels is None or not self._levels.meta["levels"]
         return self._dirty and (first or time.monotonic() - when >= every)
@@ -407,7 +411,7 @@ class GrowingChunks:
         self._levels = _Levels({**overview, "packed": len(packed)}, packed, version)
         self._dirty = False
         now = time.monotonic()
-        self._levels_due = (now, max(LEVELS_S, LEVELS_COST_SHARE * (now - began)))
+        self._levels_due = (now, max(LEVELS_S, LEVELS_COST_SHARE * (now - began), len(packed) / LEVELS_BYTES_PER_S))
 
     def _decided_if_due(self, now: bool) -> Trace | None:
         """The store's decided events when the notes are due (decisions arrived, ``NOTES_S`` passed), else None."""

@@ -267,6 +267,32 @@ def test_levels_count_every_event_per_lane_and_come_again_when_due(monkeypatch):
         assert columns["count"].reshape(2, level["n"]).sum(axis=1).tolist() == [26, 25], "each level counts them all"
 
 
+def test_large_levels_come_again_less_often_so_their_bytes_a_second_stay_bounded(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(growing_chunks, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    recorder = Recorder()
+    node = recorder.register(Node("n0", "op", "op0"))
+    store, cursor = TraceStore(), ExportCursor()
+    page = _Page(GrowingChunks(store))
+    for i in range(2_000):
+        recorder.record(node, i * 10**9, i * 10**9 + 1_000, ITEM, i)      # over half an hour: levels of many buckets
+    cursor = _feed(store, recorder, cursor)
+    _, buffers = page.refresh()
+    packed = len(buffers[0])
+    monkeypatch.setattr(growing_chunks, "LEVELS_BYTES_PER_S", packed / (4 * growing_chunks.LEVELS_S))
+    recorder.record(node, 2_000 * 10**9, 2_000 * 10**9 + 1, ITEM, 0)
+    _feed(store, recorder, cursor)
+    clock[0] += growing_chunks.LEVELS_S
+    _, buffers = page.refresh()
+    assert buffers, "worked out with the old rate: due after LEVELS_S"
+    recorder.record(node, 2_001 * 10**9, 2_001 * 10**9 + 1, ITEM, 0)
+    _feed(store, recorder, cursor)
+    clock[0] += 2 * growing_chunks.LEVELS_S
+    assert not page.refresh()[1], "at this many bytes a second, they wait four times LEVELS_S"
+    clock[0] += 2 * growing_chunks.LEVELS_S
+    assert page.refresh()[1], "and then come"
+
+
 def test_notes_come_when_they_change_at_most_every_notes_s(monkeypatch):
     clock, worked_out = [100.0], []
     monkeypatch.setattr(growing_chunks, "time", SimpleNamespace(monotonic=lambda: clock[0]))
