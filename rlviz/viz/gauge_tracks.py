@@ -209,6 +209,43 @@ def _coarser(fine: dict[str, np.ndarray], fine_level: tuple[int, int, int],
     return tables
 
 
+class _TrackReadings:
+    """One track's readings in time order, in buffers that double when full: readings that come in time order
+    (as a run's do) are added in time proportional to them, not to all held; a late one merges the track anew.
+
+    ``time_ns`` and ``value`` are views of what is held; adding never changes what an earlier view shows.
+    """
+
+    def __init__(self) -> None:
+        self._times, self._values, self.count = np.zeros(16, np.int64), np.zeros(16, np.float64), 0
+
+    @property
+    def time_ns(self) -> np.ndarray:
+        return self._times[:self.count]
+
+    @property
+    def value(self) -> np.ndarray:
+        return self._values[:self.count]
+
+    def add(self, time_ns: np.ndarray, value: np.ndarray) -> None:
+        """Add readings (any order)."""
+        order = np.argsort(time_ns, kind="stable")
+        time_ns, value = time_ns[order], value[order]
+        if self.count and len(time_ns) and time_ns[0] < self._times[self.count - 1]:
+            merged = np.concatenate([self.time_ns, time_ns])
+            order = np.argsort(merged, kind="stable")
+            self._times, self._values = merged[order], np.concatenate([self.value, value])[order]
+            self.count = len(merged)
+            return
+        end = self.count + len(time_ns)
+        if end > len(self._times):
+            size = max(end, 2 * len(self._times))
+            self._times = np.concatenate([self.time_ns, np.zeros(size - self.count, np.int64)])
+            self._values = np.concatenate([self.value, np.zeros(size - self.count, np.float64)])
+        self._times[self.count:end], self._values[self.count:end] = time_ns, value
+        self.count = end
+
+
 class GaugeLog:
     """A growing stream's gauge readings, per track, numbered as the tracks first arrive (so numbers never change).
 
@@ -219,8 +256,7 @@ class GaugeLog:
 
     def __init__(self) -> None:
         self.numbers: dict[tuple[str, str], int] = {}
-        self._times: list[np.ndarray] = []
-        self._values: list[np.ndarray] = []
+        self._tracks: list[_TrackReadings] = []
 
     @property
     def keys(self) -> list[list[str]]:
@@ -233,24 +269,21 @@ class GaugeLog:
         a chunk carries them: track numbers (uint32), time_ns, value."""
         track, _ = track_numbers(name, where, self.numbers)
         time_ns, value = np.asarray(time_ns, np.int64), np.asarray(value, np.float64)
-        while len(self._times) < len(self.numbers):
-            self._times.append(np.zeros(0, np.int64))
-            self._values.append(np.zeros(0, np.float64))
+        while len(self._tracks) < len(self.numbers):
+            self._tracks.append(_TrackReadings())
         for r in np.unique(track).tolist():
             mine = track == r
-            times = np.concatenate([self._times[r], time_ns[mine]])
-            values = np.concatenate([self._values[r], value[mine]])
-            order = np.argsort(times, kind="stable")
-            self._times[r], self._values[r] = times[order], values[order]
+            self._tracks[r].add(time_ns[mine], value[mine])
         return track, time_ns, value
 
     def before(self, time_ns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per track read before ``time_ns``, its latest such reading: track numbers (uint32), time_ns, value."""
-        at = [int(np.searchsorted(times, time_ns, "left")) for times in self._times]
+        at = [int(np.searchsorted(track.time_ns, time_ns, "left")) for track in self._tracks]
         read = [r for r, k in enumerate(at) if k > 0]
-        return (np.asarray(read, "<u4"), np.array([self._times[r][at[r] - 1] for r in read], np.int64),
-                np.array([self._values[r][at[r] - 1] for r in read], np.float64))
+        return (np.asarray(read, "<u4"), np.array([self._tracks[r].time_ns[at[r] - 1] for r in read], np.int64),
+                np.array([self._tracks[r].value[at[r] - 1] for r in read], np.float64))
 
     def tracks(self, cuts_ns: np.ndarray) -> GaugeTracks:
         """The readings held, cut along chunks that start at ``cuts_ns`` (see ``GaugeTracks``)."""
-        return GaugeTracks.of_tracks(self.keys, list(self._times), list(self._values), cuts_ns)
+        return GaugeTracks.of_tracks(self.keys, [track.time_ns for track in self._tracks],
+                                     [track.value for track in self._tracks], cuts_ns)

@@ -18,6 +18,7 @@ from rlviz.viz import growing_chunks
 from rlviz.viz.explorer_payload import Payload, decode_payload
 from rlviz.viz.explorer_long import unpack_levels
 from rlviz.viz.explorer_stream import LIVE_UNIT_NS
+from rlviz.viz.gauge_tracks import GaugeLog
 from rlviz.viz.growing_chunks import Extent, GrowingChunks
 
 
@@ -423,3 +424,21 @@ def test_a_page_holding_the_tail_gets_only_its_new_parts_and_a_closed_one_whole(
     closed = page.source.chunk(0, from_part=2)
     assert "parts" not in closed.meta and (closed.meta["first_id"], closed.meta["count"]) == (0, 50)
     assert page.source.chunk(1).meta["parts"][0] == 0 and page.source.chunk(1).meta["count"] == 5
+
+
+def test_a_gauge_log_keeps_each_track_in_time_order_and_what_it_gave_before_unchanged():
+    """Readings in time order are appended (past the first buffer: it doubles); a late one is merged in order; the
+    readings a page's chunk was cut from earlier stay as they were."""
+    log = GaugeLog()
+    log.take(np.array(["held", "held", "lr"]), np.array([30, 10, 5]), np.array([3.0, 1.0, 0.5]),
+             np.array(["driver"] * 3))
+    earlier = log.tracks(np.zeros(1, np.int64))            # a page's chunk is cut from these later
+    for k in range(40):
+        log.take(np.array(["held"]), np.array([100 + k]), np.array([float(k)]), np.array(["driver"]))
+    assert log.keys == [["held", "driver"], ["lr", "driver"]]
+    track, time_ns, value = log.before(10**6)
+    assert track.tolist() == [0, 1] and time_ns.tolist() == [139, 5] and value.tolist() == [39.0, 0.5]
+    log.take(np.array(["held"]), np.array([20]), np.array([2.0]), np.array(["driver"]))     # late: merged in order
+    assert log.before(25)[1].tolist() == [20, 5] and log.before(11)[1].tolist() == [10, 5]
+    _, time_ns, value, _ = earlier.chunk(1)                          # the readings from the cut at 0 on
+    assert time_ns.tolist() == [5, 10, 30] and value.tolist() == [0.5, 1.0, 3.0], "an earlier cut is unchanged"
