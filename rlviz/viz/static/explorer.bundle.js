@@ -613,7 +613,6 @@ var CSS = `
 .rlviz-note { background: #fff4e0; border-left: 4px solid #e69500; padding: 3px 8px; margin: 4px 0; }
 .rlviz-scroll { position: relative; max-height: 62vh; overflow-y: auto; overflow-x: hidden; }
 .rlviz-timeline canvas { display: block; cursor: crosshair; }
-.rlviz-empty { padding: 2em; color: #555; text-align: center; border: 1px dashed #ccc; }
 .rlviz-lower { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr); gap: 8px; margin-top: 6px; }
 .rlviz-pane { border: 1px solid #eee; border-radius: 3px; padding: 4px; min-height: 120px; overflow: auto; max-height: 360px; }
 .rlviz-pane h4 { margin: 0 0 4px 0; font-size: 12px; color: #444; position: sticky; top: -4px; left: 0; background: #fff; z-index: 1; padding: 2px 0; }
@@ -920,7 +919,7 @@ function gaugeRange(levels, track) {
   return lo <= hi ? [lo, hi] : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/constants.js
+// ../../main/js/node_modules/@uwdata/flechette/src/constants.js
 var MAGIC = Uint8Array.of(65, 82, 82, 79, 87, 49);
 var EOS = Uint8Array.of(255, 255, 255, 255, 0, 0, 0, 0);
 var Version = (
@@ -1305,7 +1304,7 @@ var BodyCompressionMethod = (
   }
 );
 
-// js/node_modules/@uwdata/flechette/src/util/arrays.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/arrays.js
 var uint8Array = Uint8Array;
 var uint16Array = Uint16Array;
 var uint32Array = Uint32Array;
@@ -1348,7 +1347,7 @@ function bisect(offsets, index) {
   return a;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/objects.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/objects.js
 function check(value, test, message) {
   if (test(value)) return value;
   throw new Error(message(value));
@@ -1368,7 +1367,7 @@ function keyFor(object, value) {
   return "<Unknown>";
 }
 
-// js/node_modules/@uwdata/flechette/src/data-types.js
+// ../../main/js/node_modules/@uwdata/flechette/src/data-types.js
 var invalidDataType = (typeId) => `Unsupported data type: "${keyFor(Type, typeId)}" (id ${typeId})`;
 var field = (name, type, nullable = true, metadata = null) => ({
   name,
@@ -1528,7 +1527,7 @@ var largeListView = (child) => ({
   offsets: int64Array
 });
 
-// js/node_modules/@uwdata/flechette/src/util/numbers.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/numbers.js
 var f64 = new float64Array(2);
 var buf = f64.buffer;
 var i64 = new int64Array(buf);
@@ -1571,14 +1570,14 @@ function fromDecimal256(buf2, offset) {
   return x;
 }
 
-// js/node_modules/@uwdata/flechette/src/util/strings.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/strings.js
 var textDecoder = new TextDecoder("utf-8");
 var textEncoder = new TextEncoder();
 function decodeUtf8(buf2) {
   return textDecoder.decode(buf2);
 }
 
-// js/node_modules/@uwdata/flechette/src/util/read.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/read.js
 var SIZEOF_INT = 4;
 function decodeBit(bitmap2, index) {
   return (bitmap2[index >> 3] & 1 << index % 8) !== 0;
@@ -1640,7 +1639,7 @@ function readVector(buf2, offset, stride, extract) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/util/struct.js
+// ../../main/js/node_modules/@uwdata/flechette/src/util/struct.js
 var RowIndex = /* @__PURE__ */ Symbol("rowIndex");
 function proxyFactory(names, batches) {
   class RowObject {
@@ -1683,7 +1682,7 @@ function structObject(names, batches, index) {
   return obj;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch.js
 function isDirectBatch(batch) {
   return batch instanceof DirectBatch;
 }
@@ -2346,7 +2345,7 @@ var Utf8ViewBatch = class extends ViewBatch {
   }
 };
 
-// js/node_modules/@uwdata/flechette/src/column.js
+// ../../main/js/node_modules/@uwdata/flechette/src/column.js
 function columnBuilder(type) {
   let data = [];
   return {
@@ -2472,7 +2471,7 @@ function extractArray(array, data) {
   return array;
 }
 
-// js/node_modules/@uwdata/flechette/src/table.js
+// ../../main/js/node_modules/@uwdata/flechette/src/table.js
 var Table = class _Table {
   /**
    * Create a new table with the given schema and columns (children).
@@ -2632,7 +2631,7 @@ function renameField(field2, name) {
   return name != null && name !== field2.name ? { ...field2, name } : field2;
 }
 
-// js/node_modules/@uwdata/flechette/src/batch-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/batch-type.js
 function batchType(type, options = {}) {
   const { typeId, bitWidth, mode, precision, unit } = (
     /** @type {any} */
@@ -2709,7 +2708,7 @@ function wrap(BaseClass, WrapperClass) {
   } : BaseClass;
 }
 
-// js/node_modules/@uwdata/flechette/src/compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/compression.js
 var LENGTH_NO_COMPRESSED_DATA = -1;
 var COMPRESS_LENGTH_PREFIX = 8;
 function missingCodec(type) {
@@ -2729,7 +2728,7 @@ function decompressBuffer(body, { offset, length }, codec) {
   return { bytes, offset: 0, length: bytes.length };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/block.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/block.js
 function decodeBlock(buf2, index) {
   return {
     offset: readInt64(buf2, index),
@@ -2741,7 +2740,7 @@ function decodeBlocks(buf2, index) {
   return readVector(buf2, index, 24, decodeBlock);
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/body-compression.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/body-compression.js
 function decodeBodyCompression(buf2, index) {
   const get = readObject(buf2, index);
   return {
@@ -2756,7 +2755,7 @@ function decodeBodyCompression(buf2, index) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/record-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/record-batch.js
 function decodeRecordBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   const offset = version < Version.V4 ? 8 : 0;
@@ -2775,7 +2774,7 @@ function decodeRecordBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/dictionary-batch.js
 function decodeDictionaryBatch(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2790,7 +2789,7 @@ function decodeDictionaryBatch(buf2, index, version) {
   };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/data-type.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/data-type.js
 function decodeDataType(buf2, index, typeId, children) {
   checkOneOf(typeId, Type, invalidDataType);
   const get = readObject(buf2, index);
@@ -2903,7 +2902,7 @@ function decodeDataType(buf2, index, typeId, children) {
   return { typeId };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/metadata.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/metadata.js
 function decodeMetadata(buf2, index) {
   const entries = readVector(buf2, index, 4, (buf3, pos) => {
     const get = readObject(buf3, pos);
@@ -2920,7 +2919,7 @@ function decodeMetadata(buf2, index) {
   return entries.length ? new Map(entries) : null;
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/schema.js
 function decodeSchema(buf2, index, version) {
   const get = readObject(buf2, index);
   return {
@@ -2978,7 +2977,7 @@ function decodeInt(buf2, index) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/message.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/message.js
 var invalidMessageMetadata = (expected, actual) => `Expected to read ${expected} metadata bytes, but only read ${actual}.`;
 var invalidMessageBodyLength = (expected, actual) => `Expected to read ${expected} bytes for message body, but only read ${actual}.`;
 var invalidMessageType = (type) => `Unsupported message type: ${type} (${keyFor(MessageHeader, type)})`;
@@ -3023,7 +3022,7 @@ function decodeMessage(buf2, index) {
   return { version, type, index, content };
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/decode-ipc.js
 function decodeIPC(data) {
   const source = isArrayBufferLike(data) ? new Uint8Array(data) : data;
   return isUint8Array(source) && isArrowFileFormat(source) ? decodeIPCFile(source) : decodeIPCStream(source);
@@ -3095,7 +3094,7 @@ function decodeIPCFile(data) {
   );
 }
 
-// js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
+// ../../main/js/node_modules/@uwdata/flechette/src/decode/table-from-ipc.js
 function tableFromIPC(data, options) {
   return createTable(decodeIPC(data), options);
 }
@@ -3295,7 +3294,7 @@ function visit(type, ctx) {
   }
 }
 
-// js/node_modules/@uwdata/flechette/src/encode/schema.js
+// ../../main/js/node_modules/@uwdata/flechette/src/encode/schema.js
 var isLittleEndian = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
 
 // rlviz/viz/static/explorer_arrow.js
@@ -3560,14 +3559,11 @@ function createLive(meta) {
     columns: {},
     pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
     droppedLinks: /* @__PURE__ */ new Map(),
-    counters: null,
-    end: 0,
     model: null,
     decisions: createDecisions(),
     gauges: createGauges(meta.gauge_tracks)
   };
   for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
-  live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
 function openStream(meta, buffers = []) {
@@ -3579,15 +3575,6 @@ function openStream(meta, buffers = []) {
     next += count;
   }
   return live;
-}
-function zeroCounters(count) {
-  return {
-    calls: new Float64Array(count),
-    items: new Float64Array(count),
-    notReady: new Float64Array(count),
-    errors: new Float64Array(count),
-    busy: new Float64Array(count)
-  };
 }
 function appendChunk(live, message, buffers) {
   if (live.settled) throw new Error("this stream was replayed whole: no chunk can follow");
@@ -3608,7 +3595,6 @@ function appendChunk(live, message, buffers) {
   }
   addTimeBase(live.columns.start, at, at + count, timeBase);
   live.n += count;
-  count_(live, at, live.n);
   const links = chunkLinks(message, decoded);
   addPairs(live, links.consumer, links.producer);
   rememberDropped(live.droppedLinks, links);
@@ -3673,36 +3659,8 @@ function rememberDropped(dropped, links) {
     dropped.get(consumer).add(links.producer[k]);
   }
 }
-function count_(live, from, to) {
-  const { start, node, flags, duration: duration2 } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
-  for (let i = from; i < to; i++) {
-    const k = node[i], outcome = flags[i] & 3;
-    live.end = Math.max(live.end, start[i] + duration2[i]);
-    c.calls[k]++;
-    if (outcome === 0) c.items[k]++;
-    if (outcome === 1) c.notReady[k]++;
-    c.busy[k] += duration2[i] * unitMs;
-    if (outcome === 3) c.errors[k]++;
-  }
-}
 function liveMeta(live) {
-  if (live.meta.long) return { ...live.meta, count: live.n, item_mode: "f64" };
-  const c = live.counters;
-  const nodes = live.meta.nodes.map((node, k) => ({
-    ...node,
-    calls: c.calls[k],
-    items: c.items[k],
-    not_ready: c.notReady[k],
-    errors: c.errors[k],
-    busy_ms: c.busy[k]
-  }));
-  const end = live.end;
-  const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
-  if (order) {
-    const first = order.groups[0].items;
-    order.ratio = first ? order.groups.map((g) => Math.round(g.items / first * 100) / 100) : null;
-  }
-  return { ...live.meta, nodes, order, count: live.n, span_ms: end * live.meta.unit_ns / 1e6, item_mode: "f64" };
+  return { ...live.meta, count: live.n, item_mode: "f64" };
 }
 function liveModel(live) {
   if (!live.model) {
@@ -4637,7 +4595,7 @@ function createInspector(host, view) {
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
       const away = view.selectedId() >= 0;
-      pane.appendChild(make("p", null, away ? "away" : null, away ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.` : model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
+      pane.appendChild(make("p", null, away ? "away" : null, away ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.` : model.n ? "Click a span, or press → (or Play) to step through the calls in the order they completed." : view.meta.events ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls." : "Nothing to inspect: the trace is empty."));
       return;
     }
     if (whyFor !== view.meta.decisions) {
@@ -5395,7 +5353,7 @@ function createGaugeTracks(view, { scroll: host }) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
-    const summaries = Boolean(view.lod) && !view.lod.exact(-1, a, b);
+    const summaries = !view.lod.exact(-1, a, b);
     const below = /* @__PURE__ */ new Map();
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
@@ -5408,7 +5366,7 @@ function createGaugeTracks(view, { scroll: host }) {
       entry.el.style.display = top === void 0 ? "none" : "";
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
       if (top === void 0 || !inSight(top + k * TRACK_H)) continue;
-      const range2 = view.lod?.gaugeRange(entry.index) ?? null;
+      const range2 = view.lod.gaugeRange(entry.index);
       const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
       drawTrack(
         sized(entry.canvas, width, TRACK_H),
@@ -5917,21 +5875,19 @@ function createTimeline(host, view, registry = TRACKS) {
   const band = make("div", "rlviz-advance-band", "advance-band");
   band.title = "what the last advance ran";
   band.style.display = "none";
-  scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
   view.root.appendChild(tooltip);
   const tracks = makeTracks(registry, view, { scroll, timeline: element, newCanvas: () => document.createElement("canvas") });
   const onCanvas = canvasTracks(tracks), rows = tracks.find((track) => track.room === "rows");
   const elements = tracks.filter((track) => !ON_CANVAS.has(track.room));
-  const overlays = () => [...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band];
   const painter = { frame: 0, first: false };
   const frame = () => {
     const f = frameOf(view.model, view.meta, store.get(), view.lod);
     f.laneRoom = laneRoom(tracks, f);
     return f;
   };
-  showEmpty(view, scroll, [canvas, ...overlays()]);
+  scroll.replaceChildren(canvas, ...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -5952,18 +5908,15 @@ function createTimeline(host, view, registry = TRACKS) {
     const started = performance.now();
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
-    if (!painter.first && f.lod?.holding()) return;
-    const rulerCtx = sized(ruler, f.width, RULER_H);
-    if (f.model.n > 0 || f.lod) {
-      drawRuler(rulerCtx, f);
-      drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
-      element.dataset.rlvizLevel = levelName(rows.drawn);
-    }
+    if (!painter.first && f.lod.holding()) return;
+    drawRuler(sized(ruler, f.width, RULER_H), f);
+    drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
+    element.dataset.rlvizLevel = levelName(rows.drawn);
     const lanes = lanePlaces(rows, f);
     for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
-    if (!painter.first && (!f.lod || f.lod.settled())) {
+    if (!painter.first && f.lod.settled()) {
       painter.first = true;
       performance.mark("rlviz:first-frame");
       view.root.dataset.rlvizReady = "1";
@@ -5982,7 +5935,6 @@ function createTimeline(host, view, registry = TRACKS) {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, ...overlays()]);
       const hiding = changed.has("hideOthers") || changed.has("filter") && store.get().hideOthers;
       const now = info.from === "append" && DRAWN_BY.some((key) => changed.has(key));
       if (changed.has("selected") || changed.has("rows") || hiding || now) {
@@ -6011,20 +5963,6 @@ function bandPlace([from, to], frame) {
 }
 function levelName({ exact, levels }) {
   return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
-}
-function showEmpty(view, scroll, [canvas, ...overlays]) {
-  if (view.model.n > 0 || view.lod) {
-    if (scroll.firstChild !== canvas || overlays.some((overlay) => overlay.parentNode !== scroll)) {
-      scroll.replaceChildren(canvas, ...overlays);
-    }
-    return;
-  }
-  scroll.replaceChildren(make(
-    "div",
-    "rlviz-empty",
-    null,
-    "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` (calls made outside the block are not recorded), then show the trace again."
-  ));
 }
 function pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt }) {
   const { store } = view;
@@ -6388,29 +6326,27 @@ function callWidthMs({ api, divergence }) {
 function stopsFollowing(changed, info) {
   return changed.has("window") && (info.gesture || info.from === "user") || changed.has("selected") && info.from === "select";
 }
-function mountExplorer(el, meta, buffers = [], host = {}) {
+function mountExplorer(el, meta, host) {
   el.replaceChildren();
-  const data = openStream(meta, buffers);
   const growing = Boolean(meta.growing);
-  const model = liveModel(data);
-  settle(data);
+  const model = modelOf(meta, [], []);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
   el.appendChild(root);
-  const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;
+  const end = meta.span_ms / (meta.unit_ns / 1e6);
   const view = {
     meta: model.meta,
     model,
     root,
-    full: [0, Math.max(model.end, end, 1)],
-    describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
+    full: [0, Math.max(end, 1)],
+    describe: (i) => describe(view.model, i, baseOf(view.model)),
     command: (name, extra) => host.onCommand?.(name, extra),
-    lod: host.lod ?? null,
+    lod: host.lod,
     divergence: host.divergence ?? null,
     selection: -1
   };
-  view.selectedId = () => view.lod ? view.selection : view.store.get().selected;
+  view.selectedId = () => view.selection;
   view.store = createStore({
     window: view.full.slice(),
     selected: -1,
@@ -6502,7 +6438,7 @@ function watchWidths(store, timeline, lower) {
   resize.observe(timeline);
   return resize;
 }
-function describe(m, i, base = 0) {
+function describe(m, i, base) {
   return {
     node: m.nodes[m.node[i]],
     outcome: OUTCOMES[m.flags[i] & 3],
@@ -6531,10 +6467,6 @@ function hostApi(view, destroy) {
      * lacks the event keeps it selected, and shows it once a part holding it is loaded.
      */
     setSelected(i) {
-      if (!view.lod) {
-        actions.select(Number(i), { from: "host" });
-        return;
-      }
       const id = Number(i) >= 0 ? Number(i) : -1;
       view.lod.hold(id);
       actions.select(partIndex(view.model, id), { from: "host", id });
@@ -6741,7 +6673,7 @@ function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     onModel: (model) => explorer.showModel(model),
     onError: (error) => explorer.showError(error instanceof DamagedPage ? damagedText(error.message) : `The Explorer failed: ${error && error.message ? error.message : error}`)
   });
-  explorer = mountExplorer(el, meta, [], { ...host, lod });
+  explorer = mountExplorer(el, meta, { ...host, lod });
   explorer.lod = lod;
   explorer.store.subscribe((changed, state) => {
     if (!changed.has("window")) return;
@@ -7009,7 +6941,6 @@ export {
   base85Length,
   explorer_default as default,
   mountDiff,
-  mountExplorer,
   mountLong,
   mountSaved,
   mountSavedDiff,
