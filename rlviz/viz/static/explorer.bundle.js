@@ -5887,7 +5887,8 @@ function createTimeline(host, view, registry = TRACKS) {
     f.laneRoom = laneRoom(tracks, f);
     return f;
   };
-  scroll.replaceChildren(canvas, ...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band);
+  const over = elements.filter((track) => track.room !== "over-timeline").map((track) => track.element);
+  scroll.replaceChildren(canvas, ...over, band);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();

@@ -402,9 +402,9 @@ function savedChunks(meta, doc, suffix, checked) {
 
 /**
  * Mount a trace: what every page calls (saved, notebook, diff, growing). The Explorer over no events
- * yet, its levels once the packed `overview` is inflated, and the detail chunks its window needs, asked of `source` (a saved page's
- * elements, or a notebook's kernel) after the window rests `delayMs` (explorer_long.js). A chunk
- * that cannot be had says so in the view.
+ * yet, its levels once the packed `overview` is inflated, and the detail chunks its window needs,
+ * asked of `source` (a saved page's elements, or a notebook's kernel) after the window rests
+ * `delayMs` (explorer_long.js). A chunk that cannot be had says so in the view.
  * @param {HTMLElement} el  container (emptied)
  * @param {object} meta  the start meta (detail, overview)
  * @param {Uint8Array} overview  the packed overview

@@ -193,8 +193,10 @@ export function createTimeline(host, view, registry = TRACKS) {
     f.laneRoom = laneRoom(tracks, f);
     return f;
   };
-  // the lanes canvas and what lies over it: the element tracks (those over the whole timeline go in themselves), the advance band
-  scroll.replaceChildren(canvas, ...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band);
+  // the lanes canvas and what lies over it: the element tracks (those over the whole timeline go in
+  // themselves) and the advance band
+  const over = elements.filter((track) => track.room !== "over-timeline").map((track) => track.element);
+  scroll.replaceChildren(canvas, ...over, band);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
