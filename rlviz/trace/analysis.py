@@ -40,8 +40,8 @@ def op_stats(trace: "Trace") -> list[dict]:
 
     ``busy_ns`` sums the durations of every call of the node, not-ready polls
     included: a poll that waits 2 ms kept the op busy for those 2 ms.  The
-    Explorer's node counters apply the same rule (docs/design.md, "Rules
-    written twice").
+    Explorer's node counters are these counts, carried in the page's start
+    meta (docs/design.md, "Rules written twice").
     """
     counts = node_counts(trace.columns, len(trace.nodes))
     return [{"op_id": n.op_id, "op": n.op, "label": n.label, "where": n.where,

@@ -44,7 +44,8 @@ def explorer_js() -> str:
     Returns
     -------
     str
-        JavaScript source exporting ``mountExplorer`` and a default ``{render}``.
+        JavaScript source exporting the mounts pages call (``mountSaved``,
+        ``mountSavedDiff``, ``mountLong``) and the widget's default ``{render}``.
     """
     return (resources.files("rlviz.viz") / "static" / BUNDLE).read_text(encoding="utf-8")
 
@@ -213,7 +214,7 @@ def write_html(trace: Trace | ComparedRuns, path: str | Path, title: str | None 
     >>> from rlviz.viz.examples import sharded_trace
     >>> out = write_html(sharded_trace(), pathlib.Path(tempfile.mkdtemp()) / "t.html")
     >>> page = out.read_text()
-    >>> "mountExplorer" in page, 'src="http' in page or 'href="http' in page
+    >>> "mountSaved(host, document)" in page, 'src="http' in page or 'href="http' in page
     (True, False)
     """
     if not isinstance(path, (str, Path)):

@@ -1,10 +1,11 @@
 """What the tests of rules written twice share: small named ops to record, and the page's own data path run in node.
 
-``replay_in_node`` encodes a finished trace the way a saved page gets it
-(``encode_trace``), then runs a script that rebuilds the page's model through
-``openStream`` / ``liveModel`` (the stream replayed, as in the browser) and
-prints what the test asks of it as JSON.  Imported by name (pytest puts this
-folder on sys.path).
+``replay_in_node`` encodes a finished trace the way every page gets it (the
+start meta of ``long_start`` and each detail chunk as ``detail_chunk`` sends
+it), then runs a script that builds the page's model of the whole run through
+``modelOf`` (the chunks replayed, as a page holding the run whole does in the
+browser) and prints what the test asks of it as JSON.  Imported by name (pytest
+puts this folder on sys.path).
 """
 import json
 import shutil
@@ -14,26 +15,25 @@ from pathlib import Path
 import rlviz
 from rlviz.iter import LocalIterator
 from rlviz.iter.sentinel import NOT_READY
-from rlviz.viz.explorer_stream import encode_trace
+from rlviz.viz.explorer_long import detail_chunk, long_start
+from rlviz.viz.explorer_stream import TraceChunks
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = (ROOT / "rlviz/viz/static").as_uri()
 NODE = shutil.which("node")
 
-#: Reads the saved stream (argv 2: meta JSON, argv 3: the column bytes) into ``model``; argv 4 is the test's JSON.
+#: Reads the page's data (argv 2: {start, chunks} JSON, argv 3: the chunks' table bytes) into ``model``; argv 4 is
+#: the test's JSON.
 _REPLAY = """
 import { readFileSync } from "node:fs";
-import { liveModel, openStream } from "%(static)s/explorer_live.js";
+import { modelOf } from "%(static)s/explorer_long.js";
 %(imports)s
-const meta = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const { start, chunks } = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const bytes = new Uint8Array(readFileSync(process.argv[3]));
 const asked = JSON.parse(process.argv[4]);
-const buffers = [];
 let at = 0;
-for (const chunk of meta.chunks) {
-  for (const spec of chunk.tables) { buffers.push(bytes.subarray(at, at + spec.bytes)); at += spec.bytes; }
-}
-const model = liveModel(openStream(meta, buffers));        // the page's own path: the stream replayed
+const buffers = chunks.map((chunk) => chunk.tables.map((spec) => bytes.subarray(at, at += spec.bytes)));
+const model = modelOf(start, chunks, buffers);        // the page's own path: every chunk replayed
 %(body)s
 """
 
@@ -43,11 +43,13 @@ def replay_in_node(trace, tmp_path: Path, imports: str, body: str, asked: object
 
     ``imports`` are the script's import lines (``%(static)s`` is the Explorer's
     module folder); ``asked`` reaches the script as ``asked``; ``encode`` goes to
-    ``encode_trace`` (``chunk_events=64`` cuts a small trace into several chunks).
+    ``TraceChunks`` (``chunk_events=64`` cuts a small trace into several chunks).
     """
-    payload = encode_trace(trace, **encode)
-    (tmp_path / "meta.json").write_text(json.dumps(payload.meta))
-    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for b in payload.buffers))
+    chunks = TraceChunks(trace, **encode)
+    start, _ = long_start(chunks)
+    parts = [detail_chunk(chunks, k) for k in range(len(chunks))]
+    (tmp_path / "meta.json").write_text(json.dumps({"start": start, "chunks": [part.meta for part in parts]}))
+    (tmp_path / "columns.bin").write_bytes(b"".join(bytes(b) for part in parts for b in part.buffers))
     script = tmp_path / "replay.mjs"
     script.write_text(_REPLAY % {"static": STATIC, "imports": imports % {"static": STATIC}, "body": body})
     run = subprocess.run([NODE, str(script), str(tmp_path / "meta.json"), str(tmp_path / "columns.bin"),

@@ -103,3 +103,20 @@ def test_skip_not_ready_steps_over_not_ready_calls_after_a_click_gives_the_keys(
         root.locator('[data-rlviz="skip-not-ready"]').click()
         expect(root).to_have_attribute("data-rlviz-skip-not-ready", "false")
     assert errors == [], f"the page raised errors: {errors}"
+
+
+def test_an_empty_traces_page_says_so_in_the_inspector(tmp_path):
+    from playwright.sync_api import expect
+
+    from rlviz.trace import Trace
+
+    html = write_html(Trace.empty(), tmp_path / "empty.html")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(html.as_uri())
+        root = wait_ready(page)
+        # the meta's event count tells an empty trace from a long one drawn from its overview
+        expect(root.locator('[data-rlviz="inspector"]')).to_contain_text("Nothing to inspect: the trace is empty.")
+    assert errors == [], f"the page raised errors: {errors}"

@@ -7,6 +7,7 @@ from viz_helpers import record
 from rlviz.trace import Trace
 from rlviz.viz import report_main, write_report
 from rlviz.viz.examples import concurrently_trace
+from rlviz.viz.explorer_html import explorer_js
 
 EVIL = "<script>alert(1)</script>"
 
@@ -56,7 +57,8 @@ def test_order_strip_uses_the_last_merge_node_inputs(tmp_path):
 def test_viewer_sits_above_the_printable_part(tmp_path):
     page = write_report(concurrently_trace(), tmp_path / "r.html").read_text()
     assert page.index('id="rlviz-root"') < page.index('class="printable"') < page.index("<table>")
-    assert "mountExplorer" in page and 'id="rlviz-detail-0"' in page
+    # the Explorer's whole script, started by the saved page's mount, over the page's chunks
+    assert explorer_js() in page and "mountSaved(host, document)" in page and 'id="rlviz-detail-0"' in page
 
 
 def test_table_shows_short_labels_with_the_full_label_on_hover(tmp_path):

@@ -9,6 +9,7 @@ import traitlets
 import rlviz
 from rlviz.trace import Trace
 from rlviz.viz.examples import concurrently_trace, sharded_trace
+from rlviz.viz.explorer_html import explorer_js
 from rlviz.viz.explorer_payload import Payload, decode_stream
 from rlviz.widgets import TraceView
 
@@ -314,7 +315,8 @@ def test_the_kernel_free_page_rides_along_only_when_asked_and_opens_where_the_vi
     page = data[STANDALONE_MIME]
     opened = json.loads(re.search(r'id="rlviz-view">([^<]*)</script>', page).group(1))
     assert opened == {"window": [1.0, 3.0], "selected": 4, "op": None, "where": None, "skip_not_ready": True}
-    assert "mountExplorer" in page and "image/png" in data
+    assert explorer_js() in page and "mountSaved(host, document)" in page, "the Explorer's script, mounting the saved page"
+    assert "image/png" in data
 
 
 def test_a_trace_sends_its_overview_only_and_each_chunk_the_page_asks_for():

@@ -1,7 +1,7 @@
 // The Explorer: timeline, dataflow graph, order strip and inspector of an rlviz trace, drawn in
 // the browser (canvas 2D and SVG). A small store holds the view's state; each pane redraws
 // what the keys that changed touch. One module for the notebook widget (anywidget's `render`)
-// and the standalone HTML file (`mountExplorer`; two linked runs: `mountDiff`), bundled by
+// and the standalone HTML file (`mountSaved`; two linked runs: `mountSavedDiff`), bundled by
 // esbuild (js/build.mjs).
 import { OUTCOMES, completionOrder, itemText, orderEvents } from "./explorer_core.js";
 import { createActions } from "./explorer_actions.js";
@@ -9,7 +9,6 @@ import { CSS, make, measure } from "./explorer_dom.js";
 import { ExtentGap, FOLLOW_MS, extendMeta, followWindow } from "./explorer_growing.js";
 import { createKernelWatch, kernelLostText } from "./explorer_kernel.js";
 import { DamagedPage, checkPacked, damagedText, savedJson } from "./explorer_saved.js";
-import { liveModel, openStream, settle } from "./explorer_live.js";
 import { chunksFor, levelsFromOverview, mostChunks } from "./explorer_levels.js";
 import { baseOf, createLod, inflate, modelOf, partIndex, unpackChunk } from "./explorer_long.js";
 import { createStore } from "./explorer_store.js";
@@ -30,38 +29,33 @@ export function stopsFollowing(changed, info) {
 }
 
 /**
- * Mount the Explorer into `el`: the start of a stream (rlviz.viz.explorer_stream) and the chunks it
- * brings along (meta.chunks, their buffers in `buffers`), replayed at once through the one decoder
- * into the one model; a long trace's page (mountLong, every page) starts with none and shows the
- * models of the chunks its window needs (showModel). A growing run's page (meta.growing) also has the
- * live bar, and follows the run.
+ * Mount the Explorer into `el` over a long trace's start meta (every page is one: mountLong mounts
+ * it): no events yet, the models of the chunks its window needs shown as they come (showModel), drawn
+ * from the levels of `host.lod` where no model holds the window. A growing run's page (meta.growing)
+ * also has the live bar, and follows the run.
  * @param {HTMLElement} el  container (emptied)
- * @param {object} meta     the stream's start meta (with `chunks` for a saved trace)
- * @param {Array} buffers   the saved chunks' buffers, chunk after chunk (ArrayBuffer / DataView / typed arrays)
- * @param {object} host     {onChange(state)}: called when the user changes selection, window or filter;
- *   for a growing run (meta.growing), {onCommand(name)}: called with "pause", "resume" or "stop";
- *   for a long trace (meta.long), {lod}: its level of detail (explorer_long.js), which the timeline draws
- *   from where the model does not hold the window; for a diff's run, {divergence}: where its op order first
+ * @param {object} meta     the start meta (detail, overview, span_ms, events)
+ * @param {object} host     {lod}: the trace's level of detail (explorer_long.js); {onChange(state)}: called
+ *   when the user changes selection, window or filter; for a growing run (meta.growing), {onCommand(name)}:
+ *   called with "pause", "resume" or "stop"; for a diff's run, {divergence}: where its op order first
  *   differs from the other run's ({ms, event, index, op}), which its timeline marks
  * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, setLive, drawNow, setKernelNote,
  *   showModel, setEnd, destroy, state, model, root, store}
  */
-export function mountExplorer(el, meta, buffers = [], host = {}) {
+function mountExplorer(el, meta, host) {
   el.replaceChildren();
-  const data = openStream(meta, buffers);
   const growing = Boolean(meta.growing);
-  const model = liveModel(data);
-  settle(data);
+  const model = modelOf(meta, [], []);
   const root = make("div", "rlviz-explorer", "explorer");
   root.tabIndex = 0;
   root.appendChild(make("style", null, null, CSS));
   el.appendChild(root);
-  const end = meta.long ? meta.span_ms / (meta.unit_ns / 1e6) : 0;       // a long trace's model holds a part of it
-  const view = { meta: model.meta, model, root, full: [0, Math.max(model.end, end, 1)], describe: (i) => describe(view.model, i, view.lod ? baseOf(view.model) : 0),
-    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod ?? null, divergence: host.divergence ?? null,
+  const end = meta.span_ms / (meta.unit_ns / 1e6);         // the whole run's: its model holds a part of it
+  const view = { meta: model.meta, model, root, full: [0, Math.max(end, 1)], describe: (i) => describe(view.model, i, baseOf(view.model)),
+    command: (name, extra) => host.onCommand?.(name, extra), lod: host.lod, divergence: host.divergence ?? null,
     selection: -1 };
-  /** The selected event's trace index (-1: none): a long trace's page keeps it while the part loaded lacks it. */
-  view.selectedId = () => (view.lod ? view.selection : view.store.get().selected);
+  /** The selected event's trace index (-1: none), kept while the part loaded lacks it. */
+  view.selectedId = () => view.selection;
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
     skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
     rows: 0, follow: growing, followSpan: null, live: null, advanced: null });
@@ -145,7 +139,7 @@ function watchWidths(store, timeline, lower) {
 }
 
 /** What the tooltip and the inspector say of event `i`; `base` is the trace position of the model's first event. */
-function describe(m, i, base = 0) {
+function describe(m, i, base) {
   return { node: m.nodes[m.node[i]], outcome: OUTCOMES[m.flags[i] & 3], item: itemText(m, i), index: base + i,
     startMs: m.start[i] * m.unitMs, durationMs: m.duration[i] * m.unitMs };
 }
@@ -166,7 +160,6 @@ function hostApi(view, destroy) {
      * lacks the event keeps it selected, and shows it once a part holding it is loaded.
      */
     setSelected(i) {
-      if (!view.lod) { actions.select(Number(i), { from: "host" }); return; }
       const id = Number(i) >= 0 ? Number(i) : -1;
       view.lod.hold(id);
       actions.select(partIndex(view.model, id), { from: "host", id });
@@ -277,7 +270,7 @@ export function base85Bytes(text) {
  * instead of the view, and returns null.
  * @param {HTMLElement} host  the page's root element
  * @param {Document} doc
- * @returns {object|null} the mounted Explorer (see mountExplorer), or null
+ * @returns {object|null} the mounted Explorer (see mountLong), or null
  */
 export function mountSaved(host, doc = document) {
   let run, view;
@@ -408,18 +401,19 @@ function savedChunks(meta, doc, suffix, checked) {
 }
 
 /**
- * Mount a long trace (meta.long): the Explorer over no events yet, its levels once the packed
- * `overview` is inflated, and the detail chunks its window needs, asked of `source` (a saved page's
- * elements, or a notebook's kernel) after the window rests `delayMs` (explorer_long.js). A chunk
- * that cannot be had says so in the view.
+ * Mount a trace: what every page calls (saved, notebook, diff, growing). The Explorer over no events
+ * yet, its levels once the packed `overview` is inflated, and the detail chunks its window needs,
+ * asked of `source` (a saved page's elements, or a notebook's kernel) after the window rests
+ * `delayMs` (explorer_long.js). A chunk that cannot be had says so in the view.
  * @param {HTMLElement} el  container (emptied)
  * @param {object} meta  the start meta (detail, overview)
  * @param {Uint8Array} overview  the packed overview
  * @param {object} source  {chunk(k): Promise<{chunk, buffers}>}
- * @param {object} host  as mountExplorer's
+ * @param {object} host  as mountExplorer's, less its `lod` (made here); for a growing run also
+ *   {onStreamGap(error)}: an extent did not follow what the page holds
  * @param {number} delayMs  how long the window rests before its chunks are asked for
- * @returns {object} mountExplorer's API, with `lod` and `levelsReady` (a promise: the levels are drawn, and for a
- *   run held whole its events too)
+ * @returns {object} the mounted Explorer's API (mountExplorer), with `lod` and `levelsReady` (a promise: the
+ *   levels are drawn, and for a run held whole its events too)
  */
 export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   let explorer = null, waiting = 0;
@@ -428,7 +422,7 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
     onError: (error) => explorer.showError(error instanceof DamagedPage ? damagedText(error.message)
       : `The Explorer failed: ${error && error.message ? error.message : error}`),
   });
-  explorer = mountExplorer(el, meta, [], { ...host, lod });
+  explorer = mountExplorer(el, meta, { ...host, lod });
   explorer.lod = lod;
   explorer.store.subscribe((changed, state) => {
     if (!changed.has("window")) return;

@@ -1,9 +1,9 @@
 // A stream's chunks replayed into the Explorer's data, free of the DOM: columns that take the
 // chunks of the one wire format (rlviz.viz.explorer_stream) in order, links kept as (consumer,
-// producer) id pairs, the unions' decisions, the gauge readings, per-node counters, and the model the
-// panes draw. Event indices are stable: index = event id - base (the first chunk's first id). Every
-// page builds its model this way from the chunks its window needs (explorer_long.modelOf), a saved
-// trace's and a growing run's alike.
+// producer) id pairs, the unions' decisions, the gauge readings, and the model the panes draw. Event
+// indices are stable: index = event id - base (the first chunk's first id). Every page builds its
+// model this way from the chunks its window needs (explorer_long.modelOf), a saved trace's and a
+// growing run's alike.
 import { decodeChunk } from "./explorer_arrow.js";
 import { buildModel, withRoom } from "./explorer_core.js";
 import { appendDecisions, createDecisions, decisionTable } from "./explorer_decisions.js";
@@ -21,15 +21,14 @@ const NARROW = { start: Uint32Array, duration: Uint32Array, node: Uint16Array, f
  * Empty data for the structure (nodes, lanes, edges, order strip, unit) in `meta`.
  * @param {object} meta  the start meta: unit_ns, origin_ns, nodes, edges, lanes, order, texts (a long
  *   trace's also gauge_tracks: every gauge track, opened at once)
- * @returns {object} the data: {meta, n, base, columns, pairs, counters}
+ * @returns {object} the data: {meta, n, base, columns, pairs}
  */
 export function createLive(meta) {
   const live = { meta: { ...meta, count: 0, texts: [...(meta.texts || [])], dropped: meta.dropped || 0, gaps: meta.gaps || [] },
     n: 0, base: 0, columns: {}, pairs: { consumer: new Uint32Array(1024), producer: new Uint32Array(1024), n: 0 },
-    droppedLinks: new Map(), counters: null, end: 0, model: null,
+    droppedLinks: new Map(), model: null,
     decisions: createDecisions(), gauges: createGauges(meta.gauge_tracks) };
   for (const name of COLUMNS) live.columns[name] = new NARROW[name](1024);
-  live.counters = zeroCounters(meta.nodes.length);
   return live;
 }
 
@@ -46,11 +45,6 @@ export function openStream(meta, buffers = []) {
     next += count;
   }
   return live;
-}
-
-function zeroCounters(count) {
-  return { calls: new Float64Array(count), items: new Float64Array(count), notReady: new Float64Array(count),
-    errors: new Float64Array(count), busy: new Float64Array(count) };
 }
 
 /**
@@ -79,7 +73,6 @@ export function appendChunk(live, message, buffers) {
   }
   addTimeBase(live.columns.start, at, at + count, timeBase);
   live.n += count;
-  count_(live, at, live.n);
   const links = chunkLinks(message, decoded);
   addPairs(live, links.consumer, links.producer);
   rememberDropped(live.droppedLinks, links);
@@ -163,35 +156,12 @@ function rememberDropped(dropped, links) {
   }
 }
 
-function count_(live, from, to) {
-  const { start, node, flags, duration } = live.columns, c = live.counters, unitMs = live.meta.unit_ns / 1e6;
-  for (let i = from; i < to; i++) {
-    const k = node[i], outcome = flags[i] & 3;
-    live.end = Math.max(live.end, start[i] + duration[i]);
-    c.calls[k]++;
-    if (outcome === 0) c.items[k]++;
-    if (outcome === 1) c.notReady[k]++;
-    c.busy[k] += duration[i] * unitMs;          // every call, not-ready polls too: op_stats' busy_ns (docs/design.md)
-    if (outcome === 3) c.errors[k]++;
-  }
-}
-
 /**
- * The meta the panes read: the structure with each node's counters as the live data counts them (a
- * long trace's page holds a part of the run: its meta's counters, of the whole run, stay).
+ * The meta the panes read: the start meta, whose node counters, order strip and span are the whole
+ * run's (rlviz counts them: a page holds a part of the run), with the events held.
  */
-export function liveMeta(live) {
-  if (live.meta.long) return { ...live.meta, count: live.n, item_mode: "f64" };   // counts of the whole run, not of a part
-  const c = live.counters;
-  const nodes = live.meta.nodes.map((node, k) => ({ ...node, calls: c.calls[k], items: c.items[k],
-    not_ready: c.notReady[k], errors: c.errors[k], busy_ms: c.busy[k] }));
-  const end = live.end;
-  const order = live.meta.order && { ...live.meta.order, groups: live.meta.order.groups.map((g) => ({ ...g, items: c.items[g.node] })) };
-  if (order) {
-    const first = order.groups[0].items;
-    order.ratio = first ? order.groups.map((g) => Math.round((g.items / first) * 100) / 100) : null;
-  }
-  return { ...live.meta, nodes, order, count: live.n, span_ms: (end * live.meta.unit_ns) / 1e6, item_mode: "f64" };
+function liveMeta(live) {
+  return { ...live.meta, count: live.n, item_mode: "f64" };
 }
 
 /** The model the panes draw, built once from every event and link of the data. */

@@ -187,7 +187,7 @@ export function createGaugeTracks(view, { scroll: host }) {
     const wanted = tracks.map((track) => element(track).el);
     if (wanted.length !== box.children.length || wanted.some((el, k) => box.children[k] !== el)) box.replaceChildren(...wanted);
     const [a, b] = view.store.get().window, width = view.store.get().width || 960;
-    const summaries = Boolean(view.lod) && !view.lod.exact(-1, a, b);     // the lanes' rule: not exact, its levels
+    const summaries = !view.lod.exact(-1, a, b);     // the lanes' rule: not exact, its levels
     const below = new Map();                       // lane -> tracks placed under it so far
     for (const track of tracks) {
       const entry = element(track), lane = lanes.indexOf(track.where), k = below.get(lane) ?? 0;
@@ -200,7 +200,7 @@ export function createGaugeTracks(view, { scroll: host }) {
       entry.el.style.display = top === undefined ? "none" : "";      // its lane is hidden by a filter
       entry.el.style.top = `${(top ?? 0) + k * TRACK_H}px`;
       if (top === undefined || !inSight(top + k * TRACK_H)) continue;
-      const range = view.lod?.gaugeRange(entry.index) ?? null;
+      const range = view.lod.gaugeRange(entry.index);
       const pixels = summaries ? view.lod.gaugePixels(entry.index, a, b, plotWidth()) : null;
       drawTrack(sized(entry.canvas, width, TRACK_H), track, a, b, plotWidth(), colors.get(track.where),
         { range, pixels: summaries ? pixels ?? "none" : null });

@@ -86,7 +86,7 @@ export function createInspector(host, view) {
         ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.`
         : model.n
         ? "Click a span, or press → (or Play) to step through the calls in the order they completed."
-        : view.lod ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
+        : view.meta.events ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
           : "Nothing to inspect: the trace is empty."));
       return;
     }

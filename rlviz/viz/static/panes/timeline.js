@@ -181,21 +181,22 @@ export function createTimeline(host, view, registry = TRACKS) {
   const band = make("div", "rlviz-advance-band", "advance-band");
   band.title = "what the last advance ran";
   band.style.display = "none";
-  scroll.appendChild(canvas);
   element.append(ruler, scroll);
   host.append(element);
   view.root.appendChild(tooltip);
   const tracks = makeTracks(registry, view, { scroll, timeline: element, newCanvas: () => document.createElement("canvas") });
   const onCanvas = canvasTracks(tracks), rows = tracks.find((track) => track.room === "rows");
   const elements = tracks.filter((track) => !ON_CANVAS.has(track.room));
-  const overlays = () => [...elements.filter((track) => track.room !== "over-timeline").map((track) => track.element), band];
   const painter = { frame: 0, first: false };
   const frame = () => {
     const f = frameOf(view.model, view.meta, store.get(), view.lod);
     f.laneRoom = laneRoom(tracks, f);
     return f;
   };
-  showEmpty(view, scroll, [canvas, ...overlays()]);
+  // the lanes canvas and what lies over it: the element tracks (those over the whole timeline go in
+  // themselves) and the advance band
+  const over = elements.filter((track) => track.room !== "over-timeline").map((track) => track.element);
+  scroll.replaceChildren(canvas, ...over, band);
   const listeners = pointerListeners(view, canvas, tooltip, { frame, eventAt, labelAt, summaryAt });
   for (const [target, name, handler, options] of listeners) target.addEventListener(name, handler, options);
   drawNow();
@@ -225,18 +226,15 @@ export function createTimeline(host, view, registry = TRACKS) {
     const started = performance.now();
     if (!store.get().width) store.set({ width: element.clientWidth || 960 }, { from: "layout" });
     const f = frame();
-    if (!painter.first && f.lod?.holding()) return;          // a run held whole: its first frame has its events
-    const rulerCtx = sized(ruler, f.width, RULER_H);
-    if (f.model.n > 0 || f.lod) {
-      drawRuler(rulerCtx, f);
-      drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
-      element.dataset.rlvizLevel = levelName(rows.drawn);
-    }
+    if (!painter.first && f.lod.holding()) return;          // a run held whole: its first frame has its events
+    drawRuler(sized(ruler, f.width, RULER_H), f);
+    drawTracks(sized(canvas, f.width, stackTracks(onCanvas, f)[1]), onCanvas, f);
+    element.dataset.rlvizLevel = levelName(rows.drawn);
     const lanes = lanePlaces(rows, f);
     for (const track of elements) track.draw(f, lanes);
     placeBand(f);
     measure("rlviz:draw", started);
-    if (!painter.first && (!f.lod || f.lod.settled())) {    // a long trace's first frame: its levels, its first window's chunks
+    if (!painter.first && f.lod.settled()) {    // the first frame: its levels, its first window's chunks
       painter.first = true;
       performance.mark("rlviz:first-frame");
       view.root.dataset.rlvizReady = "1";
@@ -258,7 +256,6 @@ export function createTimeline(host, view, registry = TRACKS) {
     element,
     update(changed, info = {}) {
       for (const track of tracks) track.update?.(changed, store.get());
-      if (changed.has("rows")) showEmpty(view, scroll, [canvas, ...overlays()]);
       const hiding = changed.has("hideOthers") || (changed.has("filter") && store.get().hideOthers);
       // a step draws at once; so does a live append, which the feed already draws inside an animation
       // frame (one frame per refresh, not one for the feed and one more for the timeline)
@@ -296,20 +293,6 @@ export function bandPlace([from, to], frame) {
  */
 export function levelName({ exact, levels }) {
   return levels === 0 ? "exact" : exact === 0 ? "levels" : "mixed";
-}
-
-/** The lanes canvas and what lies over it (the element tracks), or a note saying why there is nothing to draw. */
-function showEmpty(view, scroll, [canvas, ...overlays]) {
-  if (view.model.n > 0 || view.lod) {
-    // a page mounted on a long trace holds the canvas from the start: the overlays go in with it too
-    if (scroll.firstChild !== canvas || overlays.some((overlay) => overlay.parentNode !== scroll)) {
-      scroll.replaceChildren(canvas, ...overlays);
-    }
-    return;
-  }
-  scroll.replaceChildren(make("div", "rlviz-empty", null,
-    "Empty trace: nothing was recorded. Run the code to watch inside `with rlviz.record() as trace:` "
-    + "(calls made outside the block are not recorded), then show the trace again."));
 }
 
 /** The canvas's listeners as [target, name, handler, options]: wheel zooms, drag pans, hover, click selects. */
