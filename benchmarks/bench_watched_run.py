@@ -64,6 +64,7 @@ def mark(path):
 
 def synthetic(burst_items, paced_items_s, paced_s):
     def items(timeout):
+        mark({start_file!r})
         yield from range(burst_items)
         mark({paced_file!r})
         started, k = time.monotonic(), 0
@@ -82,14 +83,12 @@ live"""
 
 END = """live.join()
 trace = live.trace
-end_ns, start_ns = trace.columns["end_ns"], trace.columns["start_ns"]
-paced_ns = int(open({paced_file!r}).read())
+started_ns, paced_ns, done_ns = (int(open(path).read()) for path in ({start_file!r}, {paced_file!r}, {done_file!r}))
+end_ns = trace.columns["end_ns"]
 late = end_ns >= paced_ns + {settle_s} * 10**9
 np.savez({events_file!r}, ids=trace.event_ids[late], end_ns=end_ns[late])
-first = int(start_ns.min())
-print("RESULT", json.dumps({{"recorded_events": len(trace), "burst_events": int((end_ns < paced_ns).sum()),
-      "burst_s": (paced_ns - first) / 1e9, "run_s": (int(end_ns.max()) - first) / 1e9,
-      "latency_events": int(late.sum()), "error": live.error}}))"""
+print("RESULT", json.dumps({{"held_events": len(trace), "burst_s": (paced_ns - started_ns) / 1e9,
+      "run_s": (done_ns - started_ns) / 1e9, "latency_events": int(late.sum()), "error": live.error}}))"""
 
 STOP = """live.stop()
 print("stopped")"""
@@ -103,8 +102,10 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     Returns the figures: ``samples`` (each: seconds since the start, events the page counts, ``page_js_mb``,
     ``kernel_rss_mb``, whether the page follows), ``frames`` (per window: where, median, p95, frames),
     ``latency_median_s`` / ``latency_p95_s`` / ``latency_events``, ``burst_events_s`` (events/s the driver
-    recorded in the burst), ``burst_s`` and ``run_s`` (the run's real duration), and the row figures
-    ``live_heap_mb`` (``heap_figure``), ``live_frame_ms`` (``frame_figure``).
+    recorded in the burst), ``burst_s`` and ``run_s`` (the run's real duration, from the source's first item
+    to its end), ``held_events`` (what ``live.trace`` holds at the end: the driver recorder's ``capacity``, a
+    million by default, bounds it; the page was sent every event), and the row figures ``live_heap_mb``
+    (``heap_figure``), ``live_frame_ms`` (``frame_figure``).
     """
     harness = browser_harness()
     burst_items = math.ceil(events / EVENTS_PER_ITEM)
@@ -112,12 +113,13 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"rlviz-watched-run-{os.getpid()}"
     root = folder / "lab"
     root.mkdir(parents=True)
-    pid_file, paced_file, done_file, events_file = (folder / name for name in
-                                                    ("kernel.pid", "paced", "done", "events.npz"))
+    pid_file, start_file, paced_file, done_file, events_file = (folder / name for name in (
+        "kernel.pid", "start", "paced", "done", "events.npz"))
+    marks = {"start_file": str(start_file), "paced_file": str(paced_file), "done_file": str(done_file)}
     harness.write_notebook(root / "watched.ipynb", [
-        SETUP.format(pid_file=str(pid_file), paced_file=str(paced_file), done_file=str(done_file)),
+        SETUP.format(pid_file=str(pid_file), **marks),
         SHOWN.format(burst_items=burst_items, paced_items_s=paced_items_s, paced_s=paced_s),
-        END.format(paced_file=str(paced_file), settle_s=SETTLE_S, events_file=str(events_file)), STOP])
+        END.format(**marks, settle_s=SETTLE_S, events_file=str(events_file)), STOP])
     figures: dict = {"events": events, "hours": hours, "paced_events_s": paced_items_s * EVENTS_PER_ITEM,
                      "paced_s": paced_s, "load_before": os.getloadavg()[0]}
     with harness.jupyter_lab(root, folder) as url, harness.chromium(["--enable-precise-memory-info"]) as browser:
@@ -138,7 +140,8 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     for sample in samples:
         sample["s"] = round(sample.pop("at") - started)
     figures.update(result, samples=samples, frames=frames, load_after=os.getloadavg()[0],
-                   burst_events_s=result["burst_events"] / result["burst_s"],
+                   burst_events=burst_items * EVENTS_PER_ITEM,
+                   burst_events_s=burst_items * EVENTS_PER_ITEM / result["burst_s"],
                    live_heap_mb=heap_figure(samples), live_frame_ms=frame_figure(frames))
     figures.pop("error", None)
     if lags:
@@ -147,12 +150,15 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
 
 
 def _follow(page, cdp, kernel_pid: int, burst_events: int, paced_file: Path, done_file: Path) -> tuple[list, list]:
-    """Sample until the run's source is done; frames right away, near the burst's end, and in the paced tail."""
+    """Sample until the run's source is done (or the page says it stopped); frames right away, near the burst's
+    end, and in the paced tail."""
     frames = [_frames(page, f"start ({_phase(paced_file)})")]
     samples: list[dict] = []
     while not done_file.exists():
         time.sleep(SAMPLE_S)
         samples.append(_sample(page, cdp, kernel_pid))
+        if samples[-1]["state"].startswith("stopped"):
+            break                               # before its source ended: the next cell shows why
         phase = _phase(paced_file)
         if phase == "burst" and samples[-1]["events"] >= 0.8 * burst_events and len(frames) == 1:
             frames.append(_frames(page, "burst end"))
@@ -173,7 +179,8 @@ def _sample(page, cdp, kernel_pid: int) -> dict:
     heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20
     count = page.locator('[data-rlviz="live-count"]').last.get_attribute("data-count")
     return {"at": time.monotonic(), "events": int(count or 0), "page_js_mb": heap,
-            "kernel_rss_mb": rss_mb(kernel_pid), "following": page.evaluate(FOLLOWING)}
+            "kernel_rss_mb": rss_mb(kernel_pid), "following": page.evaluate(FOLLOWING),
+            "state": page.locator('[data-rlviz="live-state"]').last.inner_text()}
 
 
 def _frames(page, where: str) -> dict:
