@@ -9,7 +9,8 @@ no Ray) and the widget is shown in chromium, following the run (its default).  T
 * the paced tail: ``PACED_S`` more seconds at the rate of a run of ``events`` events over ``HOURS`` hours
   (about 930 events/s for 10M), so that the page's ``FOLLOW_MS`` window holds what it holds in such a run.
 
-Measured while it runs: every ``SAMPLE_S`` the page's JS heap after a forced garbage collection (CDP), the events
+Measured while it runs: every ``SAMPLE_S`` the page's JS heap and array buffers after a forced garbage collection
+(``bench_long_page.page_heap_mb``, as the saved-page heap row), the events
 the page counts, the kernel's resident memory; ``FRAMES_S`` of ``requestAnimationFrame`` intervals near the start
 of the burst, near its end, and in the paced tail once the follow window holds only paced events; and, for each
 event of the paced tail that ended after the window settled, the seconds from its end to the end of the first of
@@ -38,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.bench_live_lab import APPENDS, FRAMES, browser_harness, cell_result, event_lags, rss_mb
+from benchmarks.bench_long_page import page_heap_mb
 
 __all__ = ["run", "heap_figure", "frame_figure", "spread", "main", "EVENTS_PER_ITEM", "FLAT_AFTER"]
 
@@ -99,8 +101,9 @@ FOLLOWING = """() => { const box = document.querySelector('[data-rlviz="follow-b
 def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     """Watch ``events`` synthetic events (then ``paced_s`` at a ``hours``-long run's rate) in JupyterLab + chromium.
 
-    Returns the figures: ``samples`` (each: seconds since the start, events the page counts, ``page_js_mb``,
-    ``kernel_rss_mb``, whether the page follows), ``frames`` (per window: where, median, p95, frames),
+    Returns the figures: ``samples`` (each: seconds since the start, events the page counts, ``page_heap_mb``
+    (``bench_long_page.page_heap_mb``: JS heap and array buffers, as the saved-page heap row), of which
+    ``array_buffers_mb``, ``kernel_rss_mb``, whether the page follows, the live bar's state), ``frames`` (per window: where, median, p95, frames),
     ``latency_median_s`` / ``latency_p95_s`` / ``latency_events``, ``burst_events_s`` (events/s the driver
     recorded in the burst), ``burst_s`` and ``run_s`` (the run's real duration, from the source's first item
     to its end), ``held_events`` (what ``live.trace`` holds at the end: the driver recorder's ``capacity``, a
@@ -126,6 +129,7 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.set_default_timeout(300_000)
         cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
         harness.open_notebook(page, url, "watched.ipynb")
         cell_result(harness.run_cell(page, 0, timeout_ms=300_000))
         kernel_pid = int(pid_file.read_text())
@@ -175,10 +179,10 @@ def _phase(paced_file: Path) -> str:
 
 
 def _sample(page, cdp, kernel_pid: int) -> dict:
-    cdp.send("HeapProfiler.collectGarbage")
-    heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20
+    heap = page_heap_mb(cdp)
     count = page.locator('[data-rlviz="live-count"]').last.get_attribute("data-count")
-    return {"at": time.monotonic(), "events": int(count or 0), "page_js_mb": heap,
+    return {"at": time.monotonic(), "events": int(count or 0), "page_heap_mb": heap,
+            "array_buffers_mb": cdp.send("Runtime.getHeapUsage").get("backingStorageSize", 0) / 1e6,
             "kernel_rss_mb": rss_mb(kernel_pid), "following": page.evaluate(FOLLOWING),
             "state": page.locator('[data-rlviz="live-state"]').last.inner_text()}
 
@@ -195,15 +199,15 @@ def spread(values: list[float]) -> dict:
 
 
 def heap_figure(samples: list[dict], after: int = FLAT_AFTER) -> float:
-    """The page-heap row's figure: the largest ``page_js_mb`` of the samples past ``after`` events, else the last.
+    """The page-heap row's figure: the largest ``page_heap_mb`` of the samples past ``after`` events, else the last.
 
     "Flat after the first million" bounds every reading once the run holds a million events, so the row takes
     the worst of those; a run that never got past ``after`` has only its end heap to offer.
     """
     if not samples:
         raise ValueError("no heap samples: the run ended before the first sample")
-    past = [s["page_js_mb"] for s in samples if s["events"] > after]
-    return max(past) if past else samples[-1]["page_js_mb"]
+    past = [s["page_heap_mb"] for s in samples if s["events"] > after]
+    return max(past) if past else samples[-1]["page_heap_mb"]
 
 
 def frame_figure(frames: list[dict]) -> float:

@@ -9,14 +9,14 @@ from benchmarks.bench_watched_run import (END, EVENTS_PER_ITEM, SETUP, SHOWN, fr
 
 
 def test_heap_figure_is_the_worst_reading_past_a_million_events():
-    samples = [{"events": 400_000, "page_js_mb": 900.0}, {"events": 1_000_000, "page_js_mb": 800.0},
-               {"events": 1_500_000, "page_js_mb": 120.0}, {"events": 3_000_000, "page_js_mb": 140.0},
-               {"events": 3_000_000, "page_js_mb": 130.0}]
+    samples = [{"events": 400_000, "page_heap_mb": 900.0}, {"events": 1_000_000, "page_heap_mb": 800.0},
+               {"events": 1_500_000, "page_heap_mb": 120.0}, {"events": 3_000_000, "page_heap_mb": 140.0},
+               {"events": 3_000_000, "page_heap_mb": 130.0}]
     assert heap_figure(samples) == 140.0
 
 
 def test_heap_figure_of_a_run_that_never_passed_a_million_is_its_end_heap():
-    samples = [{"events": 200_000, "page_js_mb": 50.0}, {"events": 200_500, "page_js_mb": 30.0}]
+    samples = [{"events": 200_000, "page_heap_mb": 50.0}, {"events": 200_500, "page_heap_mb": 30.0}]
     assert heap_figure(samples) == 30.0
     with pytest.raises(ValueError, match="no heap samples"):
         heap_figure([])
