@@ -10,9 +10,9 @@ no Ray) and the widget is shown in chromium, following the run (its default).  T
   (about 930 events/s for 10M), so that the page's ``FOLLOW_MS`` window holds what it holds in such a run.
 
 Measured while it runs: every ``SAMPLE_S`` the page's JS heap and array buffers after a forced garbage collection
-(``bench_long_page.page_heap_mb``, as the saved-page heap row), the events
-the page counts, the kernel's resident memory; ``FRAMES_S`` of ``requestAnimationFrame`` intervals near the start
-of the burst, near its end, and in the paced tail once the follow window holds only paced events; and, for each
+(``bench_long_page.page_heap_mb``, as the saved-page heap row), the events the page counts, the kernel's resident
+memory; ``FRAMES_S`` of ``requestAnimationFrame`` intervals as the run starts, near the burst's end (a burst
+longer than a sample), and in the paced tail once the follow window holds only paced events; and, for each
 event of the paced tail that ended after the window settled, the seconds from its end to the end of the first of
 the page's ``rlviz:append`` measures that carried it (``bench_live_lab.event_lags``).
 
