@@ -7,7 +7,11 @@ waits 3 hours) and the hard shape: 64 lanes, a distinct item and a link per even
 that owns the measure: ``bench_long_page.run`` (saved page in chromium: bytes per event, first frame, heap; and the
 notebook's ``TraceView`` in JupyterLab: first frame from the Shift+Enter that runs its cell),
 ``bench_format.measure`` (file bytes per event against version 4, load to the first query), ``bench_live.run``
-(kernel refresh at the largest size held against 10,000 held, and event-to-page latency through ``rlviz.watch``).
+(kernel refresh at the largest size held against 10,000 held), ``bench_watched_run.run`` (the watched-run rows: a
+synthetic plan through ``rlviz.watch`` in JupyterLab, the page following it in chromium: its heap after the first
+million events, its median frame, and event-to-page latency; ``--watched-events``, by default the largest size, 0
+skips it).  The latency row is the watched run's (event end to the page's ``rlviz:append`` carrying it); only when
+the watched run is skipped is it ``bench_live``'s (event end to the kernel's send of the chunk carrying it, no page).
 Driver bytes per event held: a ``Recorder`` filled with a two-op chain's events and taken into a ``TraceStore``,
 both ``nbytes`` over the events.  The real DQN run's saved page: ``bench_dqn_long.record_run`` (``make demo``'s
 DQN on CartPole-v1, two remote workers, recorded for ``--dqn-minutes``, 0 to skip) and ``measure_files``.
@@ -23,7 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import bench_dqn_long, bench_format, bench_live, bench_long_page
+from benchmarks import bench_dqn_long, bench_format, bench_live, bench_long_page, bench_watched_run
 from benchmarks.synthetic import pipeline_trace
 from rlviz.trace import Node, Recorder
 from rlviz.trace.recorder import ExportCursor
@@ -61,10 +65,16 @@ def sizes(largest: int) -> list[int]:
 
 
 def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = True, notebook: bool = True,
-        dqn_minutes: float = DQN_MINUTES) -> dict:
-    """Measure every row at ``events`` (the largest size) and return the figures by name (``latency``: the run
-    through ``rlviz.watch``, on Ray; ``notebook``: the TraceView in JupyterLab; ``dqn_minutes``: 0 skips the DQN run)."""
-    figures: dict = {"events": events, "lanes": LANES, "hours": HOURS, "load_average": list(os.getloadavg())}
+        dqn_minutes: float = DQN_MINUTES, watched_events: int | None = None) -> dict:
+    """Measure every row at ``events`` (the largest size) and return the figures by name.
+
+    ``latency``: bench_live's run through ``rlviz.watch``, on Ray; ``notebook``: the TraceView in JupyterLab;
+    ``dqn_minutes``: the real DQN run (0: not run); ``watched_events``: the watched run's size (None: ``events``;
+    0: not run, its rows not measured).
+    """
+    watched_events = events if watched_events is None else watched_events
+    figures: dict = {"events": events, "lanes": LANES, "hours": HOURS, "load_average": list(os.getloadavg()),
+                     "watched_events": watched_events}
     for n in sizes(events)[:-1]:
         figures[f"html_bytes_per_event_{n}"] = len(explorer_html(pipeline_trace(n, LANES, HOURS * 3600))
                                                    .encode("utf-8")) / n
@@ -80,6 +90,12 @@ def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = Tru
     live = bench_live.run((SMALL_HELD, events), repeats=3, ray=latency, page=False)
     figures["refresh_ratio"] = live["refresh_ratio"]
     figures["latency_median_s"] = live.get("latency_median_s")
+    if watched_events:
+        watched = bench_watched_run.run(watched_events, hours=HOURS)
+        figures["watched"] = watched
+        figures.update(live_heap_mb=watched["live_heap_mb"], live_frame_ms=watched["live_frame_ms"])
+        if "latency_median_s" in watched:
+            figures["latency_median_s"] = watched["latency_median_s"]
     figures.update(held_bytes(min(events, 1_000_000)))
     figures["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                                        text=True, capture_output=True).stdout.strip()
@@ -115,7 +131,8 @@ def rows(figures: dict) -> list[Row]:
             for k in sizes(n)]
     return [*html,
             Row(f"saved HTML bytes/event, a real DQN run{dqn}", 15, figures.get("html_bytes_per_event_dqn")),
-            Row("watched run over 3 h: page heap (MB)", 300, figures.get("live_heap_mb")),
+            Row(f"watched run of {figures.get('watched_events') or n:,} events over 3 h: page heap (MB)", 300,
+                figures.get("live_heap_mb")),
             Row("watched run: event-to-page latency, median (s)", 1.0, figures.get("latency_median_s")),
             Row("watched run: frame while following, median (ms)", 17, figures.get("live_frame_ms")),
             Row(f"kernel refresh cost, {n:,} held / {SMALL_HELD:,} held", 2, figures.get("refresh_ratio")),
@@ -147,12 +164,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=int(os.environ.get("RLVIZ_BENCH_EVENTS", DEFAULT_EVENTS)))
     parser.add_argument("--runs", type=int, default=1, help="browser runs of the saved page (median)")
-    parser.add_argument("--no-ray", action="store_true", help="skip the latency run through rlviz.watch")
+    parser.add_argument("--no-ray", action="store_true", help="skip bench_live's latency run and the DQN run")
     parser.add_argument("--no-notebook", action="store_true", help="skip the TraceView in JupyterLab")
     parser.add_argument("--dqn-minutes", type=float, default=DQN_MINUTES, help="the real DQN run's minutes (0: skip)")
+    parser.add_argument("--watched-events", type=int, default=None,
+                        help="events of the watched run in JupyterLab (default: --events; 0 skips it)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     figures = run(args.events, args.runs, latency=not args.no_ray, notebook=not args.no_notebook,
-                  dqn_minutes=0.0 if args.no_ray else args.dqn_minutes)
+                  dqn_minutes=0.0 if args.no_ray else args.dqn_minutes, watched_events=args.watched_events)
     print(table(figures))
     return figures
 

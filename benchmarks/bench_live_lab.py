@@ -39,7 +39,7 @@ import numpy as np
 
 from benchmarks.docs_table import DOCS, write_table
 
-__all__ = ["run", "main"]
+__all__ = ["run", "main", "browser_harness", "cell_result", "event_lags", "rss_mb", "CpuMeter", "APPENDS", "FRAMES"]
 
 REPO = Path(__file__).resolve().parent.parent
 SECONDS = 60
@@ -110,7 +110,7 @@ SCRIPT_S = """() => ['rlviz:append', 'rlviz:draw'].map(
 
 def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) -> dict:
     """Measure in a loopback JupyterLab and headless chromium; return the figures."""
-    harness = _harness()
+    harness = browser_harness()
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"rlviz-live-lab-{os.getpid()}"
     root = folder / "lab"
     root.mkdir(parents=True)
@@ -125,23 +125,23 @@ def run(seconds: int = SECONDS, pairs: int = PAIRS, memory_s: int = MEMORY_S) ->
         page.set_default_timeout(300_000)
         cdp = page.context.new_cdp_session(page)
         harness.open_notebook(page, url, "watch.ipynb")
-        _result(harness.run_cell(page, 0, timeout_ms=300_000))
+        cell_result(harness.run_cell(page, 0, timeout_ms=300_000))
         cdp.send("Performance.enable")
         kernel_pid = int(Path(pid_file).read_text())
         hidden, shown, lags, cpu_hidden, cpu_shown, page_task_s, page_script_s = [], [], [], [], [], [], []
         for _ in range(pairs):
             with CpuMeter(kernel_pid) as meter:
-                hidden.append(_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+                hidden.append(cell_result(harness.run_cell(page, 1, timeout_ms=(seconds + 240) * 1000))["steps_s"])
             cpu_hidden.append(meter.seconds)
             page.evaluate("() => { performance.clearMeasures('rlviz:append'); performance.clearMeasures('rlviz:draw'); }")
             tasks_before = _page_task_s(cdp)
             with CpuMeter(kernel_pid) as meter:
                 harness.run_cell(page, 2, timeout_ms=300_000)
-                shown.append(_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
+                shown.append(cell_result(harness.run_cell(page, 3, timeout_ms=(seconds + 240) * 1000))["steps_s"])
             cpu_shown.append(meter.seconds)
             page_task_s.append(_page_task_s(cdp) - tasks_before)
             page_script_s.append(page.evaluate(SCRIPT_S))
-            lags.extend(_lags(page.evaluate(APPENDS), np.load(events_file)))
+            lags.extend(event_lags(page.evaluate(APPENDS), np.load(events_file)))
         figures["load_after"] = os.getloadavg()[0]                 # the throughput runs' end, before the memory run
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "watched.png"))
@@ -243,14 +243,14 @@ def _page_task_s(cdp) -> np.ndarray:
     return np.array([metrics[name] for name in PAGE_METRICS])
 
 
-def _harness():
+def browser_harness():
     """The browser tests' harness (tests/browser_harness.py): Debian's chromium, a loopback JupyterLab."""
     if str(REPO / "tests") not in sys.path:
         sys.path.insert(0, str(REPO / "tests"))
     return importlib.import_module("browser_harness")
 
 
-def _result(cell) -> dict:
+def cell_result(cell) -> dict:
     """The JSON a cell printed after ``RESULT`` (or {} for a cell that prints none); a cell error raises."""
     text = cell.locator(".jp-OutputArea-output").all_inner_texts()
     joined = "\n".join(text)
@@ -265,8 +265,12 @@ def _result(cell) -> dict:
     return {}
 
 
-def _lags(appends: list, events) -> list[float]:
-    """Seconds from each remote event's end to the end of the page append that carried it."""
+def event_lags(appends: list, events) -> list[float]:
+    """Seconds from each event's end to the end of the first page append that carried it.
+
+    ``appends`` are ``APPENDS``'s ``[end ms since the epoch, first id, count]``; ``events`` maps ``ids`` and
+    ``end_ns`` (ns since the epoch) to arrays.  Raises RuntimeError when an event never reached the page.
+    """
     ids, end_ns = events["ids"], events["end_ns"]
     arrived = np.full(len(ids), np.nan)
     for at_ms, first_id, count in sorted(appends):    # a model of the window holds an event again and again:
@@ -292,7 +296,7 @@ def _memory_run(page, cdp, kernel_pid: int, seconds: int) -> dict:
         cdp.send("HeapProfiler.collectGarbage")
         heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 2**20
         count = page.locator('[data-rlviz="live-count"]').last.get_attribute("data-count")
-        samples.append({"s": round(time.monotonic() - started), "kernel_rss_mb": _rss_mb(kernel_pid),
+        samples.append({"s": round(time.monotonic() - started), "kernel_rss_mb": rss_mb(kernel_pid),
                         "page_js_mb": heap, "events": int(count or 0)})
     kernel = [s["kernel_rss_mb"] for s in samples]
     js = [s["page_js_mb"] for s in samples]
@@ -302,7 +306,8 @@ def _memory_run(page, cdp, kernel_pid: int, seconds: int) -> dict:
                           for f in frames]}
 
 
-def _rss_mb(pid: int) -> float:
+def rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` in MiB, from ``/proc/<pid>/status``."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
