@@ -4,19 +4,19 @@ Issue 45 asks for every page kind at 10k, 1M and 10M events.  Two shapes: a dist
 event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for a call that yields), so busy time
 with and without the polls differs about sixfold (``op_stats`` counts the polls).  At 10k the saved page, the diff
 of the trace against a copy (both runs) and a notebook ``TraceView`` show ``op_stats``' calls and busy time per
-node; a recorded ``Concurrently`` run shows Python's why for a not-ready poll and a capped pull on each of them;
-at 1M the saved page's node table is ``op_stats``' and its long-page lanes leave the polls out of busy time only.
+node; a recorded ``Concurrently`` run shows Python's why for a not-ready poll and a capped pull on each of them, and
+on a live page that watched it run; at 1M and 10M the saved page's node table is ``op_stats``' and its long-page
+lanes leave the polls out of busy time only (the notebook's 10M view: tests/widgets/test_long_view_browser.py).
 """
-from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pytest
 from browser_harness import chromium_page
 from explorer_checks import wait_ready
+from page_counts import assert_counts_as_python, assert_page_counts_as_python, titles_in
 
 from rlviz.testing import diff
 from rlviz.trace import Node, Trace
-from rlviz.trace.analysis import op_stats
 from rlviz.trace.items import KIND_TEXT
 from rlviz.viz import write_html
 
@@ -47,31 +47,6 @@ def trace_of(events: int, slow_polls: bool) -> Trace:
     return Trace(nodes, columns, texts=["(summary table full)"] + [f"str 'value {k}'" for k in range(events)])
 
 
-def busy_text(busy_ns: int) -> str:
-    """Busy milliseconds as a node box writes them: whole and comma-grouped from 1000 ms, else 3 significant digits."""
-    ms = Decimal(busy_ns) / 1_000_000                    # halves round up, as JavaScript's Math.round and toPrecision
-    if ms >= 1000:
-        return f"{int(ms.quantize(Decimal(1), ROUND_HALF_UP)):,}"
-    return f"{ms.quantize(Decimal(1).scaleb(ms.adjusted() - 2), ROUND_HALF_UP)}"
-
-
-def compact(count: int) -> str:
-    """A count as a node box shortens it: 1.2k, 63k, 1.5M, 12M (JavaScript rounds halves up)."""
-    def rounded(value: Decimal, places: int) -> Decimal:
-        return value.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
-    value = Decimal(count)
-    for limit, scale, places in ((10**7, 10**6, 0), (10**6, 10**6, 1), (10**4, 10**3, 0), (10**3, 10**3, 1)):
-        if value >= limit:
-            return f"{rounded(value / scale, places)}{'M' if scale == 10**6 else 'k'}"
-    return str(count)
-
-
-def titles_in(root) -> list[str]:
-    """Each node box's hover text (label, lane and both counter lines) in one explorer, in node order."""
-    boxes = root.locator('[data-rlviz="node"]')
-    return [boxes.nth(k).locator("title").first.text_content() for k in range(boxes.count())]
-
-
 def node_titles(html) -> list[str]:
     """The node box hover texts of a saved page's one explorer."""
     with chromium_page(1400, 1000) as page:
@@ -93,15 +68,6 @@ def diff_titles(html) -> list[list[str]]:
         return [titles_in(root) for root in roots]
 
 
-def assert_counts_as_python(titles: list[str], trace: Trace) -> None:
-    """Every node box names the node's calls and busy time (not-ready polls included) as ``op_stats`` does."""
-    rows = op_stats(trace)
-    assert len(titles) == len(rows)
-    for title, row in zip(titles, rows):
-        assert f"{row['calls']} calls" in title, (title, row)
-        assert f"{busy_text(row['busy_ns'])} ms busy" in title, (title, row)
-
-
 @pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
 def test_a_saved_page_shows_each_nodes_calls_and_busy_time_as_python_counts_them(tmp_path, slow_polls):
     trace = trace_of(EVENTS, slow_polls)
@@ -113,9 +79,6 @@ def test_a_diff_page_of_the_trace_against_its_copy_shows_python_counts_in_both_r
     trace = trace_of(EVENTS, slow_polls)
     for titles in diff_titles(write_html(diff(trace, trace_of(EVENTS, slow_polls)), tmp_path / "diff.html")):
         assert_counts_as_python(titles, trace)
-
-
-
 
 
 def recorded_union() -> Trace:
@@ -168,6 +131,7 @@ def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped
             expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
             assert [why_shown(root, k) for k in events] == expected
 
+
 @pytest.mark.slow
 def test_a_notebook_shows_python_counts_for_both_shapes_and_python_whys_for_the_union(shared_lab):
     """One notebook (one kernel, the costly part): a ``TraceView`` per 10k shape, whose node boxes read as
@@ -197,35 +161,39 @@ def test_a_notebook_shows_python_counts_for_both_shapes_and_python_whys_for_the_
             assert [why_shown(explorers.nth(2), k) for k in events] == [union.why(k) for k in events]
 
 
+def test_a_live_page_shows_python_counts_and_whys_as_its_run_grows():
+    """The union run watched as it goes (``GrowingChunks`` answering a live page, refreshed as a ``LiveView``
+    refreshes): once it ends, its node boxes read as ``op_stats`` counts of the run and its why texts are Python's.
+    A live page numbers events as they arrived, so Python's events are found there by node and start."""
+    import rlviz
+    from growing_page import GrowingPage
+    from page_replay import named_op
+    from rlviz.ops import Concurrently
+    from rlviz.viz.growing_chunks import GrowingChunks
+
+    plan = Concurrently([named_op("StoreToReplayBuffer"), named_op("TrainOneStep", not_ready_first=2),
+                         named_op("LogMetrics")], round_robin_weights=[2, 1, "*"])
+    with chromium_page(1400, 1000) as page, rlviz.record() as run:
+        shown = GrowingPage(page, GrowingChunks(run.store))
+        shown.mount()
+        for _ in range(2):
+            plan.take(103)
+            run.pull()
+            shown.refresh()
+        shown.refresh(final=True)
+        trace, arrived = run.snapshot(), run.store.since()
+        root = page.locator('[data-rlviz="explorer"]')
+        titles = titles_in(root)
+        live_id = {(int(node), int(start)): arrived.first_id + k
+                   for k, (node, start) in enumerate(zip(arrived.columns["node"], arrived.columns["start_ns"]))}
+        c = trace.columns
+        events = why_events(trace)
+        shown_whys = [why_shown(root, live_id[int(c["node"][k]), int(c["start_ns"][k])]) for k in events]
+    assert_counts_as_python(titles, trace)
+    assert shown_whys == [trace.why(k) for k in events]
+
+
 MILLION = 1_000_000
-
-#: Per lane of the long page's finest level: calls, not-ready polls and busy ns, summed over its buckets.
-LANE_TOTALS = """async (element) => {
-  const explorer = element.rlvizExplorer;
-  await explorer.levelsReady;
-  const { lanes, sets: [finest] } = explorer.lod.levels, unit = explorer.model.meta.unit_ns;
-  return Array.from({ length: lanes }, (_, lane) => {
-    let calls = 0, notReady = 0, busy = 0;
-    for (let at = lane * finest.n; at < (lane + 1) * finest.n; at++) {
-      calls += finest.count[at]; notReady += finest.notReady[at]; busy += finest.busy[at] * unit;
-    }
-    return [calls, notReady, busy];
-  });
-}"""
-
-
-def assert_lanes_as_python(lanes: list[list[float]], trace: Trace) -> None:
-    """The long page's lanes count ``op_stats``' calls and not-ready polls of their nodes, and a busy time that is
-    ``op_stats``' less the polls' durations: a lane's shading leaves polls to their own marks (docs/design.md)."""
-    c = trace.columns
-    lane_of = c["pid"]
-    polls = c["outcome"] == NOT_READY
-    duration = c["end_ns"] - c["start_ns"]
-    expected = sorted((int((lane_of == pid).sum()), int((polls & (lane_of == pid)).sum()),
-                       int(duration[(lane_of == pid) & ~polls].sum())) for pid in np.unique(lane_of))
-    shown = sorted(lanes)
-    assert [lane[:2] for lane in shown] == [list(lane[:2]) for lane in expected]
-    assert [lane[2] for lane in shown] == pytest.approx([lane[2] for lane in expected], rel=5e-3)
 
 
 @pytest.mark.slow
@@ -233,21 +201,17 @@ def assert_lanes_as_python(lanes: list[list[float]], trace: Trace) -> None:
 def test_a_saved_page_of_a_million_events_counts_each_node_as_python_does(tmp_path, slow_polls):
     """Past 1,000 a node box shortens its counts ("63k calls"), so the page's node table is read as well: its
     exact calls, items, not-ready polls and busy time must be ``op_stats``' own, and the boxes their short forms."""
-    trace = trace_of(MILLION, slow_polls)
-    rows = op_stats(trace)
+    assert_saved_page_counts_as_python(trace_of(MILLION, slow_polls), tmp_path)
+
+
+@pytest.mark.slow
+def test_a_saved_page_of_ten_million_events_counts_each_node_and_lane_as_python_does(long_trace, tmp_path):
+    """The session's 10M-event trace (64 lanes over 3 hours, a link per event, a poll in about 30)."""
+    assert_saved_page_counts_as_python(long_trace, tmp_path)
+
+
+def assert_saved_page_counts_as_python(trace: Trace, tmp_path) -> None:
+    """``trace``'s saved page counts each node and lane as Python does (``assert_page_counts_as_python``)."""
     with chromium_page(1400, 1000) as page:
-        page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=120_000)
-        root = wait_ready(page)
-        nodes = root.evaluate("element => element.rlvizExplorer.model.meta.nodes.map((n) => "
-                              "[n.calls, n.items, n.not_ready, n.busy_ms])")
-        titles = titles_in(root)
-        lanes = root.evaluate(LANE_TOTALS)
-    assert_lanes_as_python(lanes, trace)
-    assert [row["calls"] for row in rows] == [n[0] for n in nodes]
-    assert [row["items"] for row in rows] == [n[1] for n in nodes]
-    assert [row["not_ready"] for row in rows] == [n[2] for n in nodes]
-    assert [n[3] for n in nodes] == pytest.approx([row["busy_ns"] / 1e6 for row in rows], rel=1e-9)
-    for title, row in zip(titles, rows, strict=True):
-        assert f"{compact(row['calls'])} calls · {compact(row['items'])} items" in title, (title, row)
-        assert f"{busy_text(row['busy_ns'])} ms busy" in title, (title, row)
-        assert (f"{compact(row['not_ready'])} not ready" in title) == bool(row["not_ready"]), (title, row)
+        page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=180_000)
+        assert_page_counts_as_python(wait_ready(page, timeout_ms=180_000), trace)

@@ -1,5 +1,6 @@
-"""TraceView of a 10M-event trace in a real JupyterLab: the page gets the overview, never the whole stream, and asks
-its kernel for the chunks a 1 ms window needs, whose exact events it draws with their tooltips.
+"""TraceView of a 10M-event trace in a real JupyterLab: the page gets the overview, never the whole stream, counts
+each node and lane as Python does, and asks its kernel for the chunks a 1 ms window needs, whose exact events it
+draws with their tooltips.
 
 The kernel builds the same trace as the ``long_trace`` fixture (``benchmarks.synthetic.pipeline_trace`` is seeded),
 so the tooltips are checked against it.  Loopback only; screenshots go to the ``artifacts`` folder the test prints.
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from browser_harness import chromium_page, open_notebook, run_cell, write_notebook
 from explorer_checks import Expected, hover_a_span, shot, wait_ready
+from page_counts import assert_page_counts_as_python
 
 pytestmark = pytest.mark.browser
 
@@ -40,6 +42,7 @@ def test_a_ten_million_event_view_asks_its_kernel_for_the_window_it_shows(long_t
         timeline = root.locator('[data-rlviz="timeline"]')
         expect(timeline).to_have_attribute("data-rlviz-level", "levels")
         assert page.evaluate(f"{_API}.model.n") == 0
+        assert_page_counts_as_python(root, long_trace)          # node table, node boxes, lanes: as Python counts
         shot(root, artifacts, "1-overview")
         cell = run_cell(page, 1)
         sent = cell.locator(".jp-OutputArea").inner_text().split()
