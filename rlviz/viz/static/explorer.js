@@ -39,7 +39,8 @@ export function stopsFollowing(changed, info) {
  *   when the user changes selection, window or filter; for a growing run (meta.growing), {onCommand(name)}:
  *   called with "pause", "resume" or "stop"; for a diff's run, {divergence}: where its op order first
  *   differs from the other run's ({ms, event, index, op}), which its timeline marks
- * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, setLive, drawNow, setKernelNote,
+ * @returns {object} {setSelected, setWindow, setFilter, setSkipNotReady, showError, showDamaged, setLive, drawNow,
+ *   setKernelNote,
  *   showModel, setEnd, destroy, state, model, root, store}
  */
 function mountExplorer(el, meta, host) {
@@ -57,7 +58,7 @@ function mountExplorer(el, meta, host) {
   /** The selected event's trace index (-1: none), kept while the part loaded lacks it. */
   view.selectedId = () => view.selection;
   view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
-    skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", data: 0,
+    skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", damaged: "", data: 0,
     rows: 0, follow: growing, followSpan: null, live: null, advanced: null });
   view.actions = createActions(view, host);
   const { panes, timeline, lower } = mountPanes(root, view, growing);
@@ -173,6 +174,8 @@ function hostApi(view, destroy) {
     setSkipNotReady(on) { actions.setSkipNotReady(on, quiet); },
     /** Show an error message in the view (empty to hide it). */
     showError(message) { store.set({ error: message || "" }, quiet); },
+    /** Say that a part of a saved page the view loaded is damaged, and what to do ([data-rlviz=damaged]). */
+    showDamaged(message) { store.set({ damaged: message || "" }, quiet); },
     /** Live views: show the run's status (count, rate, counters, return curve, running or not). */
     setLive(status) { store.set({ live: status }, { from: "append" }); },
     /** Draw again what is there (a view moved into another output). */
@@ -419,8 +422,8 @@ export function mountLong(el, meta, overview, source, host = {}, delayMs = 0) {
   let explorer = null, waiting = 0;
   const lod = createLod(meta, source, {
     onModel: (model) => explorer.showModel(model),
-    onError: (error) => explorer.showError(error instanceof DamagedPage ? damagedText(error.message)
-      : `The Explorer failed: ${error && error.message ? error.message : error}`),
+    onError: (error) => (error instanceof DamagedPage ? explorer.showDamaged(damagedText(error.message))
+      : explorer.showError(`The Explorer failed: ${error && error.message ? error.message : error}`)),
   });
   explorer = mountExplorer(el, meta, { ...host, lod });
   explorer.lod = lod;

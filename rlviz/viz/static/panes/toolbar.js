@@ -76,7 +76,8 @@ export function createToolbar(host, view) {
   bar.append(title, search, count, prev, play, next, skip, zoomSel, reset, chip, hide, status);
   const banner = make("div", "rlviz-banner", "error");
   banner.style.display = "none";
-  const dropped = make("div", "rlviz-note", "dropped");
+  const damaged = make("div", "rlviz-banner", "damaged");     // a saved page's part that failed its checks: in
+  const dropped = make("div", "rlviz-note", "dropped");      // the page only then, as a damaged page's own note is
   host.append(bar, banner, dropped);
   let playing = null, searched = null, typing = null;
   let stepped = { query: "", event: -1 };      // the hit Enter last stepped to, and for which query
@@ -183,6 +184,10 @@ export function createToolbar(host, view) {
         banner.textContent = message || "";
         banner.style.display = message ? "" : "none";
       }
+      if (changed.has("damaged")) {
+        damaged.textContent = store.get().damaged;
+        if (damaged.textContent) banner.after(damaged); else damaged.remove();
+      }
     },
     destroy() {
       if (playing) clearInterval(playing);
@@ -190,6 +195,7 @@ export function createToolbar(host, view) {
       for (const [target, name, handler] of listeners) target.removeEventListener(name, handler);
       bar.remove();
       banner.remove();
+      damaged.remove();
       dropped.remove();
     },
   };
