@@ -162,9 +162,11 @@ test("the inspector's fields, worked out without a page: details from the node, 
   const late = { ...view, describe: (i) => ({ ...view.describe(i), startMs: 10_800_000.0123, durationMs: 0.0456 }) };
   const hours = Object.fromEntries(inspectorFields(late, 1, new Map()));
   assert.deepEqual([hours.start, hours.duration], ["3:00:00.000012", "45.6 µs"], "3 h in: readable, not 10800000.0 ms");
-  const part = { ...view, describe: (i) => ({ ...view.describe(i), index: 2_000_000 + i }) };
-  assert.equal(Object.fromEntries(inspectorFields(part, 1, new Map())).event, "#2000001 · completed 1 of 2",
-    "a long trace's part names the call by its trace index, not by its place in the part");
+  const part = { ...view, meta: { ...view.meta, events: 3_000_000 },
+    describe: (i) => ({ ...view.describe(i), index: 2_000_000 + i }) };
+  assert.equal(Object.fromEntries(inspectorFields(part, 1, new Map())).event,
+    "#2000001 · completed 1 of the 2 loaded (the run has 3,000,000)",
+    "a long trace's part names the call by its trace index, and its rank as one within the part");
 });
 
 test("the graph pane's shapes: an edge's curve and width, a node's counter lines, the marks of a selection", async () => {

@@ -23,10 +23,20 @@ export function inspectorFields(view, i, whyRows) {
     [key, Array.isArray(value) ? value.join(" : ") : String(value)]);
   const fields = [["op", d.node.op], ["label", d.node.label], ...details, ["lane", d.node.where], ["outcome", d.outcome],
     ["item", d.item ?? "(none)"], ["start", startText(d.startMs)], ["duration", durationText(d.durationMs)],
-    ["event", `#${d.index} · completed ${(rank + 1).toLocaleString("en-US")} of ${model.n.toLocaleString("en-US")}`]];
+    ["event", `#${d.index} · ${completedText(rank, model.n, view.meta.events)}`]];
   const why = eventWhy(model, view.meta.decisions, whyRows, i);   // the decision, and the cause behind it
   if (why) fields.push(["why", why]);
   return fields;
+}
+
+/**
+ * Where a call's end falls among the calls the page holds (`rank` of `held`, 0 first); a page that holds a part of
+ * a run of `events` says so, since the rank is within that part.
+ */
+function completedText(rank, held, events = held) {
+  const place = `completed ${(rank + 1).toLocaleString("en-US")} of `;
+  return events > held ? `${place}the ${held.toLocaleString("en-US")} loaded (the run has ${events.toLocaleString("en-US")})`
+    : `${place}${held.toLocaleString("en-US")}`;
 }
 
 /**
