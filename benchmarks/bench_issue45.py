@@ -82,31 +82,39 @@ def run(events: int = DEFAULT_EVENTS, browser_runs: int = 1, latency: bool = Tru
     figures[f"html_bytes_per_event_{events}"] = page["bytes_per_event"]
     figures.update(saved_first_frame_s=page["first_frame_s"], saved_heap_mb=page["heap_mb"],
                    kernel_first_s=page["kernel_first_s"], notebook_first_frame_s=page.get("lab_pressed_frame_s"))
-    if dqn_minutes:
-        figures.update(dqn_html(dqn_minutes))
     with tempfile.TemporaryDirectory(prefix="rlviz-issue45-") as folder:
         fmt = bench_format.measure(pipeline_trace(events, LANES, HOURS * 3600), Path(folder), "issue45")
     figures.update(file_v5_over_v4=fmt["v5_over_v4"], load_to_first_query_s=fmt["v5_load_to_first_query_s"])
     live = bench_live.run((SMALL_HELD, events), repeats=3, ray=latency, page=False)
     figures["refresh_ratio"] = live["refresh_ratio"]
     figures["latency_median_s"] = live.get("latency_median_s")
+    if dqn_minutes:
+        figures.update(dqn_html(dqn_minutes))
     if watched_events:
-        watched = bench_watched_run.run(watched_events, hours=HOURS)
-        figures["watched"] = watched
-        figures.update(live_heap_mb=watched["live_heap_mb"], live_frame_ms=watched["live_frame_ms"])
-        if "latency_median_s" in watched:
-            figures["latency_median_s"] = watched["latency_median_s"]
+        figures.update(watched_rows(bench_watched_run.run(watched_events, hours=HOURS)))
     figures.update(held_bytes(min(events, 1_000_000)))
     figures["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                                        text=True, capture_output=True).stdout.strip()
     return figures
 
 
+def watched_rows(watched: dict) -> dict:
+    """The watched run's figures for its rows, when its page got every event of the burst; otherwise none (the rows
+    stay "not measured": they would describe a smaller run), the run's figures kept under ``watched`` either way."""
+    if watched["page_events"] < watched["burst_events"]:
+        return {"watched": watched}
+    return {"watched": watched, "live_heap_mb": watched["live_heap_mb"], "live_frame_ms": watched["live_frame_ms"],
+            **({"latency_median_s": watched["latency_median_s"]} if "latency_median_s" in watched else {})}
+
+
 def dqn_html(minutes: float) -> dict:
     """The saved page of a real run: DQN recorded for ``minutes`` (after a short unrecorded warm-up), its bytes per
     event and the events it holds."""
+    import ray
+
     with tempfile.TemporaryDirectory(prefix="rlviz-issue45-dqn-") as folder:
         measured = bench_dqn_long.measure_files(bench_dqn_long.record_run(minutes, Path(folder), baseline_minutes=0.2))
+    ray.shutdown()                   # the run started Ray its own way; what comes next starts it again as it needs
     return {"html_bytes_per_event_dqn": measured["html_bytes_per_event"], "dqn_events": measured["in_memory"]}
 
 

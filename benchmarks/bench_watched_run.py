@@ -5,7 +5,9 @@
 driver-only ``LocalIterator`` (a ``Synthetic`` source and two ``for_each`` ops: three events, two links, per item;
 no Ray) and the widget is shown in chromium, following the run (its default).  The run has two phases:
 
-* the burst: ``events`` events recorded as fast as the driver records them;
+* the burst: ``events`` events recorded at ``BURST_EVENTS_S`` events a second at most (faster, the driver's
+  recorder, a million events by default, fills between two refreshes and lets events go before the store takes
+  them: at the driver's top rate, some 700k events a second, the page got 1.07M of 10M);
 * the paced tail: ``PACED_S`` more seconds at the rate of a run of ``events`` events over ``HOURS`` hours
   (about 930 events/s for 10M), so that the page's ``FOLLOW_MS`` window holds what it holds in such a run.
 
@@ -51,6 +53,7 @@ FRAMES_S = 5
 FOLLOW_S = 30                    # explorer_growing.js FOLLOW_MS: the window a following page shows
 SETTLE_S = FOLLOW_S + 5          # paced seconds before the window holds paced events only
 PACED_S = SETTLE_S + 30          # the paced tail: settle, then 30 s of events whose latency counts
+BURST_EVENTS_S = 100_000         # the burst's rate at most: what the recording path takes without letting go
 
 SETUP = """import json, os, time
 import numpy as np
@@ -64,10 +67,15 @@ def mark(path):
         file.write(str(time.time_ns()))
     os.replace(path + ".part", path)
 
-def synthetic(burst_items, paced_items_s, paced_s):
+def synthetic(burst_items, burst_items_s, paced_items_s, paced_s):
     def items(timeout):
         mark({start_file!r})
-        yield from range(burst_items)
+        started = time.monotonic()
+        for k in range(burst_items):
+            wait = started + k / burst_items_s - time.monotonic() if k % 1000 == 0 else 0
+            if wait > 0:
+                time.sleep(wait)
+            yield k
         mark({paced_file!r})
         started, k = time.monotonic(), 0
         while time.monotonic() - started < paced_s:
@@ -80,7 +88,7 @@ def synthetic(burst_items, paced_items_s, paced_s):
     return LocalIterator(items, name="Synthetic").for_each(lambda x: x + 1).for_each(lambda x: x * 2)
 print("ready")"""
 
-SHOWN = """live = rlviz.watch(synthetic({burst_items}, {paced_items_s!r}, {paced_s}))
+SHOWN = """live = rlviz.watch(synthetic({burst_items}, {burst_items_s!r}, {paced_items_s!r}, {paced_s}))
 live"""
 
 END = """live.join()
@@ -103,7 +111,9 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
 
     Returns the figures: ``samples`` (each: seconds since the start, events the page counts, ``page_heap_mb``
     (``bench_long_page.page_heap_mb``: JS heap and array buffers, as the saved-page heap row), of which
-    ``array_buffers_mb``, ``kernel_rss_mb``, whether the page follows, the live bar's state), ``frames`` (per window: where, median, p95, frames),
+    ``array_buffers_mb``, ``kernel_rss_mb``, whether the page follows, the live bar's state), ``page_events`` (the
+    most events the page counted: short of ``burst_events`` when events were let go before the page got them, and
+    then the rows do not hold for ``events``), ``frames`` (per window: where, median, p95, frames),
     ``latency_median_s`` / ``latency_p95_s`` / ``latency_events``, ``burst_events_s`` (events/s the driver
     recorded in the burst), ``burst_s`` and ``run_s`` (the run's real duration, from the source's first item
     to its end), ``held_events`` (what ``live.trace`` holds at the end: the driver recorder's ``capacity``, a
@@ -121,7 +131,8 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     marks = {"start_file": str(start_file), "paced_file": str(paced_file), "done_file": str(done_file)}
     harness.write_notebook(root / "watched.ipynb", [
         SETUP.format(pid_file=str(pid_file), **marks),
-        SHOWN.format(burst_items=burst_items, paced_items_s=paced_items_s, paced_s=paced_s),
+        SHOWN.format(burst_items=burst_items, burst_items_s=BURST_EVENTS_S / EVENTS_PER_ITEM,
+                     paced_items_s=paced_items_s, paced_s=paced_s),
         END.format(**marks, settle_s=SETTLE_S, events_file=str(events_file)), STOP])
     figures: dict = {"events": events, "hours": hours, "paced_events_s": paced_items_s * EVENTS_PER_ITEM,
                      "paced_s": paced_s, "load_before": os.getloadavg()[0]}
@@ -146,6 +157,7 @@ def run(events: int, paced_s: float = PACED_S, hours: float = HOURS) -> dict:
     figures.update(result, samples=samples, frames=frames, load_after=os.getloadavg()[0],
                    burst_events=burst_items * EVENTS_PER_ITEM,
                    burst_events_s=burst_items * EVENTS_PER_ITEM / result["burst_s"],
+                   page_events=max(sample["events"] for sample in samples),
                    live_heap_mb=heap_figure(samples), live_frame_ms=frame_figure(frames))
     figures.pop("error", None)
     if lags:
