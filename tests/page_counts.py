@@ -15,7 +15,7 @@ from rlviz.trace import Trace
 from rlviz.trace.analysis import op_stats
 from rlviz.trace.rows import NOT_READY
 
-__all__ = ["busy_text", "compact", "titles_in", "assert_counts_as_python", "assert_lanes_as_python",
+__all__ = ["busy_text", "compact", "counted", "titles_in", "assert_counts_as_python", "assert_lanes_as_python",
            "assert_page_counts_as_python", "LANE_TOTALS"]
 
 
@@ -36,6 +36,11 @@ def compact(count: int) -> str:
         if value >= limit:
             return f"{rounded(value / scale, places)}{'M' if scale == 10**6 else 'k'}"
     return str(count)
+
+
+def counted(count: int, word: str) -> str:
+    """A count and its noun as a node box writes them: the short form, the noun plural but for 1 ("1 call")."""
+    return f"{compact(count)} {word}{'' if count == 1 else 's'}"
 
 
 def titles_in(root) -> list[str]:
@@ -96,6 +101,6 @@ def assert_page_counts_as_python(root, trace: Trace) -> None:
     assert [row["not_ready"] for row in rows] == [n[2] for n in nodes]
     assert [n[3] for n in nodes] == pytest.approx([row["busy_ns"] / 1e6 for row in rows], rel=1e-9)
     for title, row in zip(titles, rows, strict=True):
-        assert f"{compact(row['calls'])} calls · {compact(row['items'])} items" in title, (title, row)
+        assert f"{counted(row['calls'], 'call')} · {counted(row['items'], 'item')}" in title, (title, row)
         assert f"{busy_text(row['busy_ns'])} ms busy" in title, (title, row)
         assert (f"{compact(row['not_ready'])} not ready" in title) == bool(row["not_ready"]), (title, row)
