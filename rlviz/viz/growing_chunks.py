@@ -62,8 +62,8 @@ LEVELS_S = 2.0
 #: ... and no more often than this many times what working them out took ...
 LEVELS_COST_SHARE = 20
 #: ... and so that sending them again takes at most this many bytes a second of a page's connection.  The levels
-#: of a run grow with its length in time (about 4 MB packed for 3 hours on 64 lanes: then every 20 s), so what
-#: a zoomed-out page lags behind stays about the same share of the run it shows, 0.2 % at 3 hours.
+#: of a run grow with its length in time (3.0 MB packed for 10M events over 3 hours on 64 lanes: then every 15 s),
+#: so what a zoomed-out page lags behind stays about the same share of the run it shows, 0.14 % at 3 hours.
 LEVELS_BYTES_PER_S = 200_000
 #: A live page's notes are worked out again at most this often (seconds), when new decisions arrived.
 NOTES_S = 3.0
