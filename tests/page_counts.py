@@ -77,11 +77,11 @@ def assert_lanes_as_python(lanes: list[list[float]], trace: Trace) -> None:
     """The long page's lanes count ``op_stats``' calls and not-ready polls of their nodes, and a busy time that is
     ``op_stats``' less the polls' durations: a lane's shading leaves polls to their own marks (docs/design.md)."""
     c = trace.columns
-    lane_of = c["pid"]
+    lane_of = np.array([node.where for node in trace.nodes])[c["node"]]          # a page's lanes: where nodes run
     polls = c["outcome"] == NOT_READY
     duration = c["end_ns"] - c["start_ns"]
-    expected = sorted((int((lane_of == pid).sum()), int((polls & (lane_of == pid)).sum()),
-                       int(duration[(lane_of == pid) & ~polls].sum())) for pid in np.unique(lane_of))
+    expected = sorted((int((lane_of == lane).sum()), int((polls & (lane_of == lane)).sum()),
+                       int(duration[(lane_of == lane) & ~polls].sum())) for lane in np.unique(lane_of))
     shown = sorted(lanes)
     assert [lane[:2] for lane in shown] == [list(lane[:2]) for lane in expected]
     assert [lane[2] for lane in shown] == pytest.approx([lane[2] for lane in expected], rel=5e-3)

@@ -5,8 +5,9 @@ event, and a union whose not-ready polls are slow (5 ms each against 0.5 ms for 
 with and without the polls differs about sixfold (``op_stats`` counts the polls).  At 10k the saved page, the diff
 of the trace against a copy (both runs) and a notebook ``TraceView`` show ``op_stats``' calls and busy time per
 node; a recorded ``Concurrently`` run shows Python's why for a not-ready poll and a capped pull on each of them, and
-on a live page that watched it run; at 1M and 10M the saved page's node table is ``op_stats``' and its long-page
-lanes leave the polls out of busy time only (the notebook's 10M view: tests/widgets/test_long_view_browser.py).
+on a live page that watched it run; at 1M the saved page, both runs of a diff page, a notebook view and a live page
+that took the run in four refreshes, and at 10M the saved page, have ``op_stats``' node table and lanes that leave
+the polls out of busy time only (the notebook's 10M view: tests/widgets/test_long_view_browser.py).
 """
 
 import numpy as np
@@ -215,3 +216,74 @@ def assert_saved_page_counts_as_python(trace: Trace, tmp_path) -> None:
     with chromium_page(1400, 1000) as page:
         page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=180_000)
         assert_page_counts_as_python(wait_ready(page, timeout_ms=180_000), trace)
+
+
+@pytest.mark.slow
+def test_a_diff_page_of_a_million_events_counts_each_run_as_python_does(tmp_path):
+    """Both runs of the diff of the million-event trace with slow polls against its copy: each run's node table,
+    node boxes and lanes are the trace's as Python counts them."""
+    from playwright.sync_api import expect
+
+    trace = trace_of(MILLION, True)
+    trace.save(str(tmp_path / "copy.rlviz"))
+    html = write_html(diff(trace, Trace.load(str(tmp_path / "copy.rlviz"))), tmp_path / "diff.html")
+    with chromium_page(1400, 1400) as page:
+        page.goto(html.as_uri(), timeout=180_000)
+        runs = page.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        for k in (0, 1):
+            root = runs.nth(k).locator('[data-rlviz="explorer"]')
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
+            assert_page_counts_as_python(root, trace)
+
+
+@pytest.mark.slow
+def test_a_notebook_view_of_a_million_events_counts_each_node_and_lane_as_python_does(shared_lab):
+    """The million-event trace with distinct items and links in a ``TraceView``: the page holds a part of it (the
+    kernel answers for chunks), and its node table, node boxes and lanes are Python's counts of the whole."""
+    from browser_harness import open_notebook, run_cell, write_notebook
+    from playwright.sync_api import expect
+
+    trace = trace_of(MILLION, False)
+    with shared_lab.folder() as root_dir:
+        trace.save(str(root_dir / "million.rlviz"))
+        cell = ('from rlviz.trace import Trace\nfrom rlviz.widgets import TraceView\n'
+                'TraceView(Trace.load("million.rlviz"))')
+        write_notebook(root_dir / "million.ipynb", [cell])
+        with chromium_page(1400, 1200) as page:
+            open_notebook(page, shared_lab.url, f"{root_dir.name}/million.ipynb")
+            run_cell(page, 0, timeout_ms=180_000)
+            root = page.locator('[data-rlviz="explorer"]')
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
+            assert_page_counts_as_python(root, trace)
+
+
+@pytest.mark.slow
+def test_a_live_page_of_a_million_events_counts_each_node_and_lane_as_python_does():
+    """A run of a million events with slow polls, recorded in four parts, each taken by the growing source and sent
+    to a live page as a refresh would: at the end its node table, node boxes and lanes are Python's counts of the
+    store's trace (the events it took)."""
+    from growing_page import GrowingPage
+
+    from rlviz.trace import Recorder
+    from rlviz.trace.recorder import ExportCursor
+    from rlviz.trace.store import TraceStore
+    from rlviz.viz.growing_chunks import GrowingChunks
+
+    model = trace_of(MILLION, True)
+    recorder, store, cursor = Recorder(capacity=2 * MILLION), TraceStore(), ExportCursor()
+    nodes = [recorder.register(node) for node in model.nodes]
+    c = model.columns
+    with chromium_page(1400, 1000) as page:
+        shown = GrowingPage(page, GrowingChunks(store))
+        shown.mount()
+        for part in np.array_split(np.arange(MILLION), 4):
+            for i in part.tolist():
+                recorder.record(nodes[c["node"][i]], int(c["start_ns"][i]), int(c["end_ns"][i]),
+                                int(c["outcome"][i]), i)
+            increment = recorder.export_since(cursor)
+            store.add_increment(increment)
+            cursor = increment["cursor"]
+            shown.refresh()
+        shown.refresh(final=True)
+        assert_page_counts_as_python(page.locator('[data-rlviz="explorer"]'), store.view())
