@@ -47,7 +47,7 @@ from rlviz.viz.explorer_stream import LIVE_UNIT_NS
 from rlviz.viz.growing_chunks import Extent, GrowingChunks
 from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.interrupts import on_kernel_interrupt
-from rlviz.widgets.picture import timeline_png
+from rlviz.widgets.picture import background_png, timeline_png
 
 __all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S"]
 
@@ -457,7 +457,7 @@ class LiveView(ExplorerHost):
     def _keep_picture(self) -> None:
         """The run's timeline as the view's saved picture (what a notebook reopened without a kernel shows)."""
         try:
-            self._picture = timeline_png(self.trace)
+            self._picture = background_png(self.trace) or self._picture     # None: the process is exiting
         except Exception as err:                   # a picture that cannot be drawn is shown, the trace stays
             self.show_error(f"drawing the saved picture failed: {_describe(err)}")
 

@@ -4,14 +4,26 @@ A widget's output carries this picture as ``image/png`` (nbconvert, GitHub,
 the docs site), and the widget keeps the same bytes in a synced ``_picture``
 trait, so a notebook saved with its widget state shows the picture when it is
 reopened and no kernel answers the view.
+
+Views draw it in a background (daemon) thread.  A process that exits while
+such a thread is inside matplotlib's C++ code aborts: the thread is stopped
+there and ``std::terminate`` ends the process (seen at the end of a test
+session).  So a picture drawn in the background goes through
+``background_png``: the process waits at exit for a drawing under way
+(``EXIT_WAIT_S`` at most), and no new one starts once it is exiting.
 """
 from __future__ import annotations
 
+import atexit
 import io
+import threading
 
 from rlviz.trace import Trace
 
-__all__ = ["timeline_png", "FALLBACK_EVENTS"]
+__all__ = ["timeline_png", "background_png", "FALLBACK_EVENTS", "EXIT_WAIT_S"]
+
+#: Seconds an exiting process waits for pictures being drawn in the background.
+EXIT_WAIT_S = 30.0
 
 #: The picture draws at most this many events (the earliest), so that showing a million-event view
 #: does not wait ~12 s for matplotlib to draw a picture a live page never shows.
@@ -58,3 +70,37 @@ def timeline_png(trace: Trace) -> bytes:
     finally:
         plt.close(ax.figure)
     return buffer.getvalue()
+
+
+class _Drawings:
+    """How many pictures background threads are drawing, and whether the process is exiting."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.under_way = 0
+        self.exiting = False
+
+    def finish_before_exit(self) -> None:
+        """At exit: refuse new drawings and wait for those under way."""
+        with self.changed:
+            self.exiting = True
+            self.changed.wait_for(lambda: self.under_way == 0, timeout=EXIT_WAIT_S)
+
+
+_DRAWINGS = _Drawings()
+atexit.register(_DRAWINGS.finish_before_exit)
+
+
+def background_png(trace: Trace) -> bytes | None:
+    """``timeline_png(trace)`` for a background thread: None once the process is exiting (nothing is drawn), and
+    an exit waits for the drawing to end."""
+    with _DRAWINGS.changed:
+        if _DRAWINGS.exiting:
+            return None
+        _DRAWINGS.under_way += 1
+    try:
+        return timeline_png(trace)
+    finally:
+        with _DRAWINGS.changed:
+            _DRAWINGS.under_way -= 1
+            _DRAWINGS.changed.notify_all()

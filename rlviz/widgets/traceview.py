@@ -34,7 +34,7 @@ from rlviz.viz.explorer_long import detail_chunk, long_start
 from rlviz.viz.explorer_payload import Payload
 from rlviz.viz.explorer_stream import TraceChunks
 from rlviz.widgets.explorer_host import ExplorerHost
-from rlviz.widgets.picture import timeline_png
+from rlviz.widgets.picture import background_png, timeline_png
 
 __all__ = ["TraceView", "STANDALONE_MIME", "EMBED_ENV", "PICTURE_WAIT_S", "PICTURE_QUIET_S"]
 
@@ -305,11 +305,13 @@ class TraceView(ExplorerHost):
     def _keep_picture(self) -> None:
         """Draw the picture, keep it in the synced trait (saved widget state) and in every output showing the view."""
         try:
-            self._picture = timeline_png(self._trace)
+            picture = background_png(self._trace)
         except Exception as err:                    # the view stays; only the saved picture is missing
             self.show_error(f"drawing the saved picture failed: {type(err).__name__}: {err}")
             return
-        self.update_outputs()
+        if picture is not None:                     # None: the process is exiting
+            self._picture = picture
+            self.update_outputs()
 
     def wait_for_picture(self, timeout: float | None = None) -> bool:
         """Wait until the picture drawn after the page's first frame is done (what a save then keeps).

@@ -5,8 +5,7 @@ one (the checksum catches it), a character the encoding never writes, a
 broken description: each shows ``[data-rlviz=damaged]`` naming what is wrong
 and what to do.  A file cut inside the viewer's own script cannot run it, so
 the note the page opens with (``[data-rlviz=opening]``) stays and says the
-same.  A whole file opens as before, and the note is gone.  A page past 15 chunks checks a chunk when a
-window first needs it, and says so the same way.  A diff page (two runs)
+same.  A whole file opens as before, and the note is gone.  A diff page (two runs)
 checks each run the same way and names the damaged one.
 """
 import re
@@ -120,30 +119,3 @@ def test_a_damaged_diff_page_names_the_run_and_a_whole_one_opens_both(tmp_path):
         expect(page.locator('[data-rlviz="run"] [data-rlviz="explorer"]')).to_have_count(2, timeout=30_000)
         assert page.locator('[data-rlviz="damaged"]').count() == 0
         assert errors == [], errors
-
-
-
-@pytest.mark.slow
-def test_a_long_page_checks_a_chunk_when_a_window_needs_it_and_says_so_when_it_is_damaged(tmp_path):
-    """Past 15 chunks a saved page loads a chunk only when a window needs it, so a damaged one is found then: the
-    page says so in words ([data-rlviz=damaged]), as it does for what it checks at once."""
-    from playwright.sync_api import expect
-
-    from benchmarks.synthetic import pipeline_trace
-
-    trace = pipeline_trace(1_100_000, 4, 600.0)                      # 17 chunks of 65,536 events
-    text = write_html(trace, tmp_path / "whole.html").read_text()
-    middle = re.compile(r'(id="rlviz-detail-8"[^>]*>)([^<]*)(</script>)').search(text)
-    at = (middle.start(2) + middle.end(2)) // 2
-    path = tmp_path / "damaged.html"
-    path.write_text(text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1:], encoding="utf-8")
-    inside_ms = (int(trace.columns["start_ns"][8 * 65_536 + 32_768]) - trace.start_ns) / 1e6
-    with chromium_page(1200, 1000) as page:
-        page.goto(path.as_uri(), timeout=120_000)
-        root = wait_ready(page)
-        message = page.locator('[data-rlviz="damaged"]')
-        assert message.count() == 0, "nothing damaged in the window the page opens on"
-        root.evaluate("(element, ms) => element.rlvizExplorer.setWindow([ms - 0.5, ms + 0.5])", inside_ms)
-        expect(message).to_be_visible(timeout=30_000)
-        words = message.inner_text()
-        assert "detail chunk 8" in words and "does not match the checksum" in words, words

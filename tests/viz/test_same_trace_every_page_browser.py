@@ -165,7 +165,7 @@ def test_a_notebook_shows_python_counts_for_both_shapes_and_python_whys_for_the_
 def test_a_live_page_shows_python_counts_and_whys_as_its_run_grows():
     """The union run watched as it goes (``GrowingChunks`` answering a live page, refreshed as a ``LiveView``
     refreshes): once it ends, its node boxes read as ``op_stats`` counts of the run and its why texts are Python's.
-    A live page numbers events as they arrived, so Python's events are found there by node and start."""
+    A live page numbers events as they arrived (the store's ids), so Python's events are found there by their id."""
     import rlviz
     from growing_page import GrowingPage
     from page_replay import named_op
@@ -182,14 +182,11 @@ def test_a_live_page_shows_python_counts_and_whys_as_its_run_grows():
             run.pull()
             shown.refresh()
         shown.refresh(final=True)
-        trace, arrived = run.snapshot(), run.store.since()
+        trace = run.snapshot()
         root = page.locator('[data-rlviz="explorer"]')
         titles = titles_in(root)
-        live_id = {(int(node), int(start)): arrived.first_id + k
-                   for k, (node, start) in enumerate(zip(arrived.columns["node"], arrived.columns["start_ns"]))}
-        c = trace.columns
         events = why_events(trace)
-        shown_whys = [why_shown(root, live_id[int(c["node"][k]), int(c["start_ns"][k])]) for k in events]
+        shown_whys = [why_shown(root, int(trace.event_ids[k])) for k in events]
     assert_counts_as_python(titles, trace)
     assert shown_whys == [trace.why(k) for k in events]
 
