@@ -174,8 +174,8 @@ def test_the_picture_is_drawn_after_the_pages_first_frame_and_then_put_into_the_
     view = TraceView(sharded_trace())
     messages = _sent(view)
     sent_before_picture = []
-    draw = traceview.timeline_png
-    monkeypatch.setattr(traceview, "timeline_png",
+    draw = traceview.background_png
+    monkeypatch.setattr(traceview, "background_png",
                         lambda trace: sent_before_picture.append([m[0]["type"] for m in messages]) or draw(trace))
     display(view)
     (shown,) = shell_outputs
