@@ -1,7 +1,7 @@
-// Small drawing helpers of explorer_dom.js: text cut to fit a width, busy times formatted.
+// Small helpers of explorer_dom.js: text cut to fit a width, busy times formatted, performance measures bounded.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fitText, formatBusy } from "../../rlviz/viz/static/explorer_dom.js";
+import { MEASURES_KEPT, fitText, formatBusy, measure } from "../../rlviz/viz/static/explorer_dom.js";
 
 /** A context whose font draws every character 6 px wide, counting its measurements. */
 function fakeContext(font = "10px test") {
@@ -32,4 +32,18 @@ test("formatBusy writes whole milliseconds with thousands separators from 1 s, t
   assert.equal(formatBusy(1234567.4), "1,234,567");
   assert.equal(formatBusy(999.44), "999");
   assert.equal(formatBusy(1.23456), "1.23");
+});
+
+test("a page keeps at most MEASURES_KEPT measures of a name: past it they are cleared and kept again", () => {
+  const name = "rlviz:test-measure";
+  for (let k = 0; k < MEASURES_KEPT; k++) measure(name, performance.now());
+  assert.equal(performance.getEntriesByName(name, "measure").length, MEASURES_KEPT, "all kept up to the bound");
+  measure(name, performance.now(), { last: true });
+  const kept = performance.getEntriesByName(name, "measure");
+  assert.equal(kept.length, 1, "the bound passed: the old ones cleared, the newest kept");
+  assert.deepEqual(kept[0].detail, { last: true });
+  measure("rlviz:other-measure", performance.now());
+  assert.equal(performance.getEntriesByName("rlviz:other-measure", "measure").length, 1, "other names untouched");
+  performance.clearMeasures(name);
+  performance.clearMeasures("rlviz:other-measure");
 });

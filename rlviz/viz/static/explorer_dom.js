@@ -178,11 +178,20 @@ export function compact(value) {
   return String(value);
 }
 
-/** A performance measure named `name` from `started` to now (read by the benchmarks). */
+/**
+ * Measures of one name the page keeps at most: past it they are cleared and counted again, so a page left
+ * open for hours (a frame drawn, a chunk appended, each a measure) does not keep every one it ever took.
+ */
+export const MEASURES_KEPT = 5000;
+const measured = new Map();              // name -> measures taken since that name's were last cleared
+
+/** A performance measure named `name` from `started` to now (read by the benchmarks and the browser tests). */
 export function measure(name, started, detail = null) {
-  if (typeof performance !== "undefined" && performance.measure) {
-    performance.measure(name, { start: started, end: performance.now(), detail });
-  }
+  if (typeof performance === "undefined" || !performance.measure) return;
+  const taken = (measured.get(name) ?? 0) + 1;
+  if (taken > MEASURES_KEPT) performance.clearMeasures(name);
+  measured.set(name, taken > MEASURES_KEPT ? 1 : taken);
+  performance.measure(name, { start: started, end: performance.now(), detail });
 }
 
 /** Size a canvas to width x height CSS pixels at the device ratio, cleared; its 2D context. */
