@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rlviz.iter import LocalIterator, track_actor
+from rlviz.iter import LocalIterator, release_actor, track_actor
 from rlviz.ops import (Concurrently, Dequeue, Enqueue, ParallelRollouts, Replay, ReplayActor,
                        StandardMetricsReporting, StoreToReplayBuffer, UpdateTargetNetwork, calculate_rr_weights)
 from rlviz.ops.names import LEARNER_INFO, STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER, \
@@ -106,6 +106,7 @@ def stop(workers: Any) -> None:
         learner.stopped = True
         learner.join(timeout=5)
     for actor in actors:
+        release_actor(actor)        # else a later record() block finds it dead and records it as lost
         ray.kill(actor, no_restart=True)
 
 

@@ -1,6 +1,7 @@
 """Each plan trains a few iterations with 2 remote workers; Trainer config checks; save/restore."""
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -105,3 +106,16 @@ def test_trainer_is_exported_lazily():
     code = "import sys, rlviz; assert 'ray' not in sys.modules and 'torch' not in sys.modules; print(rlviz.Trainer)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "rlviz.plans.trainer.Trainer" in out
+
+
+def test_a_stopped_apex_trainer_leaves_no_lost_actor_to_a_later_record_block():
+    """Stopping the plan ends its replay actors on purpose: a later block must not find them dead and record them
+    as lost (it once did, and foreign events entered the next test's trace)."""
+    trainer = Trainer("apex", num_workers=2, config={**TINY["apex"], "seed": 0})
+    with rlviz.record():
+        trainer.train()
+    trainer.stop()
+    with rlviz.record() as later:
+        time.sleep(0.5)
+        later.pull()
+    assert [event.op for event in later.events] == [], "nothing ran in the later block"
