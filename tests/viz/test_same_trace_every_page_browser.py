@@ -6,8 +6,10 @@ with and without the polls differs about sixfold (``op_stats`` counts the polls)
 of the trace against a copy (both runs) and a notebook ``TraceView`` show ``op_stats``' calls and busy time per
 node; a recorded ``Concurrently`` run shows Python's why for a not-ready poll and a capped pull on each of them, and
 on a live page that watched it run; at 1M the saved page, both runs of a diff page, a notebook view and a live page
-that took the run in four refreshes, and at 10M the saved page, have ``op_stats``' node table and lanes that leave
-the polls out of busy time only (the notebook's 10M view: tests/widgets/test_long_view_browser.py).
+that took the run in four refreshes, and at 10M the saved page, both runs of a diff page and a live page, have
+``op_stats``' node table and lanes that leave the polls out of busy time only (the notebook's 10M view:
+tests/widgets/test_long_view_browser.py).  A live page's run is recorded through a ``Recorder``, each event with its
+own value and its links, so its store's trace is the model's shape.
 """
 
 import numpy as np
@@ -256,31 +258,77 @@ def test_a_notebook_view_of_a_million_events_counts_each_node_and_lane_as_python
 
 
 @pytest.mark.slow
+def test_a_diff_page_of_ten_million_events_counts_each_run_as_python_does(long_trace, tmp_path):
+    """The session's 10M-event trace against itself (the page holds two encoded copies, as of two runs; a saved
+    copy would add a minute of writing and reading): each run's node table, node boxes and lanes are Python's."""
+    from playwright.sync_api import expect
+
+    html = write_html(diff(long_trace, long_trace), tmp_path / "diff.html")
+    with chromium_page(1400, 1400) as page:
+        page.goto(html.as_uri(), timeout=300_000)
+        runs = page.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        for k in (0, 1):
+            root = runs.nth(k).locator('[data-rlviz="explorer"]')
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=180_000)
+            assert_page_counts_as_python(root, long_trace)
+
+
+@pytest.mark.slow
 def test_a_live_page_of_a_million_events_counts_each_node_and_lane_as_python_does():
     """A run of a million events with slow polls, recorded in four parts, each taken by the growing source and sent
     to a live page as a refresh would: at the end its node table, node boxes and lanes are Python's counts of the
     store's trace (the events it took)."""
+    assert_live_page_counts_as_python(trace_of(MILLION, True))
+
+
+@pytest.mark.slow
+def test_a_live_page_of_ten_million_events_counts_each_node_and_lane_as_python_does(long_trace):
+    """The session's 10M-event trace (64 lanes, a distinct item and a link per event) recorded in four parts as a
+    live page takes it: its node table, node boxes and lanes are Python's counts of the store's trace."""
+    assert_live_page_counts_as_python(long_trace)
+
+
+def assert_live_page_counts_as_python(model: Trace) -> None:
+    """``model``'s events recorded (with their items and links) in four parts, each taken by the growing source and
+    sent to a live page as a refresh would: at the end the page counts each node and lane as Python counts the
+    store's trace."""
     from growing_page import GrowingPage
 
-    from rlviz.trace import Recorder
-    from rlviz.trace.recorder import ExportCursor
     from rlviz.trace.store import TraceStore
     from rlviz.viz.growing_chunks import GrowingChunks
 
-    model = trace_of(MILLION, True)
-    recorder, store, cursor = Recorder(capacity=2 * MILLION), TraceStore(), ExportCursor()
-    nodes = [recorder.register(node) for node in model.nodes]
-    c = model.columns
+    store = TraceStore()
     with chromium_page(1400, 1000) as page:
         shown = GrowingPage(page, GrowingChunks(store))
         shown.mount()
-        for part in np.array_split(np.arange(MILLION), 4):
-            for i in part.tolist():
-                recorder.record(nodes[c["node"][i]], int(c["start_ns"][i]), int(c["end_ns"][i]),
-                                int(c["outcome"][i]), i)
-            increment = recorder.export_since(cursor)
-            store.add_increment(increment)
-            cursor = increment["cursor"]
+        for _ in record_in_parts(model, store, parts=4):
             shown.refresh()
         shown.refresh(final=True)
+        assert len(store.view()) == len(model)
         assert_page_counts_as_python(page.locator('[data-rlviz="explorer"]'), store.view())
+
+
+def record_in_parts(model: Trace, store, parts: int):
+    """Record ``model``'s events through a ``Recorder`` (each with a distinct value, linked to the items its inputs
+    name as the recorder numbered them) and hand them to ``store`` in ``parts`` increments, yielding after each."""
+    from rlviz.trace import Recorder
+    from rlviz.trace.recorder import ExportCursor
+
+    events = len(model)
+    recorder, cursor = Recorder(capacity=2 * events), ExportCursor()
+    nodes = [recorder.register(node) for node in model.nodes]
+    c = model.columns
+    node, start, end, outcome, item = (c[name].tolist() for name in ("node", "start_ns", "end_ns", "outcome", "item_id"))
+    offsets, inputs = c["input_offsets"].tolist(), c["input_ids"].tolist()
+    recorded = [-1] * (max(item) + 1)                # the recorder's id of each item of the model
+    for part in np.array_split(np.arange(events), parts):
+        for i in range(int(part[0]), int(part[-1]) + 1):
+            links = [recorded[x] for x in inputs[offsets[i]:offsets[i + 1]] if recorded[x] >= 0]
+            new = recorder.record(nodes[node[i]], start[i], end[i], outcome[i], i, links or None)
+            if item[i] >= 0:
+                recorded[item[i]] = new
+        increment = recorder.export_since(cursor)
+        store.add_increment(increment)
+        cursor = increment["cursor"]
+        yield
