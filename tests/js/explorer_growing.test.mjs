@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { ExtentGap, extendMeta, followWindow } from "../../rlviz/viz/static/explorer_growing.js";
-import { createLod } from "../../rlviz/viz/static/explorer_long.js";
+import { MAX_TAIL_PIECES, createLod } from "../../rlviz/viz/static/explorer_long.js";
 import { payload } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
@@ -87,4 +87,29 @@ test("the chunks that grew are asked for again; a closed chunk is asked for once
   assert.deepEqual(shown, [2, 3], "the window's model holds the tail's new event");
   assert.deepEqual(asked.filter((k) => k === 0).length, 1, "the closed chunk was kept, not asked for again");
   assert.deepEqual(asked.filter((k) => k === 1).length, 2, "the tail was asked for again");
+});
+
+test("a tail that keeps growing is asked for its new parts, and for the whole of it once it is in many pieces", async () => {
+  const events = Array.from({ length: 3 * MAX_TAIL_PIECES }, (_, k) => [0, 10 * k, 5, 0, 1, 7 + k, []]);
+  let held = 1;                                           // the tail's events: one part each
+  const piece = (from) => {
+    const part = events.slice(from, held);
+    const { meta, buffers } = payload(NODES, part);
+    return { chunk: { first_id: from, count: part.length, time_base: 0, time_range: [part[0][1], 10 * held - 5],
+      texts: [], tables: meta.tables, parts: [from, held] }, buffers };
+  };
+  const meta = startMeta([{ first_id: 0, count: 1, time_range: [0, 5] }]);
+  const asked = [], shown = [];
+  const source = { chunk: async (k, after) => { asked.push(after ? after.parts[1] : null); return piece(after ? after.parts[1] : 0); } };
+  const lod = createLod(meta, source, { onModel: (model) => shown.push(model.n), onError: assert.fail });
+  await lod.request([0, 5]);
+  for (held = 2; held <= events.length; held++) {
+    Object.assign(meta.detail[0], { count: held, time_range: [0, 10 * held - 5] });
+    lod.grown(0);
+    await lod.request([0, 10 * held]);
+  }
+  assert.deepEqual(shown, events.map((_, k) => k + 1), "every model holds the whole tail, once");
+  const wholes = asked.flatMap((from, k) => (from === null ? [k] : []));
+  assert.deepEqual(wholes, [0, MAX_TAIL_PIECES, 2 * MAX_TAIL_PIECES],
+    "after the first load, a piece per refresh until MAX_TAIL_PIECES are held, then the whole tail");
 });

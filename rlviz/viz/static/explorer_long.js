@@ -15,6 +15,13 @@ import { liveModel, openStream, settle } from "./explorer_live.js";
 /** Decoded chunks kept for a pan back (each about a megabyte). */
 const KEPT_CHUNKS = 8;
 
+/**
+ * Pieces of a growing tail kept before it is asked for whole again. A page that shows the tail gets a piece per
+ * refresh that brought something (an event or a gauge reading); a paused page or a slow run would otherwise gather
+ * hundreds of small pieces per chunk, each decoded and replayed into every model of it.
+ */
+export const MAX_TAIL_PIECES = 16;
+
 /** `bytes` inflated (zlib's deflate format, as Python's zlib.compress writes it) by the browser's DecompressionStream. */
 export async function inflate(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
@@ -183,8 +190,12 @@ export function createLod(meta, source, host, fixedMost = null) {
     return source.chunk(k, null).then((piece) => [piece]);
   }
 
-  /** Chunk k that grew: the pieces held and the rest, or the whole chunk when the source sends it whole. */
+  /**
+   * Chunk k that grew: the pieces held and the rest, or the whole chunk when the source sends it whole (or when
+   * MAX_TAIL_PIECES are held: the whole tail is then one piece again).
+   */
   async function rest(k, pieces) {
+    if (pieces.length >= MAX_TAIL_PIECES) return whole(k);
     const piece = await source.chunk(k, pieces[pieces.length - 1].chunk);
     return piece.chunk.parts && piece.chunk.parts[0] > 0 ? [...pieces, piece] : [piece];
   }
