@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { advanceStretch, roundText, roundWindow } from "../../rlviz/viz/static/panes/livebar.js";
 import { bandPlace, frameOf } from "../../rlviz/viz/static/panes/timeline.js";
 import { GUTTER, ICONS } from "../../rlviz/viz/static/explorer_dom.js";
+import { exactLod } from "./fixtures.mjs";
 
 test("the round's text names the round and each driver op's calls, in the order they ran", () => {
   const advanced = { round: 8, ran: [["StoreToReplayBuffer", "item", 1], ["TrainOneStep", "item", 1]] };
@@ -37,7 +38,7 @@ test("after an advance the window holds the round with a margin, inside what was
 
 test("the band lies over the round where the window shows it, clipped to the plot, and is gone when out of view", () => {
   const state = { window: [0, 100], width: 1000 + GUTTER + 8 };
-  const frame = frameOf({}, {}, state);
+  const frame = frameOf({}, {}, state, exactLod());
   assert.deepEqual(bandPlace([50, 75], frame), { left: GUTTER + 500, width: 250 });
   assert.deepEqual(bandPlace([-10, 10], frame), { left: GUTTER, width: 100 }, "clipped at the gutter");
   assert.deepEqual(bandPlace([90, 150], frame), { left: GUTTER + 900, width: 100 }, "clipped at the right edge");

@@ -10,7 +10,7 @@ import {
 import { GUTTER } from "../../rlviz/viz/static/explorer_dom.js";
 import { markerLeft } from "../../rlviz/viz/static/panes/divergence.js";
 import { frameOf } from "../../rlviz/viz/static/panes/timeline.js";
-import { model as modelOf } from "./fixtures.mjs";
+import { exactLod, model as modelOf } from "./fixtures.mjs";
 
 /** A model from plain events [node, start, duration]: every call made an item. */
 function model(nodes, events) {
@@ -58,7 +58,7 @@ test("divergenceView: one width for both runs, each centred on its own time, and
 });
 
 test("markerLeft: the x of a time in the plot, null outside it", () => {
-  const frame = frameOf(null, null, { width: GUTTER + 8 + 400, window: [100, 200] });
+  const frame = frameOf(null, null, { width: GUTTER + 8 + 400, window: [100, 200] }, exactLod());
   assert.equal(markerLeft(frame, 150), GUTTER + 200);
   assert.equal(markerLeft(frame, 100), GUTTER);
   assert.equal(markerLeft(frame, 99), null);

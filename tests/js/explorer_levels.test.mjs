@@ -20,7 +20,7 @@ import {
   gutterLabelAt, levelScanlines, levelSummaryAt, rasterizeSpans, rowScanlines, spanAt,
 } from "../../rlviz/viz/static/panes/spans.js";
 import { frameOf, levelName } from "../../rlviz/viz/static/panes/timeline.js";
-import { model as modelOf_, payload } from "./fixtures.mjs";
+import { exactLod, model as modelOf_, payload } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
 
@@ -213,7 +213,7 @@ test("hovering a lane drawn from its levels names the busiest op there and how m
   assert.match(levelSummaryAt(frame, layout, GUTTER + 45, driver), /^train @ driver\n5 calls here \(2 calls not ready\)\n/);
   assert.equal(levelSummaryAt(frame, layout, GUTTER + 35, shard), "", "no call counted there");
   assert.equal(levelSummaryAt(frame, layout, 10, shard), "", "the gutter is the label's");
-  assert.equal(levelSummaryAt(frameOf(m, m.meta, state, null), layout, GUTTER + 4, shard), "", "exact lanes: the events' tooltip");
+  assert.equal(levelSummaryAt(frameOf(m, m.meta, state, exactLod()), layout, GUTTER + 4, shard), "", "exact lanes: the events' tooltip");
 });
 
 test("the span track draws a lane from its levels where the model does not hold the window", () => {
@@ -233,9 +233,9 @@ test("the span track draws a lane from its levels where the model does not hold 
   assert.equal(at(45, driver + 5), pack(rgbOf("#0000ff"), 1), "the driver's bucket in train's colour");
   assert.notEqual(at(45, driver + ROW_H - 2), at(45, driver + 5), "its not-ready calls grey the lower band");
   assert.equal(spanAt({ ...frame, tOf: () => 6 }, layout, GUTTER + 6, shard + 3), -1, "no event to hover there");
-  const exact = rasterizeSpans(pixels, frameOf(m, m.meta, state, null), layout);
+  const exact = rasterizeSpans(pixels, frameOf(m, m.meta, state, exactLod()), layout);
   assert.deepEqual(exact, { exact: 2, levels: 0 }, "a page without levels draws every lane from its model");
-  assert.equal(spanAt({ ...frameOf(m, m.meta, state, null), tOf: () => 6 }, layout, GUTTER + 6, shard + 3), 0);
+  assert.equal(spanAt({ ...frameOf(m, m.meta, state, exactLod()), tOf: () => 6 }, layout, GUTTER + 6, shard + 3), 0);
 });
 
 test("hovering a gutter label names its lane and row in full, however narrow the gutter drew it", () => {

@@ -13,7 +13,7 @@ import { createSpanTrack, rasterizeSpans, spanAt } from "../../rlviz/viz/static/
 import {
   TRACKS, canvasTracks, drawTracks, frameOf, lanePlaces, laneRoom, makeTracks, stackTracks, trackHit,
 } from "../../rlviz/viz/static/panes/timeline.js";
-import { model as modelOf } from "./fixtures.mjs";
+import { exactLod, model as modelOf } from "./fixtures.mjs";
 
 const NODES = [{ op: "sample", where: "shard-0", color: "#ff0000" }, { op: "train", where: "driver", color: "#0000ff" }];
 
@@ -31,7 +31,7 @@ const layoutOf = (m) => rowLayout(m, { op: null, where: null }, false, { rowHeig
 
 test("the span track's pixels: an item fills its row's whole height, a not-ready poll only the lower band", () => {
   const m = model([[0, 10, 20, 0], [1, 50, 10, 1]]);         // sample: an item at 10..30; train: a poll at 50..60
-  const frame = frameOf(m, m.meta, state());
+  const frame = frameOf(m, m.meta, state(), exactLod());
   assert.equal(frame.plotW, 100, "one pixel per time unit");
   const layout = layoutOf(m);
   const height = layout.y[m.rows.length];
@@ -57,7 +57,7 @@ test("a track plugs in with one entry: a band is stacked under the spans, drawn 
   const line = { name: "line", room: "band", create: () => ({ height: () => 40,
     draw: (ctx) => ctx.calls.push(["line", ctx.dy]), hit: (frame, x, y) => { hits.push([x, y]); return 7; } }) };
   const tracks = canvasTracks(makeTracks([SPANS, line], view, { newCanvas: () => null }));
-  const frame = frameOf(m, m.meta, store.get());
+  const frame = frameOf(m, m.meta, store.get(), exactLod());
   const [tops, height] = stackTracks(tracks, frame);
   const spans = layoutOf(m).y[m.rows.length];
   assert.deepEqual(tops, [0, spans]);
@@ -76,7 +76,7 @@ test("the span track keeps its row layout until the rows shown change", () => {
   const m = model([[0, 10, 20, 0], [1, 50, 10, 0]]);
   const store = createStore(state());
   const track = createSpanTrack({ model: m, meta: m.meta, store }, { newCanvas: () => null });
-  const frame = frameOf(m, m.meta, store.get());
+  const frame = frameOf(m, m.meta, store.get(), exactLod());
   const full = track.height(frame);
   store.set({ filter: { op: "train", where: null }, hideOthers: true });
   assert.equal(track.height(frame), full, "no change reported yet: the layout is kept");
@@ -94,7 +94,7 @@ test("the registry lays tracks out from their declared room: an under-lane track
   const under = { name: "under", room: "under-lane", create: () => ({ element: null, laneRoom: () => [25, 0],
     draw: (frame, lanes) => placed.push([lanes.end(0), lanes.span(1), lanes.height]), destroy() {} }) };
   const tracks = makeTracks([SPANS, under], view, { newCanvas: () => null });
-  const frame = frameOf(m, m.meta, store.get(), null, laneRoom(tracks, frame0(m, store)));
+  const frame = frameOf(m, m.meta, store.get(), exactLod(), laneRoom(tracks, frame0(m, store)));
   const rows = tracks[0], bare = layoutOf(m);
   const lane0 = m.rows.findIndex((row) => row.lane === 0), lane1 = m.rows.findIndex((row) => row.lane === 1);
   assert.deepEqual(laneRoom(tracks, frame), [25, 0]);
@@ -109,7 +109,7 @@ test("the registry lays tracks out from their declared room: an under-lane track
 
 /** A frame of `store`'s state with no lane room (what laneRoom's under-lane tracks are asked with). */
 function frame0(m, store) {
-  return frameOf(m, m.meta, store.get());
+  return frameOf(m, m.meta, store.get(), exactLod());
 }
 
 test("a window is kept to at least 10 ns and within half the trace beyond each end", () => {

@@ -57,3 +57,12 @@ export function model(nodes, events, texts) {
   const { meta, buffers } = payload(nodes, events, texts);
   return buildModel(meta, decodeChunk(meta, buffers));
 }
+
+/**
+ * A level of detail (explorer_long.js `createLod`'s shape) for a model that holds every event: every lane exact,
+ * no levels, as a page whose chunks are all loaded.
+ */
+export function exactLod() {
+  return { levels: null, loaded: [0, 0], exact: () => true, pixels: () => null, pixelAt: () => null,
+    gaugePixels: () => null, gaugeAt: () => null, gaugeRange: () => null, holding: () => false, settled: () => true };
+}

@@ -37,7 +37,7 @@ export function createSpanTrack(view, { newCanvas = () => document.createElement
     update(changed, state) {
       if (changed.has("rows") || changed.has("hideOthers") || (changed.has("filter") && state.hideOthers)) layout = null;
     },
-    height: (frame) => (frame.model.n > 0 || frame.lod ? laidOut(frame).y[frame.model.rows.length] : 0),
+    height: (frame) => laidOut(frame).y[frame.model.rows.length],
     draw(ctx, frame) {
       raster ??= { canvas: newCanvas() };
       this.drawn = drawSpanTrack(ctx, frame, laidOut(frame), raster);
@@ -70,7 +70,7 @@ export function drawSpanTrack(ctx, frame, layout, raster) {
   const height = layout.y[model.rows.length];
   drawRowLabels(ctx, frame, layout);
   const key = [state.window[0], state.window[1], plotW, height, state.filter.op, state.filter.where, state.hideOthers,
-    state.data, frame.lod?.levels ? 1 : 0, frame.lod?.loaded ?? ""].join("|");
+    state.data, frame.lod.levels ? 1 : 0, frame.lod.loaded ?? ""].join("|");
   if (raster.key !== key) {                   // a step or a hover keeps the spans: only overlays change
     paintRaster(raster, frame, layout, height);
     raster.key = key;
@@ -103,11 +103,10 @@ function paintRaster(raster, frame, layout, height) {
  * Draw every shown row's spans into `pixels` (RGBA, `frame.plotW` wide, one CSS pixel each): exact
  * spans when a row has few events in the window, per-pixel aggregates otherwise. A row is built as
  * two scanlines (upper band: items and stops; lower band: not-ready polls) copied to its pixel rows,
- * so a frame costs O(rows x width) plus the exact spans drawn. A long trace's page (`frame.lod`,
- * explorer_long.js) draws a lane whose events in the window the model does not hold from its levels
- * instead (`levelScanlines`).
+ * so a frame costs O(rows x width) plus the exact spans drawn. A lane whose events in the window the
+ * model does not hold (`frame.lod`, explorer_long.js) is drawn from its levels instead (`levelScanlines`).
  * @param {Uint32Array} pixels  plotW x height, filled here
- * @param {object} frame  {model, state: {window, filter}, plotW, lod?}
+ * @param {object} frame  {model, state: {window, filter}, plotW, lod}
  * @param {object} layout  rowLayout's answer
  * @returns {{exact: number, levels: number}} the lanes drawn from the model and from the levels
  */
@@ -117,7 +116,7 @@ export function rasterizeSpans(pixels, { model, state, plotW, lod }, layout) {
   const [a, b] = state.window;
   const fromLevels = new Map();          // lane -> its levels over the window (null: none yet; false: from the model)
   const laneLevels = (lane) => {
-    if (!fromLevels.has(lane)) fromLevels.set(lane, lod && !lod.exact(lane, a, b) ? lod.pixels(lane, a, b, plotW) : false);
+    if (!fromLevels.has(lane)) fromLevels.set(lane, !lod.exact(lane, a, b) ? lod.pixels(lane, a, b, plotW) : false);
     return fromLevels.get(lane);
   };
   const drawn = { exact: new Set(), levels: new Set() };
@@ -359,7 +358,7 @@ export function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
     if (layout.shown[r] && y >= layout.y[r] && y < layout.y[r] + ROW_H) row = r;
   }
   const [a, b] = state.window;
-  if (row >= 0 && lod && !lod.exact(model.rows[row].lane, a, b)) return -1;     // drawn from the levels: no event
+  if (row >= 0 && !lod.exact(model.rows[row].lane, a, b)) return -1;     // drawn from the levels: no event
   return hitTest(model, row, tOf(x), (3 / plotW) * (b - a));
 }
 
@@ -369,7 +368,7 @@ export function spanAt({ model, state, plotW, tOf, lod }, layout, x, y) {
  * the buckets count (and of them not ready, errors) and over what time.
  */
 export function levelSummaryAt({ model, meta, state, plotW, lod }, layout, x, y) {
-  if (!lod || x < GUTTER) return "";
+  if (x < GUTTER) return "";
   const r = model.rows.findIndex((row, k) => layout.shown[k] && y >= layout.y[k] && y < layout.y[k] + ROW_H);
   const [a, b] = state.window;
   if (r < 0 || lod.exact(model.rows[r].lane, a, b)) return "";

@@ -86,11 +86,11 @@ export function lanePlaces(rows, frame) {
  * @param {object} model  the model the panes draw
  * @param {object} meta   the stream's meta (lanes, nodes)
  * @param {object} state  the store's state (window, width, filter, ...)
- * @param {object} lod  a long trace's level of detail (explorer_long.js), or null
+ * @param {object} lod  the page's level of detail (explorer_long.js `createLod`): which lanes are exact, the levels
  * @param {number[]} room  px to leave under each lane's rows, by lane index (`laneRoom`)
  * @returns {object} the frame
  */
-export function frameOf(model, meta, state, lod = null, room = []) {
+export function frameOf(model, meta, state, lod, room = []) {
   const plotW = Math.floor(Math.max(50, state.width - GUTTER - 8));
   const [a, b] = state.window;
   return { model, meta, state, width: state.width, plotW, lod, laneRoom: room,
