@@ -221,19 +221,9 @@ def assert_saved_page_counts_as_python(trace: Trace, tmp_path) -> None:
 def test_a_diff_page_of_a_million_events_counts_each_run_as_python_does(tmp_path):
     """Both runs of the diff of the million-event trace with slow polls against its copy: each run's node table,
     node boxes and lanes are the trace's as Python counts them."""
-    from playwright.sync_api import expect
-
     trace = trace_of(MILLION, True)
     trace.save(str(tmp_path / "copy.rlviz"))
-    html = write_html(diff(trace, Trace.load(str(tmp_path / "copy.rlviz"))), tmp_path / "diff.html")
-    with chromium_page(1400, 1400) as page:
-        page.goto(html.as_uri(), timeout=180_000)
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        for k in (0, 1):
-            root = runs.nth(k).locator('[data-rlviz="explorer"]')
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
-            assert_page_counts_as_python(root, trace)
+    assert_diff_page_counts_as_python(trace, Trace.load(str(tmp_path / "copy.rlviz")), tmp_path)
 
 
 @pytest.mark.slow
@@ -261,9 +251,15 @@ def test_a_notebook_view_of_a_million_events_counts_each_node_and_lane_as_python
 def test_a_diff_page_of_ten_million_events_counts_each_run_as_python_does(long_trace, tmp_path):
     """The session's 10M-event trace against itself (the page holds two encoded copies, as of two runs; a saved
     copy would add a minute of writing and reading): each run's node table, node boxes and lanes are Python's."""
+    assert_diff_page_counts_as_python(long_trace, long_trace, tmp_path)
+
+
+def assert_diff_page_counts_as_python(trace: Trace, copy: Trace, tmp_path) -> None:
+    """Both runs of the diff page of ``trace`` against ``copy`` (the same events) count each node and lane as
+    Python counts ``trace`` (``assert_page_counts_as_python``)."""
     from playwright.sync_api import expect
 
-    html = write_html(diff(long_trace, long_trace), tmp_path / "diff.html")
+    html = write_html(diff(trace, copy), tmp_path / "diff.html")
     with chromium_page(1400, 1400) as page:
         page.goto(html.as_uri(), timeout=300_000)
         runs = page.locator('[data-rlviz="run"]')
@@ -271,7 +267,7 @@ def test_a_diff_page_of_ten_million_events_counts_each_run_as_python_does(long_t
         for k in (0, 1):
             root = runs.nth(k).locator('[data-rlviz="explorer"]')
             expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=180_000)
-            assert_page_counts_as_python(root, long_trace)
+            assert_page_counts_as_python(root, trace)
 
 
 @pytest.mark.slow
