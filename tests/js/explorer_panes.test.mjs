@@ -169,6 +169,18 @@ test("the inspector's fields, worked out without a page: details from the node, 
     "a long trace's part names the call by its trace index, and its rank as one within the part");
 });
 
+test("with no call selected the inspector says where the selection went, that a window failed, or how to start", async () => {
+  const { idleText } = await import("../../rlviz/viz/static/panes/inspector.js");
+  const facts = { selectedId: -1, held: 0, events: 3_000_000, unloaded: false };
+  assert.match(idleText(facts).text, /drawn from its overview here: zoom in/);
+  const failed = idleText({ ...facts, unloaded: true });
+  assert.equal(failed.name, "unloaded");
+  assert.match(failed.text, /could not be loaded/, "not \"zoom in\" when the window's chunk is damaged");
+  assert.equal(idleText({ ...facts, unloaded: true, selectedId: 7 }).name, "away", "a selection elsewhere is named first");
+  assert.match(idleText({ ...facts, held: 10 }).text, /^Click a span/);
+  assert.match(idleText({ ...facts, events: 0 }).text, /the trace is empty/);
+});
+
 test("the graph pane's shapes: an edge's curve and width, a node's counter lines, the marks of a selection", async () => {
   const { edgeShape, graphMarks, nodeCounterLines } = await import("../../rlviz/viz/static/panes/graph.js");
   const from = { op: "sample", x: 0, y: 0, w: 100, h: 40 }, to = { op: "gather", x: 200, y: 60, w: 80, h: 40 };

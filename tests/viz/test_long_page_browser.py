@@ -152,6 +152,7 @@ def test_a_long_file_cut_short_or_changed_says_it_is_damaged(small_long_page, tm
         early_ms = (int(trace.columns["start_ns"][100]) - trace.start_ns) / 1e6      # in the changed first chunk
         page.evaluate(f"window.rlvizExplorer.setWindow([{early_ms - 1}, {early_ms + 1}])")
         expect(root.locator('[data-rlviz="damaged"]')).to_contain_text("checksum")      # as what is checked at once
+        expect(root.locator('[data-rlviz="inspector"] [data-rlviz="unloaded"]')).to_contain_text("could not be loaded")
 
 
 def test_a_saved_selection_is_a_trace_index_that_survives_other_chunks_loading(tmp_path):

@@ -30,6 +30,26 @@ export function inspectorFields(view, i, whyRows) {
 }
 
 /**
+ * What the inspector says with no call selected: where the selected call went (`selectedId`, a long trace's call in
+ * a part not loaded for this window), that this window's calls could not be loaded (`unloaded`: the page shows why
+ * above), how to start, or why there is nothing to inspect.
+ * @param {{selectedId: number, held: number, events: number, unloaded: boolean}} facts  `held` calls in the model,
+ *   `events` in the run
+ * @returns {{name: string|null, text: string}} the paragraph's data-rlviz name and its text
+ */
+export function idleText({ selectedId, held, events, unloaded }) {
+  if (selectedId >= 0) {
+    return { name: "away", text: `Call #${selectedId} is selected, away from the calls loaded for this window: zoom out to bring it back.` };
+  }
+  if (unloaded) {
+    return { name: "unloaded", text: "This window's calls could not be loaded (the message above says why): the lanes are drawn from the overview." };
+  }
+  if (held) return { name: null, text: "Click a span, or press → (or Play) to step through the calls in the order they completed." };
+  return { name: null, text: events ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
+    : "Nothing to inspect: the trace is empty." };
+}
+
+/**
  * Where a call's end falls among the calls the page holds (`rank` of `held`, 0 first); a page that holds a part of
  * a run of `events` says so, since the rank is within that part.
  */
@@ -91,13 +111,10 @@ export function createInspector(host, view) {
     drawnEmpty = model.n === 0;
     pane.replaceChildren(make("h4", null, null, "Inspector"));
     if (i < 0) {
-      const away = view.selectedId() >= 0;     // a long trace's selected call, in a part not loaded for this window
-      pane.appendChild(make("p", null, away ? "away" : null, away
-        ? `Call #${view.selectedId()} is selected, away from the calls loaded for this window: zoom out to bring it back.`
-        : model.n
-        ? "Click a span, or press → (or Play) to step through the calls in the order they completed."
-        : view.meta.events ? "This long trace is drawn from its overview here: zoom in (a few minutes or less) to inspect its calls."
-          : "Nothing to inspect: the trace is empty."));
+      const { damaged, error } = view.store.get();
+      const idle = idleText({ selectedId: view.selectedId(), held: model.n, events: view.meta.events ?? 0,
+        unloaded: Boolean(damaged || error) });
+      pane.appendChild(make("p", null, idle.name, idle.text));
       return;
     }
     if (whyFor !== view.meta.decisions) {         // a live page's decisions grow: index them again
@@ -131,6 +148,7 @@ export function createInspector(host, view) {
       else if (changed.has("selected")) draw();
       // rank and consumers grow; an empty trace's note goes once events arrive
       else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
+      else if ((changed.has("damaged") || changed.has("error")) && view.store.get().selected < 0) draw();
     },
     destroy() { pane.remove(); },
   };
