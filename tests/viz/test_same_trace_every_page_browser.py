@@ -301,8 +301,9 @@ def assert_live_page_counts_as_python(model: Trace) -> None:
         for _ in record_in_parts(model, store, parts=4):
             shown.refresh()
         shown.refresh(final=True)
-        assert len(store.view()) == len(model)
-        assert_page_counts_as_python(page.locator('[data-rlviz="explorer"]'), store.view())
+        taken = store.view()
+        assert len(taken) == len(model)
+        assert_page_counts_as_python(page.locator('[data-rlviz="explorer"]'), taken)
 
 
 def record_in_parts(model: Trace, store, parts: int):
