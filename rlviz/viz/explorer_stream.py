@@ -57,8 +57,8 @@ from rlviz.viz.chunk_tables import narrowest_uint, write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 from rlviz.viz.gauge_tracks import GaugeTracks
 
-__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "LIVE_UNIT_NS",
-           "SAVED_CHUNK_EVENTS"]
+__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "time_spans",
+           "time_range", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
@@ -270,11 +270,29 @@ def encode_chunk(part: ChunkPart, origin_ns: int, unit_ns: int) -> Payload:
     _gauge_columns(columns, "gauge_before", part.gauges_before, origin_ns, unit_ns)
     tables, buffers = write_chunk_tables(columns)
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
-            "time_range": [time_base, int(end.max()) if len(end) else 0], "texts": part.texts,
+            "time_range": time_range(*time_spans(c, part.gauges, origin_ns, unit_ns)), "texts": part.texts,
             "dropped": part.dropped_events, "gaps": gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables}
     if part.gauge_tracks:
         meta["gauge_tracks"] = list(part.gauge_tracks)
     return Payload(meta, buffers)
+
+
+def time_spans(columns: dict, readings: tuple, origin_ns: int, unit_ns: int) -> tuple:
+    """The spans, in units since the origin, of a chunk's events (first start, last end) and of its gauge readings
+    (first, last), each None when it has none: what its ``time_range`` is made of."""
+    start = np.maximum((columns["start_ns"] - origin_ns) // unit_ns, 0)
+    end = np.maximum((columns["end_ns"] - origin_ns) // unit_ns, start)
+    events = (int(start.min()), int(end.max())) if len(start) else None
+    if not readings or not len(readings[0]):
+        return events, None
+    times = np.maximum((np.asarray(readings[1], np.int64) - origin_ns) // unit_ns, 0)
+    return events, (int(times.min()), int(times.max()))
+
+
+def time_range(events: tuple | None, readings: tuple | None) -> list[int]:
+    """A chunk's ``time_range`` from its ``time_spans``: its events' span, or for a chunk of gauge readings and no
+    event (a growing run's), its readings'; [0, 0] for an empty one."""
+    return list(events or readings or (0, 0))
 
 
 def _gauge_columns(columns: dict, prefix: str, readings: tuple, origin_ns: int, unit_ns: int) -> None:

@@ -52,7 +52,7 @@ from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_long import OVERVIEW_DEFLATE_LEVEL, pack_chunk, pyramid_tables, unpack_chunk
 from rlviz.viz.explorer_payload import Payload, order_ratio, trace_structure
 from rlviz.viz.explorer_stream import (LIVE_UNIT_NS, SAVED_CHUNK_EVENTS, ChunkPart, encode_chunk, gap_marks,
-                                       start_meta)
+                                       start_meta, time_range, time_spans)
 from rlviz.viz.gauge_tracks import GaugeLog
 
 __all__ = ["GrowingChunks", "Extent", "LEVELS_S", "LEVELS_BYTES_PER_S", "NOTES_S", "NOTES_COST_SHARE"]
@@ -98,10 +98,22 @@ class _Levels:
 
 @dataclass
 class _Tail:
-    """The open chunk: the parts that arrived since the last chunk closed."""
+    """The open chunk: the parts that arrived since the last chunk closed, and the spans of their events and
+    readings (units since the origin), so its page entry needs no encoding of it."""
 
     parts: list[ChunkPart] = field(default_factory=list)
     events: int = 0
+    readings: int = 0                           # gauge readings
+    event_span: tuple[int, int] | None = None
+    reading_span: tuple[int, int] | None = None
+
+    def add(self, part: ChunkPart, origin_ns: int, unit_ns: int) -> None:
+        """Append ``part``, counting its events and readings and widening the spans."""
+        self.parts.append(part)
+        self.events += len(part.columns["node"])
+        self.readings += len(part.gauges[0])
+        events, readings = time_spans(part.columns, part.gauges, origin_ns, unit_ns)
+        self.event_span, self.reading_span = _wider(self.event_span, events), _wider(self.reading_span, readings)
 
 
 class GrowingChunks:
@@ -112,7 +124,8 @@ class GrowingChunks:
     store : TraceStore
         The growing store; its ``since_ns`` is the page's time origin.
     chunk_events : int, default SAVED_CHUNK_EVENTS
-        Events after which the tail chunk closes.
+        Events after which the tail chunk closes; it closes too once it holds as many gauge readings (a run
+        that records readings and few events would otherwise keep one tail, re-encoded whole, for good).
 
     Notes
     -----
@@ -225,15 +238,16 @@ class GrowingChunks:
         return self._node_lane[node]
 
     def _add(self, part: ChunkPart) -> None:
-        """Add ``part`` to the tail; close the tail each time it reaches ``chunk_events`` events."""
+        """Add ``part`` to the tail; close the tail each time it reaches ``chunk_events`` events, and when it holds
+        ``chunk_events`` gauge readings."""
         while self._tail.events + len(part.columns["node"]) >= self.chunk_events:
             head, part = _split(part, self.chunk_events - self._tail.events)
-            self._tail.parts.append(head)
-            self._tail.events += len(head.columns["node"])
+            self._tail.add(head, self.origin_ns, self.unit_ns)
             self._close()
-        self._tail.parts.append(part)
-        self._tail.events += len(part.columns["node"])
+        self._tail.add(part, self.origin_ns, self.unit_ns)
         self._tail_payload = None
+        if self._tail.readings >= self.chunk_events:
+            self._close()
 
     def _close(self) -> None:
         """Encode the tail once, keep it packed, and open a new one."""
@@ -361,11 +375,15 @@ class GrowingChunks:
         """What a page needs to know of chunk ``k`` to ask for it: ``first_id``, ``count``, ``time_range``."""
         if k < self.first_chunk:
             return {"first_id": 0, "count": 0, "time_range": [0, 0], "gone": True}
-        meta = self._closed[k][0] if k < len(self._closed) else self._tail_encoded().meta
-        if not meta["count"]:                    # an empty tail sits at the run's end
+        if k < len(self._closed):
+            meta = self._closed[k][0]
+            return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"]}
+        tail = self._tail
+        first_id = tail.parts[0].first_id if tail.parts else self._cursor[0]
+        if not tail.events and not tail.readings:           # an empty tail sits at the run's end
             end = int(self._end_units())
-            return {"first_id": meta["first_id"], "count": 0, "time_range": [end, end]}
-        return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"]}
+            return {"first_id": first_id, "count": 0, "time_range": [end, end]}
+        return {"first_id": first_id, "count": tail.events, "time_range": time_range(tail.event_span, tail.reading_span)}
 
     def _tail_encoded(self) -> Payload:
         """The open chunk encoded (kept until more arrives)."""
@@ -468,6 +486,13 @@ def _split(part: ChunkPart, events: int) -> tuple[ChunkPart, ChunkPart]:
     no_readings = tuple(values[:0] for values in part.gauges)
     return (piece(part.first_id, slice(0, events), head_links, head_decided, part.gauges),
             piece(cut, slice(events, None), ~head_links, ~head_decided, no_readings))
+
+
+def _wider(span: tuple[int, int] | None, other: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The smallest span holding both (either may be None: none)."""
+    if span is None or other is None:
+        return span or other
+    return min(span[0], other[0]), max(span[1], other[1])
 
 
 def _empty_part(first_id: int) -> ChunkPart:

@@ -48,8 +48,10 @@ class _Page:
 
     def columns(self, k):
         chunk = self.source.chunk(k)
-        assert (chunk.meta["first_id"], chunk.meta["count"]) == (self.meta["detail"][k]["first_id"],
-                                                                self.meta["detail"][k]["count"])
+        entry = self.meta["detail"][k]
+        assert (chunk.meta["first_id"], chunk.meta["count"]) == (entry["first_id"], entry["count"])
+        if chunk.meta["count"] or "gauges" in [table["name"] for table in chunk.meta["tables"]]:
+            assert chunk.meta["time_range"] == entry["time_range"], "the entry the page was sent is the chunk's"
         return chunk, decode_payload(chunk)
 
 
@@ -442,3 +444,29 @@ def test_a_gauge_log_keeps_each_track_in_time_order_and_what_it_gave_before_unch
     assert log.before(25)[1].tolist() == [20, 5] and log.before(11)[1].tolist() == [10, 5]
     _, time_ns, value, _ = earlier.chunk(1)                          # the readings from the cut at 0 on
     assert time_ns.tolist() == [5, 10, 30] and value.tolist() == [0.5, 1.0, 3.0], "an earlier cut is unchanged"
+
+
+def test_a_tail_of_gauge_readings_closes_too_and_keeps_every_reading_once():
+    """A run that records readings and hardly an event: its tail closes once it holds ``chunk_events`` readings, so
+    a refresh does not re-encode an ever longer tail, and each reading is in one chunk, in the order taken."""
+    recorder = Recorder()
+    recorder.enabled = True
+    node = recorder.register(Node("a", "from_range", "from_range(9)"))
+    store = TraceStore()
+    page = _Page(GrowingChunks(store, chunk_events=64))
+    cursor = ExportCursor()
+    recorder.record(node, 0, 10, ITEM, 0)
+    for refresh in range(100):
+        for k in range(5):
+            recorder.gauge("buffer", float(5 * refresh + k))
+        cursor = _feed(store, recorder, cursor)
+        page.refresh()
+    detail = page.meta["detail"]
+    assert len(detail) == 500 // 64 + 1, "a chunk closed per 64 readings, the tail open"
+    assert [entry["count"] for entry in detail] == [1] + [0] * (len(detail) - 1), "the event is in the first chunk"
+    columns = [page.columns(k)[1] for k in range(len(detail))]
+    assert np.concatenate([c["gauge_value"] for c in columns]).tolist() == [float(v) for v in range(500)]
+    for entry, c in list(zip(detail, columns))[1:]:
+        assert entry["time_range"] == [c["gauge_time"].min(), c["gauge_time"].max()], \
+            "a chunk of readings alone spans them, so a window there asks for it"
+    assert page.source.chunk(len(detail) - 1, None).meta["parts"][1] <= 64 // 5 + 1, "the open tail stays short"
