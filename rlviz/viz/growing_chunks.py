@@ -358,14 +358,16 @@ class GrowingChunks:
                 "orders": orders, "order": orders[-1] if orders else None}
 
     def _detail_entry(self, k: int) -> dict:
-        """What a page needs to know of chunk ``k`` to ask for it: ``first_id``, ``count``, ``time_range``."""
+        """What a page needs to know of chunk ``k`` to ask for it (``first_id``, ``count``, ``time_range``) and to
+        find a node's k-th call of the run without it (``calls``: per node, its calls in the chunk)."""
         if k < self.first_chunk:
-            return {"first_id": 0, "count": 0, "time_range": [0, 0], "gone": True}
+            return {"first_id": 0, "count": 0, "time_range": [0, 0], "calls": [], "gone": True}
         meta = self._closed[k][0] if k < len(self._closed) else self._tail_encoded().meta
         if not meta["count"]:                    # an empty tail sits at the run's end
             end = int(self._end_units())
-            return {"first_id": meta["first_id"], "count": 0, "time_range": [end, end]}
-        return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"]}
+            return {"first_id": meta["first_id"], "count": 0, "time_range": [end, end], "calls": []}
+        return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"],
+                "calls": meta["calls"]}
 
     def _tail_encoded(self) -> Payload:
         """The open chunk encoded (kept until more arrives)."""
