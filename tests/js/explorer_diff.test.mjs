@@ -8,7 +8,9 @@ import {
   alignmentText, callRank, counterpart, divergenceText, divergenceView, kthCall, matchingNode, nthCallIn,
   passSelection,
 } from "../../rlviz/viz/static/explorer_diff.js";
+import { createActions } from "../../rlviz/viz/static/explorer_actions.js";
 import { GUTTER } from "../../rlviz/viz/static/explorer_dom.js";
+import { createStore } from "../../rlviz/viz/static/explorer_store.js";
 import { markerLeft } from "../../rlviz/viz/static/panes/divergence.js";
 import { frameOf } from "../../rlviz/viz/static/panes/timeline.js";
 import { model as modelOf } from "./fixtures.mjs";
@@ -137,6 +139,21 @@ test("passSelection selects at once what the part holds, else once the chunk is 
   a.selected.push(6);
   assert.equal(await passSelection(a, b, link), null);
   assert.match(b.errors[0], /chunk 2 is damaged/, "a chunk that does not load says so");
+});
+
+test("a selection outside the part replacing another outside it is a change the panes see (selectedId)", () => {
+  const m = part(model(A_NODES, A_EVENTS.slice(4)), 4);
+  const view = { model: m, meta: { unit_ns: 1 }, full: [0, 100],
+    store: createStore({ window: [0, 100], selected: -1, selectedId: -1 }) };
+  const actions = createActions(view);
+  const seen = [];
+  view.store.subscribe((changed) => seen.push([...changed].sort()));
+  actions.select(-1, { from: "host", id: 20 });
+  actions.select(-1, { from: "host", id: 30 });
+  actions.select(1, { from: "host" });
+  assert.deepEqual(seen, [["selectedId"], ["selectedId"], ["selected", "selectedId"]]);
+  assert.equal(view.store.get().selectedId, 5, "the part's event 1 is trace index 5");
+  actions.destroy();
 });
 
 test("divergenceView: one width for both runs, each centred on its own time, and the offset between them", () => {
