@@ -245,7 +245,8 @@ export function passSelection(from, to, link) {
     return id;
   }, (error) => {
     if (mine !== link.selecting) return null;
-    to.showError(`The Explorer failed to find the call matching the other run's: ${error && error.message ? error.message : error}`);
+    const why = error && error.message ? error.message : error;
+    to.showError(`The Explorer failed to find the call matching the other run's: ${why}`);
     return null;
   });
 }

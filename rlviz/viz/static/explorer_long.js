@@ -66,7 +66,7 @@ export function createLod(meta, source, host, fixedMost = null) {
   let grownTimes = 0;                    // how many times a growing run's chunks changed (a load notes it at its start)
   let loadingNeed = null, latest = null; // the chunks the load under way fetches; the latest window asked for
   const lod = {
-    /** Per detail chunk its `first_id`, `count`, `time_range` and `calls` (per node); a growing run's grows in place. */
+    /** Per detail chunk its `first_id`, `count`, `time_range` and `calls` (per node); a growing run's grows in place */
     detail,
     levels: null,
     loaded: null,                        // [first, last] chunks in the model, or null
@@ -134,7 +134,8 @@ export function createLod(meta, source, host, fixedMost = null) {
      * @returns {Promise<object>}
      */
     chunkModel(k) {
-      return chunk(k).then((pieces) => modelOf(meta, pieces.map((piece) => piece.chunk), pieces.map((piece) => piece.buffers)));
+      return chunk(k).then((pieces) => modelOf(meta, pieces.map((piece) => piece.chunk),
+        pieces.map((piece) => piece.buffers)));
     },
     request([a, b]) {
       latest = [a, b];
