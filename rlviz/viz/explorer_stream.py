@@ -57,8 +57,8 @@ from rlviz.viz.chunk_tables import narrowest_uint, write_chunk_tables
 from rlviz.viz.explorer_payload import FORMAT_VERSION, Payload, trace_structure
 from rlviz.viz.gauge_tracks import GaugeTracks
 
-__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "start_meta", "gap_marks", "time_spans",
-           "time_range", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
+__all__ = ["ChunkPart", "TraceChunks", "encode_trace", "encode_chunk", "node_calls", "start_meta", "gap_marks",
+           "time_spans", "time_range", "LIVE_UNIT_NS", "SAVED_CHUNK_EVENTS"]
 
 #: Time unit of a live page's columns: 1 microsecond.
 LIVE_UNIT_NS = 1_000
@@ -271,10 +271,18 @@ def encode_chunk(part: ChunkPart, origin_ns: int, unit_ns: int) -> Payload:
     tables, buffers = write_chunk_tables(columns)
     meta = {"first_id": part.first_id, "count": len(start), "held_from": part.held_from, "time_base": time_base,
             "time_range": time_range(*time_spans(c, part.gauges, origin_ns, unit_ns)), "texts": part.texts,
-            "dropped": part.dropped_events, "gaps": gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables}
+            "dropped": part.dropped_events, "gaps": gap_marks(part.gaps, origin_ns, unit_ns), "tables": tables,
+            "calls": node_calls(c["node"])}
     if part.gauge_tracks:
         meta["gauge_tracks"] = list(part.gauge_tracks)
     return Payload(meta, buffers)
+
+
+def node_calls(nodes: np.ndarray) -> list[int]:
+    """How many calls each node makes among events of nodes ``nodes`` (index: node; nodes past the last one called
+    are left out): a chunk's meta carries it, so a diff page finds a run's k-th call of a node among chunks it has
+    not loaded (``counterpart`` in explorer_diff.js)."""
+    return np.bincount(np.asarray(nodes, np.int64)).tolist() if len(nodes) else []
 
 
 def time_spans(columns: dict, readings: tuple, origin_ns: int, unit_ns: int) -> tuple:

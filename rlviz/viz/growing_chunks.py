@@ -52,7 +52,7 @@ from rlviz.trace.store import TraceStore
 from rlviz.viz.explorer_long import OVERVIEW_DEFLATE_LEVEL, pack_chunk, pyramid_tables, unpack_chunk
 from rlviz.viz.explorer_payload import Payload, order_ratio, trace_structure
 from rlviz.viz.explorer_stream import (LIVE_UNIT_NS, SAVED_CHUNK_EVENTS, ChunkPart, encode_chunk, gap_marks,
-                                       start_meta, time_range, time_spans)
+                                       node_calls, start_meta, time_range, time_spans)
 from rlviz.viz.gauge_tracks import GaugeLog
 
 __all__ = ["GrowingChunks", "Extent", "LEVELS_S", "LEVELS_BYTES_PER_S", "NOTES_S", "NOTES_COST_SHARE"]
@@ -106,12 +106,17 @@ class _Tail:
     readings: int = 0                           # gauge readings
     event_span: tuple[int, int] | None = None
     reading_span: tuple[int, int] | None = None
+    calls: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))     # per node (``node_calls``)
 
     def add(self, part: ChunkPart, origin_ns: int, unit_ns: int) -> None:
-        """Append ``part``, counting its events and readings and widening the spans."""
+        """Append ``part``, counting its events, calls per node and readings, and widening the spans."""
         self.parts.append(part)
         self.events += len(part.columns["node"])
         self.readings += len(part.gauges[0])
+        added = np.asarray(node_calls(part.columns["node"]), np.int64)
+        if len(added) > len(self.calls):
+            self.calls = np.concatenate([self.calls, np.zeros(len(added) - len(self.calls), np.int64)])
+        self.calls[:len(added)] += added
         events, readings = time_spans(part.columns, part.gauges, origin_ns, unit_ns)
         self.event_span, self.reading_span = _wider(self.event_span, events), _wider(self.reading_span, readings)
 
@@ -372,18 +377,21 @@ class GrowingChunks:
                 "orders": orders, "order": orders[-1] if orders else None}
 
     def _detail_entry(self, k: int) -> dict:
-        """What a page needs to know of chunk ``k`` to ask for it: ``first_id``, ``count``, ``time_range``."""
+        """What a page needs to know of chunk ``k`` to ask for it (``first_id``, ``count``, ``time_range``) and to
+        find a node's k-th call of the run without it (``calls``: per node, its calls in the chunk)."""
         if k < self.first_chunk:
-            return {"first_id": 0, "count": 0, "time_range": [0, 0], "gone": True}
+            return {"first_id": 0, "count": 0, "time_range": [0, 0], "calls": [], "gone": True}
         if k < len(self._closed):
             meta = self._closed[k][0]
-            return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"]}
+            return {"first_id": meta["first_id"], "count": meta["count"], "time_range": meta["time_range"],
+                    "calls": meta["calls"]}
         tail = self._tail
         first_id = tail.parts[0].first_id if tail.parts else self._cursor[0]
         if not tail.events and not tail.readings:           # an empty tail sits at the run's end
             end = int(self._end_units())
-            return {"first_id": first_id, "count": 0, "time_range": [end, end]}
-        return {"first_id": first_id, "count": tail.events, "time_range": time_range(tail.event_span, tail.reading_span)}
+            return {"first_id": first_id, "count": 0, "time_range": [end, end], "calls": []}
+        return {"first_id": first_id, "count": tail.events, "time_range": time_range(tail.event_span, tail.reading_span),
+                "calls": tail.calls.tolist()}
 
     def _tail_encoded(self) -> Payload:
         """The open chunk encoded (kept until more arrives)."""

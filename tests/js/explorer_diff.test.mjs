@@ -5,9 +5,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  alignmentText, counterpart, divergenceText, divergenceView, matchingNode,
+  alignmentText, callRank, counterpart, divergenceText, divergenceView, kthCall, matchingNode, nthCallIn,
+  passSelection,
 } from "../../rlviz/viz/static/explorer_diff.js";
+import { createActions } from "../../rlviz/viz/static/explorer_actions.js";
 import { GUTTER } from "../../rlviz/viz/static/explorer_dom.js";
+import { createStore } from "../../rlviz/viz/static/explorer_store.js";
 import { markerLeft } from "../../rlviz/viz/static/panes/divergence.js";
 import { frameOf } from "../../rlviz/viz/static/panes/timeline.js";
 import { exactLod, model as modelOf } from "./fixtures.mjs";
@@ -31,10 +34,15 @@ test("matchingNode takes the same op on the same lane, else the same op anywhere
   assert.equal(matchingNode(twice, 1, twice.slice(0, 1)), 0, "else for the last there is");
 });
 
+/** Model `m` as a long trace's part whose first event is trace index `base`. */
+function part(m, base) {
+  return { ...m, droppedInputs: { ...m.droppedInputs, base } };
+}
+
 test("counterpart: the k-th call of a node stands for the k-th call of the matching node, or its last", () => {
   // A: store calls start at 10, 30, 50 (listed out of start order); B: store calls at 5, 25
-  const a = model(A_NODES, [[1, 50, 2], [1, 10, 2], [2, 12, 3], [1, 30, 2], [0, 0, 5]]);
-  const b = model(B_NODES, [[0, 7, 3], [1, 5, 2], [1, 25, 2], [3, 40, 1]]);
+  const a = { model: model(A_NODES, [[1, 50, 2], [1, 10, 2], [2, 12, 3], [1, 30, 2], [0, 0, 5]]) };
+  const b = { model: model(B_NODES, [[0, 7, 3], [1, 5, 2], [1, 25, 2], [3, 40, 1]]) };
   assert.equal(counterpart(a, 1, b), 1, "A's first store call (start 10) -> B's first (start 5)");
   assert.equal(counterpart(a, 3, b), 2, "A's second (start 30) -> B's second (start 25)");
   assert.equal(counterpart(a, 0, b), 2, "A's third: B has two, so its last");
@@ -42,11 +50,110 @@ test("counterpart: the k-th call of a node stands for the k-th call of the match
   assert.equal(counterpart(a, 4, b), -1, "B ran no sample call at all");
   assert.equal(counterpart(b, 3, a), -1, "report is not an op of A");
   assert.equal(counterpart(a, -1, b), -1, "no selection stays none");
-  // a long trace's part: B's chunks from trace index 100 on; indices in and out are trace indices
-  const part = { ...b, droppedInputs: { ...b.droppedInputs, base: 100 } };
-  assert.equal(counterpart(a, 3, part), 102, "A's second store call -> the part's second, as a trace index");
-  assert.equal(counterpart(part, 101, a), 1, "the part's first store call (trace index 101) -> A's first");
-  assert.equal(counterpart(part, 1, a), -1, "a trace index before the part: not in it, no counterpart");
+  // a model that is a part but without the run's chunks counts from the part's first call
+  const shifted = { model: part(b.model, 100) };
+  assert.equal(counterpart(a, 3, shifted), 102, "A's second store call -> the part's second, as a trace index");
+  assert.equal(counterpart(shifted, 101, a), 1, "the part's first store call (trace index 101) -> A's first");
+  assert.equal(counterpart(shifted, 1, a), -1, "a trace index before the part: not in it, no counterpart");
+});
+
+// Two runs of chunks of 4 events, each page holding only its chunk 1 (trace indices 4-7): store is node 1 in both.
+const A_EVENTS = [[1, 10, 2], [2, 12, 3], [1, 30, 2], [1, 50, 2], [0, 55, 5], [1, 70, 2], [1, 90, 2], [1, 95, 2]];
+const A_DETAIL = [{ first_id: 0, count: 4, calls: [0, 3, 1] }, { first_id: 4, count: 4, calls: [1, 3] }];
+const B_EVENTS = [[1, 2, 1], [0, 3, 1], [1, 4, 1], [0, 5, 1], [1, 40, 2], [0, 41, 1], [1, 45, 2], [3, 50, 1],
+  [1, 60, 2], [0, 61, 1], [0, 62, 1], [0, 63, 1]];
+const B_DETAIL = [{ first_id: 0, count: 4, calls: [2, 2] }, { first_id: 4, count: 4, calls: [1, 2, 0, 1] },
+  { first_id: 8, count: 4, calls: [3, 1] }];
+
+test("callRank counts a call over the whole run: the chunks before its part from their metas", () => {
+  const a = { model: part(model(A_NODES, A_EVENTS.slice(4)), 4), detail: A_DETAIL };
+  assert.deepEqual(callRank(a, 5), { node: 1, k: 3 }, "three store calls in chunk 0, then the part's first");
+  assert.deepEqual(callRank(a, 7), { node: 1, k: 5 });
+  assert.deepEqual(callRank(a, 4), { node: 0, k: 0 }, "the run's first sample call");
+  assert.equal(callRank(a, 3), null, "chunk 0 is not held: its events have no rank here");
+  const whole = { model: model(A_NODES, A_EVENTS), detail: A_DETAIL };
+  for (const id of [5, 6, 7]) assert.deepEqual(callRank(whole, id), callRank(a, id), `the part and the whole agree on ${id}`);
+});
+
+test("counterpart is exact when the two runs' parts start at different calls", () => {
+  const a = { model: part(model(A_NODES, A_EVENTS.slice(4)), 4), detail: A_DETAIL };
+  const b = { model: part(model(B_NODES, B_EVENTS.slice(4, 8)), 4), detail: B_DETAIL };
+  // A's trace index 5 is its 4th store call (k = 3); B makes 2 in chunk 0, so its 4th is chunk 1's second: index 6
+  assert.equal(counterpart(a, 5, b), 6, "not B's part's first store call, as counting from the parts would say");
+  assert.equal(counterpart(b, 6, a), 5, "and back");
+  const later = counterpart(a, 6, b);
+  assert.deepEqual(later, { chunk: 2, node: 1, lo: 8, hi: 12, nth: 0 }, "B's 5th store call is in chunk 2, not held");
+  assert.deepEqual(counterpart(a, 7, b), later, "A's 6th: B makes 5, so its last");
+  const earlier = counterpart(b, 4, a);
+  assert.deepEqual(earlier, { chunk: 0, node: 1, lo: 0, hi: 4, nth: 2 }, "B's 3rd store call: A's 3rd, in its chunk 0");
+  const chunk0 = model(A_NODES, A_EVENTS.slice(0, 4));
+  assert.equal(nthCallIn(chunk0, earlier.node, earlier.lo, earlier.hi, earlier.nth), 3, "found in chunk 0 once loaded");
+  const chunk2 = part(model(B_NODES, B_EVENTS.slice(8)), 8);
+  assert.equal(nthCallIn(chunk2, later.node, later.lo, later.hi, later.nth), 8);
+  assert.equal(counterpart(b, 7, a), -1, "report: no op of A");
+  assert.equal(counterpart(a, 2, b), -1, "A's part lacks trace index 2");
+  const wholeB = { model: model(B_NODES, B_EVENTS), detail: B_DETAIL };
+  assert.equal(counterpart(a, 6, wholeB), 8, "B held whole: found at once");
+  assert.equal(counterpart(a, 4, wholeB), -1, "B ran no sample call in any chunk");
+});
+
+test("kthCall: a node that makes no call in the run has none; nthCallIn counts only in [lo, hi)", () => {
+  const b = { model: part(model(B_NODES, B_EVENTS.slice(4, 8)), 4), detail: B_DETAIL };
+  assert.equal(kthCall(b, 2, 0), -1, "node 2 makes no call in any chunk");
+  assert.equal(kthCall(b, 0, 2), 5, "train's 3rd call: chunk 0 makes 2, chunk 1's first");
+  assert.equal(nthCallIn(b.model, 1, 4, 8, 2), -1, "the part makes two store calls");
+  assert.equal(nthCallIn(b.model, 1, 5, 8, 0), 6, "from index 5 on");
+});
+
+/** A run as passSelection reads a mounted page: its part, its chunks (chunk k's model when `loads` lets it go), what it selected. */
+function page(m, detail, loads = new Map()) {
+  const run = { model: m, selected: [], errors: [], selectedId: () => run.selected.at(-1) ?? -1,
+    setSelected: (id) => run.selected.push(id), showError: (text) => run.errors.push(text),
+    lod: { detail, chunkModel: (k) => loads.get(k) } };
+  return run;
+}
+
+test("passSelection selects at once what the part holds, else once the chunk is in; a later selection wins", async () => {
+  let release;
+  const chunk2 = new Promise((resolve) => { release = resolve; });
+  const a = page(part(model(A_NODES, A_EVENTS.slice(4)), 4), A_DETAIL);
+  const b = page(part(model(B_NODES, B_EVENTS.slice(4, 8)), 4), B_DETAIL, new Map([[2, chunk2]]));
+  const link = { selecting: 0 };
+  a.selected.push(5);
+  assert.equal(await passSelection(a, b, link), 6, "held: selected at once");
+  a.selected.push(6);
+  const waiting = passSelection(a, b, link);
+  assert.deepEqual(b.selected, [6], "nothing selected before chunk 2 is in");
+  release(part(model(B_NODES, B_EVENTS.slice(8)), 8));
+  assert.equal(await waiting, 8, "B's 5th store call, from chunk 2");
+  assert.deepEqual(b.selected, [6, 8]);
+  let late;
+  b.lod.chunkModel = () => new Promise((resolve) => { late = resolve; });
+  const stale = passSelection(a, b, link);
+  a.selected.push(5);
+  assert.equal(await passSelection(a, b, link), 6, "the reader moved on before the chunk came");
+  late(part(model(B_NODES, B_EVENTS.slice(8)), 8));
+  assert.equal(await stale, null, "the older answer is dropped");
+  assert.deepEqual(b.selected, [6, 8, 6]);
+  b.lod.chunkModel = () => Promise.reject(new Error("chunk 2 is damaged"));
+  a.selected.push(6);
+  assert.equal(await passSelection(a, b, link), null);
+  assert.match(b.errors[0], /chunk 2 is damaged/, "a chunk that does not load says so");
+});
+
+test("a selection outside the part replacing another outside it is a change the panes see (selectedId)", () => {
+  const m = part(model(A_NODES, A_EVENTS.slice(4)), 4);
+  const view = { model: m, meta: { unit_ns: 1 }, full: [0, 100],
+    store: createStore({ window: [0, 100], selected: -1, selectedId: -1 }) };
+  const actions = createActions(view);
+  const seen = [];
+  view.store.subscribe((changed) => seen.push([...changed].sort()));
+  actions.select(-1, { from: "host", id: 20 });
+  actions.select(-1, { from: "host", id: 30 });
+  actions.select(1, { from: "host" });
+  assert.deepEqual(seen, [["selectedId"], ["selectedId"], ["selected", "selectedId"]]);
+  assert.equal(view.store.get().selectedId, 5, "the part's event 1 is trace index 5");
+  actions.destroy();
 });
 
 test("divergenceView: one width for both runs, each centred on its own time, and the offset between them", () => {

@@ -35,6 +35,10 @@ def test_detail_chunks_unpack_to_the_streams_own_chunks(trace):
     assert long.meta["texts"] == stream.meta["chunks"][0]["texts"], "every text in the start meta"
     assert long.meta["notes"] == stream.meta["chunks"][-1].get("notes", [])
     assert long.meta["chunks"] == [] and long.meta["long"] is True
+    nodes = trace.columns["node"]
+    for k, chunk in enumerate(long.meta["detail"]):
+        calls = np.bincount(nodes[k * 4096:(k + 1) * 4096], minlength=len(chunk["calls"]))
+        assert chunk["calls"] == calls.tolist(), f"chunk {k}: each node's calls in it"
 
 
 def test_the_overview_counts_each_event_once_per_level_with_its_busiest_node_errors_polls_and_busy_time(trace):

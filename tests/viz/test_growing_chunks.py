@@ -50,6 +50,7 @@ class _Page:
         chunk = self.source.chunk(k)
         entry = self.meta["detail"][k]
         assert (chunk.meta["first_id"], chunk.meta["count"]) == (entry["first_id"], entry["count"])
+        assert chunk.meta["calls"] == entry["calls"], "the calls per node the page was sent are the chunk's"
         if chunk.meta["count"] or "gauges" in [table["name"] for table in chunk.meta["tables"]]:
             assert chunk.meta["time_range"] == entry["time_range"], "the entry the page was sent is the chunk's"
         return chunk, decode_payload(chunk)
@@ -66,12 +67,13 @@ def test_the_tail_grows_by_each_refresh_with_links_by_id_and_a_structure_when_no
     store = TraceStore()
     page = _Page(GrowingChunks(store))
     assert page.meta["growing"] and page.meta["long"] and page.meta["unit_ns"] == LIVE_UNIT_NS
-    assert page.meta["nodes"] == [] and page.meta["detail"] == [{"first_id": 0, "count": 0, "time_range": [0, 0]}]
+    assert page.meta["nodes"] == [] and page.meta["detail"] == [{"first_id": 0, "count": 0, "time_range": [0, 0],
+                                                                "calls": []}]
     made = [recorder.record(source, 1_000 * i, 1_000 * i + 500, ITEM, i) for i in range(10)]
     cursor = _feed(store, recorder, ExportCursor())
     extent, _ = page.refresh()
     assert [n["op"] for n in extent["structure"]["nodes"]] == ["from_range"]
-    assert page.meta["detail"] == [{"first_id": 0, "count": 10, "time_range": [0, 9]}]
+    assert page.meta["detail"] == [{"first_id": 0, "count": 10, "time_range": [0, 9], "calls": [10]}]
     consumer = recorder.register(Node("b", "for_each", "x.for_each()", parents=("a",)))
     for i in range(10):
         recorder.record(consumer, 20_000 + 1_000 * i, 20_000 + 1_000 * i + 100, ITEM, 2.5 * i, made[i])
@@ -85,6 +87,7 @@ def test_the_tail_grows_by_each_refresh_with_links_by_id_and_a_structure_when_no
     assert columns["input_count"].tolist() == [0] * 10 + [1] * 10 and "late_consumer" not in columns
     assert columns["item"].tolist()[10:] == [2.5 * i for i in range(10)]     # floats travel as values
     assert extent["counts"]["calls"] == [10, 10] and extent["events"] == 20
+    assert page.meta["detail"][0]["calls"] == [10, 10], "each node's calls in the chunk (a diff page counts on them)"
     extent, _ = page.refresh()
     assert "structure" not in extent and extent["detail"] == [page.meta["detail"][0]]
     assert _body_bytes(chunk) / 20 <= 24                                     # the columns' own bytes
@@ -104,6 +107,7 @@ def test_a_tail_that_reaches_chunk_events_closes_and_every_event_is_in_one_chunk
         page.refresh()
     detail = page.meta["detail"]
     assert [entry["count"] for entry in detail] == [64] * 4 + [58]
+    assert [entry["calls"] for entry in detail] == [[64]] * 4 + [[58]], "the one node's calls, closed chunks and tail"
     items = np.concatenate([page.columns(k)[1]["item"] for k in range(len(detail))])
     assert items.tolist() == list(range(made))
     asked = page.source.chunk(1)

@@ -57,9 +57,9 @@ function mountExplorer(el, meta, host) {
     selection: -1 };
   /** The selected event's trace index (-1: none), kept while the part loaded lacks it. */
   view.selectedId = () => view.selection;
-  view.store = createStore({ window: view.full.slice(), selected: -1, hover: -1, filter: { op: null, where: null },
-    skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0, order: null, error: "", damaged: "", data: 0,
-    rows: 0, follow: growing, followSpan: null, live: null, advanced: null });
+  view.store = createStore({ window: view.full.slice(), selected: -1, selectedId: -1, hover: -1,
+    filter: { op: null, where: null }, skipNotReady: false, hideOthers: false, matches: null, width: 0, orderWidth: 0,
+    order: null, error: "", damaged: "", data: 0, rows: 0, follow: growing, followSpan: null, live: null, advanced: null });
   view.actions = createActions(view, host);
   const { panes, timeline, lower } = mountPanes(root, view, growing);
   const unsubscribe = view.store.subscribe((changed, state, info) => {

@@ -77,13 +77,14 @@ export function createActions(view, host = {}) {
 
   /**
    * Select the model's event `index` (-1: none); `id` is the trace index selected when the model (a
-   * long trace's part) lacks it, which the view keeps (view.selection) to show it once a part holds it.
+   * long trace's part) lacks it, which the view keeps (view.selection) to show it once a part holds it; the
+   * store's `selectedId` follows it, so one such trace index replacing another is a change the panes see.
    */
   function select(index, { from = "user", center = true, reveal = false, id = null } = {}) {
     const m = view.model;
     const selected = index >= 0 && index < m.n ? index : -1;
     view.selection = id ?? (selected < 0 ? -1 : selected + baseOf(m));
-    const patch = { selected };
+    const patch = { selected, selectedId: view.selection };
     if (selected >= 0 && center) {
       const s = m.start[selected], e = s + m.duration[selected];
       const [a, b] = store.get().window;

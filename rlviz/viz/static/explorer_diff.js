@@ -43,22 +43,100 @@ export function matchingNode(nodes, n, others) {
 }
 
 /**
- * The event of model `other` that stands for trace event `id` of `model`: when `id` is the k-th call
- * (in start order) of its node in `model`, the k-th call of the matching node (`matchingNode`) in
- * `other`, or its last. Both are trace indices; a model may be a part of its run (a long trace's
- * chunks for the window shown), where k counts from the part's first call.
- * @returns {number} trace index in `other`'s run, -1 for none (`id` < 0 or not in `model`, or no call of that op in `other`)
+ * Which call of its node trace event `id` of `run` is, counted over the whole run: the calls of that node in
+ * the detail chunks before the event's (their metas' `calls`), then those of its own chunk that start before
+ * it (ties: the earlier trace index). A saved trace is in start order, so this is its rank in start order.
+ * @param {object} run  {model, detail}: the model the page holds (a long trace's part, or the whole run) and the
+ *   run's detail chunks (each {first_id, count, calls}); without `detail` the model is the whole run
+ * @param {number} id  a trace index
+ * @returns {{node: number, k: number}|null} its node and rank (from 0), null when `id` is none or not in the model
  */
-export function counterpart(model, id, other) {
+export function callRank(run, id) {
+  const { model, detail } = run;
   const i = partIndex(model, id);
-  if (i < 0) return -1;
-  const target = matchingNode(model.nodes, model.node[i], other.nodes);
-  const row = target < 0 ? -1 : other.nodeRow[target];
-  if (row < 0 || other.rowEnd[row] === other.rowStart[row]) return -1;
-  const r = model.nodeRow[model.node[i]];
-  let k = 0;
-  while (model.rowStart[r] + k < model.rowEnd[r] && model.rowEvents[model.rowStart[r] + k] !== i) k++;
-  return baseOf(other) + other.rowEvents[Math.min(other.rowStart[row] + k, other.rowEnd[row] - 1)];
+  if (i < 0) return null;
+  const node = model.node[i], base = baseOf(model);
+  let lo = base, hi = base + model.n, before = 0;
+  if (detail && detail.length) {
+    const c = chunkIndexOf(detail, id);
+    if (c < 0) return null;
+    lo = detail[c].first_id;
+    hi = lo + detail[c].count;
+    for (let j = 0; j < c; j++) before += detail[j].calls?.[node] ?? 0;
+  }
+  const r = model.nodeRow[node];
+  let within = 0;
+  for (let p = model.rowStart[r]; p < model.rowEnd[r] && model.rowEvents[p] !== i; p++) {
+    const e = base + model.rowEvents[p];
+    if (e >= lo && e < hi) within++;
+  }
+  return { node, k: before + within };
+}
+
+/**
+ * The `nth` call (from 0, in start order) of node `node` among `model`'s events with trace indices in [lo, hi).
+ * @returns {number} its trace index, -1 when there are fewer
+ */
+export function nthCallIn(model, node, lo, hi, nth) {
+  const r = node < model.nodeRow.length ? model.nodeRow[node] : -1;
+  if (r < 0) return -1;
+  const base = baseOf(model);
+  let seen = 0;
+  for (let p = model.rowStart[r]; p < model.rowEnd[r]; p++) {
+    const e = base + model.rowEvents[p];
+    if (e < lo || e >= hi) continue;
+    if (seen === nth) return e;
+    seen++;
+  }
+  return -1;
+}
+
+/**
+ * The `k`-th call (from 0, as `callRank` counts) of node `node` over the whole `run` ({model, detail} as
+ * `callRank`'s), or its last call when it makes fewer: a trace index when the model holds the chunk it is in,
+ * else where to find it once that chunk is loaded (`nthCallIn(chunk's model, node, lo, hi, nth)`).
+ * @returns {number|{chunk: number, node: number, lo: number, hi: number, nth: number}} -1 when it makes no call
+ */
+export function kthCall(run, node, k) {
+  const { model, detail } = run;
+  if (!detail || !detail.length) {
+    const r = node < model.nodeRow.length ? model.nodeRow[node] : -1;
+    if (r < 0 || model.rowEnd[r] === model.rowStart[r]) return -1;
+    return baseOf(model) + model.rowEvents[Math.min(model.rowStart[r] + k, model.rowEnd[r] - 1)];
+  }
+  const calls = detail.map((chunk) => chunk.calls?.[node] ?? 0);
+  const total = calls.reduce((sum, c) => sum + c, 0);
+  if (!total) return -1;
+  let nth = Math.min(k, total - 1), c = 0;
+  while (nth >= calls[c]) nth -= calls[c++];
+  const lo = detail[c].first_id, hi = lo + detail[c].count, base = baseOf(model);
+  if (lo >= base && hi <= base + model.n) return nthCallIn(model, node, lo, hi, nth);
+  return { chunk: c, node, lo, hi, nth };
+}
+
+/**
+ * The event of run `other` that stands for trace event `id` of run `run` (each {model, detail} as `callRank`'s):
+ * when `id` is the k-th call of its node over its whole run, the k-th call of the matching node
+ * (`matchingNode`) over the other's whole run, or its last; exact whatever part of each run its page holds.
+ * @returns {number|object} a trace index in `other`'s run (-1 for none: `id` is none or not in the model, or
+ *   `other` ran no call of that op), or, when `other`'s model lacks the chunk it is in, where to find it (`kthCall`)
+ */
+export function counterpart(run, id, other) {
+  const rank = callRank(run, id);
+  if (!rank) return -1;
+  const target = matchingNode(run.model.nodes, rank.node, other.model.nodes);
+  return target < 0 ? -1 : kthCall(other, target, rank.k);
+}
+
+/** The detail chunk holding trace index `id` (chunks are consecutive by `first_id`), -1 for none. */
+function chunkIndexOf(detail, id) {
+  let lo = 0, hi = detail.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (detail[mid].first_id <= id) lo = mid; else hi = mid - 1;
+  }
+  const chunk = detail[lo];
+  return id >= chunk.first_id && id < chunk.first_id + chunk.count ? lo : -1;
 }
 
 /**
@@ -96,10 +174,12 @@ export function alignmentText(runs, offsetMs) {
  * both runs to it, and a button that lines up the runs' starts again.
  * @param {Array} runs  [{name, divergence, spanMs, api}] where `api` is mountLong's and `spanMs` the run's span
  * @param {HTMLElement} bar  the bar over the runs
- * @returns {{goToDivergence: function(): void, alignStarts: function(): void, offsetMs: number, destroy: function(): void}}
+ * @returns {{goToDivergence: function(): void, alignStarts: function(): void, offsetMs: number, destroy: function(): void,
+ *   selecting: number, passed: Promise}} `selecting` numbers the selections passed on (the latest wins), `passed`
+ *   resolves once the latest is selected in the other run (to its trace index, or null when dropped)
  */
 export function linkRuns(runs, bar) {
-  const link = { offsetMs: 0 };
+  const link = { offsetMs: 0, selecting: 0, passed: Promise.resolve(null) };
   const note = make("span", "rlviz-diff-note", "alignment");
   const toDivergence = make("button", null, "to-divergence", "Go to the first divergence");
   const alignStarts = make("button", null, "align-starts", "Line up the starts");
@@ -110,13 +190,14 @@ export function linkRuns(runs, bar) {
   const unsubscribe = runs.map((run, k) => run.api.store.subscribe((changed, state, info) => {
     // set by this link or the page, or a long trace's part arriving (its selection found in it): not passed on
     if (info.from === "host" || info.from === "append") return;
-    passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs);
+    passOn(run.api, runs[1 - k].api, changed, state, k === 0 ? link.offsetMs : -link.offsetMs, link);
   }));
   link.goToDivergence = () => {
     if (!runs[0].divergence) return;
     const view = divergenceView(runs.map((run) => run.divergence.ms), runs.map((run) => callWidthMs(run)),
       runs.map((run) => run.spanMs));
     link.offsetMs = view.offsetMs;
+    link.selecting++;                        // a selection still being found in the other run is dropped
     runs.forEach((run, k) => {
       run.api.setWindow(view.windows[k]);
       run.api.setSelected(run.divergence.event);
@@ -135,11 +216,44 @@ export function linkRuns(runs, bar) {
   return link;
 }
 
-/** Pass a change of run `from` by the user on to run `to`: window (shifted by `offsetMs`), filter, selection (a trace index). */
-function passOn(from, to, changed, state, offsetMs) {
+/**
+ * Pass a change of run `from` by the user on to run `to`: window (shifted by `offsetMs`), filter, selection
+ * (`passSelection`).
+ */
+function passOn(from, to, changed, state, offsetMs, link) {
   if (changed.has("window")) to.setWindow(state.window.map((t) => t * from.model.unitMs + offsetMs));
   if (changed.has("filter")) to.setFilter(state.filter);
-  if (changed.has("selected")) to.setSelected(counterpart(from.model, from.selectedId(), to.model));
+  if (changed.has("selected")) link.passed = passSelection(from, to, link);
+}
+
+/**
+ * Select in run `to` the event that stands for `from`'s selected one (`counterpart`). When `to` lacks the chunk
+ * it is in, that chunk is loaded first; an answer that comes after another selection (in either run, or by the
+ * divergence button) is dropped. Resolves to the trace index selected, or null when dropped.
+ */
+export function passSelection(from, to, link) {
+  const mine = ++link.selecting;
+  const found = counterpart(runOf(from), from.selectedId(), runOf(to));
+  if (typeof found === "number") {
+    to.setSelected(found);
+    return Promise.resolve(found);
+  }
+  return to.lod.chunkModel(found.chunk).then((model) => {
+    if (mine !== link.selecting) return null;
+    const id = nthCallIn(model, found.node, found.lo, found.hi, found.nth);
+    to.setSelected(id);
+    return id;
+  }, (error) => {
+    if (mine !== link.selecting) return null;
+    const why = error && error.message ? error.message : error;
+    to.showError(`The Explorer failed to find the call matching the other run's: ${why}`);
+    return null;
+  });
+}
+
+/** A mounted long Explorer's run as `counterpart` reads it: the model it holds and the run's detail chunks. */
+function runOf(api) {
+  return { model: api.model, detail: api.lod ? api.lod.detail : null };
 }
 
 /** How wide (ms) a window must be to show run `run`'s divergence call whole, with a margin. */

@@ -73,6 +73,8 @@ export function createLod(meta, source, host, fixedMost = null) {
   let grownTimes = 0;                    // how many times a growing run's chunks changed (a load notes it at its start)
   let loadingNeed = null, latest = null; // the chunks the load under way fetches; the latest window asked for
   const lod = {
+    /** Per detail chunk its `first_id`, `count`, `time_range` and `calls` (per node); a growing run's grows in place */
+    detail,
     levels: null,
     loaded: null,                        // [first, last] chunks in the model, or null
     pending: null,                       // the promise of the latest load (tests and benchmarks await it)
@@ -133,6 +135,15 @@ export function createLod(meta, source, host, fixedMost = null) {
      * of the event held, if any), unless the model holds them already. Resolves to true when a new
      * model was handed to the host.
      */
+    /**
+     * The model of detail chunk `k` alone, from the chunks kept or its source, whatever the window holds (a diff
+     * page finds in it the call that stands for one selected in the other run: explorer_diff.js).
+     * @returns {Promise<object>}
+     */
+    chunkModel(k) {
+      return chunk(k).then((pieces) => modelOf(meta, pieces.map((piece) => piece.chunk),
+        pieces.map((piece) => piece.buffers)));
+    },
     request([a, b]) {
       latest = [a, b];
       const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);

@@ -145,7 +145,7 @@ export function createInspector(host, view) {
     update(changed) {
       const live = view.store.get().live;
       if (changed.has("live") && live && (live.break_op ?? null) !== drawnBreak) draw();
-      else if (changed.has("selected")) draw();
+      else if (changed.has("selected") || changed.has("selectedId")) draw();
       // rank and consumers grow; an empty trace's note goes once events arrive
       else if (changed.has("data") && (view.store.get().selected >= 0 || drawnEmpty)) draw();
       else if ((changed.has("damaged") || changed.has("error")) && view.store.get().selected < 0) draw();

@@ -178,7 +178,7 @@ export function createToolbar(host, view) {
         if (again) { clearTimeout(typing); typing = setTimeout(highlight, 0); }   // the hits follow the filter
       }
       if (changed.has("data") || changed.has("rows")) describe();
-      if (["selected", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
+      if (["selected", "selectedId", "window", "filter", "skipNotReady", "hideOthers", "matches", "data"].some((key) => changed.has(key))) announce();
       if (changed.has("error")) {
         const message = store.get().error;
         banner.textContent = message || "";
