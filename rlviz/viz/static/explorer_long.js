@@ -131,11 +131,6 @@ export function createLod(meta, source, host, fixedMost = null) {
      */
     hold(id) { held = id; },
     /**
-     * The window moved to [a, b]: load the chunks it needs (when it needs more than `most`, the chunk
-     * of the event held, if any), unless the model holds them already. Resolves to true when a new
-     * model was handed to the host.
-     */
-    /**
      * The model of detail chunk `k` alone, from the chunks kept or its source, whatever the window holds (a diff
      * page finds in it the call that stands for one selected in the other run: explorer_diff.js).
      * @returns {Promise<object>}
@@ -144,6 +139,11 @@ export function createLod(meta, source, host, fixedMost = null) {
       return chunk(k).then((pieces) => modelOf(meta, pieces.map((piece) => piece.chunk),
         pieces.map((piece) => piece.buffers)));
     },
+    /**
+     * The window moved to [a, b]: load the chunks it needs (when it needs more than `most`, the chunk
+     * of the event held, if any), unless the model holds them already. Resolves to true when a new
+     * model was handed to the host.
+     */
     request([a, b]) {
       latest = [a, b];
       const need = chunksFor(detail, a, b, most) ?? chunkHolding(detail, held);
