@@ -87,3 +87,33 @@ def test_one_notebook_runs_twice_in_one_kernel():
             errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
                       if o.output_type == "error"]
             assert not errors
+
+
+STALE_GATHER = textwrap.dedent("""
+    import ray, rlviz
+    from rlviz.iter import from_range
+
+    rlviz.init(num_cpus=1)
+    gathering = from_range(6, num_shards=2).gather_sync()
+    print(gathering.take(2))                          # its shards are serving, its next round is pending
+    ray.shutdown()                                    # the notebook's last cell; then the take() cell is run again
+    try:
+        gathering.take(2)
+    except RuntimeError as err:
+        print("STALE:", err)
+    print("RAY AFTER:", ray.is_initialized())
+""")
+
+
+@pytest.mark.slow
+def test_pulling_a_gather_after_ray_shutdown_says_so_and_starts_no_ray():
+    """Ray's own actor calls start a default Ray for the gone shards; the gather must refuse before them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    result = subprocess.run([sys.executable, "-c", STALE_GATHER], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    stale = next((line for line in lines if line.startswith("STALE:")), None)
+    assert stale is not None, result.stdout + result.stderr[-2000:]
+    assert "was built on a Ray that has shut down (Ray is not running now)" in stale and "build it again" in stale
+    assert "RAY AFTER: False" in lines, result.stdout
