@@ -109,6 +109,15 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
         > 0, ``target`` is already being watched, ``break_on`` names no
         driver op of the target's dataflow, or the target has no dataflow
         ops to break on (an RLlib 2.x ``Algorithm``).
+    TimeoutError
+        If a watch this notebook cell started before (it is running again)
+        did not stop within ``LiveView.stop``'s timeout.
+
+    Notes
+    -----
+    Called from a JupyterLab cell that started watches before, it first
+    stops them (``stop()``): running the cell again cleared their views
+    from the page, and they would otherwise go on unseen.
 
     Examples
     --------
@@ -157,6 +166,8 @@ class LiveView(ExplorerHost):
         seconds = _check_limit("seconds", seconds)
         iterations = _check_limit("iterations", iterations, integer=True)
         window_s = _check_limit("window_s", window_s)
+        cell = _running_cell_id()
+        _stop_watches_of_cell(cell)
         with _WATCHED_LOCK:
             other = _WATCHED.get(id(target))
             if other is not None and other.running:
@@ -166,6 +177,7 @@ class LiveView(ExplorerHost):
             _WATCHED[id(target)] = self
         super().__init__()
         self._target, self._kind = target, kind
+        self._cell = cell                          # the notebook cell that started it (None outside JupyterLab)
         self._limits = (seconds, iterations)
         self._window_s = window_s
         self._started = time.time()
@@ -600,6 +612,34 @@ def _stop_every_watch() -> None:
     for view in running:
         view.error = view.error or _INTERRUPTED
         view._request_stop()
+
+
+def _running_cell_id() -> str | None:
+    """The id of the notebook cell running now, as JupyterLab sends it with each execution; None elsewhere."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    get_parent = getattr(getattr(get_ipython(), "kernel", None), "get_parent", None)
+    if get_parent is None or threading.current_thread() is not threading.main_thread():
+        return None
+    cell = (get_parent("shell") or {}).get("metadata", {}).get("cellId")
+    return cell if isinstance(cell, str) else None
+
+
+def _stop_watches_of_cell(cell: str | None) -> None:
+    """Stop the running watches that notebook cell ``cell`` started before it ran again.
+
+    Running a cell again clears its output: the old watch's view leaves the
+    page and ``live`` is about to name the new one, so the old run would go
+    on with neither a stop button nor a name to stop it by.
+    """
+    if cell is None:
+        return
+    with _WATCHED_LOCK:
+        earlier = [view for view in _WATCHED.values() if getattr(view, "_cell", None) == cell and view.running]
+    for view in earlier:
+        view.stop()
 
 
 def _latest_per_lane(gauge: Gauge) -> dict[str, float | int]:
