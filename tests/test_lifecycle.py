@@ -117,3 +117,35 @@ def test_pulling_a_gather_after_ray_shutdown_says_so_and_starts_no_ray():
     assert stale is not None, result.stdout + result.stderr[-2000:]
     assert "was built on a Ray that has shut down (Ray is not running now)" in stale and "build it again" in stale
     assert "RAY AFTER: False" in lines, result.stdout
+
+
+SHUTDOWN_WHILE_WATCHED = textwrap.dedent("""
+    import time
+    import ray, rlviz
+
+    rlviz.init(num_cpus=2)
+    trainer = rlviz.Trainer("dqn", env="CartPole-v1", num_workers=1, config={"learning_starts": 50})
+    live = rlviz.watch(trainer)
+    deadline = time.monotonic() + 120
+    while live.iterations < 1 and live.running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    ray.shutdown()                                    # the notebook's last cell, run while the watch goes on
+    live.join(60)
+    print("RUNNING:", live.running)
+    print("ERROR:", live.error)
+    print("KEPT:", len(live.trace) > 0)
+""")
+
+
+@pytest.mark.slow
+def test_ray_shutdown_during_a_watch_ends_it_saying_so_and_keeps_its_trace():
+    """The run's thread met Ray going away mid-call; its view said only ``SystemExit: 0``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env["MPLBACKEND"] = "Agg"
+    result = subprocess.run([sys.executable, "-c", SHUTDOWN_WHILE_WATCHED], capture_output=True, text=True, env=env,
+                            timeout=400)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert "RUNNING: False" in lines and "KEPT: True" in lines, result.stdout
+    (error,) = [line for line in lines if line.startswith("ERROR:")]
+    assert "Ray was shut down while the run went on" in error and "live.stop()" in error, error

@@ -33,12 +33,14 @@ from __future__ import annotations
 import contextvars
 import difflib
 import math
+import sys
 import threading
 import time
 from typing import Any, Callable
 
 from rlviz.checks import check_int, describe_value
 from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
+from rlviz.runtime import ray_session
 
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
@@ -411,6 +413,7 @@ class LiveView(ExplorerHost):
         self._gate.open()
         stream = iter(self._target) if self._kind == "iterator" else None
         deadline = None if seconds is None else time.monotonic() + seconds
+        ray_at_start = ray_session() if "ray" in sys.modules else None   # a driver-only iterator needs no Ray
         try:
             with record(window_s=self._window_s) as live:
                 self._live = live
@@ -433,6 +436,10 @@ class LiveView(ExplorerHost):
             self._final = live.snapshot()           # the block's exit read: every process's events, none cached
         except BaseException as err:                # shown in the page and kept in .error, never printed
             self.error = _describe(err)
+            if ray_at_start is not None and ray_session() != ray_at_start:
+                self.error = (f"Ray was shut down while the run went on (ray.shutdown()), so its workers are "
+                              f"gone; hint: stop the watch first (live.stop()), then shut Ray down; what was "
+                              f"recorded is kept ({self.error})")
         finally:
             self._gate.close()
             self._ready.set()
