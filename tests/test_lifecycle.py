@@ -149,3 +149,55 @@ def test_ray_shutdown_during_a_watch_ends_it_saying_so_and_keeps_its_trace():
     assert "RUNNING: False" in lines and "KEPT: True" in lines, result.stdout
     (error,) = [line for line in lines if line.startswith("ERROR:")]
     assert "Ray was shut down while the run went on" in error and "live.stop()" in error, error
+
+
+STUCK_AFTER_SHUTDOWN = textwrap.dedent("""
+    import threading, time
+    import ray, rlviz
+    from rlviz.iter.local import LocalIterator
+
+    rlviz.init(num_cpus=1)
+    release = threading.Event()
+
+    def stuck(timeout):
+        yield 0
+        release.wait()                                # as a ray.get() on workers gone with their Ray never returns
+        yield 1
+
+    def flowing(timeout):
+        n = 0
+        while True:
+            time.sleep(0.01)
+            n += 1
+            yield n
+
+    live = rlviz.watch(LocalIterator(stuck, name="stuck"))
+    other = rlviz.watch(LocalIterator(flowing, name="flowing"))   # needs no Ray: it goes on, and says nothing
+    deadline = time.monotonic() + 60
+    while live.iterations < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    ray.shutdown()
+    while live.error is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    print("RUNNING:", live.running)
+    print("ERROR:", live.error)
+    print("OTHER:", other.running, other.error)
+    release.set()
+    live.stop()
+    other.stop()
+""")
+
+
+@pytest.mark.slow
+def test_a_watch_stuck_in_a_call_after_ray_shutdown_says_so_while_it_hangs():
+    """A watched DQN's thread stayed in ray.get() for ever after ray.shutdown(); its view said "running"."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env["MPLBACKEND"] = "Agg"
+    result = subprocess.run([sys.executable, "-c", STUCK_AFTER_SHUTDOWN], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert "RUNNING: True" in lines, result.stdout
+    (error,) = [line for line in lines if line.startswith("ERROR:")]
+    assert "Ray was shut down while the run went on" in error and "restart the kernel" in error, error
+    assert "OTHER: True None" in lines, result.stdout

@@ -51,7 +51,7 @@ from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import background_png, timeline_png
 
-__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S"]
+__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S", "RAY_GONE_STUCK_S"]
 
 #: Seconds between two refreshes of the page.
 REFRESH_S = 0.5
@@ -61,6 +61,11 @@ ADVANCE_TIMEOUT_S = 60.0
 _JOIN_S = 120.0
 _WATCHED: dict[int, "LiveView"] = {}           # id(target) -> the view watching it now
 _WATCHED_LOCK = threading.Lock()
+#: Seconds a watch makes no step after its Ray shut down before its view says the run is stuck (a driver-only
+#: iterator goes on without Ray).
+RAY_GONE_STUCK_S = 10.0
+_RAY_GONE = "Ray was shut down while the run went on (ray.shutdown())"
+_RAY_GONE_HINT = "hint: stop the watch first (live.stop()), then shut Ray down; what was recorded is kept"
 _INTERRUPTED = ("KeyboardInterrupt: the kernel was interrupted, so the run stopped after its current step "
                 "(what it recorded is kept)")
 
@@ -179,6 +184,7 @@ class LiveView(ExplorerHost):
             _WATCHED[id(target)] = self
         super().__init__()
         self._target, self._kind = target, kind
+        self._ray_at_start = ray_session() if "ray" in sys.modules else None   # a driver-only iterator needs no Ray
         self._cell = cell                          # the notebook cell that started it (None outside JupyterLab)
         self._limits = (seconds, iterations)
         self._window_s = window_s
@@ -413,7 +419,6 @@ class LiveView(ExplorerHost):
         self._gate.open()
         stream = iter(self._target) if self._kind == "iterator" else None
         deadline = None if seconds is None else time.monotonic() + seconds
-        ray_at_start = ray_session() if "ray" in sys.modules else None   # a driver-only iterator needs no Ray
         try:
             with record(window_s=self._window_s) as live:
                 self._live = live
@@ -436,10 +441,8 @@ class LiveView(ExplorerHost):
             self._final = live.snapshot()           # the block's exit read: every process's events, none cached
         except BaseException as err:                # shown in the page and kept in .error, never printed
             self.error = _describe(err)
-            if ray_at_start is not None and ray_session() != ray_at_start:
-                self.error = (f"Ray was shut down while the run went on (ray.shutdown()), so its workers are "
-                              f"gone; hint: stop the watch first (live.stop()), then shut Ray down; what was "
-                              f"recorded is kept ({self.error})")
+            if self._ray_gone():
+                self.error = f"{_RAY_GONE}, so its workers are gone; {_RAY_GONE_HINT} ({self.error})"
         finally:
             self._gate.close()
             self._ready.set()
@@ -464,10 +467,22 @@ class LiveView(ExplorerHost):
         return True
 
     # -- the page -------------------------------------------------------------
+    def _ray_gone(self) -> bool:
+        """True if the run started on a Ray that has shut down (or restarted) since."""
+        return self._ray_at_start is not None and ray_session() != self._ray_at_start
+
     def _refresh_loop(self) -> None:
         self._ready.wait()
+        gone_at: tuple[float, int] | None = None   # when Ray was seen gone, and the steps made by then
         while self._thread.is_alive():
             started = time.monotonic()
+            if gone_at is None and self._ray_gone():
+                gone_at = (started, self.iterations)
+            if (self.error is None and gone_at is not None and self.iterations == gone_at[1]
+                    and started - gone_at[0] >= RAY_GONE_STUCK_S):   # a call to the gone workers may never return
+                self.error = (f"{_RAY_GONE}: the run is stuck in a call to its gone workers and cannot end; "
+                              f"restart the kernel to free it; {_RAY_GONE_HINT}")
+                self.show_error(self.error)
             self._refresh()
             self._thread.join(max(0.0, REFRESH_S - (time.monotonic() - started)))
         self._refresh(final=True)                  # the last events, the notes as of the end, the final status
