@@ -125,11 +125,21 @@ def _gathered(shards: ShardSet, serving: Serving, name: str, op: str, open_sourc
         return shards.serving_nodes(serving, indices)
 
     def open_checked(timeout, consumed: list) -> Iterator:
+        items = open_source(timeout, consumed)
         try:
-            yield from open_source(timeout, consumed)
-        except Exception:
-            shards.check_ray()      # after a ray.shutdown() Ray's own words are "Can't find actor": name the cause
-            raise
+            while True:
+                if not ray.is_initialized():
+                    shards.check_ray()   # before Ray's calls to the gone shards start a new, default Ray by themselves
+                try:
+                    item = next(items)
+                except StopIteration:
+                    return
+                except Exception:
+                    shards.check_ray()   # after a restart Ray's own words are "Can't find actor": name the cause
+                    raise
+                yield item
+        finally:
+            items.close()
 
     source = Source(op, serving.gather, name, open_checked, upstream, details)
     return LocalIterator.from_chain(Chain(source), shared)

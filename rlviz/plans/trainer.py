@@ -169,6 +169,7 @@ class Trainer:
         self._last_result: dict | None = None
         self._results_lock = threading.Lock()
         self._interrupted = False
+        self._stopped = False
 
     def train(self) -> dict:
         """One ``next()`` of the plan: the metrics of one training iteration.
@@ -178,7 +179,15 @@ class Trainer:
         dict
             ``episode_reward_mean``, ``episode_len_mean``, ``timesteps_total``,
             ``counters``, ``timers``, ``info`` ... plus ``training_iteration``.
+
+        Raises
+        ------
+        RuntimeError
+            If the trainer was stopped (``stop()``): its workers are gone.
         """
+        if self._stopped:
+            raise RuntimeError(f"{self!r} was stopped (trainer.stop()), so its workers are gone; hint: build a new "
+                               f"Trainer (re-run the cell that creates it)")
         if self._interrupted:
             self._rebuild_plan("KeyboardInterrupt: the previous train() was interrupted")
         with torch_threads(self.config["num_cpus_for_driver"]):
@@ -319,7 +328,8 @@ class Trainer:
         self.history = list(state["history"])
 
     def stop(self) -> None:
-        """Stop plan threads/actors and every worker."""
+        """Stop plan threads/actors and every worker; ``train()`` is refused from now on."""
+        self._stopped = True
         stop_plan = getattr(self.module, "stop", None)
         if stop_plan is not None:
             stop_plan(self.workers)

@@ -306,8 +306,32 @@ def _draw_legend(ax: "Axes") -> None:
                ("rlviz-restarts", Line2D([], [], color=RESTART_COLOR, linestyle="--",
                                          label="worker restarted"))]
     handles = [h for gid, h in entries if gid in present]
-    ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(handles),
-              fontsize=7, frameon=False, borderaxespad=0.2, handlelength=1.4, columnspacing=1.0)
+    legend = ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(handles),
+                       fontsize=7, frameon=False, borderaxespad=0.2, handlelength=1.4, columnspacing=1.0)
+    _lift_title_over(ax, legend)
+
+
+def _lift_title_over(ax: "Axes", legend) -> None:
+    """Raise the left title above ``legend`` when a long title reaches under it (both sit above the axes).
+
+    A saved view's picture has such a title ("The first 20,000 of ... calls
+    (a static picture; ...)"), and so may a window's and a dropped count's.
+    """
+    import matplotlib as mpl
+    from matplotlib.text import Text
+
+    title = ax.get_title(loc="left")
+    get_renderer = getattr(ax.figure.canvas, "get_renderer", None)      # Agg-based canvases, which all rlviz uses
+    if not title or get_renderer is None:
+        return
+    renderer = get_renderer()
+    text = next(t for t in ax.get_children() if isinstance(t, Text) and t.get_text() == title
+                and t.get_horizontalalignment() == "left")
+    title_box, legend_box = text.get_window_extent(renderer), legend.get_window_extent(renderer)
+    if title_box.x1 <= legend_box.x0:
+        return
+    lift_points = legend_box.height * 72.0 / ax.figure.dpi
+    ax.set_title(title, fontsize=10, loc="left", pad=mpl.rcParams["axes.titlepad"] + lift_points)
 
 
 def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> np.ndarray:

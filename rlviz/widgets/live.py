@@ -33,12 +33,14 @@ from __future__ import annotations
 import contextvars
 import difflib
 import math
+import sys
 import threading
 import time
 from typing import Any, Callable
 
 from rlviz.checks import check_int, describe_value
 from rlviz.ops.names import STEPS_SAMPLED_COUNTER, STEPS_TRAINED_COUNTER
+from rlviz.runtime import ray_session
 
 from rlviz.trace import Event, Trace, record
 from rlviz.trace.gate import BreakOn, Gate, check_break_on, describe_break
@@ -49,7 +51,7 @@ from rlviz.widgets.explorer_host import ExplorerHost
 from rlviz.widgets.interrupts import on_kernel_interrupt
 from rlviz.widgets.picture import background_png, timeline_png
 
-__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S"]
+__all__ = ["LiveView", "watch", "train_progress", "REFRESH_S", "ADVANCE_TIMEOUT_S", "RAY_GONE_STUCK_S"]
 
 #: Seconds between two refreshes of the page.
 REFRESH_S = 0.5
@@ -59,6 +61,11 @@ ADVANCE_TIMEOUT_S = 60.0
 _JOIN_S = 120.0
 _WATCHED: dict[int, "LiveView"] = {}           # id(target) -> the view watching it now
 _WATCHED_LOCK = threading.Lock()
+#: Seconds a watch makes no step after its Ray shut down before its view says the run is stuck (a driver-only
+#: iterator goes on without Ray).
+RAY_GONE_STUCK_S = 10.0
+_RAY_GONE = "Ray was shut down while the run went on (ray.shutdown())"
+_RAY_GONE_HINT = "hint: stop the watch first (live.stop()), then shut Ray down; what was recorded is kept"
 _INTERRUPTED = ("KeyboardInterrupt: the kernel was interrupted, so the run stopped after its current step "
                 "(what it recorded is kept)")
 
@@ -109,6 +116,15 @@ def watch(target: Any, *, seconds: float | None = None, iterations: int | None =
         > 0, ``target`` is already being watched, ``break_on`` names no
         driver op of the target's dataflow, or the target has no dataflow
         ops to break on (an RLlib 2.x ``Algorithm``).
+    TimeoutError
+        If a watch this notebook cell started before (it is running again)
+        did not stop within ``LiveView.stop``'s timeout.
+
+    Notes
+    -----
+    Called from a JupyterLab cell that started watches before, it first
+    stops them (``stop()``): running the cell again cleared their views
+    from the page, and they would otherwise go on unseen.
 
     Examples
     --------
@@ -157,6 +173,8 @@ class LiveView(ExplorerHost):
         seconds = _check_limit("seconds", seconds)
         iterations = _check_limit("iterations", iterations, integer=True)
         window_s = _check_limit("window_s", window_s)
+        cell = _running_cell_id()
+        _stop_watches_of_cell(cell)
         with _WATCHED_LOCK:
             other = _WATCHED.get(id(target))
             if other is not None and other.running:
@@ -166,6 +184,8 @@ class LiveView(ExplorerHost):
             _WATCHED[id(target)] = self
         super().__init__()
         self._target, self._kind = target, kind
+        self._ray_at_start = ray_session() if "ray" in sys.modules else None   # a driver-only iterator needs no Ray
+        self._cell = cell                          # the notebook cell that started it (None outside JupyterLab)
         self._limits = (seconds, iterations)
         self._window_s = window_s
         self._started = time.time()
@@ -421,6 +441,8 @@ class LiveView(ExplorerHost):
             self._final = live.snapshot()           # the block's exit read: every process's events, none cached
         except BaseException as err:                # shown in the page and kept in .error, never printed
             self.error = _describe(err)
+            if self._ray_gone():
+                self.error = f"{_RAY_GONE}, so its workers are gone; {_RAY_GONE_HINT} ({self.error})"
         finally:
             self._gate.close()
             self._ready.set()
@@ -445,10 +467,22 @@ class LiveView(ExplorerHost):
         return True
 
     # -- the page -------------------------------------------------------------
+    def _ray_gone(self) -> bool:
+        """True if the run started on a Ray that has shut down (or restarted) since."""
+        return self._ray_at_start is not None and ray_session() != self._ray_at_start
+
     def _refresh_loop(self) -> None:
         self._ready.wait()
+        gone_at: tuple[float, int] | None = None   # when Ray was seen gone, and the steps made by then
         while self._thread.is_alive():
             started = time.monotonic()
+            if gone_at is None and self._ray_gone():
+                gone_at = (started, self.iterations)
+            if (self.error is None and gone_at is not None and self.iterations == gone_at[1]
+                    and started - gone_at[0] >= RAY_GONE_STUCK_S):   # a call to the gone workers may never return
+                self.error = (f"{_RAY_GONE}: the run is stuck in a call to its gone workers and cannot end; "
+                              f"restart the kernel to free it; {_RAY_GONE_HINT}")
+                self.show_error(self.error)
             self._refresh()
             self._thread.join(max(0.0, REFRESH_S - (time.monotonic() - started)))
         self._refresh(final=True)                  # the last events, the notes as of the end, the final status
@@ -600,6 +634,34 @@ def _stop_every_watch() -> None:
     for view in running:
         view.error = view.error or _INTERRUPTED
         view._request_stop()
+
+
+def _running_cell_id() -> str | None:
+    """The id of the notebook cell running now, as JupyterLab sends it with each execution; None elsewhere."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    get_parent = getattr(getattr(get_ipython(), "kernel", None), "get_parent", None)
+    if get_parent is None or threading.current_thread() is not threading.main_thread():
+        return None
+    cell = (get_parent("shell") or {}).get("metadata", {}).get("cellId")
+    return cell if isinstance(cell, str) else None
+
+
+def _stop_watches_of_cell(cell: str | None) -> None:
+    """Stop the running watches that notebook cell ``cell`` started before it ran again.
+
+    Running a cell again clears its output: the old watch's view leaves the
+    page and ``live`` is about to name the new one, so the old run would go
+    on with neither a stop button nor a name to stop it by.
+    """
+    if cell is None:
+        return
+    with _WATCHED_LOCK:
+        earlier = [view for view in _WATCHED.values() if getattr(view, "_cell", None) == cell and view.running]
+    for view in earlier:
+        view.stop()
 
 
 def _latest_per_lane(gauge: Gauge) -> dict[str, float | int]:

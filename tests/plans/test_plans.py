@@ -119,3 +119,16 @@ def test_a_stopped_apex_trainer_leaves_no_lost_actor_to_a_later_record_block():
         time.sleep(0.5)
         later.pull()
     assert [event.op for event in later.events] == [], "nothing ran in the later block"
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_a_stopped_trainer_refuses_train_naming_what_to_do(num_workers):
+    """A notebook's last cell stops the trainer; re-running a train() cell then met Ray's ActorDiedError (or a
+    closed env) instead of saying the trainer was stopped."""
+    trainer = Trainer("pg", num_workers=num_workers, config=TINY["pg"])
+    trainer.train()
+    trainer.stop()
+    with pytest.raises(RuntimeError, match=r"Trainer\('pg'.*was stopped \(trainer.stop\(\)\).*build a new Trainer"):
+        trainer.train()
+    trainer.stop()                                        # stopping again is still fine
+    assert {n.op for n in trainer.dataflow()} >= NAMED["pg"], "its plan can still be drawn"

@@ -167,3 +167,20 @@ def test_an_op_keeps_its_colour_in_two_timelines_of_different_traces():
     first, second = (op_colors(n.op for n in t.nodes) for t in (one, other))
     assert {op: first[op] for op in shared} == {op: second[op] for op in shared}
     assert len(set(first.values())) == len(first), "distinct ops of one trace get distinct colours"
+
+
+@pytest.mark.parametrize("title", [None, "The first 20,000 of 62,328 calls (a static picture; run the cell in a live "
+                                         "kernel to explore them all)"])
+def test_the_title_and_the_legend_do_not_overlap(title):
+    """Both sit above the axes; a long title (a saved view's picture says it shows only the first calls) ran into
+    the legend's entries."""
+    from matplotlib.text import Text
+
+    ax = plot_timeline(_mixed_trace(), title=title)
+    ax.figure.canvas.draw()                                   # the title's place is settled when drawn
+    renderer = ax.figure.canvas.get_renderer()
+    shown = ax.get_title(loc="left")
+    (title_text,) = [t for t in ax.get_children() if isinstance(t, Text) and t.get_text() == shown]
+    title_box = title_text.get_window_extent(renderer)
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    assert not title_box.overlaps(legend_box), (title_box, legend_box)

@@ -70,3 +70,12 @@ def test_a_worker_killed_while_watched_without_recreation_stops_the_run_naming_i
         assert len(live.trace) >= recorded, "what was recorded before the death is kept"
     finally:
         trainer.stop()
+
+
+def test_watching_a_stopped_trainer_ends_at_once_saying_it_was_stopped():
+    trainer = Trainer("pg", num_workers=1, config={**TINY["pg"], "seed": 0})
+    trainer.stop()
+    live = rlviz.watch(trainer, iterations=3)
+    live.join(timeout=120)
+    assert not live.running and live.iterations == 0
+    assert live.error is not None and "was stopped (trainer.stop())" in live.error, live.error
