@@ -8,7 +8,8 @@ node; a recorded ``Concurrently`` run shows Python's why for a not-ready poll an
 on a live page that watched it run; at 1M the saved page, both runs of a diff page, a notebook view and a live page
 that took the run in four refreshes, and at 10M the saved page, both runs of a diff page and a live page, have
 ``op_stats``' node table and lanes that leave the polls out of busy time only (the notebook's 10M view:
-tests/widgets/test_long_view_browser.py).  A live page's run is recorded through a ``Recorder``, each event with its
+tests/widgets/test_long_view_browser.py); a union run of a million events on live, saved, diff and notebook pages
+says Python's whys for polls and capped pulls at its start and in its last chunk.  A live page's run is recorded through a ``Recorder``, each event with its
 own value and its links, so its store's trace is the model's shape.
 """
 
@@ -227,24 +228,35 @@ def test_a_diff_page_of_a_million_events_counts_each_run_as_python_does(tmp_path
 
 
 @pytest.mark.slow
-def test_a_notebook_view_of_a_million_events_counts_each_node_and_lane_as_python_does(shared_lab):
+def test_notebook_views_of_a_million_events_count_as_python_does_and_say_its_whys(shared_lab):
     """The million-event trace with distinct items and links in a ``TraceView``: the page holds a part of it (the
-    kernel answers for chunks), and its node table, node boxes and lanes are Python's counts of the whole."""
+    kernel answers for chunks), and its node table, node boxes and lanes are Python's counts of the whole; a second
+    view, of a union run of a million events, says Python's whys deep in the run (``late_why_events``)."""
     from browser_harness import open_notebook, run_cell, write_notebook
     from playwright.sync_api import expect
 
+    import rlviz
+
     trace = trace_of(MILLION, False)
+    with rlviz.record(capacity=2 * MILLION) as union:
+        endless_union().take(MILLION // 2)
+    events = late_why_events(union)
     with shared_lab.folder() as root_dir:
         trace.save(str(root_dir / "million.rlviz"))
-        cell = ('from rlviz.trace import Trace\nfrom rlviz.widgets import TraceView\n'
-                'TraceView(Trace.load("million.rlviz"))')
-        write_notebook(root_dir / "million.ipynb", [cell])
+        union.save(str(root_dir / "union.rlviz"))
+        cells = ['from rlviz.trace import Trace\nfrom rlviz.widgets import TraceView\n'
+                 'TraceView(Trace.load("million.rlviz"))', 'TraceView(Trace.load("union.rlviz"))']
+        write_notebook(root_dir / "million.ipynb", cells)
         with chromium_page(1400, 1200) as page:
             open_notebook(page, shared_lab.url, f"{root_dir.name}/million.ipynb")
-            run_cell(page, 0, timeout_ms=180_000)
-            root = page.locator('[data-rlviz="explorer"]')
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
-            assert_page_counts_as_python(root, trace)
+            for cell in range(2):
+                run_cell(page, cell, timeout_ms=180_000)
+            explorers = page.locator('[data-rlviz="explorer"]')
+            expect(explorers).to_have_count(2, timeout=120_000)
+            for k in range(2):
+                expect(explorers.nth(k)).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
+            assert_page_counts_as_python(explorers.nth(0), trace)
+            assert [why_when_loaded(explorers.nth(1), k) for k in events] == [union.why(k) for k in events]
 
 
 @pytest.mark.slow
@@ -329,3 +341,81 @@ def record_in_parts(model: Trace, store, parts: int):
         store.add_increment(increment)
         cursor = increment["cursor"]
         yield
+
+
+def endless_union():
+    """The union of ``recorded_union`` with items that never run out, its middle op not ready after each item, so
+    not-ready polls and pulls a cap ends come all through a run of any length."""
+    import itertools
+
+    from page_replay import named_op
+    from rlviz.ops import Concurrently
+
+    def op(name: str, **kwargs):
+        return named_op(name, items=(f"{name}{k}" for k in itertools.count()), **kwargs)
+
+    return Concurrently([op("StoreToReplayBuffer"), op("TrainOneStep", not_ready_first=2, gaps=True),
+                         op("LogMetrics")], round_robin_weights=[2, 1, "*"])
+
+
+def late_why_events(trace: Trace, tail: int = 20_000) -> list[int]:
+    """The last not-ready poll and the last pull a cap ends, both in the run's last chunk, and the first of each."""
+    n = len(trace.columns["node"])
+    late = [(k, trace.why(k) or "") for k in range(n - tail, n)]
+    last_poll = max(k for k, text in late if "not ready" in text)
+    last_cap = max(k for k, text in late if "the cap" in text)
+    return [*why_events(trace), last_poll, last_cap]
+
+
+def why_when_loaded(root, index: int) -> str:
+    """The why text ``root``'s inspector shows for event ``index`` once its chunk is loaded (a long page selects an
+    event outside its part and loads the chunk holding it)."""
+    from playwright.sync_api import expect
+
+    root.evaluate("(element, index) => element.rlvizExplorer.setSelected(index)", index)
+    expect(root.locator('[data-rlviz="inspector"] [data-rlviz="event"]')).to_contain_text(f"#{index} ",
+                                                                                          timeout=60_000)
+    return root.locator('[data-rlviz="inspector"] [data-rlviz="why"]').text_content()
+
+
+@pytest.mark.slow
+def test_live_saved_and_diff_pages_of_a_million_events_say_python_whys_deep_in_the_run(tmp_path):
+    """A union run of a million events watched by a live page in four refreshes, then saved, and diffed against a
+    copy: each page says Python's why for the first and last not-ready poll and pull a cap ended (the last ones in
+    the run's last chunk, which a page of the whole run loads when they are selected)."""
+    from growing_page import GrowingPage
+    from playwright.sync_api import expect
+
+    import rlviz
+    from rlviz.viz.growing_chunks import GrowingChunks
+
+    plan = endless_union()
+    with chromium_page(1400, 1000) as page, rlviz.record(capacity=2 * MILLION) as run:
+        shown = GrowingPage(page, GrowingChunks(run.store))
+        shown.mount()
+        for _ in range(4):
+            plan.take(MILLION // 8)                     # about two events an item
+            run.pull()
+            shown.refresh()
+        shown.refresh(final=True)
+        trace = run.snapshot()
+        events = late_why_events(trace)
+        expected = [trace.why(k) for k in events]
+        root = page.locator('[data-rlviz="explorer"]')
+        live = [why_when_loaded(root, int(trace.event_ids[k])) for k in events]
+    assert len(trace.columns["node"]) >= MILLION and all(expected), expected
+    assert live == expected
+    with chromium_page(1400, 1000) as page:
+        page.goto(write_html(trace, tmp_path / "saved.html").as_uri(), timeout=180_000)
+        root = wait_ready(page, timeout_ms=180_000)
+        assert [why_when_loaded(root, k) for k in events] == expected
+    trace.save(str(tmp_path / "copy.rlviz"))
+    with chromium_page(1400, 1400) as page:
+        page.goto(write_html(diff(trace, Trace.load(str(tmp_path / "copy.rlviz"))), tmp_path / "diff.html").as_uri(),
+                  timeout=180_000)
+        runs = page.locator('[data-rlviz="run"]')
+        expect(runs).to_have_count(2)
+        for k in (0, 1):
+            root = runs.nth(k).locator('[data-rlviz="explorer"]')
+            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
+            assert [why_when_loaded(root, event) for event in events] == expected
