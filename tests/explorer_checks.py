@@ -17,7 +17,7 @@ from rlviz.trace import Trace
 from rlviz.viz.explorer_payload import decode_stream
 from rlviz.viz.explorer_stream import encode_trace
 
-__all__ = ["record_sharded_trace", "Expected", "wait_ready", "window_of", "hover_a_span", "click_at",
+__all__ = ["record_sharded_trace", "Expected", "wait_ready", "diff_roots", "window_of", "hover_a_span", "click_at",
            "check_selected", "select_a_gather", "press_right", "wheel_zoom", "shot", "graph_boxes_on_screen"]
 
 _TOOLTIP_INDEX = re.compile(r"#(\d+)\s*$")
@@ -83,6 +83,18 @@ def wait_ready(page, timeout_ms: float = 120_000):
     for part in ("timeline", "graph", "order", "inspector", "tooltip", "search", "play"):
         expect(root.locator(f'[data-rlviz="{part}"]')).to_have_count(1)
     return root
+
+
+def diff_roots(page, timeout_ms: float = 120_000) -> list:
+    """The Explorer roots of a diff page's two runs (``[data-rlviz=run]``), once each reports its first full draw."""
+    from playwright.sync_api import expect
+
+    runs = page.locator('[data-rlviz="run"]')
+    expect(runs).to_have_count(2)
+    roots = [runs.nth(k).locator('[data-rlviz="explorer"]') for k in (0, 1)]
+    for root in roots:
+        expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=timeout_ms)
+    return roots
 
 
 def window_of(root) -> tuple[float, float]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser_harness import chromium, chromium_page, open_notebook, run_cell, write_notebook
-from explorer_checks import shot, window_of
+from explorer_checks import diff_roots, shot, window_of
 
 from rlviz.testing import diff
 from rlviz.viz import write_html
@@ -168,11 +168,7 @@ def test_two_runs_past_what_a_page_holds_whole_open_on_their_levels_and_load_bot
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(path.as_uri())
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        roots = [runs.nth(k).locator('[data-rlviz="explorer"]') for k in (0, 1)]
-        for root in roots:
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=30_000)
+        roots = diff_roots(page, timeout_ms=30_000)
         page.evaluate("window.rlvizDiff.levelsReady")
         assert page.evaluate("window.rlvizDiff.runs.map((run) => run.lod.loaded)") == [None, None], "no chunk yet"
         for root in roots:

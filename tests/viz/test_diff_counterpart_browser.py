@@ -10,7 +10,7 @@ the second run's part holds it or its chunk must be loaded first.
 import numpy as np
 import pytest
 from browser_harness import chromium_page
-from explorer_checks import window_of
+from explorer_checks import diff_roots, window_of
 
 from rlviz.testing import diff
 from rlviz.trace import Trace
@@ -63,11 +63,7 @@ def test_a_selection_crosses_to_the_same_call_of_the_whole_run(tmp_path):
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(path.as_uri())
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        roots = [runs.nth(k).locator('[data-rlviz="explorer"]') for k in (0, 1)]
-        for root in roots:
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=30_000)
+        roots = diff_roots(page, timeout_ms=30_000)
         page.evaluate("window.rlvizDiff.levelsReady")
 
         lanes = roots[0].locator('[data-rlviz="lanes"]')      # a reader zooms deep into the first run: both follow

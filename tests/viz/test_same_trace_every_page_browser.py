@@ -16,7 +16,7 @@ own value and its links, so its store's trace is the model's shape.
 import numpy as np
 import pytest
 from browser_harness import chromium_page
-from explorer_checks import wait_ready
+from explorer_checks import diff_roots, wait_ready
 from page_counts import assert_counts_as_python, assert_page_counts_as_python, titles_in
 
 from rlviz.testing import diff
@@ -60,16 +60,9 @@ def node_titles(html) -> list[str]:
 
 def diff_titles(html) -> list[list[str]]:
     """The node box hover texts of each run of a diff page, run by run."""
-    from playwright.sync_api import expect
-
     with chromium_page(1400, 1400) as page:
         page.goto(html.as_uri(), timeout=120_000)
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        roots = [runs.nth(k).locator('[data-rlviz="explorer"]') for k in (0, 1)]
-        for root in roots:
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
-        return [titles_in(root) for root in roots]
+        return [titles_in(root) for root in diff_roots(page, timeout_ms=60_000)]
 
 
 @pytest.mark.parametrize("slow_polls", [False, True], ids=["distinct-items-and-links", "slow-not-ready-polls"])
@@ -114,8 +107,6 @@ def why_shown(root, index: int) -> str:
 
 @pytest.mark.slow
 def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped_pull(tmp_path):
-    from playwright.sync_api import expect
-
     trace = recorded_union()
     events = why_events(trace)
     expected = [trace.why(k) for k in events]
@@ -128,11 +119,7 @@ def test_saved_and_diff_pages_say_the_same_why_as_python_for_a_poll_and_a_capped
         trace.save(str(tmp_path / "copy.rlviz"))                 # a copy, not a second recording (6 s)
         page.goto(write_html(diff(trace, Trace.load(str(tmp_path / "copy.rlviz"))), tmp_path / "diff.html").as_uri(),
                   timeout=120_000)
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        for run in (0, 1):
-            root = runs.nth(run).locator('[data-rlviz="explorer"]')
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=60_000)
+        for root in diff_roots(page, timeout_ms=60_000):
             assert [why_shown(root, k) for k in events] == expected
 
 
@@ -269,16 +256,10 @@ def test_a_diff_page_of_ten_million_events_counts_each_run_as_python_does(long_t
 def assert_diff_page_counts_as_python(trace: Trace, copy: Trace, tmp_path) -> None:
     """Both runs of the diff page of ``trace`` against ``copy`` (the same events) count each node and lane as
     Python counts ``trace`` (``assert_page_counts_as_python``)."""
-    from playwright.sync_api import expect
-
     html = write_html(diff(trace, copy), tmp_path / "diff.html")
     with chromium_page(1400, 1400) as page:
         page.goto(html.as_uri(), timeout=300_000)
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        for k in (0, 1):
-            root = runs.nth(k).locator('[data-rlviz="explorer"]')
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=180_000)
+        for root in diff_roots(page, timeout_ms=180_000):
             assert_page_counts_as_python(root, trace)
 
 
@@ -384,7 +365,6 @@ def test_live_saved_and_diff_pages_of_a_million_events_say_python_whys_deep_in_t
     copy: each page says Python's why for the first and last not-ready poll and pull a cap ended (the last ones in
     the run's last chunk, which a page of the whole run loads when they are selected)."""
     from growing_page import GrowingPage
-    from playwright.sync_api import expect
 
     import rlviz
     from rlviz.viz.growing_chunks import GrowingChunks
@@ -413,9 +393,5 @@ def test_live_saved_and_diff_pages_of_a_million_events_say_python_whys_deep_in_t
     with chromium_page(1400, 1400) as page:
         page.goto(write_html(diff(trace, Trace.load(str(tmp_path / "copy.rlviz"))), tmp_path / "diff.html").as_uri(),
                   timeout=180_000)
-        runs = page.locator('[data-rlviz="run"]')
-        expect(runs).to_have_count(2)
-        for k in (0, 1):
-            root = runs.nth(k).locator('[data-rlviz="explorer"]')
-            expect(root).to_have_attribute("data-rlviz-ready", "1", timeout=120_000)
+        for root in diff_roots(page):
             assert [why_when_loaded(root, event) for event in events] == expected
